@@ -1,0 +1,35 @@
+"""The ``ragjury`` command line: ``ragjury --help`` lists every command.
+
+Each command lives in its own module under ``rag_agent/commands`` with a ``register(app)``
+function; this file only assembles them. ``python cli.py ...`` works as well as ``ragjury``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "rag_agent.commands.judge_evaluate",
+    "rag_agent.commands.doctor",
+)
+
+app = typer.Typer(
+    name="ragjury",
+    help="LLM-as-judge toolkit for RAG: judge answers and retrievals, and measure how far to trust the judge.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+for _module in COMMAND_MODULES:
+    importlib.import_module(_module).register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

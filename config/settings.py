@@ -1,0 +1,118 @@
+"""Settings from the environment and `.env`, so every knob has one documented home.
+
+All variables take the prefix ``RAGJURY_`` (e.g. ``RAGJURY_JUDGE_MODEL=llama3.1:8b``), except
+``OLLAMA_HOST``, which keeps the name the Ollama ecosystem already uses.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+OutputMode = Literal["native", "tool", "prompted"]
+"""How structured output is obtained: ``native`` = JSON-schema-constrained decoding
+(``response_format: json_schema``; enforced by Ollama >= 0.5 and llama.cpp), ``tool`` = a tool
+call, ``prompted`` = schema in the prompt and JSON parsed from text."""
+
+
+class ScoreWeights(BaseModel):
+    """Weights of the dimensions in ``overall_score``.
+
+    ``overall_score`` is a weighted mean computed in code, never asked of the model, so it can
+    never contradict the dimensions. Weights need not sum to one: they are normalised.
+    Defaults favour the two things a RAG answer most often gets wrong: accuracy and relevance.
+    """
+
+    relevance: float = Field(default=0.25, ge=0.0)
+    completeness: float = Field(default=0.20, ge=0.0)
+    accuracy: float = Field(default=0.30, ge=0.0)
+    source_attribution: float = Field(default=0.15, ge=0.0)
+    coherence: float = Field(default=0.10, ge=0.0)
+
+    @model_validator(mode="after")
+    def _not_all_zero(self) -> ScoreWeights:
+        if sum(self.model_dump().values()) <= 0:
+            raise ValueError("at least one score weight must be positive")
+        return self
+
+    def normalised(self) -> dict[str, float]:
+        raw = self.model_dump()
+        total = sum(raw.values())
+        return {name: value / total for name, value in raw.items()}
+
+
+def _normalise_host(host: str) -> str:
+    """Accept the forms ``OLLAMA_HOST`` takes in the wild: ``0.0.0.0``, ``host:port``, full URLs."""
+    host = host.strip().rstrip("/")
+    if "://" not in host:
+        host = f"http://{host}"
+    scheme, rest = host.split("://", 1)
+    if rest.startswith("0.0.0.0"):
+        rest = "127.0.0.1" + rest[len("0.0.0.0"):]
+    if ":" not in rest.split("/", 1)[0]:
+        rest = rest.replace("/", ":11434/", 1) if "/" in rest else f"{rest}:11434"
+    return f"{scheme}://{rest}"
+
+
+class RagjurySettings(BaseSettings):
+    """Everything a judge or agent needs to reach a model, with production-safe defaults."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RAGJURY_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        populate_by_name=True,
+    )
+
+    judge_model: str = "phi3:mini"
+    """Model name of the LLM judges (an Ollama tag, or the name an OpenAI-compatible server expects)."""
+    agent_model: str = "llama3.2:3b"
+    """Model name of the reference RAG agent."""
+    ollama_host: str = Field(
+        default="http://localhost:11434",
+        validation_alias=AliasChoices("OLLAMA_HOST", "RAGJURY_OLLAMA_HOST"),
+    )
+    """Where Ollama listens; its OpenAI-compatible API is ``{ollama_host}/v1``."""
+    base_url: str | None = None
+    """An OpenAI-compatible base URL (``.../v1``); when set it wins over ``ollama_host``."""
+    api_key: str | None = None
+    """API key for an OpenAI-compatible server; local servers need none."""
+    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=512, ge=16)
+    """Always sent: a small model that loops must not run until the context is full."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Deadline of one model request, all HTTP attempts included."""
+    retries: int = Field(default=2, ge=0, le=10)
+    """How often an invalid structured output is sent back to the model for correction."""
+    http_retries: int = Field(default=1, ge=0, le=10)
+    """How often the HTTP client retries a failed request (connection errors, 5xx)."""
+    concurrency: int = Field(default=4, ge=1, le=256)
+    """Judgments in flight at once in batch methods."""
+    output_mode: OutputMode = "native"
+    weights: ScoreWeights = Field(default_factory=ScoreWeights)
+    source_token_budget: int = Field(default=3000, ge=100)
+    """Tokens (estimated at 4 characters each) of source text put into a judge prompt."""
+    cache_path: str = ".ragjury/cache.sqlite"
+    """SQLite file where batch runs store every judgment as it completes."""
+
+    @field_validator("ollama_host")
+    @classmethod
+    def _host_url(cls, value: str) -> str:
+        return _normalise_host(value)
+
+    @property
+    def openai_base_url(self) -> str:
+        """The OpenAI-compatible endpoint to call: ``base_url`` or Ollama's ``/v1``."""
+        return (self.base_url or f"{self.ollama_host}/v1").rstrip("/")
+
+    @property
+    def targets_ollama(self) -> bool:
+        """True when requests go to Ollama (so Ollama's native API may be used for health checks)."""
+        return self.base_url is None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> RagjurySettings:
+    """Settings read once per process; pass explicit settings to override."""
+    return RagjurySettings()

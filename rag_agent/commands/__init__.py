@@ -1,0 +1,1 @@
+"""CLI commands; each module has ``register(app)`` and is listed in ``cli.COMMAND_MODULES``."""

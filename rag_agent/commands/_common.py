@@ -1,0 +1,92 @@
+"""Options, judge selection and error handling shared by the CLI commands."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from enum import Enum
+from typing import Annotated, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from config.settings import RagjurySettings, get_settings
+from rag_agent.inputs import InputError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+stderr = Console(stderr=True)
+stdout = Console()
+
+EXIT_BAD_INPUT = 2
+EXIT_BELOW_THRESHOLD = 1
+
+
+class JudgeMode(str, Enum):
+    """Which judge answers: the model with deterministic fallback, the model only, or no model."""
+
+    auto = "auto"
+    llm = "llm"
+    deterministic = "deterministic"
+
+
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "-m", help="Judge model name (default: $RAGJURY_JUDGE_MODEL or phi3:mini).")
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (default: Ollama at $OLLAMA_HOST/v1).",
+    ),
+]
+JudgeOption = Annotated[
+    JudgeMode,
+    typer.Option(
+        "--judge",
+        help="auto: the model, falling back to a deterministic judge if it fails; "
+        "llm: the model only (failures are reported unscored); deterministic: no model at all.",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
+
+
+def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
+    """Settings from the environment with the command-line overrides applied."""
+    settings = get_settings()
+    update: dict[str, object] = {}
+    if model:
+        update["judge_model"] = model
+    if base_url:
+        update["base_url"] = base_url
+    return settings.model_copy(update=update) if update else settings
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
+    """Print a one-line error and return the exit to raise."""
+    stderr.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn user-input errors into one line on stderr and exit code 2, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except InputError as error:
+            raise fail(str(error)) from None
+        except (ValueError, OSError) as error:
+            if isinstance(error, typer.Exit):
+                raise
+            raise fail(f"{type(error).__name__}: {error}") from None
+
+    return wrapper
+
+
+def print_json(payload: object) -> None:
+    """One JSON object on stdout, nothing else (rich would wrap long lines)."""
+    typer.echo(json.dumps(payload, ensure_ascii=False))

@@ -1,0 +1,34 @@
+"""``ragjury doctor``: can the judge reach its model and get typed output back?"""
+
+from __future__ import annotations
+
+import typer
+
+from rag_agent._sync import run_sync
+from rag_agent.commands._common import BaseUrlOption, ModelOption, print_json, settings_for, stdout, user_errors
+from rag_agent.health import run_checks
+
+
+@user_errors
+def doctor(model: ModelOption = None, base_url: BaseUrlOption = None, json_output: bool = typer.Option(
+    False, "--json", help="Print the checks as JSON.")) -> None:
+    """Check that the model server is reachable, the model is there, and one structured call works.
+
+    Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
+    """
+    settings = settings_for(model, base_url)
+    checks = run_sync(run_checks(settings))
+    if json_output:
+        print_json([check.__dict__ for check in checks])
+    else:
+        for check in checks:
+            mark = "[green]ok[/]  " if check.ok else "[red]FAIL[/]"
+            stdout.print(f"{mark} {check.name}: {check.detail}", highlight=False)
+            if not check.ok and check.fix:
+                stdout.print(f"     fix: {check.fix}", highlight=False)
+    if not all(check.ok for check in checks):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor")(doctor)

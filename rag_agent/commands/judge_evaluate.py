@@ -1,0 +1,121 @@
+"""``ragjury judge-evaluate``: score one answer on five dimensions, from the terminal or CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from rag_agent._sync import run_sync
+from rag_agent.commands._common import (
+    EXIT_BELOW_THRESHOLD,
+    BaseUrlOption,
+    JsonOption,
+    JudgeMode,
+    JudgeOption,
+    ModelOption,
+    fail,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
+from rag_agent.factory import score_judge
+from rag_agent.inputs import load_answer, load_sources
+from rag_agent.items import ScoreItem
+from rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
+from rag_agent.results import Judgment
+
+
+def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
+    """The ``--json`` object: every JudgeScore field (null when unscored) plus the envelope."""
+    fields = ["overall_score", *DIMENSIONS, "confidence", "reasoning"]
+    score = judgment.value.model_dump() if judgment.value else {name: None for name in fields}
+    return {**{name: score[name] for name in fields}, **judgment.envelope()}
+
+
+def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
+    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+    if judgment.fallback_used:
+        stderr.print(f"[yellow]fallback:[/] the deterministic judge answered: {judgment.fallback_reason}")
+    if judgment.value is None:
+        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}")
+        return
+    score = judgment.value
+    stdout.print(f"overall [bold]{score.overall_score:.3f}[/] by {origin} in {judgment.latency_s:.2f}s")
+    if verbose:
+        table = Table(title="JudgeScore", show_lines=False)
+        table.add_column("dimension")
+        table.add_column("score", justify="right")
+        for name in (*DIMENSIONS, "confidence"):
+            table.add_row(name, f"{getattr(score, name):.3f}")
+        table.add_row("[bold]overall_score", f"[bold]{score.overall_score:.3f}")
+        stdout.print(table)
+        stdout.print(
+            f"prompt {judgment.prompt_version}  tokens in/out {judgment.usage.input_tokens}/"
+            f"{judgment.usage.output_tokens}  requests {judgment.usage.requests}"
+        )
+    stdout.print(f"reasoning: {score.reasoning}", highlight=False)
+
+
+@user_errors
+def judge_evaluate(
+    question: Annotated[str, typer.Argument(help="The question the answer responds to.")],
+    answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer text to judge.")] = None,
+    answer_file: Annotated[
+        Path | None,
+        typer.Option("--answer-file", help="A JSON RAGAnswer or plain text file with the answer; '-' for stdin."),
+    ] = None,
+    sources_file: Annotated[
+        Path | None,
+        typer.Option("--sources-file", "-s", help="Sources as a JSON list or JSONL of {id, title, content}."),
+    ] = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    judge: JudgeOption = JudgeMode.auto,
+    json_output: JsonOption = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show a per-dimension table.")] = False,
+    fail_under: Annotated[
+        float | None,
+        typer.Option("--fail-under", min=0.0, max=1.0, help="Exit 1 when overall_score is below this (CI gate)."),
+    ] = None,
+) -> None:
+    """Judge one RAG answer on relevance, completeness, accuracy, source attribution and coherence.
+
+    Examples:
+
+      ragjury judge-evaluate "What is RAG?" --answer "RAG combines retrieval with generation." --json
+
+      ragjury judge-evaluate "Q?" --answer-file answer.json --sources-file sources.jsonl --verbose --fail-under 0.6
+
+    With --judge auto (default) a deterministic heuristic answers when the model server is down
+    or the model's output stays invalid, and the result says so (fallback_used). An unscored
+    judgment (--judge llm with the server down) fails --fail-under: it is never read as a score.
+    """
+    if (answer is None) == (answer_file is None):
+        raise fail("give exactly one of --answer TEXT or --answer-file FILE")
+    rag_answer = RAGAnswer(answer=answer) if answer is not None else load_answer(str(answer_file))
+    if not rag_answer.answer.strip():
+        raise fail("the answer is empty")
+    sources = load_sources(str(sources_file)) if sources_file else []
+    settings = settings_for(model, base_url)
+    item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
+    judgment = run_sync(score_judge(judge.value, settings).ajudge(item))
+    if json_output:
+        print_json(judgment_payload(judgment))
+    else:
+        _print_human(judgment, verbose)
+    if fail_under is not None:
+        if judgment.value is None:
+            stderr.print(f"[red]gate failed:[/] unscored ({judgment.unscored_reason})")
+            raise typer.Exit(EXIT_BELOW_THRESHOLD)
+        if judgment.value.overall_score < fail_under:
+            stderr.print(f"[red]gate failed:[/] overall {judgment.value.overall_score:.3f} < {fail_under}")
+            raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge-evaluate")(judge_evaluate)

@@ -1,0 +1,107 @@
+"""A deterministic ``JudgeScore``: the fallback of the multi-dimension judge.
+
+This is a documented heuristic, not a model's opinion: every dimension comes from a
+measurable text signal, so the same input always gets the same score.
+
+- relevance: share of the question's content tokens that the answer covers.
+- accuracy: share of answer sentences supported by the sources (a sentence counts as
+  supported when at least half of its content tokens occur in one source); with no sources,
+  accuracy cannot be checked and is 0.5 with confidence lowered.
+- source_attribution: share of the answer's cited source IDs that exist and whose text
+  supports the answer; 0.0 when it cites none although sources were given.
+- completeness: a length curve (full marks from 20 to 250 words).
+- coherence: penalises repeated sentences and very long sentences.
+- confidence: low (0.2-0.4): the numbers are heuristics.
+"""
+
+from __future__ import annotations
+
+
+from config.settings import RagjurySettings, get_settings
+from rag_agent.items import ScoreItem
+from rag_agent.models import DimensionRatings, JudgeScore
+from rag_agent.protocol import BaseJudge, JudgeIdentity
+from rag_agent.results import Judgment
+from rag_agent.text import content_tokens, split_sentences
+
+HEURISTIC_VERSION = "deterministic_score@1.0"
+
+
+def _coverage(needles: set[str], haystack: set[str]) -> float:
+    return len(needles & haystack) / len(needles) if needles else 0.0
+
+
+def _length_score(words: int) -> float:
+    if words == 0:
+        return 0.0
+    if words < 20:
+        return words / 20
+    if words <= 250:
+        return 1.0
+    return max(0.3, 250 / words)
+
+
+def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
+    """Rate ``item`` from text signals only (see the module docstring for each dimension)."""
+    question_tokens = set(content_tokens(item.question))
+    answer_tokens = set(content_tokens(item.answer))
+    sentences = split_sentences(item.answer)
+    source_tokens = {source.id: set(content_tokens(source.content)) for source in item.sources}
+
+    relevance = _coverage(question_tokens, answer_tokens) if question_tokens else 0.5
+    if item.sources:
+        supported = 0
+        for sentence in sentences:
+            tokens = set(content_tokens(sentence))
+            if tokens and any(_coverage(tokens, src) >= 0.5 for src in source_tokens.values()):
+                supported += 1
+        accuracy = supported / len(sentences) if sentences else 0.0
+        cited = [sid for sid in item.sources_used if sid in source_tokens]
+        if cited:
+            attribution = sum(_coverage(answer_tokens, source_tokens[sid]) >= 0.3 for sid in cited) / len(
+                item.sources_used
+            )
+        else:
+            # No explicit citations: credit the answer when its content visibly comes from a source.
+            best = max((_coverage(answer_tokens, src) for src in source_tokens.values()), default=0.0)
+            attribution = min(1.0, best) * 0.5
+    else:
+        accuracy, attribution = 0.5, 0.0
+    words = len(item.answer.split())
+    unique = len({s.lower() for s in sentences})
+    repetition = unique / len(sentences) if sentences else 0.0
+    long_penalty = sum(len(s.split()) > 60 for s in sentences) / len(sentences) if sentences else 0.0
+    coherence = max(0.0, repetition - 0.5 * long_penalty) if sentences else 0.0
+    confidence = 0.4 if item.sources else 0.2
+    return DimensionRatings(
+        relevance=round(relevance, 6),
+        completeness=round(_length_score(words), 6),
+        accuracy=round(accuracy, 6),
+        source_attribution=round(attribution, 6),
+        coherence=round(coherence, 6),
+        confidence=confidence,
+        reasoning=(
+            "Deterministic heuristic (no model): "
+            f"question coverage {relevance:.2f}, supported sentences {accuracy:.2f}, "
+            f"attribution {attribution:.2f}, {words} words."
+        ),
+    )
+
+
+class DeterministicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
+    """The model-free ``JudgeScore``: same weights as JudgeLLM, ratings from text signals."""
+
+    name = "deterministic_score"
+
+    def __init__(self, settings: RagjurySettings | None = None) -> None:
+        self.settings = settings or get_settings()
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(name=self.name, prompt_version=HEURISTIC_VERSION)
+
+    async def _judge(self, item: ScoreItem) -> Judgment[JudgeScore]:
+        if not item.answer.strip():
+            return self.unscored("empty answer: nothing to score")
+        score = JudgeScore.from_ratings(heuristic_ratings(item), self.settings.weights.normalised())
+        return self.scored(score)

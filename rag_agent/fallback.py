@@ -1,0 +1,46 @@
+"""FallbackJudge: use a second judge when the first could not score.
+
+Why: a model server that is down, or a model that keeps answering garbage, should not stop
+an evaluation when a deterministic judge can answer, but the result must say that the
+fallback answered and why, so nobody mistakes a heuristic for the model's opinion.
+"""
+
+from __future__ import annotations
+
+from typing import Generic
+
+from rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ValueT
+from rag_agent.results import Judgment
+
+
+class FallbackJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
+    """Judge with ``primary``; where its judgment is unscored, judge again with ``fallback``."""
+
+    def __init__(self, primary: Judge[ItemT, ValueT], fallback: Judge[ItemT, ValueT]) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.name = f"{primary.identity.name}|fallback:{fallback.identity.name}"
+        self.concurrency = getattr(primary, "concurrency", 4)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        p, f = self.primary.identity, self.fallback.identity
+        return JudgeIdentity(
+            name=self.name, model=p.model, prompt_version=p.prompt_version, params=f"{p.params}|{f.key()}"
+        )
+
+    def _merge(self, first: Judgment[ValueT], second: Judgment[ValueT]) -> Judgment[ValueT]:
+        return second.model_copy(
+            update={
+                "fallback_used": True,
+                "fallback_reason": first.unscored_reason,
+                "latency_s": first.latency_s + second.latency_s,
+                "usage": first.usage + second.usage,
+            }
+        )
+
+    async def _judge(self, item: ItemT) -> Judgment[ValueT]:
+        first = await self.primary.ajudge(item)
+        if first.scored:
+            return first
+        return self._merge(first, await self.fallback.ajudge(item))

@@ -1,0 +1,107 @@
+"""JudgeLLM: a multi-dimension judge of RAG answers on pydantic-ai with typed output.
+
+The model rates five dimensions plus its confidence; ``overall_score`` is computed in code
+from the ratings with configurable weights (``RAGJURY_WEIGHTS``), so it cannot contradict
+them. Sources go into the prompt in full up to a token budget, inside data tags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.models import Model
+
+from config.instructions import JUDGE_SCORE, Instruction
+from config.settings import OutputMode, RagjurySettings, get_settings
+from rag_agent.items import ScoreItem
+from rag_agent.llm import StructuredCaller, build_model
+from rag_agent.models import DimensionRatings, JudgeScore, SourceDocument
+from rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
+from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from rag_agent.results import Judgment
+
+
+def score_prompt(item: ScoreItem, token_budget: int) -> str:
+    """The user prompt of a score judgment: question, answer and sources as tagged data."""
+    parts = [tagged(QUESTION, item.question), tagged(EVALUATED_ANSWER, item.answer)]
+    if item.sources:
+        sources_text, omitted = format_sources(item.sources, token_budget)
+        parts.append("Sources the answer may rely on:\n" + sources_text)
+        if omitted:
+            parts.append(f"({omitted} characters of sources were not shown: token budget.)")
+    else:
+        parts.append("No sources were given: rate source_attribution 0.0 unless the answer needs none.")
+    if item.sources_used:
+        parts.append("The answer says it used sources: " + ", ".join(item.sources_used))
+    return "\n\n".join(parts)
+
+
+class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
+    """Rates an answer on relevance, completeness, accuracy, source attribution and coherence.
+
+    Defaults come from ``RagjurySettings``: local Ollama, ``phi3:mini``, temperature 0.1,
+    ``NativeOutput``. Pass ``base_url`` for any OpenAI-compatible server, or a pydantic-ai
+    ``Model`` (e.g. ``TestModel``) directly.
+    """
+
+    name = "judge_llm"
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        base_url: str | None = None,
+        settings: RagjurySettings | None = None,
+        output_mode: OutputMode | None = None,
+        instruction: Instruction = JUDGE_SCORE,
+    ) -> None:
+        settings = settings or get_settings()
+        if base_url is not None:
+            settings = settings.model_copy(update={"base_url": base_url})
+        self.settings = settings
+        self.instruction = instruction
+        self.concurrency = settings.concurrency
+        resolved = model if isinstance(model, Model) else build_model(settings, model)
+        self.caller = StructuredCaller(resolved, settings, output_mode)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        weights = ",".join(f"{k}={v:.4g}" for k, v in self.settings.weights.normalised().items())
+        return JudgeIdentity(
+            name=self.name,
+            model=self.caller.model_name,
+            prompt_version=self.instruction.tag,
+            params=f"budget={self.settings.source_token_budget};weights={weights}",
+        )
+
+    async def _judge(self, item: ScoreItem) -> Judgment[JudgeScore]:
+        prompt = score_prompt(item, self.settings.source_token_budget)
+        outcome = await self.caller.call(self.instruction.text, DimensionRatings, prompt)
+        if not outcome.ok or outcome.output is None:
+            judgment = self.unscored(outcome.error or "no output", usage=outcome.usage)
+        else:
+            score = JudgeScore.from_ratings(outcome.output, self.settings.weights.normalised())
+            judgment = self.scored(score, usage=outcome.usage, attempts=1 + outcome.retries_used)
+        return judgment.model_copy(update={"latency_s": outcome.latency_s})
+
+    async def evaluate(
+        self, question: str, answer: str, sources: Sequence[SourceDocument] | None = None
+    ) -> Judgment[JudgeScore]:
+        """Judge one answer; an unreachable server or invalid output gives an unscored judgment."""
+        return await self.ajudge(ScoreItem(question=question, answer=answer, sources=list(sources or [])))
+
+    async def evaluate_batch(
+        self, items: Sequence[ScoreItem], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[JudgeScore]]:
+        """Judge many answers with at most ``settings.concurrency`` requests in flight."""
+        return await self.ajudge_batch(items, on_result=on_result)
+
+    def evaluate_sync(
+        self, question: str, answer: str, sources: Sequence[SourceDocument] | None = None
+    ) -> Judgment[JudgeScore]:
+        from rag_agent._sync import run_sync
+
+        return run_sync(self.evaluate(question, answer, sources))
+
+
+__all__ = ["JudgeLLM", "score_prompt"]

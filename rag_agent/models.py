@@ -1,0 +1,63 @@
+"""Typed schemas shared by judges, agents, the CLI and the evaluation pipeline."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A score in [0, 1]; anything outside is a validation error, never clipped silently."""
+
+DIMENSIONS: tuple[str, ...] = ("relevance", "completeness", "accuracy", "source_attribution", "coherence")
+"""The rated dimensions that ``overall_score`` is computed from."""
+
+
+class SourceDocument(BaseModel):
+    """A retrieved passage an answer may rely on."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    title: str = ""
+    content: str
+
+
+class RAGAnswer(BaseModel):
+    """What a RAG agent returns: the answer and how it got there."""
+
+    answer: str
+    confidence: UnitFloat = 0.5
+    sources_used: list[str] = Field(default_factory=list, description="IDs of the sources the answer relies on")
+    reasoning: str = ""
+
+
+class DimensionRatings(BaseModel):
+    """What the LLM judge is asked for: the dimensions, not the overall score.
+
+    ``overall_score`` is left out on purpose: it is computed in code from these ratings
+    (see ``JudgeScore.from_ratings``) so that it cannot contradict them.
+    """
+
+    relevance: UnitFloat = Field(description="Does the answer address the question? 0.0-1.0")
+    completeness: UnitFloat = Field(description="Does it cover what the question needs? 0.0-1.0")
+    accuracy: UnitFloat = Field(description="Are its claims correct and supported? 0.0-1.0")
+    source_attribution: UnitFloat = Field(description="Are claims traceable to the sources? 0.0-1.0")
+    coherence: UnitFloat = Field(description="Is it clear and consistent? 0.0-1.0")
+    confidence: UnitFloat = Field(description="How sure the judge is of these ratings. 0.0-1.0")
+    reasoning: str = Field(description="One to three sentences naming the main weakness")
+
+
+class JudgeScore(DimensionRatings):
+    """A multi-dimension judgment of one answer; ``overall_score`` is a weighted mean of the dimensions."""
+
+    overall_score: UnitFloat
+
+    @classmethod
+    def from_ratings(cls, ratings: DimensionRatings, weights: dict[str, float]) -> JudgeScore:
+        """Compute ``overall_score`` from the dimension ratings and normalised weights."""
+        total = sum(weights.get(name, 0.0) for name in DIMENSIONS)
+        if total <= 0:
+            raise ValueError("score weights must have a positive sum")
+        overall = sum(getattr(ratings, name) * weights.get(name, 0.0) for name in DIMENSIONS) / total
+        return cls(overall_score=round(min(1.0, max(0.0, overall)), 6), **ratings.model_dump())

@@ -1,0 +1,39 @@
+"""Text normalisation shared by the deterministic judges: one tokenizer, one stopword list."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they this
+    those through to too under until up very was we were what when where which while who whom why will
+    with would you your yours yourself yourselves""".split()
+)
+
+
+def normalise(text: str) -> str:
+    """Lowercase, strip accents (NFKD), collapse whitespace."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(stripped.lower().split())
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(normalise(text))
+
+
+def content_tokens(text: str) -> list[str]:
+    """Tokens without stopwords: the words that carry meaning."""
+    return [token for token in tokens(text) if token not in STOPWORDS]
+
+
+def split_sentences(text: str) -> list[str]:
+    return [part.strip() for part in _SENTENCE.split(text) if part and part.strip()]

@@ -1,0 +1,62 @@
+"""Shared fixtures: a real llama-server for integration tests, and paths to benchmark data.
+
+The server is built into a cache outside the clone on first use (see ``tests/llama_server.py``),
+started once per test session on a free loopback port, and stopped by its own pid.
+Set ``RAGJURY_SKIP_INTEGRATION=1`` to skip integration tests in a quick local loop; CI never sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from llama_server import RunningServer, running_server  # noqa: E402
+
+from config.settings import RagjurySettings  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip = os.environ.get("RAGJURY_SKIP_INTEGRATION") == "1"
+    for item in items:
+        if "tests/integration" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.integration)
+            if skip:
+                item.add_marker(pytest.mark.skip(reason="RAGJURY_SKIP_INTEGRATION=1"))
+
+
+@pytest.fixture(scope="session")
+def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A real llama-server (SmolLM2-135M, aliased ``phi3:mini``) for the whole session."""
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with running_server(log_path=log) as server:
+        yield server
+
+
+@pytest.fixture
+def server_settings(llm_server: RunningServer) -> RagjurySettings:
+    """Settings that point every judge at the test server, with room for the JSON output."""
+    return RagjurySettings(base_url=llm_server.base_url, max_tokens=384, timeout_s=120, retries=2)
+
+
+@pytest.fixture(scope="session")
+def benchmarks_dir() -> Path:
+    """``../shared/benchmarks`` beside the clone (or ``$RAGJURY_BENCHMARKS``)."""
+    configured = os.environ.get("RAGJURY_BENCHMARKS")
+    path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "benchmarks"
+    if not path.exists():
+        pytest.skip(f"benchmark data not found at {path}")
+    return path
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES

