@@ -124,7 +124,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
     ) -> Judgment[ValueT]:
         """A scored judgment stamped with this judge's identity."""
         identity = self.identity
-        return Judgment[ValueT](
+        return Judgment(
             value=value,
             judge=identity.name,
             model=identity.model,
@@ -139,7 +139,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
     ) -> Judgment[ValueT]:
         """An unscored judgment: no value, the reason why, and whatever it cost."""
         identity = self.identity
-        return Judgment[ValueT](
+        return Judgment(
             judge=identity.name,
             model=identity.model,
             prompt_version=identity.prompt_version,

@@ -11,7 +11,7 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from config.settings import RagjurySettings, get_settings
+from config.settings import RagjurySettings
 from rag_agent.inputs import InputError
 
 P = ParamSpec("P")
@@ -22,6 +22,8 @@ stdout = Console()
 
 EXIT_BAD_INPUT = 2
 EXIT_BELOW_THRESHOLD = 1
+EXIT_UNSCORED = 3
+"""Nothing could be scored: distinct from a low score, so scripts can tell them apart."""
 
 
 class JudgeMode(str, Enum):
@@ -54,8 +56,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 
 
 def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
-    """Settings from the environment with the command-line overrides applied."""
-    settings = get_settings()
+    """Settings read fresh from the environment, with the command-line overrides applied."""
+    settings = RagjurySettings()
     update: dict[str, object] = {}
     if model:
         update["judge_model"] = model

@@ -11,6 +11,7 @@ from rich.table import Table
 from rag_agent._sync import run_sync
 from rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
+    EXIT_UNSCORED,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
@@ -93,7 +94,9 @@ def judge_evaluate(
 
     With --judge auto (default) a deterministic heuristic answers when the model server is down
     or the model's output stays invalid, and the result says so (fallback_used). An unscored
-    judgment (--judge llm with the server down) fails --fail-under: it is never read as a score.
+    judgment (--judge llm with the server down) exits 3: it is never read as a score.
+
+    Exit codes: 0 scored (and above --fail-under), 1 below --fail-under, 2 bad input, 3 unscored.
     """
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
@@ -108,10 +111,9 @@ def judge_evaluate(
         print_json(judgment_payload(judgment))
     else:
         _print_human(judgment, verbose)
+    if judgment.value is None:
+        raise typer.Exit(EXIT_UNSCORED)
     if fail_under is not None:
-        if judgment.value is None:
-            stderr.print(f"[red]gate failed:[/] unscored ({judgment.unscored_reason})")
-            raise typer.Exit(EXIT_BELOW_THRESHOLD)
         if judgment.value.overall_score < fail_under:
             stderr.print(f"[red]gate failed:[/] overall {judgment.value.overall_score:.3f} < {fail_under}")
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
