@@ -13,6 +13,12 @@ import typer
 COMMAND_MODULES: tuple[str, ...] = (
     "rag_agent.commands.judge_evaluate",
     "rag_agent.commands.doctor",
+    "rag_agent.commands.agreement",
+    "rag_agent.commands.ask",
+    "rag_agent.commands.verdict",
+    "rag_agent.commands.non_llm_judge",
+    "rag_agent.commands.relevance",
+    "rag_agent.commands.evaluate",
 )
 
 app = typer.Typer(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -104,13 +105,17 @@ class BM25Index:
                 raise InputError(path, "must be a non-empty string or integer", line=line, field=id_key)
             docid = str(docid)
             if docid in seen:
-                raise InputError(path, f"duplicate docid {docid!r} (first on line {seen[docid]})", line=line, field=id_key)
+                raise InputError(
+                    path, f"duplicate docid {docid!r} (first on line {seen[docid]})", line=line, field=id_key
+                )
             text_key = _first_key(data, TEXT_KEYS)
             if text_key is None:
                 raise InputError(path, "missing (also accepted: content, contents)", line=line, field="text")
             text = data[text_key]
             if not isinstance(text, str):
-                raise InputError(path, f"must be a string, got {type(text).__name__}", line=line, field=text_key)
+                raise InputError(
+                    path, f"must be a string, got {type(text).__name__}", line=line, field=text_key
+                )
             seen[docid] = line
             passages.append((docid, text))
         if not passages:
@@ -132,7 +137,10 @@ class BM25Index:
                 cols.append(col)
         shape = (len(self.texts), max(1, len(vocabulary)))
         tf = sp.csr_matrix(
-            (np.ones(len(rows), dtype=np.float64), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+            (
+                np.ones(len(rows), dtype=np.float64),
+                (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)),
+            ),
             shape=shape,
         )
         tf.sum_duplicates()  # repeated (row, term) entries become term frequencies
@@ -149,7 +157,7 @@ class BM25Index:
     def __len__(self) -> int:
         return len(self.docids)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """A short hash of the collection and parameters: part of cache keys of answers built on it."""
         digest = hashlib.sha256(f"k1={self.k1};b={self.b}".encode())
@@ -173,7 +181,10 @@ class BM25Index:
                     rows.append(index)
                     cols.append(col)
         counts = sp.csc_matrix(
-            (np.ones(len(rows), dtype=np.float64), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+            (
+                np.ones(len(rows), dtype=np.float64),
+                (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)),
+            ),
             shape=(self._weights.shape[1], len(queries)),
         )
         counts.sum_duplicates()
@@ -188,9 +199,7 @@ class BM25Index:
             cut = scores[candidates].min()
             candidates = np.union1d(candidates[scores[candidates] > cut], np.flatnonzero(scores == cut))
         order = np.lexsort((candidates, -scores[candidates]))[:k]
-        return [
-            RetrievedPassage(self.docids[i], self.texts[i], float(scores[i])) for i in candidates[order]
-        ]
+        return [RetrievedPassage(self.docids[i], self.texts[i], float(scores[i])) for i in candidates[order]]
 
     def batch_retrieve(self, queries: Sequence[str], k: int) -> list[list[RetrievedPassage]]:
         """Top ``k`` passages for each query (Evret's retriever protocol); one sparse product per chunk."""

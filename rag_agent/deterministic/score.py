@@ -1,34 +1,47 @@
 """A deterministic ``JudgeScore``: the fallback of the multi-dimension judge.
 
 This is a documented heuristic, not a model's opinion: every dimension comes from a
-measurable text signal, so the same input always gets the same score.
+measurable text signal, so the same input always gets the same score. The signals are those
+of the deterministic judges (``token_overlap``, ``non_llm``):
 
-- relevance: share of the question's content tokens that the answer covers.
-- accuracy: share of answer sentences supported by the sources (a sentence counts as
-  supported when at least half of its content tokens occur in one source); with no sources,
-  accuracy cannot be checked and is 0.5 with confidence lowered.
-- source_attribution: share of the answer's cited source IDs that exist and whose text
-  supports the answer; 0.0 when it cites none although sources were given.
-- completeness: a length curve (full marks from 20 to 250 words).
+- relevance: query coverage, the share of the question's content tokens (stopwords removed)
+  that the answer contains (``non_llm.query_coverage`` on content tokens).
+- accuracy: share of answer sentences supported by the sources. A sentence is supported when
+  its text occurs in a source, or when at least half of its content-token weight occurs in one
+  source (Evret's token weights: numbers 1.5, long words 1.35, short 0.75, so a wrong year or
+  name costs more than a wrong filler word). With no sources, accuracy cannot be checked:
+  0.5 with confidence lowered.
+- source_attribution: share of the answer's cited source IDs that exist and support at least
+  one answer sentence (weighted overlap >= 0.3 with the sentence); 0.0 when it cites only IDs
+  that do not exist. With sources but no citations, half the best source's weighted coverage
+  of the answer (the content visibly comes from a source, but the answer does not say so).
+- completeness: a length curve (full marks from 20 to 250 words, down to 0.3 when very long).
 - coherence: penalises repeated sentences and very long sentences.
 - confidence: low (0.2-0.4): the numbers are heuristics.
 """
 
 from __future__ import annotations
 
-
 from config.settings import RagjurySettings, get_settings
+from rag_agent.deterministic.non_llm import query_coverage
+from rag_agent.deterministic.token_overlap import token_weight
 from rag_agent.items import ScoreItem
 from rag_agent.models import DimensionRatings, JudgeScore
 from rag_agent.protocol import BaseJudge, JudgeIdentity
 from rag_agent.results import Judgment
-from rag_agent.text import content_tokens, split_sentences
+from rag_agent.text import content_tokens, normalise, split_sentences
 
-HEURISTIC_VERSION = "deterministic_score@1.0"
+HEURISTIC_VERSION = "deterministic_score@1.1"
 
 
 def _coverage(needles: set[str], haystack: set[str]) -> float:
     return len(needles & haystack) / len(needles) if needles else 0.0
+
+
+def weighted_support(tokens: set[str], source: set[str]) -> float:
+    """Share of the token weight of ``tokens`` found in ``source`` (Evret's token weights)."""
+    total = sum(token_weight(token) for token in tokens)
+    return sum(token_weight(token) for token in tokens & source) / total if total else 0.0
 
 
 def _length_score(words: int) -> float:
@@ -43,27 +56,31 @@ def _length_score(words: int) -> float:
 
 def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
     """Rate ``item`` from text signals only (see the module docstring for each dimension)."""
-    question_tokens = set(content_tokens(item.question))
+    question_tokens = content_tokens(item.question)
     answer_tokens = set(content_tokens(item.answer))
     sentences = split_sentences(item.answer)
+    sentence_tokens = [set(content_tokens(sentence)) for sentence in sentences]
     source_tokens = {source.id: set(content_tokens(source.content)) for source in item.sources}
+    source_texts = {source.id: normalise(source.content) for source in item.sources}
 
-    relevance = _coverage(question_tokens, answer_tokens) if question_tokens else 0.5
+    relevance = query_coverage(question_tokens, content_tokens(item.answer)) if question_tokens else 0.5
     if item.sources:
-        supported = 0
-        for sentence in sentences:
-            tokens = set(content_tokens(sentence))
-            if tokens and any(_coverage(tokens, src) >= 0.5 for src in source_tokens.values()):
-                supported += 1
+
+        def supports(sid: str, index: int, level: float) -> bool:
+            tokens = sentence_tokens[index]
+            if normalise(sentences[index]) in source_texts[sid]:
+                return True
+            return bool(tokens) and weighted_support(tokens, source_tokens[sid]) >= level
+
+        supported = sum(any(supports(sid, i, 0.5) for sid in source_tokens) for i in range(len(sentences)))
         accuracy = supported / len(sentences) if sentences else 0.0
         cited = [sid for sid in item.sources_used if sid in source_tokens]
-        if cited:
-            attribution = sum(_coverage(answer_tokens, source_tokens[sid]) >= 0.3 for sid in cited) / len(
-                item.sources_used
-            )
+        if item.sources_used:
+            used = sum(any(supports(sid, i, 0.3) for i in range(len(sentences))) for sid in cited)
+            attribution = used / len(item.sources_used)
         else:
             # No explicit citations: credit the answer when its content visibly comes from a source.
-            best = max((_coverage(answer_tokens, src) for src in source_tokens.values()), default=0.0)
+            best = max((weighted_support(answer_tokens, src) for src in source_tokens.values()), default=0.0)
             attribution = min(1.0, best) * 0.5
     else:
         accuracy, attribution = 0.5, 0.0

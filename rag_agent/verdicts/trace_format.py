@@ -46,7 +46,7 @@ def _cut_middle(content: str, limit: int) -> tuple[str, int]:
         return content, 0
     cut = len(content) - limit
     head = content[: limit // 2]
-    tail = content[len(content) - (limit - limit // 2):]
+    tail = content[len(content) - (limit - limit // 2) :]
     return f"{head} [... {cut} characters cut ...] {tail}", cut
 
 
@@ -87,19 +87,16 @@ def format_trace(trace: Sequence[TraceMessage], *, token_budget: int = 3000) -> 
     lines: list[str] = []
     previous = -1
     omitted = 0
-    for index in kept:
-        gap = index - previous - 1
-        if gap > 0 and previous >= 0 or (previous < 0 and index > 0):
-            skipped = gap if previous >= 0 else index
+    for index in [*kept, len(rendered)]:
+        skipped = index - previous - 1
+        if skipped > 0:
             lines.append(f"[... {skipped} turns not shown: token budget ...]")
             omitted += skipped
-        lines.append(rendered[index])
+        if index < len(rendered):
+            lines.append(rendered[index])
         previous = index
-    trailing = len(rendered) - 1 - previous
-    if trailing > 0:
-        lines.append(f"[... {trailing} turns not shown: token budget ...]")
-        omitted += trailing
-    omitted_chars = sum(len(rendered[i]) for i in range(len(rendered)) if i not in set(kept))
+    kept_set = set(kept)
+    omitted_chars = sum(len(turn) for i, turn in enumerate(rendered) if i not in kept_set)
     return TraceText("\n".join(lines), len(kept), omitted, chars_cut + omitted_chars)
 
 

@@ -39,7 +39,7 @@ async def test_judge_llm_returns_schema_valid_score_from_the_model(server_settin
 async def test_batch_against_the_server(server_settings: RagjurySettings) -> None:
     from rag_agent.items import ScoreItem
 
-    judge = JudgeLLM(settings=server_settings.model_copy(update={"concurrency": 2}))
+    judge = JudgeLLM(settings=server_settings)
     items = [ScoreItem(question="What is RAG?", answer=text, sources=SOURCES)
              for text in ("Retrieval plus generation.", "A kind of cheese.", "RAG grounds answers in passages.")]
     started = time.perf_counter()

@@ -1,0 +1,436 @@
+"""Reports of evaluation results: rich terminal tables, JSON-ready dicts, one self-contained HTML
+file, and CI gates (``--fail-under METRIC=VALUE``).
+
+Why a self-contained HTML file: a report is mailed, attached to a CI run or opened years later
+offline; inline CSS and inline SVG need no network, no JS library and no server. Every piece of
+user text is HTML-escaped, since dataset content is untrusted.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.table import Table
+
+from evals.agreement import AgreementFigures, RankCorrelation
+from rag_agent.inputs import InputError
+
+Figure = float | None
+Value = float | int | bool | None
+
+GATE_ALIASES: dict[str, str] = {
+    "kappa": "cohen_kappa",
+    "alpha": "krippendorff_alpha",
+    "qwk": "quadratic_kappa",
+    "tau": "kendall_tau",
+    "rho": "spearman",
+    "acc": "accuracy",
+}
+"""Short names accepted by ``--fail-under`` (``kappa=0.5`` means ``cohen_kappa=0.5``)."""
+
+AGREEMENT_ROWS: tuple[str, ...] = (
+    "n_total",
+    "n_scored",
+    "coverage",
+    "accuracy",
+    "cohen_kappa",
+    "quadratic_kappa",
+    "krippendorff_alpha",
+    "precision",
+    "recall",
+    "f1",
+)
+
+
+def fmt(value: object, digits: int = 4) -> str:
+    """A figure for people: ``-`` for undefined, integers as is, floats rounded."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+# ----------------------------------------------------------------------------------------- gates
+
+
+def parse_gates(specs: Sequence[str]) -> dict[str, float]:
+    """``["kappa=0.5", "tau=0.8"]`` -> ``{"cohen_kappa": 0.5, "kendall_tau": 0.8}`` (aliases resolved)."""
+    gates: dict[str, float] = {}
+    for spec in specs:
+        name, sep, raw = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not raw.strip():
+            raise InputError("--fail-under", f"expected METRIC=VALUE (e.g. kappa=0.5), got {spec!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InputError("--fail-under", f"{name}: {raw!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError("--fail-under", f"{name}: threshold must be finite, got {raw!r}")
+        gates[GATE_ALIASES.get(name, name)] = value
+    return gates
+
+
+def failed_gates(figures: Mapping[str, Figure], gates: Mapping[str, float]) -> list[str]:
+    """One message per gate that fails: the figure is below its threshold, undefined, or absent.
+
+    An undefined (unscored) or absent figure fails: a gate must never pass for lack of evidence.
+    """
+    failures: list[str] = []
+    for raw_name, threshold in gates.items():
+        name = GATE_ALIASES.get(raw_name, raw_name)
+        if name not in figures:
+            known = ", ".join(sorted(figures))
+            failures.append(f"{name}: no such figure (known: {known}); required >= {threshold:g}")
+            continue
+        value = figures[name]
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            failures.append(f"{name}: undefined (unscored); required >= {threshold:g}")
+        elif value < threshold:
+            failures.append(f"{name}: {value:.4f} < {threshold:g}")
+    return failures
+
+
+# ---------------------------------------------------------------------------------- rich tables
+
+
+def agreement_table(sections: Mapping[str, AgreementFigures], *, title: str = "Agreement") -> Table:
+    """One column per section (e.g. binary, graded), one row per figure."""
+    table = Table(title=title)
+    table.add_column("figure")
+    for name in sections:
+        table.add_column(name, justify="right")
+    for row in AGREEMENT_ROWS:
+        values = [getattr(figures, row) for figures in sections.values()]
+        if all(value is None for value in values):
+            continue
+        table.add_row(row, *(fmt(value) for value in values))
+    return table
+
+
+def confusion_table(
+    figures: AgreementFigures, *, title: str = "Confusion (rows: gold, columns: judge)"
+) -> Table:
+    table = Table(title=title)
+    table.add_column("gold \\ judge")
+    for label in figures.labels:
+        table.add_column(fmt(label), justify="right")
+    table.add_column("total", justify="right", style="dim")
+    for label, row in zip(figures.labels, figures.confusion, strict=True):
+        table.add_row(fmt(label), *(str(count) for count in row), str(sum(row)))
+    if figures.n_unscored:
+        table.caption = f"{figures.n_unscored} gold item(s) unscored by the judge, not in the matrix"
+    return table
+
+
+def metrics_table(
+    rows: Mapping[str, Mapping[str, Value]], *, title: str = "Metrics", row_header: str = "name"
+) -> Table:
+    """A generic table: one row per key of ``rows``, one column per figure name (union, in order)."""
+    columns: list[str] = []
+    for values in rows.values():
+        columns.extend(name for name in values if name not in columns)
+    table = Table(title=title)
+    table.add_column(row_header)
+    for column in columns:
+        table.add_column(column, justify="right")
+    for name, values in rows.items():
+        table.add_row(name, *(fmt(values.get(column)) for column in columns))
+    return table
+
+
+def correlation_text(correlation: RankCorrelation, *, what: str = "system rankings") -> str:
+    return (
+        f"{what}: Kendall tau {fmt(correlation.kendall_tau)}, Spearman {fmt(correlation.spearman)} "
+        f"over {correlation.n} systems"
+    )
+
+
+# ------------------------------------------------------------------------------------------ HTML
+
+
+@dataclass
+class HtmlReport:
+    """Everything one HTML report shows; empty parts are left out."""
+
+    title: str
+    meta: Mapping[str, str] = field(default_factory=dict)
+    """Inputs and settings, shown at the top (file names, --rel, ...)."""
+    figures: Mapping[str, AgreementFigures] = field(default_factory=dict)
+    """Agreement sections, each with its confusion matrix."""
+    distributions: Mapping[str, Sequence[Value]] = field(default_factory=dict)
+    """Label or score series to histogram side by side (``None`` values count as unscored)."""
+    systems: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """System -> (score by people, score by the judge), for the ranking scatter."""
+    axis_labels: tuple[str, str] = ("people", "judge")
+    correlation: RankCorrelation | None = None
+    tables: Mapping[str, Mapping[str, Mapping[str, Value]]] = field(default_factory=dict)
+    """Extra tables: title -> row -> column -> value."""
+    gate_failures: Sequence[str] = ()
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1000px;
+color:#1f2933;padding:0 1rem}
+h1{font-size:1.5rem}
+h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d9e2ec;padding-bottom:.25rem}
+table{border-collapse:collapse;margin:.5rem 0}
+td,th{padding:.3rem .6rem;border:1px solid #d9e2ec;text-align:right}
+th{background:#f0f4f8}td.name,th.name{text-align:left}.meta td{text-align:left}
+.fail{color:#b42318;font-weight:600}.ok{color:#027a48;font-weight:600}
+.cm td{min-width:3rem}.note{color:#52606d;font-size:.9rem}svg{display:block;margin:.5rem 0}
+.grid{display:flex;flex-wrap:wrap;gap:2rem}
+"""
+
+_PALETTE = (
+    "#2563eb",
+    "#f97316",
+    "#16a34a",
+    "#9333ea",
+    "#dc2626",
+    "#0891b2",
+    "#ca8a04",
+    "#db2777",
+    "#4b5563",
+    "#65a30d",
+)
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _svg_text(
+    x: float, y: float, text: object, *, size: int = 10, anchor: str = "start", extra: str = ""
+) -> str:
+    return f"<text x='{x:.1f}' y='{y:.1f}' font-size='{size}' text-anchor='{anchor}'{extra}>{_e(text)}</text>"
+
+
+def _figure_rows(sections: Mapping[str, AgreementFigures]) -> str:
+    head = "".join(f"<th>{_e(name)}</th>" for name in sections)
+    rows = []
+    for row in AGREEMENT_ROWS:
+        values = [getattr(figures, row) for figures in sections.values()]
+        if all(value is None for value in values):
+            continue
+        cells = "".join(f"<td>{_e(fmt(value))}</td>" for value in values)
+        rows.append(f"<tr><td class='name'>{_e(row)}</td>{cells}</tr>")
+    return f"<table><tr><th class='name'>figure</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def confusion_html(figures: AgreementFigures, caption: str) -> str:
+    """The confusion matrix as an HTML table, cells shaded by count (diagonal green, rest red)."""
+    peak = max((count for row in figures.confusion for count in row), default=0) or 1
+    head = "".join(f"<th>{_e(fmt(label))}</th>" for label in figures.labels)
+    body = []
+    for i, (label, row) in enumerate(zip(figures.labels, figures.confusion, strict=True)):
+        cells = []
+        for j, count in enumerate(row):
+            colour = "22,163,74" if i == j else "220,38,38"
+            cells.append(
+                f"<td style='background:rgba({colour},{0.08 + 0.6 * count / peak:.3f})'>{count}</td>"
+            )
+        body.append(f"<tr><th>{_e(fmt(label))}</th>{''.join(cells)}<td class='note'>{sum(row)}</td></tr>")
+    note = (
+        f"<p class='note'>{figures.n_unscored} unscored item(s) not shown.</p>" if figures.n_unscored else ""
+    )
+    return (
+        f"<table class='cm'><caption>{_e(caption)}</caption><tr><th>gold \\ judge</th>{head}"
+        f"<th class='note'>total</th></tr>{''.join(body)}</table>{note}"
+    )
+
+
+def _bins(series: Mapping[str, Sequence[Value]], n_bins: int) -> tuple[list[str], dict[str, list[int]]]:
+    """Categories (discrete values) or equal-width bins (continuous), plus counts per series."""
+    values = [v for vs in series.values() for v in vs if v is not None]
+    has_unscored = any(v is None for vs in series.values() for v in vs)
+    discrete = all(isinstance(v, bool | int) for v in values) and len(set(values)) <= 12
+    counts: dict[str, list[int]] = {}
+    if discrete:
+        categories = sorted(set(values))
+        names = [fmt(c) for c in categories]
+        for name, vs in series.items():
+            seen = Counter(v for v in vs if v is not None)
+            counts[name] = [seen.get(c, 0) for c in categories]
+    else:
+        low = min((float(v) for v in values), default=0.0)
+        high = max((float(v) for v in values), default=1.0)
+        width = (high - low) / n_bins or 1.0
+        names = [f"{low + i * width:.2f}" for i in range(n_bins)]
+        for name, vs in series.items():
+            row = [0] * n_bins
+            for v in vs:
+                if v is not None:
+                    row[min(int((float(v) - low) / width), n_bins - 1)] += 1
+            counts[name] = row
+    if has_unscored:
+        names.append("unscored")
+        for name, vs in series.items():
+            counts[name].append(sum(1 for v in vs if v is None))
+    return names, counts
+
+
+def histogram_svg(series: Mapping[str, Sequence[Value]], *, n_bins: int = 10, width: int = 520) -> str:
+    """Grouped bars, one colour per series: categories for labels, equal-width bins for scores."""
+    if not series or not any(series.values()):
+        return ""
+    names, counts = _bins(series, n_bins)
+    height, left, bottom, top = 220, 40, 30, 24
+    peak = max((c for row in counts.values() for c in row), default=0) or 1
+    group = (width - left - 10) / max(len(names), 1)
+    bar = group * 0.8 / max(len(counts), 1)
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"]
+    plot_h = height - bottom - top
+    axis_y = height - bottom
+    parts.append(f"<line x1='{left}' y1='{axis_y}' x2='{width - 10}' y2='{axis_y}' stroke='#52606d'/>")
+    parts.append(_svg_text(left - 6, top + 4, peak, anchor="end"))
+    parts.append(_svg_text(left - 6, axis_y, 0, anchor="end"))
+    for s, (series_name, row) in enumerate(counts.items()):
+        colour = _PALETTE[s % len(_PALETTE)]
+        for i, count in enumerate(row):
+            h = plot_h * count / peak
+            x = left + i * group + group * 0.1 + s * bar
+            parts.append(
+                f"<rect x='{x:.1f}' y='{height - bottom - h:.1f}' width='{bar:.1f}' height='{h:.1f}' "
+                f"fill='{colour}'><title>{_e(series_name)} {_e(names[i])}: {count}</title></rect>"
+            )
+        parts.append(
+            f"<rect x='{left + s * 110}' y='4' width='10' height='10' fill='{colour}'/>"
+            f"<text x='{left + s * 110 + 14}' y='13' font-size='11'>{_e(series_name)}</text>"
+        )
+    for i, name in enumerate(names):
+        x = left + i * group + group / 2
+        parts.append(_svg_text(x, axis_y + 14, name, anchor="middle"))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _axis(values: Sequence[float]) -> tuple[float, float]:
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.1 or max(abs(high) * 0.05, 0.05)
+    return low - pad, high + pad
+
+
+def scatter_svg(
+    systems: Mapping[str, tuple[float, float]],
+    *,
+    axis_labels: tuple[str, str] = ("people", "judge"),
+    size: int = 400,
+) -> str:
+    """One numbered dot per system at (people's score, judge's score), with a legend.
+
+    Each axis fits its own data: what matters is whether the two *orders* agree (a judge that is
+    stricter than people everywhere still ranks systems right), and a shared scale would squash
+    close systems together. Hover a dot for its exact scores.
+    """
+    if not systems:
+        return ""
+    x_low, x_high = _axis([float(x) for x, _ in systems.values()])
+    y_low, y_high = _axis([float(y) for _, y in systems.values()])
+    margin = 56
+    span = size - 2 * margin
+
+    def sx(v: float) -> float:
+        return margin + span * (v - x_low) / (x_high - x_low)
+
+    def sy(v: float) -> float:
+        return size - margin - span * (v - y_low) / (y_high - y_low)
+
+    longest = max(len(f"{i + 1}. {name}  (0.000, 0.000)") for i, name in enumerate(systems))
+    width = size + 24 + int(longest * 6.2)
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{size}' role='img'>"]
+    parts.append(
+        f"<rect x='{margin}' y='{margin}' width='{span}' height='{span}' fill='none' stroke='#9aa5b1'/>"
+    )
+    for step in range(3):
+        xv = x_low + (x_high - x_low) * (0.1 + 0.4 * step)
+        yv = y_low + (y_high - y_low) * (0.1 + 0.4 * step)
+        parts.append(_svg_text(sx(xv), size - margin + 14, f"{xv:.3f}", anchor="middle"))
+        parts.append(_svg_text(margin - 4, sy(yv) + 3, f"{yv:.3f}", anchor="end"))
+    parts.append(_svg_text(margin + span / 2, size - 16, axis_labels[0], size=12, anchor="middle"))
+    parts.append(
+        f"<text x='16' y='{size / 2}' font-size='12' text-anchor='middle' "
+        f"transform='rotate(-90 16 {size / 2})'>{_e(axis_labels[1])}</text>"
+    )
+    for i, (name, (x, y)) in enumerate(systems.items()):
+        colour = _PALETTE[i % len(_PALETTE)]
+        number = i + 1
+        parts.append(
+            f"<circle cx='{sx(x):.1f}' cy='{sy(y):.1f}' r='7' fill='{colour}' fill-opacity='0.85'>"
+            f"<title>{_e(name)}: {x:.4f} vs {y:.4f}</title></circle>"
+        )
+        parts.append(_svg_text(sx(x), sy(y) + 3.5, number, size=9, anchor="middle", extra=" fill='white'"))
+        legend_y = margin + 16 * i
+        parts.append(f"<circle cx='{size + 8}' cy='{legend_y - 3}' r='5' fill='{colour}'/>")
+        parts.append(_svg_text(size + 18, legend_y, f"{number}. {name}  ({x:.3f}, {y:.3f})", size=10))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]]) -> str:
+    columns: list[str] = []
+    for values in rows.values():
+        columns.extend(name for name in values if name not in columns)
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = "".join(
+        f"<tr><td class='name'>{_e(name)}</td>"
+        + "".join(f"<td>{_e(fmt(values.get(c)))}</td>" for c in columns)
+        + "</tr>"
+        for name, values in rows.items()
+    )
+    return f"<h2>{_e(title)}</h2><table><tr><th class='name'></th>{head}</tr>{body}</table>"
+
+
+def render_html(report: HtmlReport) -> str:
+    """The whole report as one HTML document with inline CSS and SVG (no scripts, no external assets)."""
+    out = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{_e(report.title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(report.title)}</h1>",
+    ]
+    if report.meta:
+        rows = "".join(
+            f"<tr><th class='name'>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in report.meta.items()
+        )
+        out.append(f"<table class='meta'>{rows}</table>")
+    if report.gate_failures:
+        items = "".join(f"<li>{_e(f)}</li>" for f in report.gate_failures)
+        out.append(f"<p class='fail'>Gates failed:</p><ul class='fail'>{items}</ul>")
+    if report.figures:
+        out.append("<h2>Agreement</h2>")
+        out.append(_figure_rows(report.figures))
+        out.append("<h2>Confusion matrices</h2><div class='grid'>")
+        out.extend(confusion_html(figures, name) for name, figures in report.figures.items())
+        out.append("</div>")
+    if report.distributions:
+        out.append("<h2>Score distributions</h2>")
+        out.append(histogram_svg(report.distributions))
+    if report.systems:
+        out.append("<h2>System ranking: people vs judge</h2>")
+        if report.correlation is not None:
+            out.append(f"<p>{_e(correlation_text(report.correlation))}</p>")
+        out.append(scatter_svg(report.systems, axis_labels=report.axis_labels))
+    for title, rows in report.tables.items():
+        out.append(_table_html(title, rows))
+    out.append("<p class='note'>Generated by ragjury.</p></body></html>")
+    return "".join(out)
+
+
+def write_html(path: str | Path, report: HtmlReport) -> Path:
+    """Write the report; a path that cannot be written is an ``InputError`` (exit 2 in the CLI)."""
+    target = Path(path)
+    try:
+        target.write_text(render_html(report), encoding="utf-8")
+    except OSError as error:
+        raise InputError(path, error.strerror or str(error)) from None
+    return target

@@ -1,0 +1,252 @@
+"""``ragjury ask``: answer a question with the reference RAG agent, and optionally judge it.
+
+Why one command does both: the fastest way to see what the judges say about a RAG answer is
+to produce one and judge it on the spot, against exactly the passages the agent retrieved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from config.settings import RagjurySettings
+from rag_agent._sync import run_sync
+from rag_agent.agent import AgentResponse, RAGAgent
+from rag_agent.commands._common import (
+    EXIT_UNSCORED,
+    BaseUrlOption,
+    JsonOption,
+    JudgeMode,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
+from rag_agent.commands.judge_evaluate import judgment_payload
+from rag_agent.factory import score_judge
+from rag_agent.items import FaithfulnessItem, ScoreItem
+from rag_agent.models import JudgeScore
+from rag_agent.results import Judgment
+
+SNIPPET_CHARS = 160
+
+
+class RetrievalMode(str, Enum):
+    """How the agent retrieves: the model calls the search tool, or passages are put in the prompt."""
+
+    tool = "tool"
+    pre = "pre"
+
+
+async def judge_response(
+    response: AgentResponse, settings: RagjurySettings, mode: JudgeMode
+) -> tuple[Judgment[JudgeScore], Judgment[Any] | None, str | None]:
+    """JudgeLLM score and faithfulness of an answer against its retrieved sources, concurrently.
+
+    Returns (score judgment, faithfulness judgment or None, why faithfulness was skipped).
+    Faithfulness needs a model: with ``--judge-mode deterministic`` it is skipped, not guessed.
+    """
+    if response.answer is None:
+        raise ValueError(f"nothing to judge: the agent gave no answer ({response.error})")
+    item = ScoreItem(
+        question=response.question,
+        answer=response.answer.answer,
+        sources=response.sources,
+        sources_used=response.answer.sources_used,
+    )
+    scorer = score_judge(mode.value, settings)
+    if mode == JudgeMode.deterministic:
+        return await scorer.ajudge(item), None, "--judge-mode deterministic uses no model"
+    from rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
+
+    faithfulness = FaithfulnessJudge(settings=settings)
+    faithful_item = FaithfulnessItem(
+        answer=response.answer.answer, contexts=response.contexts, question=response.question
+    )
+    score, faithful = await asyncio.gather(scorer.ajudge(item), faithfulness.ajudge(faithful_item))
+    return score, faithful, None
+
+
+def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
+    """``score``, ``label`` and every statement with its verdict (null when unscored), plus the envelope."""
+    if judgment is None:
+        return {"skipped": skipped} if skipped else None
+    value = judgment.value
+    return {
+        "score": value.score if value is not None else None,
+        "label": value.label if value is not None else None,
+        "statements": [s.model_dump() for s in value.statements] if value is not None else None,
+        **judgment.envelope(),
+    }
+
+
+def response_payload(response: AgentResponse) -> dict[str, object]:
+    return response.model_dump(mode="json")
+
+
+def _print_answer(response: AgentResponse) -> None:
+    used = set(response.answer.sources_used) if response.answer else set()
+    if response.answer is None:
+        stdout.print(f"[bold red]no answer[/] from {response.model}: {escape(response.error or '')}")
+    else:
+        answer = response.answer
+        stdout.print(f"[bold]answer:[/] {escape(answer.answer)}")
+        stdout.print(
+            f"confidence {answer.confidence:.2f}  sources used: {', '.join(answer.sources_used) or 'none'}",
+            highlight=False,
+        )
+        if answer.reasoning:
+            stdout.print(f"reasoning: {escape(answer.reasoning)}", highlight=False)
+    searches = "; ".join(f'"{query}"' for query in response.searches) or "none"
+    stdout.print(
+        f"[dim]{response.model} · retrieval {response.retrieval} · searches {escape(searches)} · "
+        f"{response.usage.requests} requests · {response.latency_s:.2f}s[/]",
+        highlight=False,
+    )
+    if response.sources:
+        table = Table(title=f"Retrieved sources ({len(response.sources)})", show_lines=False)
+        table.add_column("docid")
+        table.add_column("used")
+        table.add_column("passage")
+        for source in response.sources:
+            snippet = (
+                source.content
+                if len(source.content) <= SNIPPET_CHARS
+                else source.content[:SNIPPET_CHARS] + "..."
+            )
+            table.add_row(source.id, "yes" if source.id in used else "", escape(snippet))
+        stdout.print(table)
+
+
+def _print_judgments(
+    score: Judgment[JudgeScore], faithful: Judgment[Any] | None, skipped: str | None
+) -> None:
+    origin = f"{score.judge} ({score.model or 'no model'})"
+    if score.fallback_used:
+        stderr.print(
+            f"[yellow]fallback:[/] the deterministic judge answered: {escape(score.fallback_reason or '')}"
+        )
+    if score.value is None:
+        stdout.print(f"[bold]judge:[/] [red]unscored[/] by {origin}: {escape(score.unscored_reason or '')}")
+    else:
+        overall, reasoning = score.value.overall_score, escape(score.value.reasoning)
+        stdout.print(f"[bold]judge:[/] overall {overall:.3f} by {origin}: {reasoning}")
+    if faithful is None:
+        stdout.print(f"[bold]faithfulness:[/] skipped ({skipped})")
+    elif faithful.value is None:
+        stdout.print(f"[bold]faithfulness:[/] [red]unscored[/]: {escape(faithful.unscored_reason or '')}")
+    else:
+        result = faithful.value
+        supported = f"{sum(s.verdict for s in result.statements)}/{len(result.statements)}"
+        stdout.print(f"[bold]faithfulness:[/] {result.score:.3f} ({supported} statements supported)")
+        for statement in result.statements:
+            if not statement.verdict:
+                stdout.print(f"  [red]unsupported:[/] {escape(statement.statement)}", highlight=False)
+
+
+@user_errors
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    corpus: Annotated[
+        Path,
+        typer.Option(
+            "--corpus", "-c", help="JSONL of passages {docid, text} (id/content accepted) to retrieve from."
+        ),
+    ],
+    judge: Annotated[
+        bool,
+        typer.Option("--judge", help="Also judge the answer: JudgeLLM score + faithfulness to the sources."),
+    ] = False,
+    judge_mode: Annotated[
+        JudgeMode,
+        typer.Option(
+            "--judge-mode",
+            help="auto: JudgeLLM with deterministic fallback; llm: the model only; "
+            "deterministic: no model (faithfulness is then skipped).",
+        ),
+    ] = JudgeMode.auto,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, help="Passages per search.")] = 5,
+    retrieval: Annotated[
+        RetrievalMode,
+        typer.Option(
+            "--retrieval",
+            help="tool: the model calls search_passages itself (tool-calling models, e.g. llama3.2); "
+            "pre: passages are retrieved up front and put in the prompt (any model).",
+        ),
+    ] = RetrievalMode.tool,
+    max_searches: Annotated[
+        int, typer.Option("--max-searches", min=1, help="Tool searches allowed per question.")
+    ] = 3,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Agent model (default: $RAGJURY_AGENT_MODEL or llama3.2:3b)."),
+    ] = None,
+    judge_model: Annotated[
+        str | None,
+        typer.Option("--judge-model", help="Judge model (default: $RAGJURY_JUDGE_MODEL or phi3:mini)."),
+    ] = None,
+    base_url: BaseUrlOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Answer QUESTION from a local passage collection with the reference RAG agent (BM25 + LLM).
+
+    Examples:
+
+      ragjury ask "what causes left ventricular hypertrophy" --corpus passages.jsonl
+
+      ragjury ask "what is a synaptic knob" -c passages.jsonl --judge --json
+
+      ragjury ask "Q?" -c passages.jsonl --retrieval pre --base-url http://127.0.0.1:8080/v1
+
+    Prints the typed answer (answer, confidence, sources_used, reasoning) and the passages the
+    retriever returned. With --judge the answer is also scored by JudgeLLM and checked for
+    faithfulness against exactly those passages. Small models that never call tools need
+    --retrieval pre. A model failure prints the reason; it never prints a made-up answer.
+
+    Exit codes: 0 answered (and judged), 2 bad input, 3 no answer (the agent failed) or
+    --judge could not score it.
+    """
+    settings = settings_for(judge_model, base_url)
+    if model:
+        settings = settings.model_copy(update={"agent_model": model})
+    agent = RAGAgent(
+        corpus, settings=settings, top_k=top_k, retrieval=retrieval.value, max_searches=max_searches
+    )
+    if json_output:
+        response = run_sync(agent.query(question))
+    else:
+        with stderr.status(f"answering with {agent.model_name} over {len(agent.index)} passages..."):
+            response = run_sync(agent.query(question))
+    payload = response_payload(response)
+    score: Judgment[JudgeScore] | None = None
+    if judge and response.answer is not None:
+        if json_output:
+            score, faithful, skipped = run_sync(judge_response(response, settings, judge_mode))
+        else:
+            _print_answer(response)
+            with stderr.status("judging the answer..."):
+                score, faithful, skipped = run_sync(judge_response(response, settings, judge_mode))
+        payload["judgment"] = judgment_payload(score)
+        payload["faithfulness"] = faithfulness_payload(faithful, skipped)
+        if not json_output:
+            _print_judgments(score, faithful, skipped)
+    else:
+        if judge:
+            payload["judgment"] = payload["faithfulness"] = None  # asked, but there is no answer to judge
+        if not json_output:
+            _print_answer(response)
+    if json_output:
+        print_json(payload)
+    if response.answer is None or (score is not None and score.value is None):
+        raise typer.Exit(EXIT_UNSCORED)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask)

@@ -1,0 +1,497 @@
+"""``ragjury evaluate``: batch-judge a dataset (or an agent's answers), resumably, and report
+how far the judge agrees with people."""
+
+from __future__ import annotations
+
+import json
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from rag_agent._sync import run_sync
+from rag_agent.commands._common import (
+    EXIT_BELOW_THRESHOLD,
+    EXIT_UNSCORED,
+    BaseUrlOption,
+    JsonOption,
+    ModelOption,
+    fail,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
+
+EXIT_INTERRUPTED = 130
+
+DEFAULT_JUDGES: dict[str, str] = {"correctness": "auto", "faithfulness": "llm", "score": "auto"}
+
+
+class Task(str, Enum):
+    correctness = "correctness"
+    faithfulness = "faithfulness"
+    score = "score"
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write all rows to ``path`` through a temporary file, so a kill never leaves half a file
+    (the judgments themselves are in the cache already)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    os.replace(temporary, path)
+
+
+def _run_table(title: str, stats: dict[str, Any]) -> Table:
+    table = Table(title=title, show_header=False)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "tokens", "requests"):
+        if name in stats:
+            value = stats[name]
+            table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
+    table.add_row("wall time", f"{stats['wall_s']:.2f}s")
+    table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
+    return table
+
+
+def _gate(
+    gates: dict[str, float], figures: dict[str, Any], html_report: Any | None, html: Path | None
+) -> list[str]:
+    from evals.report import failed_gates, write_html
+
+    failures = failed_gates(figures, gates) if gates else []
+    if html is not None and html_report is not None:
+        html_report.gate_failures = failures
+        write_html(html, html_report)
+    return failures
+
+
+def _finish(failures: list[str], scored: int, json_output: bool, html: Path | None) -> None:
+    if html is not None and not json_output:
+        stdout.print(f"HTML report written to {html}", highlight=False)
+    for failure in failures:
+        stderr.print(f"[red]gate failed:[/] {failure}", highlight=False)
+    if scored == 0:
+        stderr.print(
+            "[red]nothing was scored[/]: every judgment is unscored (see the reasons in the predictions)"
+        )
+        raise typer.Exit(EXIT_UNSCORED)
+    if failures:
+        raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def _evaluate_dataset(
+    *,
+    task: str,
+    data: Path,
+    judge_name: str,
+    mapping: list[str],
+    out: Path | None,
+    limit: int | None,
+    html: Path | None,
+    json_output: bool,
+    gates: dict[str, float],
+    settings: Any,
+    cache: Any,
+    concurrency: int | None,
+    progress: bool,
+) -> None:
+    from evals.pipeline import evaluate_dataset
+    from evals.registry import build_judge
+    from evals.report import HtmlReport, agreement_table, confusion_table, correlation_text, metrics_table
+    from evals.tasks import load_task_rows, parse_mapping, task_spec
+
+    spec = task_spec(task)
+    rows = load_task_rows(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    judge = build_judge(task, judge_name, settings)
+    result = run_sync(
+        evaluate_dataset(
+            task, rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+        )
+    )
+    if out is not None:
+        write_jsonl(out, [p.as_dict(spec.output_key) for p in result.predictions])
+    summary = result.summary()
+    summary["data"] = str(data)
+    summary["out"] = str(out) if out else None
+    figures = result.figures()
+
+    html_report = None
+    if html is not None:
+        labels = [p.label for p in result.predictions]
+        distributions: dict[str, list[Any]] = {"judge": labels}
+        if result.labelled:
+            distributions["people"] = [p.gold for p in result.predictions if p.gold is not None]
+        html_report = HtmlReport(
+            title=f"ragjury evaluate: {task} judged by {judge_name}",
+            meta={
+                "data": str(data),
+                "task": task,
+                "judge": judge_name,
+                "identity": judge.identity.key(),
+                "rows": str(len(rows)),
+            },
+            figures={"judge vs people": result.agreement} if result.agreement is not None else {},
+            distributions=distributions,
+            systems={s: (result.ranking.human[s], result.ranking.judge[s]) for s in result.ranking.human}
+            if result.ranking
+            else {},
+            correlation=result.ranking.correlation if result.ranking else None,
+            tables={
+                "Run": {
+                    "figures": {k: v for k, v in result.stats.as_dict().items() if isinstance(v, int | float)}
+                },
+                **(
+                    {"Score correlation": {"judge vs people": result.correlation}}
+                    if result.correlation
+                    else {}
+                ),
+            },
+        )
+    failures = _gate(gates, figures, html_report, html)
+    if json_output:
+        summary["gate_failures"] = failures
+        print_json(summary)
+    else:
+        stdout.print(_run_table(f"{task} judged by {judge_name} on {data.name}", result.stats.as_dict()))
+        if result.agreement is not None:
+            stdout.print(agreement_table({"judge vs people": result.agreement}))
+            stdout.print(confusion_table(result.agreement))
+        if result.correlation:
+            stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
+        if result.ranking is not None:
+            per_system = {
+                s: {"people": result.ranking.human[s], "judge": result.ranking.judge[s]}
+                for s in result.ranking.human
+            }
+            stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
+            stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+        if not result.labelled:
+            stdout.print("no gold labels in the data: agreement not computed", style="dim")
+        if out is not None:
+            stdout.print(f"predictions written to {out}", highlight=False)
+    _finish(failures, result.stats.scored, json_output, html)
+
+
+def _evaluate_agent(
+    *,
+    data: Path,
+    corpus: Path,
+    judge_name: str,
+    faithfulness_judge: str,
+    correctness_judge: str,
+    agent_model: str | None,
+    retrieval: str,
+    top_k: int,
+    out: Path | None,
+    limit: int | None,
+    html: Path | None,
+    json_output: bool,
+    gates: dict[str, float],
+    settings: Any,
+    cache: Any,
+    concurrency: int | None,
+    progress: bool,
+) -> None:
+    from evals.pipeline import evaluate_rag_answers
+    from evals.registry import build_judge
+    from evals.report import HtmlReport, metrics_table
+    from evals.tasks import load_questions
+    from rag_agent.agent import RAGAgent
+
+    questions = load_questions(data, limit=limit)
+    agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
+    scorer = build_judge("score", judge_name, settings)
+    faithful = (
+        None if faithfulness_judge == "none" else build_judge("faithfulness", faithfulness_judge, settings)
+    )
+    correct = None if correctness_judge == "none" else build_judge("correctness", correctness_judge, settings)
+    evaluation = run_sync(
+        evaluate_rag_answers(
+            questions,
+            agent,
+            scorer,
+            faithfulness_judge=faithful,
+            correctness_judge=correct,
+            cache=cache,
+            concurrency=concurrency or settings.concurrency,
+            progress=progress,
+        )
+    )
+    if out is not None:
+        write_jsonl(out, [row.as_dict() for row in evaluation.rows])
+    summary = evaluation.summary()
+    summary.update(
+        {
+            "data": str(data),
+            "corpus": str(corpus),
+            "agent": {**summary["agent"], "identity": agent.identity.key()},
+            "out": str(out) if out else None,
+        }
+    )
+    figures: dict[str, float | None] = {
+        "answered": (evaluation.agent_stats.total - evaluation.agent_stats.errors)
+        / max(1, evaluation.agent_stats.total)
+    }
+    for name in ("score", "faithfulness", "correctness"):
+        if name in summary:
+            figures[name] = summary[name]["mean"]
+            total = summary[name]["n"]
+            figures[f"{name}_coverage"] = summary[name]["scored"] / total if total else None
+    scored = sum(
+        summary[name]["scored"] for name in ("score", "faithfulness", "correctness") if name in summary
+    )
+    html_report = None
+    if html is not None:
+        distributions = {
+            name: [_label(getattr(r, name)) for r in evaluation.rows if getattr(r, name) is not None]
+            for name in ("score", "faithfulness", "correctness")
+            if name in evaluation.judge_stats
+        }
+        html_report = HtmlReport(
+            title="ragjury evaluate --agent",
+            meta={"questions": str(data), "corpus": str(corpus), "agent": agent.identity.key()},
+            distributions=distributions,
+            tables={
+                "Summary": {
+                    k: {kk: vv for kk, vv in v.items() if isinstance(vv, int | float)}
+                    for k, v in summary.items()
+                    if isinstance(v, dict)
+                }
+            },
+        )
+    failures = _gate(gates, figures, html_report, html)
+    if json_output:
+        summary["figures"] = figures
+        summary["gate_failures"] = failures
+        print_json(summary)
+    else:
+        table_rows = {
+            name: {k: v for k, v in summary[name].items() if not isinstance(v, dict | list)}
+            for name in ("agent", "score", "faithfulness", "correctness")
+            if name in summary
+        }
+        stdout.print(
+            metrics_table(table_rows, title=f"agent {agent.model_name} on {data.name}", row_header="stage")
+        )
+        if out is not None:
+            stdout.print(f"answers and judgments written to {out}", highlight=False)
+    _finish(failures, scored, json_output, html)
+
+
+def _label(judgment: Any) -> Any:
+    """The label of a judgment, None when unscored (histograms count those apart)."""
+    from evals.registry import label_of
+
+    return label_of(judgment.value) if judgment.scored else None
+
+
+@user_errors
+def evaluate(
+    data: Annotated[Path, typer.Option("--data", "-d", help="JSONL dataset (or questions with --agent).")],
+    task: Annotated[
+        Task | None,
+        typer.Option("--task", "-t", help="What the judge decides: correctness, faithfulness or score."),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Judge name for the task. correctness: contains, llm, auto (llm, 'contains' fallback), "
+            "token-overlap, semantic; faithfulness: llm, token-overlap; score: auto, llm, deterministic; "
+            "any task: python:module:Factory. Default: correctness auto, faithfulness llm, score auto.",
+        ),
+    ] = None,
+    mapping: Annotated[
+        list[str] | None,
+        typer.Option("--map", help="field=column when the data names a field differently (repeatable)."),
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write predictions JSONL here.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Only the first N rows.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")
+    ] = None,
+    json_output: JsonOption = False,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-under", help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below."
+        ),
+    ] = None,
+    cache_path: Annotated[
+        Path | None, typer.Option("--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Judge everything again; store nothing.")
+    ] = False,
+    no_retry_unscored: Annotated[
+        bool,
+        typer.Option("--no-retry-unscored", help="Keep cached unscored judgments instead of retrying them."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings)."),
+    ] = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    agent: Annotated[
+        bool,
+        typer.Option("--agent", help="Run the reference RAG agent over the questions in --data, then judge."),
+    ] = False,
+    corpus: Annotated[
+        Path | None,
+        typer.Option("--corpus", "-c", help="With --agent: passages JSONL {docid, text} to retrieve from."),
+    ] = None,
+    agent_model: Annotated[
+        str | None,
+        typer.Option("--agent-model", help="With --agent: agent model (default: $RAGJURY_AGENT_MODEL)."),
+    ] = None,
+    retrieval: Annotated[
+        str,
+        typer.Option("--retrieval", help="With --agent: 'tool' (model calls search) or 'pre' (any model)."),
+    ] = "tool",
+    top_k: Annotated[
+        int, typer.Option("--top-k", "-k", min=1, help="With --agent: passages per search.")
+    ] = 5,
+    faithfulness_judge: Annotated[
+        str, typer.Option("--faithfulness-judge", help="With --agent: llm, token-overlap or none.")
+    ] = "llm",
+    correctness_judge: Annotated[
+        str,
+        typer.Option(
+            "--correctness-judge",
+            help="With --agent: judge answers against the questions' references "
+            "(contains, llm, auto, ...) or none.",
+        ),
+    ] = "none",
+) -> None:
+    """Batch-judge a dataset and, when it has human labels, measure agreement with people.
+
+    Every judgment is written to the SQLite cache as it completes, so a run that is killed
+    (Ctrl-C, crash, power) resumes where it stopped when the same command is run again, with
+    nothing judged twice. Cached unscored judgments are retried on re-run (a server that was down
+    must not freeze "unscored" forever); --no-retry-unscored keeps them.
+
+    Datasets: JSONL, one row per item. correctness reads question, answer, references (or
+    reference); faithfulness reads answer and contexts (or context); score reads question, answer
+    and optional sources. An id, a system and a gold label (label) are optional; with labels the
+    summary adds accuracy, Cohen's kappa and, per system, Kendall's tau between the system ranking
+    by people and by the judge. --map field=column renames (e.g. --map answer=response).
+
+    Predictions JSONL: id, system, label (score for --task score), gold, the value's details and
+    the envelope (judge, model, prompt_version, unscored, unscored_reason, usage, ...).
+
+    Examples:
+
+      ragjury evaluate --task correctness --judge contains --data correctness.jsonl --out preds.jsonl
+
+      ragjury evaluate --task faithfulness --judge llm --data faithfulness.jsonl --limit 200
+        --html report.html --fail-under kappa=0.4
+
+      ragjury evaluate --agent --corpus passages.jsonl --data topics.jsonl --limit 5
+        --retrieval pre --out answers.jsonl
+
+    --agent: the questions file is {id?, question} or topics {qid, query} (optional references);
+    each answer is scored by --judge (auto, llm, deterministic) and checked for faithfulness
+    against the passages the agent retrieved. Answers are cached too (key: agent model, prompt,
+    retrieval, corpus and question), so a resumed run does not ask the agent again.
+
+    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa), krippendorff_alpha,
+    precision, recall, f1, kendall_tau (tau), mean_label; score task: pearson, spearman;
+    --agent: answered, score, faithfulness, correctness (means) and their *_coverage.
+
+    Test or custom judges plug in as --judge python:package.module:Factory (called with
+    settings=..., must follow the Judge protocol).
+
+    Exit codes: 0 done, 1 a --fail-under gate failed, 2 bad input, 3 nothing could be scored,
+    130 interrupted (completed judgments are kept in the cache).
+    """
+    from evals.cache import open_cache
+    from evals.registry import UnknownJudgeError, judge_entry
+    from evals.report import parse_gates
+    from evals.runner import interrupted_message
+
+    gates = parse_gates(fail_under or [])
+    settings = settings_for(model, base_url)
+    if agent:
+        if corpus is None:
+            raise fail("--agent needs --corpus passages.jsonl to retrieve from")
+        if task not in (None, Task.score):
+            raise fail("--agent judges answers with a score judge: leave out --task (or use --task score)")
+        if retrieval not in ("tool", "pre"):
+            raise fail(f"--retrieval must be tool or pre, got {retrieval!r}")
+        if mapping:
+            raise fail("--map applies to datasets, not to --agent question files")
+        judge_name = judge or "auto"
+        checks = [
+            ("score", judge_name),
+            ("faithfulness", faithfulness_judge),
+            ("correctness", correctness_judge),
+        ]
+    else:
+        if task is None:
+            raise fail("give --task correctness|faithfulness|score (or --agent with --corpus)")
+        judge_name = judge or DEFAULT_JUDGES[task.value]
+        checks = [(task.value, judge_name)]
+    for check_task, name in checks:
+        if name == "none" and check_task != "score":
+            continue
+        try:
+            judge_entry(check_task, name)
+        except UnknownJudgeError as error:
+            raise fail(str(error)) from None
+
+    cache = open_cache(
+        cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
+    )
+    common = dict(
+        out=out,
+        limit=limit,
+        html=html,
+        json_output=json_output,
+        gates=gates,
+        settings=settings,
+        cache=cache,
+        concurrency=concurrency,
+        progress=not no_progress,
+    )
+    try:
+        if agent:
+            assert corpus is not None
+            _evaluate_agent(
+                data=data,
+                corpus=corpus,
+                judge_name=judge_name,
+                faithfulness_judge=faithfulness_judge,
+                correctness_judge=correctness_judge,
+                agent_model=agent_model,
+                retrieval=retrieval,
+                top_k=top_k,
+                **common,
+            )  # type: ignore[arg-type]
+        else:
+            assert task is not None
+            _evaluate_dataset(
+                task=task.value, data=data, judge_name=judge_name, mapping=mapping or [], **common
+            )  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except UnknownJudgeError as error:
+        raise fail(str(error)) from None
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("evaluate")(evaluate)

@@ -1,0 +1,495 @@
+"""``ragjury verdict faithfulness|correctness|relevance|goal``: one binary (or 0-3) verdict from the terminal.
+
+Each subcommand takes its item from flags or from ``--item-file F.json`` (the item as a JSON
+object; ``-`` reads standard input) and prints the typed result, or one JSON object with
+``--json``. ``--judge`` picks the judge as in ``judge-evaluate``:
+
+- ``llm``: the LLM verdict judge alone (a failure is reported unscored, exit 3);
+- ``deterministic``: no model: ``ContainsJudge`` for correctness, ``TokenOverlapJudge`` for
+  binary relevance; faithfulness, graded relevance and goal have no deterministic equivalent
+  and refuse ``deterministic`` (exit 2);
+- ``auto`` (default): the LLM judge, falling back to the deterministic one where one exists;
+  where none exists ``auto`` is the same as ``llm``.
+
+Exit codes: 0 judged, 1 negative verdict with ``--fail-on-negative``, 2 bad input, 3 unscored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import typer
+from pydantic import BaseModel
+from rich.table import Table
+
+from config.settings import RagjurySettings
+from rag_agent._sync import run_sync
+from rag_agent.commands._common import (
+    EXIT_BELOW_THRESHOLD,
+    EXIT_UNSCORED,
+    BaseUrlOption,
+    JsonOption,
+    JudgeMode,
+    JudgeOption,
+    ModelOption,
+    fail,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
+from rag_agent.fallback import FallbackJudge
+from rag_agent.inputs import InputError, parse_model, read_text
+from rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
+from rag_agent.protocol import BaseJudge
+from rag_agent.results import Judgment
+from rag_agent.verdicts.correctness import BoolAsVerdict, CorrectnessJudge, Verdict
+from rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult
+from rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
+from rag_agent.verdicts.relevance import GRADE_NAMES, GradedRelevanceJudge, RelevanceVerdictJudge
+
+VerdictKind = Literal["faithfulness", "correctness", "relevance", "relevance_graded", "goal"]
+ItemModelT = TypeVar("ItemModelT", bound=BaseModel)
+
+verdict_app = typer.Typer(
+    name="verdict",
+    help="One binary verdict (or a 0-3 relevance grade) with its reasons: faithfulness, correctness, relevance, goal.",
+    no_args_is_help=True,
+)
+
+SamplesOption = Annotated[
+    int,
+    typer.Option(
+        "--samples",
+        "-n",
+        min=1,
+        max=15,
+        help="Self-consistency: draw this many verdicts (odd) and report the majority and the agreement rate.",
+    ),
+]
+ItemFileOption = Annotated[
+    Path | None,
+    typer.Option("--item-file", "-f", help="The item as a JSON object (see the examples); '-' reads stdin."),
+]
+FailOnNegativeOption = Annotated[
+    bool, typer.Option("--fail-on-negative", help="Exit 1 when the verdict is negative (CI gate).")
+]
+
+
+# -- judge selection ---------------------------------------------------------------------------------------
+def _deterministic(kind: VerdictKind) -> BaseJudge[Any, Any] | None:
+    """The model-free judge for ``kind``, imported lazily; ``None`` where there is none (or it is not installed)."""
+    try:
+        if kind == "correctness":
+            from rag_agent.deterministic.contains import ContainsJudge
+
+            return BoolAsVerdict(ContainsJudge())
+        if kind == "relevance":
+            from rag_agent.deterministic.token_overlap import TokenOverlapJudge
+
+            judge: BaseJudge[Any, Any] = TokenOverlapJudge()
+            return judge
+    except ImportError:
+        return None
+    return None
+
+
+def build_verdict_judge(
+    kind: VerdictKind,
+    choice: str,
+    settings: RagjurySettings,
+    *,
+    samples: int = 1,
+    threshold: float | None = None,
+) -> BaseJudge[Any, Any]:
+    """The judge a ``--judge`` choice names for ``kind`` (see the module docstring for ``auto``)."""
+    if choice == "deterministic":
+        judge = _deterministic(kind)
+        if judge is None:
+            raise InputError(
+                "--judge",
+                f"no deterministic judge exists for {kind.replace('_', ' ')}; use --judge llm or auto",
+            )
+        return judge
+    llm: BaseJudge[Any, Any]
+    if kind == "faithfulness":
+        llm = FaithfulnessJudge(
+            settings=settings, samples=samples, threshold=1.0 if threshold is None else float(threshold)
+        )
+    elif kind == "correctness":
+        llm = CorrectnessJudge(settings=settings, samples=samples)
+    elif kind == "relevance":
+        llm = RelevanceVerdictJudge(settings=settings, samples=samples)
+    elif kind == "relevance_graded":
+        llm = GradedRelevanceJudge(
+            settings=settings, samples=samples, threshold=2 if threshold is None else int(threshold)
+        )
+    else:
+        llm = GoalAccuracyJudge(settings=settings, samples=samples)
+    if choice == "llm":
+        return llm
+    fallback = _deterministic(kind)
+    return llm if fallback is None else FallbackJudge(llm, fallback)
+
+
+# -- items ---------------------------------------------------------------------------------------------------
+def load_item(path: Path, model: type[ItemModelT]) -> ItemModelT:
+    """An item from a JSON object; errors name the file, the line and the field."""
+    text = read_text(str(path))
+    if not text.strip():
+        raise InputError(path, "file is empty")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            path, f"malformed JSON: {error.msg} (column {error.colno})", line=error.lineno
+        ) from None
+    if model is GoalItem and isinstance(data, list):
+        data = {"trace": data}
+    if not isinstance(data, dict):
+        raise InputError(path, f"expected a JSON object, got {type(data).__name__}")
+    return parse_model(path, data, model)
+
+
+_TURN = re.compile(r"^\s*(user|assistant|tool|system)\s*(?:\(([^)]*)\))?\s*:\s?(.*)$", re.DOTALL)
+
+
+def parse_turn(text: str, index: int) -> TraceMessage:
+    """``"user: text"`` or ``"tool(search): result"`` as a trace turn."""
+    match = _TURN.match(text)
+    if not match:
+        raise InputError(
+            "--turn", f"turn {index} must look like 'user: text' or 'tool(name): text', got {text[:40]!r}"
+        )
+    role, tool, content = match.groups()
+    return TraceMessage(role=role, content=content, tool_name=(tool or "").strip() or None)  # type: ignore[arg-type]
+
+
+def _exactly_one_source(item_file: Path | None, flags: dict[str, object]) -> None:
+    given = [name for name, value in flags.items() if value not in (None, [], ())]
+    if item_file is not None and given:
+        raise fail(f"give either --item-file or the item flags, not both (also got {', '.join(given)})")
+
+
+def _require(flags: dict[str, object], command: str) -> None:
+    missing = [name for name, value in flags.items() if value in (None, [], ())]
+    if missing:
+        raise fail(f"{command}: missing {', '.join(missing)} (or give the whole item with --item-file)")
+
+
+# -- output --------------------------------------------------------------------------------------------------
+def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
+    value = judgment.value
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value >= threshold
+    return bool(value.label)
+
+
+def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> dict[str, object]:
+    """The ``--json`` object: the kind, the binary label, the typed value (null when unscored) and the envelope."""
+    value = judgment.value
+    dumped = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    return {
+        "kind": kind,
+        "label": label_of(judgment, grade_threshold),
+        "value": dumped,
+        **judgment.envelope(),
+    }
+
+
+def _print_header(judgment: Judgment[Any]) -> bool:
+    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+    if judgment.fallback_used:
+        stderr.print(
+            f"[yellow]fallback:[/] the deterministic judge answered: {judgment.fallback_reason}",
+            highlight=False,
+        )
+    if judgment.value is None:
+        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}", highlight=False)
+        return False
+    stdout.print(
+        f"judged by {origin} in {judgment.latency_s:.2f}s, prompt {judgment.prompt_version}", highlight=False
+    )
+    return True
+
+
+def _yes_no(flag: bool) -> str:
+    return "[green]yes[/]" if flag else "[red]no[/]"
+
+
+def _print_footer(judgment: Judgment[Any]) -> None:
+    agreement = getattr(judgment, "agreement", None)
+    votes = getattr(judgment, "votes", None)
+    if judgment.attempts > 1 and agreement is not None:
+        stdout.print(
+            f"agreement {agreement:.2f} over {judgment.attempts} samples: {', '.join(votes or [])}",
+            highlight=False,
+        )
+    stdout.print(
+        f"tokens in/out {judgment.usage.input_tokens}/{judgment.usage.output_tokens}  "
+        f"requests {judgment.usage.requests}",
+        highlight=False,
+    )
+
+
+def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
+    if not _print_header(judgment):
+        return
+    value = judgment.value
+    if isinstance(value, FaithfulnessResult):
+        stdout.print(
+            f"faithful: {_yes_no(value.label)}  score {value.score:.3f} "
+            f"({sum(s.verdict for s in value.statements)}/{len(value.statements)} statements supported, "
+            f"threshold {value.threshold:g})"
+        )
+        table = Table(show_lines=False)
+        table.add_column("#", justify="right")
+        table.add_column("supported")
+        table.add_column("statement")
+        table.add_column("reason")
+        for number, statement in enumerate(value.statements, start=1):
+            table.add_row(str(number), _yes_no(statement.verdict), statement.statement, statement.reason)
+        stdout.print(table)
+    elif isinstance(value, GoalResult):
+        stdout.print(f"goal achieved: {_yes_no(value.verdict)}")
+        if value.reference_goal:
+            stdout.print(f"reference goal: {value.reference_goal}", highlight=False)
+        stdout.print(f"inferred goal:  {value.user_goal}", highlight=False)
+        stdout.print(f"end state:      {value.end_state}", highlight=False)
+        stdout.print(f"reason: {value.reason}", highlight=False)
+    elif isinstance(value, Verdict):
+        stdout.print(f"correct: {_yes_no(value.verdict)}")
+        stdout.print(f"reason: {value.reason}", highlight=False)
+    elif isinstance(value, bool):
+        stdout.print(f"relevant: {_yes_no(value)}")
+    elif isinstance(value, int):
+        stdout.print(
+            f"grade {value} ({GRADE_NAMES.get(value, '?')}); relevant at >= {grade_threshold}: "
+            f"{_yes_no(value >= grade_threshold)}"
+        )
+    _print_footer(judgment)
+
+
+def finish(
+    kind: str, judgment: Judgment[Any], *, json_output: bool, fail_on_negative: bool, grade_threshold: int = 2
+) -> None:
+    """Print the result and exit with the documented code."""
+    if json_output:
+        print_json(verdict_payload(kind, judgment, grade_threshold=grade_threshold))
+    else:
+        print_human(kind, judgment, grade_threshold=grade_threshold)
+    if judgment.value is None:
+        raise typer.Exit(EXIT_UNSCORED)
+    if fail_on_negative and label_of(judgment, grade_threshold) is False:
+        raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+# -- commands ------------------------------------------------------------------------------------------------
+@verdict_app.command("faithfulness")
+@user_errors
+def faithfulness(
+    answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to check.")] = None,
+    context: Annotated[
+        list[str] | None, typer.Option("--context", "-c", help="A context passage (repeat for several).")
+    ] = None,
+    question: Annotated[str | None, typer.Option("--question", "-q", help="The question (optional).")] = None,
+    item_file: ItemFileOption = None,
+    threshold: Annotated[
+        float,
+        typer.Option("--threshold", min=0.0, max=1.0, help="Faithful when score >= this (default: all)."),
+    ] = 1.0,
+    samples: SamplesOption = 1,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    judge: JudgeOption = JudgeMode.auto,
+    json_output: JsonOption = False,
+    fail_on_negative: FailOnNegativeOption = False,
+) -> None:
+    """Is every statement of the answer supported by the context? Lists each statement with its verdict.
+
+    Examples:
+
+      ragjury verdict faithfulness --answer "Paris is the capital of France. It has 2 million people." \\
+          --context "Paris, the capital of France, has about 2.1 million inhabitants."
+
+      ragjury verdict faithfulness --item-file item.json --json   # {"answer": ..., "contexts": [...], "question": ...}
+
+    The answer is split into standalone statements, then all are judged against the context in
+    one call; score = supported / total. No model-free equivalent exists: --judge auto is llm.
+    """
+    flags = {"--answer": answer, "--context": context}
+    _exactly_one_source(item_file, {**flags, "--question": question})
+    if item_file is not None:
+        item = load_item(item_file, FaithfulnessItem)
+    else:
+        _require(flags, "faithfulness")
+        item = FaithfulnessItem(answer=answer or "", contexts=list(context or []), question=question)
+    settings = settings_for(model, base_url)
+    verdict_judge = build_verdict_judge(
+        "faithfulness", judge.value, settings, samples=samples, threshold=threshold
+    )
+    judgment = run_sync(verdict_judge.ajudge(item))
+    finish("faithfulness", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+
+
+@verdict_app.command("correctness")
+@user_errors
+def correctness(
+    question: Annotated[str | None, typer.Option("--question", "-q", help="The question.")] = None,
+    answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to judge.")] = None,
+    reference: Annotated[
+        list[str] | None,
+        typer.Option("--reference", "-r", help="A reference answer (repeat: any one suffices)."),
+    ] = None,
+    item_file: ItemFileOption = None,
+    samples: SamplesOption = 1,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    judge: JudgeOption = JudgeMode.auto,
+    json_output: JsonOption = False,
+    fail_on_negative: FailOnNegativeOption = False,
+) -> None:
+    """Is the answer correct against any of the reference answers? A binary verdict with a reason.
+
+    Examples:
+
+      ragjury verdict correctness -q "who got the first nobel prize in physics" \\
+          -a "Wilhelm Röntgen, in 1901." -r "Wilhelm Conrad Röntgen"
+
+      ragjury verdict correctness --item-file item.json --json   # {"question", "answer", "references": [...]}
+
+    --judge auto falls back to the deterministic ContainsJudge when the model fails.
+    """
+    flags = {"--question": question, "--answer": answer, "--reference": reference}
+    _exactly_one_source(item_file, flags)
+    if item_file is not None:
+        item = load_item(item_file, CorrectnessItem)
+    else:
+        _require(flags, "correctness")
+        item = CorrectnessItem(question=question or "", answer=answer or "", references=list(reference or []))
+    settings = settings_for(model, base_url)
+    verdict_judge = build_verdict_judge("correctness", judge.value, settings, samples=samples)
+    judgment = run_sync(verdict_judge.ajudge(item))
+    finish("correctness", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+
+
+@verdict_app.command("relevance")
+@user_errors
+def relevance(
+    query: Annotated[str | None, typer.Option("--query", "-q", help="The search query.")] = None,
+    passage: Annotated[
+        str | None, typer.Option("--passage", "-p", help="The retrieved passage to judge.")
+    ] = None,
+    expected: Annotated[
+        str | None,
+        typer.Option("--expected", "-e", help="Expected content: judge whether the passage covers it."),
+    ] = None,
+    item_file: ItemFileOption = None,
+    graded: Annotated[
+        bool,
+        typer.Option("--graded", help="Grade 0-3 on the TREC/UMBRELA scale instead of a yes/no verdict."),
+    ] = False,
+    threshold: Annotated[
+        int, typer.Option("--threshold", min=1, max=3, help="With --graded: relevant when grade >= this.")
+    ] = 2,
+    samples: SamplesOption = 1,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    judge: JudgeOption = JudgeMode.auto,
+    json_output: JsonOption = False,
+    fail_on_negative: FailOnNegativeOption = False,
+) -> None:
+    """Is the retrieved passage relevant to the query (Evret/UMBRELA)? Yes/no, or a 0-3 grade with --graded.
+
+    Examples:
+
+      ragjury verdict relevance -q "boiling point of water" -p "Water boils at 100 °C at sea level."
+
+      ragjury verdict relevance --graded --item-file ctx.json --json   # {"query", "retrieved_text", "expected_text"}
+
+    Grades: 0 irrelevant, 1 related, 2 highly relevant, 3 perfectly relevant. --judge auto falls
+    back to the deterministic TokenOverlapJudge for yes/no; --graded has no model-free
+    equivalent (auto is llm).
+    """
+    flags = {"--query": query, "--passage": passage}
+    _exactly_one_source(item_file, {**flags, "--expected": expected})
+    if item_file is not None:
+        item = load_item(item_file, JudgmentContext)
+    else:
+        _require(flags, "relevance")
+        item = JudgmentContext(query=query or "", retrieved_text=passage or "", expected_text=expected)
+    kind: VerdictKind = "relevance_graded" if graded else "relevance"
+    settings = settings_for(model, base_url)
+    verdict_judge = build_verdict_judge(
+        kind, judge.value, settings, samples=samples, threshold=threshold if graded else None
+    )
+    judgment = run_sync(verdict_judge.ajudge(item))
+    finish(
+        kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=threshold
+    )
+
+
+@verdict_app.command("goal")
+@user_errors
+def goal(
+    turn: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--turn",
+            "-t",
+            help="A trace turn, 'user: text', 'assistant: text' or 'tool(name): text' (repeat, in order).",
+        ),
+    ] = None,
+    reference_goal: Annotated[
+        str | None, typer.Option("--reference-goal", "-g", help="The goal the user had, if known.")
+    ] = None,
+    item_file: ItemFileOption = None,
+    samples: SamplesOption = 1,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    judge: JudgeOption = JudgeMode.auto,
+    json_output: JsonOption = False,
+    fail_on_negative: FailOnNegativeOption = False,
+) -> None:
+    """Did the agent achieve the user's goal in this multi-turn trace? With or without a reference goal.
+
+    Examples:
+
+      ragjury verdict goal -t "user: Book a table for two at 8pm" -t "tool(book_table): confirmed 20:00, 2 people" \\
+          -t "assistant: Booked for 8pm." --reference-goal "A table for two booked at 8pm"
+
+      ragjury verdict goal --item-file trace.json --json
+      # {"trace": [{"role": "user", "content": ...}, {"role": "tool", "tool_name": ..., "content": ...}],
+      #  "reference_goal": null}   (a bare JSON list of turns works too)
+
+    The judge infers the user's goal and the end state, then compares the end state with the
+    reference goal (or the inferred goal). No model-free equivalent exists: --judge auto is llm.
+    """
+    _exactly_one_source(item_file, {"--turn": turn})
+    if item_file is not None:
+        item = load_item(item_file, GoalItem)
+        if reference_goal:
+            item = item.model_copy(update={"reference_goal": reference_goal})
+    else:
+        _require({"--turn": turn}, "goal")
+        trace = [parse_turn(text, index) for index, text in enumerate(turn or [], start=1)]
+        item = GoalItem(trace=trace, reference_goal=reference_goal)
+    settings = settings_for(model, base_url)
+    verdict_judge = build_verdict_judge("goal", judge.value, settings, samples=samples)
+    judgment = run_sync(verdict_judge.ajudge(item))
+    finish("goal", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(verdict_app, name="verdict")
+
+
+__all__ = ["build_verdict_judge", "load_item", "parse_turn", "register", "verdict_app", "verdict_payload"]

@@ -1,0 +1,342 @@
+"""Shared machinery of the LLM verdict judges: model setup, identity, self-consistency, labels.
+
+Why one base: every verdict judge must build its model the same way as ``JudgeLLM``, record
+the same provenance (model, prompt versions, parameters), sum usage over every call it made,
+and draw ``samples`` verdicts with the same majority rule, so that a faithfulness score and a
+relevance verdict are produced, costed and compared alike.
+
+Self-consistency (``samples=n``, n odd): the verdict call is made n times and the majority
+wins. The verdict needs a strict majority of *all* n samples: a sample whose output stayed
+invalid counts as a vote for nobody, so three samples "1", "0", invalid give no majority and
+the judgment is unscored (never a coin flip). The agreement rate (winning votes / n) is
+recorded on the judgment (``SampledJudgment.agreement``) and, for model values, on the value.
+Extraction steps that feed the verdict (faithfulness statements, the goal and end state of a
+trace) run once, so that all samples judge the same thing. Sampling diversity comes from the
+temperature (``RAGJURY_TEMPERATURE``, default 0.1): at temperature 0 all samples agree by
+construction, so use self-consistency with a temperature above 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+from pydantic_ai.framing import DataTag, RegisteredTag
+from pydantic_ai.models import Model
+from pydantic_ai.usage import RunUsage
+
+from config.instructions import Instruction
+from config.settings import OutputMode, RagjurySettings, get_settings
+from rag_agent.llm import CallOutcome, StructuredCaller, build_model, describe_failure
+from rag_agent.prompting import CHARS_PER_TOKEN, tagged
+from rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
+from rag_agent.results import Judgment, Usage
+
+BinaryVerdict = Literal["0", "1"]
+"""The only two strings a verdict field accepts: anything else fails validation and is retried."""
+
+MAX_SAMPLES = 15
+
+OutputT = TypeVar("OutputT")
+KeyT = TypeVar("KeyT")
+
+
+class VerdictOutput(BaseModel):
+    """What a single-verdict call returns: a short reason first (it conditions the verdict), then the verdict."""
+
+    reason: str = Field(description="One sentence explaining the verdict")
+    verdict: BinaryVerdict = Field(description='"1" for yes, "0" for no')
+
+
+class SampledJudgment(Judgment[ValueT], Generic[ValueT]):
+    """A judgment that also says how the self-consistency vote went.
+
+    ``votes`` lists each sample's verdict as text ("1", "0", a grade, a score) or "invalid";
+    ``agreement`` is the share of all samples that voted for the reported value (1.0 with one sample).
+    """
+
+    agreement: float | None = None
+    votes: list[str] = Field(default_factory=list)
+
+
+def validate_samples(samples: int) -> int:
+    """Self-consistency needs an odd number of samples, so a binary vote always has a majority."""
+    if isinstance(samples, bool) or not isinstance(samples, int):
+        raise TypeError(f"samples must be an int, got {type(samples).__name__}")
+    if samples < 1 or samples % 2 == 0 or samples > MAX_SAMPLES:
+        raise ValueError(f"samples must be odd and between 1 and {MAX_SAMPLES}, got {samples}")
+    return samples
+
+
+def majority(votes: Sequence[KeyT | None], n: int) -> tuple[KeyT | None, int]:
+    """The value more than half of ``n`` samples voted for, and its count; ``None`` when there is none.
+
+    ``None`` votes (invalid samples) count towards ``n`` but for no value.
+    """
+    counts = Counter(vote for vote in votes if vote is not None)
+    if not counts:
+        return None, 0
+    winner, count = counts.most_common(1)[0]
+    return (winner, count) if count * 2 > n else (None, count)
+
+
+def lower_median(votes: Sequence[int | None], n: int) -> tuple[int | None, int]:
+    """The (lower) median of the valid votes, when more than half of ``n`` samples are valid.
+
+    Grades are ordinal: the median is the value no majority disagrees with in either direction,
+    so it is the graded analogue of the majority verdict.
+    """
+    valid = sorted(vote for vote in votes if vote is not None)
+    if len(valid) * 2 <= n:
+        return None, 0
+    median = valid[(len(valid) - 1) // 2]
+    return median, sum(vote == median for vote in valid)
+
+
+@dataclass
+class Ballot(Generic[OutputT, KeyT]):
+    """The n outputs of a sampled call, their votes, and the winner (if any)."""
+
+    outputs: list[OutputT | None]
+    keys: list[KeyT | None]
+    errors: list[str]
+    usage: Usage
+    winner: KeyT | None
+    count: int
+
+    @property
+    def n(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def agreement(self) -> float:
+        return self.count / self.n if self.n else 0.0
+
+    @property
+    def votes(self) -> list[str]:
+        return [str(key) if key is not None else "invalid" for key in self.keys]
+
+    def representative(self) -> OutputT:
+        """The first output that voted for the winner (its reason explains the verdict)."""
+        for output, key in zip(self.outputs, self.keys, strict=True):
+            if output is not None and key == self.winner:
+                return output
+        raise LookupError("no output voted for the winner")
+
+    def failure_reason(self) -> str:
+        """Why there is no winner, in one line."""
+        if self.n == 1:
+            return self.errors[0] if self.errors else "no output"
+        valid = ", ".join(vote for vote in self.votes if vote != "invalid") or "none"
+        reason = f"no majority among {self.n} samples (valid votes: {valid})"
+        if self.errors:
+            reason += f"; {len(self.errors)} failed: {self.errors[0]}"
+        return reason
+
+
+def sum_usage(usages: Sequence[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total = total + usage
+    return total
+
+
+def budgeted(texts: Sequence[str], token_budget: int) -> tuple[list[str], int]:
+    """The texts in order, in full until ``token_budget`` is spent; returns them and the characters left out.
+
+    The text that crosses the budget is cut with a visible marker and later ones are replaced by a
+    marker, so the judge knows something exists that it was not shown.
+    """
+    remaining = token_budget * CHARS_PER_TOKEN
+    shown: list[str] = []
+    omitted = 0
+    for text in texts:
+        if remaining <= 0:
+            omitted += len(text)
+            shown.append("[not shown: token budget exhausted]")
+            continue
+        if len(text) > remaining:
+            omitted += len(text) - remaining
+            text = text[:remaining] + f" [... {len(text) - remaining} characters cut]"
+        remaining -= len(text)
+        shown.append(text)
+    return shown, omitted
+
+
+def tagged_list(tag: RegisteredTag | DataTag, texts: Sequence[str], token_budget: int) -> tuple[str, int]:
+    """Each text in its own numbered data tag, within the budget."""
+    shown, omitted = budgeted(texts, token_budget)
+    return "\n".join(tagged(tag, text, index=str(i)) for i, text in enumerate(shown, start=1)), omitted
+
+
+def require_value(judgment: Judgment[ValueT], *, index: int | None = None) -> ValueT:
+    """The value of a scored judgment; ``JudgmentUnscored`` otherwise (the conveniences never guess)."""
+    if judgment.value is None:
+        reason = judgment.unscored_reason or "no value"
+        raise JudgmentUnscored(reason if index is None else f"item {index}: {reason}")
+    return judgment.value
+
+
+class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
+    """Base of the LLM verdict judges: one model, typed calls, majority over ``samples``.
+
+    Subclasses set ``name`` and ``instructions`` (every prompt they send, for the recorded
+    prompt version), implement ``_judge`` with ``call``/``ballot``, and ``label_of`` where the
+    value is not already a ``bool`` or a model with ``.label``.
+    """
+
+    name = "verdict"
+    instructions: tuple[Instruction, ...] = ()
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        base_url: str | None = None,
+        settings: RagjurySettings | None = None,
+        output_mode: OutputMode | None = None,
+        samples: int = 1,
+    ) -> None:
+        settings = settings or get_settings()
+        if base_url is not None:
+            settings = settings.model_copy(update={"base_url": base_url})
+        self.settings = settings
+        self.samples = validate_samples(samples)
+        self.output_mode: OutputMode = output_mode or settings.output_mode
+        self.concurrency = settings.concurrency
+        resolved = model if isinstance(model, Model) else build_model(settings, model)
+        self.caller = StructuredCaller(resolved, settings, self.output_mode)
+
+    # -- identity ---------------------------------------------------------------------------------
+    @property
+    def prompt_version(self) -> str:
+        """Every prompt (and format) version this judge depends on, joined by ``+``."""
+        return "+".join(instruction.tag for instruction in self.instructions)
+
+    def params(self) -> dict[str, str]:
+        """Parameters that change the judgment; subclasses add theirs."""
+        params = {
+            "samples": str(self.samples),
+            "output": self.output_mode,
+            "budget": str(self.settings.source_token_budget),
+        }
+        if self.samples > 1:
+            params["temperature"] = f"{self.settings.temperature:g}"
+        return params
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(
+            name=self.name,
+            model=self.caller.model_name,
+            prompt_version=self.prompt_version,
+            params=";".join(f"{key}={value}" for key, value in self.params().items()),
+        )
+
+    # -- calls ------------------------------------------------------------------------------------
+    async def call(
+        self, instruction: Instruction, output_type: type[OutputT], prompt: str
+    ) -> CallOutcome[OutputT]:
+        """One typed call through the ``StructuredCaller``'s agent; failures come back as ``CallOutcome.error``.
+
+        Unlike ``StructuredCaller.call``, the usage of a run that failed (invalid output after
+        the retries) is kept: those requests were paid for, and the judgment reports them.
+        """
+        agent = self.caller.agent_for(instruction.text, output_type)
+        run_usage = RunUsage()
+        started = time.perf_counter()
+        error: str | None = None
+        output: OutputT | None = None
+        try:
+            result = await agent.run(prompt, usage=run_usage)
+            output = result.output
+        except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
+            error = describe_failure(failure, self.settings)
+        usage = Usage(
+            input_tokens=run_usage.input_tokens or 0,
+            output_tokens=run_usage.output_tokens or 0,
+            requests=run_usage.requests or 0,
+        )
+        return CallOutcome(
+            output, usage, time.perf_counter() - started, error, retries_used=max(0, usage.requests - 1)
+        )
+
+    async def draw(
+        self, instruction: Instruction, output_type: type[OutputT], prompt: str
+    ) -> list[CallOutcome[OutputT]]:
+        """``samples`` independent calls of the verdict step, in flight together."""
+        return list(
+            await asyncio.gather(*(self.call(instruction, output_type, prompt) for _ in range(self.samples)))
+        )
+
+    async def ballot(
+        self,
+        instruction: Instruction,
+        output_type: type[OutputT],
+        prompt: str,
+        key: Callable[[OutputT], KeyT],
+        *,
+        combine: Callable[[Sequence[KeyT | None], int], tuple[KeyT | None, int]] = majority,
+    ) -> Ballot[OutputT, KeyT]:
+        """``samples`` calls of the verdict step and their vote (``combine``: majority or median)."""
+        outcomes = await self.draw(instruction, output_type, prompt)
+        outputs = [outcome.output if outcome.ok else None for outcome in outcomes]
+        keys = [key(output) if output is not None else None for output in outputs]
+        errors = [outcome.error or "no output" for outcome in outcomes if not outcome.ok]
+        winner, count = combine(keys, self.samples)
+        return Ballot(outputs, keys, errors, sum_usage([o.usage for o in outcomes]), winner, count)
+
+    # -- envelopes --------------------------------------------------------------------------------
+    def sampled(
+        self, value: ValueT, *, usage: Usage, agreement: float = 1.0, votes: list[str] | None = None
+    ) -> SampledJudgment[ValueT]:
+        """A scored judgment carrying the vote; ``attempts`` is the number of samples drawn."""
+        base = self.scored(value, usage=usage, attempts=self.samples)
+        return SampledJudgment(**dict(base), agreement=agreement, votes=votes or [])
+
+    def failed(
+        self, reason: str, *, usage: Usage | None = None, votes: list[str] | None = None
+    ) -> SampledJudgment[ValueT]:
+        """An unscored judgment with whatever the attempt cost."""
+        base = self.unscored(reason, usage=usage, attempts=self.samples)
+        return SampledJudgment(**dict(base), votes=votes or [])
+
+    # -- plain conveniences -----------------------------------------------------------------------
+    def label_of(self, value: ValueT) -> bool:
+        """The binary label of a value: its ``.label`` when it has one, else the bool itself."""
+        label: Any = getattr(value, "label", value)
+        if not isinstance(label, bool):
+            raise TypeError(f"{type(self).__name__} values have no binary label: {value!r}")
+        return label
+
+    def judge(self, item: ItemT) -> bool:
+        """The verdict as a plain bool; raises ``JudgmentUnscored`` when there is none."""
+        return self.label_of(require_value(self.judge_sync(item)))
+
+    def batch_judge(self, items: Sequence[ItemT]) -> list[bool]:
+        """Verdicts for many items (bounded concurrency); raises ``JudgmentUnscored`` naming the
+        first unscored item, since a list of bools cannot say "unscored"."""
+        judgments = self.judge_batch_sync(list(items))
+        return [self.label_of(require_value(j, index=i)) for i, j in enumerate(judgments)]
+
+
+__all__ = [
+    "MAX_SAMPLES",
+    "Ballot",
+    "BinaryVerdict",
+    "LLMVerdictJudge",
+    "SampledJudgment",
+    "VerdictOutput",
+    "budgeted",
+    "lower_median",
+    "majority",
+    "require_value",
+    "sum_usage",
+    "tagged_list",
+    "validate_samples",
+]

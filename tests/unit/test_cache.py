@@ -1,0 +1,136 @@
+"""The judgment cache: keys, round trips of typed values, the unscored-retry policy, durability."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from evals.cache import JudgmentCache, judgment_key, open_cache
+from rag_agent.inputs import InputError
+from rag_agent.items import CorrectnessItem, ScoreItem
+from rag_agent.models import JudgeScore
+from rag_agent.protocol import JudgeIdentity
+from rag_agent.results import Judgment, Usage
+
+ITEM = CorrectnessItem(question="Who?", answer="Marie Curie", references=["Curie"])
+IDENT = JudgeIdentity(name="contains", model=None, prompt_version="contains@1.0")
+
+
+def scored(value: object, **extra: object) -> Judgment[object]:
+    return Judgment[object](
+        value=value, judge="j", usage=Usage(input_tokens=3, output_tokens=1, requests=1), **extra
+    )
+
+
+def unscored(reason: str = "server down") -> Judgment[object]:
+    return Judgment[object](judge="j", unscored=True, unscored_reason=reason)
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> JudgmentCache:
+    with JudgmentCache(tmp_path / "c.sqlite") as opened:
+        yield opened
+
+
+def test_key_changes_with_every_part_of_the_identity_and_the_item() -> None:
+    base = judgment_key(IDENT, ITEM)
+    assert base == judgment_key(
+        JudgeIdentity(name="contains", prompt_version="contains@1.0"), ITEM.model_copy()
+    )
+    variants = [
+        JudgeIdentity(name="other", prompt_version="contains@1.0"),
+        JudgeIdentity(name="contains", model="m", prompt_version="contains@1.0"),
+        JudgeIdentity(name="contains", prompt_version="contains@1.1"),
+        JudgeIdentity(name="contains", prompt_version="contains@1.0", params="t=1"),
+    ]
+    keys = {judgment_key(identity, ITEM) for identity in variants}
+    assert base not in keys and len(keys) == len(variants)
+    assert judgment_key(IDENT, ITEM.model_copy(update={"answer": "Curie"})) != base
+    assert len(base) == 64  # sha256 hex
+
+
+def test_round_trip_keeps_bool_value_and_envelope(cache: JudgmentCache) -> None:
+    key = judgment_key(IDENT, ITEM)
+    cache.put(key, scored(True, model="m", prompt_version="p@1", latency_s=0.5))
+    got = cache.get(key)
+    assert got is not None and got.value is True and got.model == "m" and got.prompt_version == "p@1"
+    assert got.usage.total_tokens == 4 and got.latency_s == 0.5
+    assert cache.get(judgment_key(IDENT, ScoreItem(question="q", answer="a"))) is None
+
+
+def test_pydantic_values_come_back_as_their_class(cache: JudgmentCache) -> None:
+    score = JudgeScore(
+        relevance=1,
+        completeness=0.5,
+        accuracy=0.5,
+        source_attribution=0,
+        coherence=1,
+        confidence=0.3,
+        reasoning="ok",
+        overall_score=0.6,
+    )
+    cache.put("k", scored(score))
+    got = cache.get("k")
+    assert got is not None and isinstance(got.value, JudgeScore) and got.value.overall_score == 0.6
+
+
+def test_subclassed_envelope_keeps_its_extra_fields(cache: JudgmentCache) -> None:
+    base = pytest.importorskip("rag_agent.verdicts.base")
+    sampled = base.SampledJudgment[bool](value=True, judge="v", agreement=2 / 3, votes=["1", "1", "0"])
+    cache.put("k", sampled)
+    got = cache.get("k")
+    assert isinstance(got, base.SampledJudgment) and got.votes == ["1", "1", "0"] and got.agreement == 2 / 3
+
+
+def test_unscored_is_stored_but_retried_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with JudgmentCache(path) as cache:
+        cache.put("k", unscored())
+        assert cache.get("k") is None  # retried on re-run
+        assert cache.count(unscored=True) == 1  # but kept, with its reason
+    with JudgmentCache(path, retry_unscored=False) as keep:
+        got = keep.get("k")
+        assert got is not None and got.unscored and got.unscored_reason == "server down"
+
+
+def test_a_later_judgment_replaces_the_earlier_one(cache: JudgmentCache) -> None:
+    cache.put("k", unscored())
+    cache.put("k", scored(False))
+    got = cache.get("k")
+    assert got is not None and got.value is False
+    assert cache.count() == 1
+
+
+def test_get_many_handles_more_keys_than_sqlite_parameters(cache: JudgmentCache) -> None:
+    cache.put_many([(f"k{i}", scored(i % 2 == 0)) for i in range(1200)])
+    found = cache.get_many([f"k{i}" for i in range(1300)])
+    assert len(found) == 1200 and found["k4"].value is True and found["k5"].value is False
+
+
+def test_each_put_is_committed_and_visible_to_another_connection(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    cache = JudgmentCache(path)
+    cache.put("k", scored(True))
+    # No close(): a second connection (another process after a kill) already sees the row.
+    other = sqlite3.connect(path)
+    assert other.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == 1
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other.close()
+    cache.close()
+
+
+def test_records_share_the_file_but_not_the_judgment_namespace(cache: JudgmentCache) -> None:
+    cache.put_record("k", {"question": "q", "answer": {"answer": "a"}}, kind="agent", owner="agent-x")
+    assert cache.get_record("k", kind="agent") == {"question": "q", "answer": {"answer": "a"}}
+    assert cache.get("k") is None and cache.get_record("k", kind="other") is None
+    assert cache.count(kind="agent", owner="agent-x") == 1 and cache.count() == 0
+
+
+def test_open_cache_off_and_broken_file(tmp_path: Path) -> None:
+    assert open_cache(tmp_path / "x.sqlite", enabled=False) is None
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(InputError, match="broken.sqlite"):
+        open_cache(broken)

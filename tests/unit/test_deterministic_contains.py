@@ -1,0 +1,53 @@
+"""ContainsJudge: normalised containment of any reference in the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_agent.deterministic.contains import ContainsJudge, contains_reference, normalise_answer
+from rag_agent.items import CorrectnessItem
+from rag_agent.protocol import JudgmentUnscored
+
+
+def item(answer: str, *references: str) -> CorrectnessItem:
+    return CorrectnessItem(question="q?", answer=answer, references=list(references))
+
+
+def test_normalisation_drops_case_accents_articles_and_punctuation() -> None:
+    assert normalise_answer("The  Édouard-Manet, an artist!") == "edouard manet artist"
+    assert normalise_answer("A theory of the atom") == "theory of atom"  # "theory" keeps its "the"
+
+
+@pytest.mark.parametrize(
+    ("answer", "references", "expected"),
+    [
+        ("It was painted by Édouard Manet in 1863.", ["Edouard Manet"], True),
+        ("Wilhelm Conrad Röntgen", ["wilhelm conrad rontgen"], True),
+        ("The answer is Paris.", ["London", "paris"], True),  # any alternative suffices
+        ("The answer is Lyon.", ["London", "Paris"], False),
+        ("the 1990s", ["1990"], True),  # substring, as EVOUNA's people accept
+        ("Rontgen", ["Wilhelm Conrad Röntgen"], False),  # a partial answer does not contain the reference
+        ("U.S. Navy", ["US Navy"], False),  # punctuation becomes a space: "u s navy"
+        ("Zürich, Switzerland", ["ZURICH"], True),
+    ],
+)
+def test_contains(answer: str, references: list[str], expected: bool) -> None:
+    assert ContainsJudge().judge(item(answer, *references)) is expected
+
+
+def test_unscored_cases() -> None:
+    judge = ContainsJudge()
+    with pytest.raises(JudgmentUnscored, match="empty answer"):
+        judge.judge(item("   ", "Paris"))
+    with pytest.raises(JudgmentUnscored, match="empty after normalisation"):
+        judge.judge(item("The answer", "the", "?!"))
+    assert contains_reference("anything", ["a", ""]) is None
+    judgments = judge.judge_batch_sync([item("", "x"), item("x marks", "X")])
+    assert judgments[0].unscored and judgments[0].value is None
+    assert judgments[1].value is True and judgments[1].judge == "contains"
+
+
+def test_very_long_answer() -> None:
+    long_answer = "filler words here " * 50_000 + "and finally Marie Curie."
+    assert ContainsJudge().judge(item(long_answer, "Marie Curie")) is True
+    assert ContainsJudge().batch_judge([item(long_answer, "Pierre"), item("Curie", "curie")]) == [False, True]

@@ -1,0 +1,390 @@
+"""``ragjury evaluate`` end to end on small real-data fixtures, its bad-input errors, and the
+``evaluate_rag_answers`` API behind ``evaluate --agent``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+from config.settings import get_settings
+from evals.cache import JudgmentCache
+from evals.pipeline import GroundTruth, evaluate_rag_answers
+from evals.registry import build_judge
+from evals.tasks import load_task_rows, parse_mapping
+from rag_agent.inputs import InputError
+from rag_agent.models import RAGAnswer, SourceDocument
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
+FAITHFULNESS = FIXTURES / "pipeline_faithfulness.jsonl"  # 6 begin-dev rows
+ENVELOPE = {
+    "judge",
+    "model",
+    "prompt_version",
+    "fallback_used",
+    "latency_s",
+    "usage",
+    "unscored",
+    "unscored_reason",
+}
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No model server, no .env, and a cache inside the test's folder."""
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
+    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
+    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, ["evaluate", *args])
+
+
+def summary_of(result) -> dict:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_correctness_with_contains_writes_predictions_and_agreement(tmp_path: Path) -> None:
+    out = tmp_path / "preds.jsonl"
+    summary = summary_of(
+        invoke(
+            "--task",
+            "correctness",
+            "--judge",
+            "contains",
+            "--data",
+            str(CORRECTNESS),
+            "--out",
+            str(out),
+            "--json",
+            "--no-progress",
+        )
+    )
+    assert (summary["n"], summary["scored"], summary["unscored"], summary["labelled"]) == (20, 20, 0, 20)
+    figures = summary["figures"]
+    # 13 of 20 agree with people (checked by hand against the labels); kappa from the 2x2 matrix.
+    assert figures["accuracy"] == pytest.approx(0.65)
+    assert summary["agreement"]["confusion"] == [[8, 1], [6, 5]]
+    assert figures["cohen_kappa"] == pytest.approx(0.3269, abs=1e-4)
+    assert summary["ranking"]["systems"] == 5 and figures["kendall_tau"] is not None
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 20 and rows[0]["id"] == "nq-0-fid" and rows[0]["system"] == "fid"
+    # "Wilhelm Röntgen" lacks the reference's middle name: contains says no, people said yes.
+    assert rows[0]["label"] is False and rows[0]["gold"] is True
+    assert rows[4]["label"] is True and rows[4]["system"] == "newbing"
+    assert ENVELOPE <= set(rows[0]) and rows[0]["judge"] == "contains"
+
+
+def test_second_run_comes_from_the_cache() -> None:
+    args = (
+        "--task",
+        "correctness",
+        "--judge",
+        "contains",
+        "--data",
+        str(CORRECTNESS),
+        "--json",
+        "--no-progress",
+    )
+    first = summary_of(invoke(*args))
+    second = summary_of(invoke(*args))
+    assert (first["cached"], first["judged"]) == (0, 20)
+    assert (second["cached"], second["judged"]) == (20, 0)
+    assert second["figures"] == first["figures"]
+    fresh = summary_of(invoke(*args, "--no-cache"))
+    assert fresh["cached"] == 0
+
+
+def test_human_output_html_report_and_gates(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    result = invoke(
+        "--task",
+        "correctness",
+        "--judge",
+        "contains",
+        "--data",
+        str(CORRECTNESS),
+        "--html",
+        str(html),
+        "--fail-under",
+        "kappa=0.3",
+        "--no-progress",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Agreement" in result.stdout and "Kendall tau" in result.stdout
+    page = html.read_text()
+    assert (
+        page.startswith("<!DOCTYPE html>")
+        and "Confusion" in page
+        and "<svg" in page
+        and "<script" not in page
+    )
+
+    failed = invoke(
+        "--task",
+        "correctness",
+        "--judge",
+        "contains",
+        "--data",
+        str(CORRECTNESS),
+        "--fail-under",
+        "accuracy=0.9",
+        "--fail-under",
+        "tau=0.1",
+        "--no-progress",
+    )
+    assert failed.exit_code == 1
+    assert (
+        "gate failed" in failed.output and "accuracy" in failed.output and "kendall_tau" not in failed.output
+    )
+
+
+def test_limit_and_faithfulness_with_an_adapted_judge() -> None:
+    summary = summary_of(
+        invoke(
+            "--task",
+            "faithfulness",
+            "--judge",
+            "token-overlap",
+            "--data",
+            str(FAITHFULNESS),
+            "--limit",
+            "4",
+            "--json",
+            "--no-progress",
+        )
+    )
+    assert summary["n"] == 4 and summary["judge"] == "token-overlap"
+    assert summary["agreement"]["n_total"] == 4
+
+
+def test_score_task_without_labels_writes_scores(tmp_path: Path) -> None:
+    data = tmp_path / "answers.jsonl"
+    data.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "question": "What is BM25?",
+                "response": "BM25 is a ranking function.",
+                "contexts": ["BM25 is a ranking function used by search engines."],
+            }
+        )
+        + "\n"
+    )
+    out = tmp_path / "scores.jsonl"
+    result = invoke(
+        "--task",
+        "score",
+        "--judge",
+        "deterministic",
+        "--data",
+        str(data),
+        "--map",
+        "answer=response",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert result.exit_code == 0, result.output
+    assert "no gold labels" in result.stdout
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 0.0 <= row["score"] <= 1.0 and row["value"]["overall_score"] == row["score"]
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "expected"),
+    [
+        (
+            '{"question": "q", "answer": "a", "references": ["a"]}\n{"question": oops}\n',
+            (),
+            "data.jsonl:2: malformed JSON",
+        ),
+        (
+            '{"question": "q", "reply": "a", "references": ["a"]}\n',
+            (),
+            "data.jsonl:1: field 'answer': missing (looked for: answer, response",
+        ),
+        (
+            '{"question": "q", "answer": "a", "references": ["a"], "label": "maybe"}\n',
+            (),
+            "data.jsonl:1: field 'label': expected a boolean label",
+        ),
+        ('{"question": "q", "answer": "a", "references": []}\n', (), "data.jsonl:1: field 'references'"),
+        ('{"id": 1, "question": "q", "answer": "a", "references": ["a"]}\n' * 2, (), "duplicate id '1'"),
+        (
+            '{"question": "q", "answer": "a", "references": ["a"]}\n',
+            ("--map", "answer"),
+            "must look like field=column",
+        ),
+        (
+            '{"question": "q", "answer": "a", "references": ["a"]}\n',
+            ("--map", "colour=x"),
+            "unknown field 'colour'",
+        ),
+        (
+            '{"question": "q", "answer": "a", "references": ["a"]}\n',
+            ("--fail-under", "kappa"),
+            "METRIC=VALUE",
+        ),
+        ("", (), "data.jsonl: no rows to evaluate"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_place_and_exit_2(
+    tmp_path: Path, content: str, args: tuple[str, ...], expected: str
+) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(content)
+    result = invoke(
+        "--task", "correctness", "--judge", "contains", "--data", str(data), "--no-progress", *args
+    )
+    assert result.exit_code == 2, result.output
+    assert expected in " ".join(result.output.split())
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 2
+
+
+def test_user_mistakes_in_options_exit_2() -> None:
+    unknown = invoke("--task", "correctness", "--judge", "gpt-judge", "--data", str(CORRECTNESS))
+    assert unknown.exit_code == 2 and "valid judges: contains, llm, auto" in unknown.output
+    no_task = invoke("--data", str(CORRECTNESS))
+    assert no_task.exit_code == 2 and "--task" in no_task.output
+    missing = invoke("--task", "correctness", "--judge", "contains", "--data", "nope.jsonl")
+    assert missing.exit_code == 2 and "nope.jsonl: file not found" in missing.output
+    agent_no_corpus = invoke("--agent", "--data", str(FIXTURES / "pipeline_topics.jsonl"))
+    assert agent_no_corpus.exit_code == 2 and "--corpus" in agent_no_corpus.output
+
+
+def test_mapping_renames_columns(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"uid": "x1", "q": "who?", "resp": "Marie Curie", "gold": ["Curie"], "human": True}) + "\n"
+    )
+    mapping = parse_mapping(["question=q", "answer=resp", "id=uid"], "correctness")
+    (row,) = load_task_rows("correctness", data, mapping=mapping)
+    assert row.id == "x1" and row.gold is True and row.item.answer == "Marie Curie"  # type: ignore[attr-defined]
+    with pytest.raises(InputError, match="field 'question': missing"):
+        load_task_rows("correctness", data)
+
+
+def test_nothing_scored_exits_3(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"question": "q", "answer": "", "references": ["a"], "label": True}) + "\n")
+    result = invoke(
+        "--task", "correctness", "--judge", "contains", "--data", str(data), "--json", "--no-progress"
+    )
+    assert result.exit_code == 3
+    assert json.loads(result.stdout.splitlines()[0])["unscored"] == 1
+
+
+def test_agent_run_with_the_model_server_down_is_honest(tmp_path: Path) -> None:
+    out = tmp_path / "answers.jsonl"
+    result = invoke(
+        "--agent",
+        "--corpus",
+        str(FIXTURES / "pipeline_passages.jsonl"),
+        "--data",
+        str(FIXTURES / "pipeline_topics.jsonl"),
+        "--retrieval",
+        "pre",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--judge",
+        "deterministic",
+        "--faithfulness-judge",
+        "token-overlap",
+        "--out",
+        str(out),
+        "--json",
+        "--no-progress",
+    )
+    assert result.exit_code == 3, result.output  # no answer, so nothing could be scored
+    summary = json.loads(result.stdout.splitlines()[0])
+    assert summary["agent"]["errors"] == 2 and summary["agent"]["answered"] == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["q1", "q2"]
+    assert all(r["answer"] is None and r["agent_error"] for r in rows)
+
+
+# -- the API behind evaluate --agent ---------------------------------------------------------------
+
+
+class FakeAgent:
+    """An agent with ``async query``: answers from its 'retrieval', fails on questions with 'fail'."""
+
+    model_name = "fake-agent-1"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def query(self, question: str) -> RAGAnswer:
+        self.asked.append(question)
+        if "fail" in question:
+            raise ConnectionError("agent server down")
+        return RAGAnswer(answer=f"Paris is the capital of France. {question}", sources_used=["d1"])
+
+
+class FakeAgentWithSources(FakeAgent):
+    async def query(self, question: str):  # type: ignore[no-untyped-def]
+        answer = await super().query(question)
+
+        class Response:
+            pass
+
+        response = Response()
+        response.answer = answer  # type: ignore[attr-defined]
+        response.sources = [SourceDocument(id="d1", content="Paris is the capital of France.")]  # type: ignore[attr-defined]
+        return response
+
+
+async def test_evaluate_rag_answers_judges_every_answer_and_resumes_from_the_cache(tmp_path: Path) -> None:
+    truths = [
+        GroundTruth("What is the capital of France?", ["Paris"], id="t1"),
+        {"question": "Name the French capital", "references": "Lyon", "id": "t2"},
+        "please fail this one",
+    ]
+    settings = get_settings()
+    scorer = build_judge("score", "deterministic", settings)
+    faithful = build_judge("faithfulness", "token-overlap", settings)
+    correct = build_judge("correctness", "contains", settings)
+    agent = FakeAgentWithSources()
+    with JudgmentCache(tmp_path / "c.sqlite") as cache:
+        evaluation = await evaluate_rag_answers(
+            truths, agent, scorer, faithfulness_judge=faithful, correctness_judge=correct, cache=cache
+        )
+        assert len(agent.asked) == 3
+        rows = {row.id: row for row in evaluation.rows}
+        assert rows["t1"].correctness.value is True and rows["t2"].correctness.value is False  # type: ignore[union-attr]
+        assert rows["t1"].faithfulness.value is True  # the answer is in the retrieved source  # type: ignore[union-attr]
+        assert rows["2"].answer.error == "ConnectionError: agent server down" and rows["2"].score is None
+        summary = evaluation.summary()
+        assert summary["agent"]["errors"] == 1 and summary["score"]["n"] == 2
+        assert summary["correctness"]["mean"] == 0.5 and summary["score"]["skipped_no_answer"] == 1
+        assert rows["t1"].as_dict()["sources"] == ["d1"] and rows["t1"].as_dict()["correct"] is True
+
+        again = FakeAgentWithSources()
+        second = await evaluate_rag_answers(
+            truths, again, scorer, faithfulness_judge=faithful, correctness_judge=correct, cache=cache
+        )
+    assert again.asked == ["please fail this one"]  # answered questions come from the cache
+    assert second.agent_stats.cached == 2
+    assert all(stats.cached == stats.total and stats.judged == 0 for stats in second.judge_stats.values())
+    assert [r.as_dict() for r in second.rows][:2] == [r.as_dict() for r in evaluation.rows][:2]
+
+
+async def test_evaluate_rag_answers_accepts_plain_answers_without_cache() -> None:
+    agent = FakeAgent()
+    evaluation = await evaluate_rag_answers(["q one", "q two"], agent, build_judge("score", "deterministic"))
+    assert [r.answer.sources for r in evaluation.rows] == [[], []]
+    assert all(r.score is not None and r.score.scored for r in evaluation.rows)

@@ -1,0 +1,162 @@
+"""User-defined evaluators: subclass and decorator forms, thresholds, failures as unscored, the
+batch pipeline, and the BERTScore-style embedding evaluator."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from rag_agent.deterministic.embedders import EmbedderUnavailable
+from rag_agent.evaluators import (
+    EmbeddingSimilarityEvaluator,
+    EvalRow,
+    EvaluationResult,
+    Evaluator,
+    EvaluatorJudge,
+    FunctionEvaluator,
+    evaluator,
+)
+
+
+class MentionsPrice(Evaluator):
+    pass_threshold = 0.5
+
+    def evaluate(self, row: EvalRow) -> EvaluationResult:
+        hits = sum(word in row.output for word in ("$", "EUR", "price"))
+        return EvaluationResult(score_raw=hits / 3, tags={"hits": str(hits)})
+
+
+@evaluator
+def short_answer(row: EvalRow) -> bool:
+    return len(row.output.split()) <= 5
+
+
+@evaluator(name="gold_in_output", pass_threshold=1.0, version="2")
+async def gold_in_output(row: EvalRow) -> float:
+    if row.gold_answer is None:
+        raise ValueError("no gold answer")
+    return float(row.gold_answer.lower() in row.output.lower())
+
+
+def test_subclass_gets_a_name_and_threshold_fills_pass() -> None:
+    judge = EvaluatorJudge(MentionsPrice())
+    assert judge.name == "evaluator:mentions_price"
+    high, low = judge.judge_batch_sync([EvalRow(output="price: $5"), EvalRow(output="free")])
+    assert high.value is not None and high.value.pass_ is True and high.value.tags == {"hits": "2"}
+    assert low.value is not None and low.value.pass_ is False and low.value.score_raw == 0.0
+    assert high.value.label is True
+    assert high.prompt_version == "mentions_price@1"
+
+
+def test_decorator_forms() -> None:
+    assert isinstance(short_answer, FunctionEvaluator) and short_answer.name == "short_answer"
+    assert short_answer(EvalRow(output="two words")) is True  # still callable as the function
+    judgment = EvaluatorJudge(short_answer).judge_sync(EvalRow(output="one two three four five six"))
+    assert judgment.value == EvaluationResult(score_raw=0.0, pass_=False)
+    judge = EvaluatorJudge(gold_in_output)
+    assert judge.identity.prompt_version == "gold_in_output@2"
+    ok = judge.judge_sync(EvalRow(output="It is Paris.", gold_answer="paris"))
+    assert ok.value is not None and ok.value.pass_ is True and ok.value.score_raw == 1.0
+    assert gold_in_output.evaluate(EvalRow(output="x", gold_answer="y")) == 0.0  # the sync path of an async function
+
+
+def test_failures_are_unscored_with_the_reason() -> None:
+    judge = EvaluatorJudge(gold_in_output)
+    judgments = judge.judge_batch_sync([EvalRow(output="x"), EvalRow(output="Paris", gold_answer="Paris")])
+    assert judgments[0].unscored and judgments[0].unscored_reason == "ValueError: no gold answer"
+    assert judgments[1].scored
+
+    @evaluator
+    def wrong_type(row: EvalRow) -> str:  # type: ignore[return-value]
+        return "yes"
+
+    bad = EvaluatorJudge(wrong_type).judge_sync(EvalRow(output="x"))
+    assert bad.unscored and "expected bool, a number or EvaluationResult" in (bad.unscored_reason or "")
+
+    @evaluator
+    def nothing(row: EvalRow) -> EvaluationResult:
+        return EvaluationResult(tags={"a": "b"})
+
+    empty = EvaluatorJudge(nothing).judge_sync(EvalRow(output="x"))
+    assert empty.unscored and "neither score_raw nor pass" in (empty.unscored_reason or "")
+    with pytest.raises(TypeError, match="decorate functions"):
+        EvaluatorJudge(lambda row: True)  # type: ignore[arg-type]
+
+
+def test_score_without_threshold_keeps_pass_unknown_and_label_is_the_score() -> None:
+    @evaluator
+    def length(row: EvalRow) -> float:
+        return len(row.output) / 10
+
+    result = EvaluatorJudge(length).judge_sync(EvalRow(output="abcde")).value
+    assert result is not None and result.pass_ is None and result.label == 0.5
+
+
+def test_eval_row_and_result_shapes() -> None:
+    row = EvalRow(output="o", context="one passage", question="q?", unknown_field=1)
+    assert row.context == ["one passage"]
+    dumped = EvaluationResult(score_raw=0.3, pass_=False).model_dump(mode="json")
+    assert dumped["pass"] is False and "pass_" not in dumped
+    assert EvaluationResult.model_validate({"pass": True}).pass_ is True
+
+
+def test_batch_pipeline_reports_each_row() -> None:
+    seen: list[int] = []
+    rows = [EvalRow(output="a"), EvalRow(output="b c d e f g")]
+    results = asyncio.run(EvaluatorJudge(short_answer).ajudge_batch(rows, on_result=lambda i, _: seen.append(i)))
+    assert [r.value.pass_ for r in results if r.value] == [True, False]
+    assert sorted(seen) == [0, 1]
+
+
+class Axes:
+    """Embedder with hand-set vectors: cosine values are known exactly."""
+
+    model = "test:axes"
+    table = {
+        "Paris is the capital.": [1.0, 0.0, 0.0],
+        "It has the Louvre.": [0.0, 1.0, 0.0],
+        "The capital is Paris.": [1.0, 0.0, 0.0],
+        "Rome.": [0.6, 0.8, 0.0],
+    }
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        return np.asarray([self.table.get(t, [0.0, 0.0, 1.0]) for t in texts], dtype=np.float32)
+
+
+def test_embedding_similarity_is_bertscore_style() -> None:
+    embedder = Axes()
+    ev = EmbeddingSimilarityEvaluator(embedder, pass_threshold=0.7)
+    judge = EvaluatorJudge(ev)
+    rows = [
+        EvalRow(output="Paris is the capital. It has the Louvre.", gold_answer="The capital is Paris."),
+        EvalRow(output="Rome.", gold_answer="The capital is Paris."),
+        EvalRow(output="Paris is the capital."),
+    ]
+    verbose, wrong, no_gold = judge.judge_batch_sync(rows)
+    assert embedder.calls == 1  # every sentence of the batch in one call
+    assert verbose.value is not None
+    assert verbose.value.tags == {"precision": "0.5000", "recall": "1.0000"}
+    assert verbose.value.score_raw == pytest.approx(2 * 0.5 / 1.5) and verbose.value.pass_ is False
+    assert wrong.value is not None and wrong.value.score_raw == pytest.approx(0.6) and wrong.value.pass_ is False
+    assert no_gold.unscored and "no gold_answer" in (no_gold.unscored_reason or "")
+    same = ev.evaluate(EvalRow(output="The capital is Paris.", gold_answer="Paris is the capital."))
+    assert isinstance(same, EvaluationResult) and same.score_raw == pytest.approx(1.0)
+    assert judge.identity.model == "test:axes"
+
+
+def test_embedding_similarity_with_embedder_down() -> None:
+    class Down:
+        model = "test:down"
+
+        async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+            raise EmbedderUnavailable("ollama at http://127.0.0.1:9 unreachable")
+
+    judgment = EvaluatorJudge(EmbeddingSimilarityEvaluator(Down())).judge_sync(EvalRow(output="a", gold_answer="b"))
+    assert judgment.unscored and "unreachable" in (judgment.unscored_reason or "")

@@ -1,0 +1,240 @@
+"""Loaders: what they return on good files, and that every bad input names file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals.loaders import (
+    load_jsonl_dataset,
+    load_labels,
+    load_passages,
+    load_qrels,
+    load_rag_run,
+    load_rag_runs,
+    load_run,
+    load_runs,
+    load_topics,
+)
+from rag_agent.inputs import InputError
+from rag_agent.items import CorrectnessItem
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_qrels_are_graded_by_query_and_doc() -> None:
+    qrels = load_qrels(FIXTURES / "evals_qrels.txt")
+    assert qrels["q1"] == {"d1": 3, "d2": 2, "d3": 1, "d4": 0, "d5": 2}
+    assert set(qrels) == {"q1", "q2", "q3"}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "fragment"),
+    [
+        ("q1 0 d1 1\nq1 0 d2\n", 2, None, "expected 4 columns"),
+        ("q1 0 d1 1\n\nq1 0 d2 high\n", 3, "grade", "must be an integer"),
+        ("q1 0 d1 1\nq1 0 d1 2\n", 2, "docid", "duplicate judgment"),
+    ],
+)
+def test_bad_qrels_name_the_line_and_field(
+    tmp_path: Path, text: str, line: int, field: str | None, fragment: str
+) -> None:
+    path = write(tmp_path, "bad.qrels", text)
+    with pytest.raises(InputError) as caught:
+        load_qrels(path)
+    assert caught.value.line == line
+    assert caught.value.field == field
+    assert fragment in caught.value.message
+    assert str(caught.value).startswith(f"{path}:{line}:")
+
+
+def test_missing_and_empty_files_are_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="file not found"):
+        load_qrels(tmp_path / "nope.txt")
+    with pytest.raises(InputError, match="file is empty"):
+        load_run(write(tmp_path, "empty.trec", "\n\n"))
+
+
+def test_run_keeps_rank_column_order_and_tag_name() -> None:
+    run = load_run(FIXTURES / "evals_run.trec")
+    assert run.name == "tiny"
+    # d1 and d9 tie on score 9.0: the rank column (d1 at 2) decides, not trec_eval's docid tie-break
+    assert run.docids("q1") == ["d2", "d1", "d9", "d4"]
+    assert run["q2"] == [("d6", 3.0), ("d7", 2.0)]
+    assert dict(run)["q4"] == [("d1", 1.0)]
+
+
+def test_run_order_follows_rank_not_file_order(tmp_path: Path) -> None:
+    path = write(tmp_path, "r.trec", "q Q0 b 2 1.0 x\nq Q0 a 1 2.0 x\nq Q0 c 3 0.5 x\n")
+    assert load_run(path).docids("q") == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "fragment"),
+    [
+        ("q1 Q0 d1 one 1.0 r\n", "rank", "rank must be an integer"),
+        ("q1 Q0 d1 1 high r\n", "score", "score must be a number"),
+        ("q1 Q0 d1 1 nan r\n", "score", "finite"),
+        ("q1 Q0 d1 1 1.0 r\nq1 Q0 d1 2 0.5 r\n", "docid", "appears twice"),
+        ("q1 Q0 d1 1 1.0\n", None, "expected 6 columns"),
+    ],
+)
+def test_bad_runs_name_the_field(tmp_path: Path, text: str, field: str | None, fragment: str) -> None:
+    with pytest.raises(InputError) as caught:
+        load_run(write(tmp_path, "bad.trec", text))
+    assert caught.value.field == field
+    assert fragment in caught.value.message
+    assert caught.value.line is not None
+
+
+def test_load_runs_reads_a_folder_and_keeps_same_named_runs_apart(tmp_path: Path) -> None:
+    write(tmp_path, "one.trec", "q Q0 a 1 1.0 same\n")
+    write(tmp_path, "two.trec", "q Q0 b 1 1.0 same\n")
+    write(tmp_path, "notes.txt", "not a run")
+    runs = load_runs(tmp_path)
+    assert sorted(runs) == ["same", "two"]
+    assert runs["two"].name == "two" and runs["two"].docids("q") == ["b"]
+    assert list(load_runs(tmp_path / "one.trec")) == ["same"]
+
+
+def test_load_runs_on_an_empty_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no run files"):
+        load_runs(tmp_path)
+
+
+def test_topics_jsonl_trec_rag_and_tsv(tmp_path: Path) -> None:
+    assert load_topics(FIXTURES / "evals_topics.jsonl") == {
+        "q1": "what is a tiny fixture",
+        "2": "numeric ids become strings",
+    }
+    assert load_topics(FIXTURES / "evals_rag_topics.jsonl")["q2"] == "Who invented the light bulb?"
+    tsv = write(tmp_path, "queries.tsv", "101\tcheap flights\n102\tfish tacos\n")
+    assert load_topics(tsv) == {"101": "cheap flights", "102": "fish tacos"}
+
+
+def test_topic_errors_point_at_the_row(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.jsonl", '{"qid": "1", "query": "a"}\n{"qid": "2"}\n')
+    with pytest.raises(InputError) as caught:
+        load_topics(path)
+    assert (caught.value.line, caught.value.field) == (2, "query")
+    duplicate = write(tmp_path, "d.jsonl", '{"qid": "1", "query": "a"}\n{"qid": "1", "query": "b"}\n')
+    with pytest.raises(InputError, match="duplicate query id"):
+        load_topics(duplicate)
+    broken = write(tmp_path, "b.jsonl", '{"qid": "1", "query": "a"}\n{"qid": \n')
+    with pytest.raises(InputError, match="malformed JSON") as caught:
+        load_topics(broken)
+    assert caught.value.line == 2
+    wrong_type = write(tmp_path, "w.jsonl", '{"qid": "1", "query": ["a"]}\n')
+    with pytest.raises(InputError, match="expected a string"):
+        load_topics(wrong_type)
+
+
+def test_passages_accept_common_aliases() -> None:
+    passages = load_passages(FIXTURES / "evals_passages.jsonl")
+    assert passages == {
+        "d1": "A tiny fixture is a small test file.",
+        "d2": "Aliases id and contents are accepted.",
+    }
+
+
+def test_trec_rag_runs(tmp_path: Path) -> None:
+    run = load_rag_run(FIXTURES / "evals_rag_run.jsonl")
+    assert run.name == "run_medium_quality"
+    assert sorted(run.answers) == ["q1", "q2"]
+    assert (
+        run.answers["q2"].answer == "Thomas Edison invented the light bulb. This happened in the late 1800s."
+    )
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text((FIXTURES / "evals_rag_run.jsonl").read_text())
+    assert list(load_rag_runs(folder)) == ["run_medium_quality"]
+
+
+def test_trec_rag_run_errors(tmp_path: Path) -> None:
+    line = '{"metadata": {"run_id": "r", "topic_id": "q1"}, "responses": [{"text": "x"}]}'
+    other = '{"metadata": {"run_id": "s", "topic_id": "q2"}, "responses": []}'
+    with pytest.raises(InputError, match="differs") as caught:
+        load_rag_run(write(tmp_path, "mixed.jsonl", f"{line}\n{other}\n"))
+    assert (caught.value.line, caught.value.field) == (2, "metadata.run_id")
+    missing = '{"metadata": {"run_id": "r"}, "responses": []}'
+    with pytest.raises(InputError) as caught:
+        load_rag_run(write(tmp_path, "missing.jsonl", missing + "\n"))
+    assert caught.value.field == "metadata.topic_id"
+
+
+def test_jsonl_dataset_with_field_mapping(tmp_path: Path) -> None:
+    rows = (
+        '{"question": "q?", "response": "Paris", "gold": {"answers": ["Paris"]}}\n'
+        '{"question": "r?", "response": "Rome", "gold": {"answers": ["Rome", "Roma"]}}\n'
+    )
+    path = write(tmp_path, "data.jsonl", rows)
+    items = load_jsonl_dataset(path, {"answer": "response", "references": "gold.answers"}, CorrectnessItem)
+    assert [line for line, _ in items] == [1, 2]
+    assert items[1][1] == CorrectnessItem(question="r?", answer="Rome", references=["Rome", "Roma"])
+    # the reverse direction (dataset column -> model field) is understood too
+    reverse = load_jsonl_dataset(path, {"response": "answer", "gold.answers": "references"}, CorrectnessItem)
+    assert [item for _, item in reverse] == [item for _, item in items]
+
+
+def test_jsonl_dataset_errors_name_the_dataset_column(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "data.jsonl",
+        '{"question": "q", "response": "a", "references": ["a"]}\n{"question": "q", "references": ["a"]}\n',
+    )
+    with pytest.raises(InputError) as caught:
+        load_jsonl_dataset(path, {"answer": "response"}, CorrectnessItem)
+    assert (caught.value.line, caught.value.field) == (2, "response")
+    bad_type = write(tmp_path, "t.jsonl", '{"question": "q", "response": 3, "references": ["a"]}\n')
+    with pytest.raises(InputError) as caught:
+        load_jsonl_dataset(bad_type, {"answer": "response"}, CorrectnessItem)
+    assert (caught.value.line, caught.value.field) == (1, "response")
+    empty_refs = write(tmp_path, "e.jsonl", '{"question": "q", "answer": "a", "references": []}\n')
+    with pytest.raises(InputError) as caught:
+        load_jsonl_dataset(empty_refs, None, CorrectnessItem)
+    assert caught.value.field == "references"
+    with pytest.raises(InputError, match="neither 'foo' nor 'bar'"):
+        load_jsonl_dataset(path, {"foo": "bar"}, CorrectnessItem)
+
+
+def test_labels_gold_and_predictions() -> None:
+    gold = load_labels(FIXTURES / "evals_gold.jsonl")
+    assert gold["a-1"].label is True and gold["a-1"].system == "alpha" and gold["a-1"].line == 1
+    predicted = load_labels(FIXTURES / "evals_predictions.jsonl", allow_unscored=True)
+    assert predicted["b-2"].label is None  # unscored, not False
+    assert predicted["zz-9"].label is True
+
+
+@pytest.mark.parametrize(
+    ("text", "allow", "field", "fragment"),
+    [
+        ('{"id": "1", "label": null}\n', False, "label", "got null"),
+        ('{"id": "1"}\n', True, "label", "missing"),
+        ('{"id": "1", "label": 0.5}\n', True, "label", "true/false or an integer"),
+        ('{"id": "1", "label": true}\n{"id": "1", "label": false}\n', False, "id", "duplicate id"),
+        ('{"label": true}\n', False, "id", "missing"),
+    ],
+)
+def test_label_errors(tmp_path: Path, text: str, allow: bool, field: str, fragment: str) -> None:
+    with pytest.raises(InputError) as caught:
+        load_labels(write(tmp_path, "l.jsonl", text), allow_unscored=allow)
+    assert caught.value.field == field
+    assert fragment in caught.value.message
+
+
+def test_loads_the_real_dl19_benchmark(benchmarks_dir: Path) -> None:
+    dl19 = benchmarks_dir / "trec-dl19"
+    qrels = load_qrels(dl19 / "qrels.txt")
+    assert len(qrels) == 43 and sum(len(docs) for docs in qrels.values()) == 9260
+    runs = load_runs(dl19 / "runs")
+    assert len(runs) == 6 and all(len(run) == 43 for run in runs.values())
+    assert len(load_topics(dl19 / "topics.jsonl")) == 43
+    assert len(load_passages(dl19 / "passages.jsonl")) == 4890
+    assert len(load_rag_runs(benchmarks_dir / "trec-rag-toy" / "runs")) == 3

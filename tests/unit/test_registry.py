@@ -1,0 +1,185 @@
+"""The judge registry: names per task, clear errors, plug-ins, adapters and label extraction."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from config.settings import RagjurySettings
+from evals.registry import (
+    TASKS,
+    AdaptedJudge,
+    UnknownJudgeError,
+    build_judge,
+    correctness_contexts,
+    faithfulness_contexts,
+    judge_entry,
+    judge_names,
+    label_of,
+    register_judge,
+)
+from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from rag_agent.models import JudgeScore
+from rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
+from rag_agent.results import Judgment
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call
+
+
+def test_every_task_has_the_documented_names() -> None:
+    assert set(TASKS) == {"relevance", "correctness", "faithfulness", "score"}
+    assert judge_names("relevance") == ["token-overlap", "semantic", "non-llm", "llm", "llm-graded"]
+    assert judge_names("correctness") == ["contains", "llm", "auto", "token-overlap", "semantic"]
+    assert judge_names("faithfulness") == ["llm", "token-overlap"]
+    assert judge_names("score") == ["llm", "deterministic", "auto"]
+    assert judge_entry("relevance", "non-llm").scale == "graded"
+    assert judge_entry("relevance", "llm").scale == "binary"
+
+
+@pytest.mark.parametrize(
+    ("task", "name", "judge_name"),
+    [
+        ("relevance", "token-overlap", "token_overlap"),
+        ("relevance", "non-llm", "non_llm"),
+        ("relevance", "llm", "relevance_verdict"),
+        ("relevance", "llm-graded", "relevance_grade"),
+        ("correctness", "contains", "contains"),
+        ("correctness", "llm", "answer_correctness"),
+        ("correctness", "auto", "answer_correctness|fallback:contains"),
+        ("correctness", "token-overlap", "token_overlap[correctness]"),
+        ("faithfulness", "llm", "faithfulness"),
+        ("faithfulness", "token-overlap", "token_overlap[faithfulness]"),
+        ("score", "deterministic", "deterministic_score"),
+        ("score", "llm", "judge_llm"),
+    ],
+)
+def test_each_name_builds_a_judge_with_the_settings(task: str, name: str, judge_name: str) -> None:
+    judge = build_judge(task, name, SETTINGS.model_copy(update={"judge_model": "judge-x"}))
+    assert isinstance(judge, Judge)
+    assert judge.identity.name == judge_name
+    if name in ("llm", "llm-graded", "auto"):
+        assert judge.identity.model == "judge-x"  # the model comes from the settings
+
+
+def test_unknown_names_list_the_valid_ones() -> None:
+    with pytest.raises(UnknownJudgeError, match="valid judges: contains, llm, auto, token-overlap, semantic"):
+        build_judge("correctness", "gpt-judge", SETTINGS)
+    with pytest.raises(UnknownJudgeError, match="valid tasks: relevance, correctness"):
+        judge_entry("summarisation", "llm")
+    with pytest.raises(UnknownJudgeError, match="python:package.module:Factory"):
+        build_judge("correctness", "python:no_colon", SETTINGS)
+    with pytest.raises(UnknownJudgeError, match="cannot load plug-in judge"):
+        build_judge("correctness", "python:no_such_module_xyz:Judge", SETTINGS)
+
+
+def test_plugin_judges_load_by_module_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    judge = build_judge("correctness", "python:pipeline_fake_judge:SlowCountingJudge", SETTINGS)
+    assert judge.identity.name == "slow_counting"
+    sys.modules.pop("pipeline_fake_judge", None)
+
+
+def test_a_plugin_that_is_not_a_judge_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UnknownJudgeError, match="did not build a judge"):
+        build_judge("correctness", "python:collections:OrderedDict", SETTINGS)
+
+
+def test_register_judge_adds_a_name() -> None:
+    class Always(BaseJudge[CorrectnessItem, bool]):
+        name = "always"
+
+        async def _judge(self, item: CorrectnessItem) -> Judgment[bool]:
+            return self.scored(True)
+
+    register_judge("correctness", "always-test", lambda settings, **_: Always(), "test only")
+    try:
+        assert "always-test" in judge_names("correctness")
+        assert build_judge("correctness", "always-test", SETTINGS).identity.name == "always"
+    finally:
+        from evals import registry
+
+        registry._REGISTRY["correctness"].pop("always-test")
+
+
+class Graded(BaseModel):
+    grade: int
+
+    @property
+    def label(self) -> int:
+        return self.grade
+
+
+def test_label_of() -> None:
+    assert label_of(True) is True and label_of(2) == 2 and label_of(0.25) == 0.25 and label_of(None) is None
+    assert label_of(Graded(grade=3)) == 3
+    score = JudgeScore(
+        relevance=1,
+        completeness=1,
+        accuracy=1,
+        source_attribution=1,
+        coherence=1,
+        confidence=1,
+        reasoning="",
+        overall_score=0.75,
+    )
+    assert label_of(score) == 0.75
+    with pytest.raises(TypeError, match="cannot take a label"):
+        label_of(object())
+
+
+def test_adapter_contexts() -> None:
+    item = CorrectnessItem(question="q", answer="a", references=["r1", "r2"])
+    assert [(c.retrieved_text, c.expected_text) for c in correctness_contexts(item)] == [
+        ("a", "r1"),
+        ("a", "r2"),
+    ]
+    faithful = FaithfulnessItem(answer="claim", contexts=["c1", "c2"], question="q")
+    (context,) = faithfulness_contexts(faithful)
+    # the answer's content must be found in the contexts, not the other way round
+    assert context.expected_text == "claim" and context.retrieved_text == "c1\n\nc2"
+
+
+class ExpectedIn(BaseJudge[JudgmentContext, bool]):
+    """Matches when expected_text occurs in retrieved_text; unscored for empty expected text."""
+
+    name = "expected_in"
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(name=self.name, params="x")
+
+    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+        if not (item.expected_text or "").strip():
+            return self.unscored("empty expected text")
+        return self.scored(item.expected_text.lower() in item.retrieved_text.lower())  # type: ignore[union-attr]
+
+    async def ajudge_batch(self, items, *, on_result=None):  # type: ignore[no-untyped-def]
+        self.batches.append(len(items))
+        return await super().ajudge_batch(items, on_result=on_result)
+
+
+async def test_adapted_judge_matches_any_reference_in_one_inner_batch() -> None:
+    inner = ExpectedIn()
+    adapted = AdaptedJudge(inner, correctness_contexts, adapter="correctness")
+    items = [
+        CorrectnessItem(question="q", answer="It was Paris.", references=["London", "Paris"]),
+        CorrectnessItem(question="q", answer="It was Rome.", references=["London", "Paris"]),
+        CorrectnessItem(question="q", answer="Rome", references=[" ", "Rome"]),
+        CorrectnessItem(question="q", answer="Rome", references=[" "]),
+    ]
+    seen: list[int] = []
+    judgments = await adapted.ajudge_batch(items, on_result=lambda i, j: seen.append(i))
+    assert inner.batches == [7]  # every context of every item in one call
+    assert [j.value for j in judgments] == [True, False, True, None]
+    assert judgments[3].unscored_reason == "empty expected text"
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert adapted.identity.name == "expected_in[correctness]" and adapted.identity.params == "x"
+    single = await adapted.ajudge(items[0])
+    assert single.value is True and single.judge == "expected_in[correctness]"
