@@ -14,7 +14,9 @@ Two retrieval modes, because not every model calls tools:
   (ollama/ollama#8095, #11037); pass ``output_mode`` to override.
 - ``retrieval="pre"``: the agent retrieves ``top_k`` passages for the question up front and
   puts them in the prompt as tagged data, so the path works with any model, including tiny
-  ones that ignore ``tool_choice`` (SmolLM2 on llama-server). Output mode comes from settings.
+  ones that ignore ``tool_choice`` (SmolLM2 on llama-server). Output mode comes from settings,
+  and the output schema of each run only admits the retrieved docids in ``sources_used``
+  (``cited_answer_type``), so constrained decoding cannot invent or endlessly repeat one.
 
 Honesty rules: ``sources`` are exactly the passages the retriever returned in this run; an
 answer citing a docid that was not retrieved, or (tool mode) an answer given without any
@@ -28,10 +30,11 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, create_model, model_validator
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
@@ -139,6 +142,32 @@ def _check_answer(ctx: RunContext[_RunState], answer: RAGAnswer) -> RAGAnswer:
     return answer
 
 
+@lru_cache(maxsize=1024)
+def cited_answer_type(docids: tuple[str, ...]) -> type[RAGAnswer]:
+    """``RAGAnswer`` whose ``sources_used`` may only hold ``docids``, at most one entry per passage.
+
+    Used when the passages are known before the call ("pre" retrieval): with JSON-schema
+    constrained decoding the model cannot invent a docid or loop on the list until
+    ``max_tokens`` runs out, which is how tiny models otherwise fail. The answer must not be empty.
+    """
+    item: Any = Literal[docids] if docids else str  # type: ignore[valid-type]
+    answer_type: type[RAGAnswer] = create_model(
+        "RAGAnswer",
+        __base__=RAGAnswer,
+        __doc__=RAGAnswer.__doc__,
+        answer=(str, Field(min_length=1)),
+        sources_used=(
+            list[item],
+            Field(
+                default_factory=list,
+                max_length=len(docids),
+                description="docids of the passages the answer relies on",
+            ),
+        ),
+    )
+    return answer_type
+
+
 def load_corpus(corpus: str | Path | BM25Index) -> BM25Index:
     """An index as given, or one built from a JSONL path (``InputError`` on bad input)."""
     return corpus if isinstance(corpus, BM25Index) else BM25Index.from_jsonl(corpus)
@@ -198,7 +227,9 @@ class RAGAgent:
             retries=settings.retries,
             defer_model_check=True,
         )
-        self.agent.output_validator(_check_answer)
+        if retrieval == "tool":
+            # docids are only known as the tool runs: check citations after the fact
+            self.agent.output_validator(_check_answer)
 
     @property
     def model_name(self) -> str:
@@ -253,13 +284,23 @@ class RAGAgent:
             error = "the question is empty"
         else:
             try:
+                prompt = self._prompt(question, state, feedback)
+                # "pre": the passages are known, so the schema itself restricts citations to them
+                output_type = (
+                    output_spec(cited_answer_type(tuple(state.passages)), self.output_mode)
+                    if self.retrieval == "pre"
+                    else None
+                )
                 result = await self.agent.run(
-                    self._prompt(question, state, feedback),
+                    prompt,
+                    output_type=output_type,
                     deps=state,
                     usage=run_usage,
                     usage_limits=UsageLimits(request_limit=self.max_searches + self.settings.retries + 3),
                 )
-                answer = result.output
+                data = result.output.model_dump()
+                data["sources_used"] = list(dict.fromkeys(data["sources_used"]))  # tiny models repeat ids
+                answer = RAGAnswer.model_validate(data)
             except asyncio.CancelledError:
                 raise
             except Exception as failure:  # noqa: BLE001 - an honest error, never a made-up answer
@@ -301,4 +342,12 @@ class RAGAgent:
         return run_sync(self.query(question, feedback=feedback))
 
 
-__all__ = ["AgentResponse", "RAGAgent", "RETRIEVAL_MODES", "Retrieval", "SEARCH_TOOL", "load_corpus"]
+__all__ = [
+    "AgentResponse",
+    "RAGAgent",
+    "RETRIEVAL_MODES",
+    "Retrieval",
+    "SEARCH_TOOL",
+    "cited_answer_type",
+    "load_corpus",
+]

@@ -52,13 +52,16 @@ from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from rag_agent.results import Judgment
 from rag_agent.text import split_sentences
 
+
 class EvalRow(BaseModel):
     """What an evaluator sees: the evaluated output and whatever the dataset has around it."""
 
     model_config = ConfigDict(extra="ignore")
 
     output: str = Field(description="The text being evaluated (an answer, a summary, ...)")
-    gold_answer: str | None = Field(default=None, description="The reference answer, when the dataset has one")
+    gold_answer: str | None = Field(
+        default=None, description="The reference answer, when the dataset has one"
+    )
     question: str | None = None
     context: list[str] = Field(default_factory=list, description="Retrieved passages or other context")
 
@@ -140,13 +143,15 @@ class Evaluator(ABC):
 
     def to_result(self, raw: RawResult) -> EvaluationResult:
         """Normalise what ``evaluate`` returned into an ``EvaluationResult``."""
-        if isinstance(raw, bool) or isinstance(raw, np.bool_):
+        if isinstance(raw, (bool, np.bool_)):
             return EvaluationResult(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
         if isinstance(raw, (int, float, np.integer, np.floating)):
             raw = EvaluationResult(score_raw=float(raw))
         if not isinstance(raw, EvaluationResult):
-            raise TypeError(f"evaluator {self.name!r} returned {type(raw).__name__}; expected bool, a number "
-                            "or EvaluationResult")
+            raise TypeError(
+                f"evaluator {self.name!r} returned {type(raw).__name__}; expected bool, a number "
+                "or EvaluationResult"
+            )
         if raw.pass_ is None and raw.score_raw is not None and self.pass_threshold is not None:
             return raw.model_copy(update={"pass_": raw.score_raw >= self.pass_threshold})
         if raw.pass_ is None and raw.score_raw is None:
@@ -161,7 +166,12 @@ class FunctionEvaluator(Evaluator):
     """An evaluator made from a plain (sync or async) function by ``@evaluator``."""
 
     def __init__(
-        self, func: EvaluatorFunction, *, name: str | None = None, pass_threshold: float | None = None, version: str = "1"
+        self,
+        func: EvaluatorFunction,
+        *,
+        name: str | None = None,
+        pass_threshold: float | None = None,
+        version: str = "1",
     ) -> None:
         self.func = func
         self.name = name or func.__name__
@@ -220,7 +230,9 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
 
     def __init__(self, evaluator: Evaluator) -> None:
         if not isinstance(evaluator, Evaluator):
-            raise TypeError(f"expected an Evaluator, got {type(evaluator).__name__} (decorate functions with @evaluator)")
+            raise TypeError(
+                f"expected an Evaluator, got {type(evaluator).__name__} (decorate functions with @evaluator)"
+            )
         self.evaluator = evaluator
         self.name = f"evaluator:{evaluator.name}"
 
@@ -228,11 +240,15 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
     def identity(self) -> JudgeIdentity:
         ev = self.evaluator
         return JudgeIdentity(
-            name=self.name, model=ev.model, prompt_version=f"{ev.name}@{ev.version}",
+            name=self.name,
+            model=ev.model,
+            prompt_version=f"{ev.name}@{ev.version}",
             params=f"pass_threshold={ev.pass_threshold}",
         )
 
-    def _wrap(self, raw: RawResult | BaseException, started: float | None = None) -> Judgment[EvaluationResult]:
+    def _wrap(
+        self, raw: RawResult | BaseException, started: float | None = None
+    ) -> Judgment[EvaluationResult]:
         if isinstance(raw, BaseException):
             return self.unscored(f"{type(raw).__name__}: {raw}", started=started)
         try:
@@ -254,7 +270,9 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
         except Exception as error:  # noqa: BLE001 - a failing batch leaves every row unscored with the reason
             raws = [error] * len(items)
         if len(raws) != len(items):
-            mismatch = ValueError(f"{self.evaluator.name}.aevaluate_batch returned {len(raws)} results for {len(items)} rows")
+            mismatch = ValueError(
+                f"{self.evaluator.name}.aevaluate_batch returned {len(raws)} results for {len(items)} rows"
+            )
             raws = [mismatch] * len(items)
         share = (time.perf_counter() - started) / max(1, len(items))
         out: list[Judgment[EvaluationResult]] = []

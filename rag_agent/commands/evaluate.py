@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from rag_agent._sync import run_sync
@@ -74,15 +75,16 @@ def _gate(
     return failures
 
 
-def _finish(failures: list[str], scored: int, json_output: bool, html: Path | None) -> None:
+def _finish(
+    failures: list[str], scored: int, json_output: bool, html: Path | None, *, why_unscored: str | None = None
+) -> None:
     if html is not None and not json_output:
         stdout.print(f"HTML report written to {html}", highlight=False)
     for failure in failures:
         stderr.print(f"[red]gate failed:[/] {failure}", highlight=False)
     if scored == 0:
-        stderr.print(
-            "[red]nothing was scored[/]: every judgment is unscored (see the reasons in the predictions)"
-        )
+        why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
+        stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_UNSCORED)
     if failures:
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
@@ -178,7 +180,9 @@ def _evaluate_dataset(
             stdout.print("no gold labels in the data: agreement not computed", style="dim")
         if out is not None:
             stdout.print(f"predictions written to {out}", highlight=False)
-    _finish(failures, result.stats.scored, json_output, html)
+    reasons = [p.judgment.unscored_reason for p in result.predictions if p.judgment.unscored]
+    why = f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
+    _finish(failures, result.stats.scored, json_output, html, why_unscored=why)
 
 
 def _evaluate_agent(
@@ -203,7 +207,7 @@ def _evaluate_agent(
 ) -> None:
     from evals.pipeline import evaluate_rag_answers
     from evals.registry import build_judge
-    from evals.report import HtmlReport, metrics_table
+    from evals.report import HtmlReport
     from evals.tasks import load_questions
     from rag_agent.agent import RAGAgent
 
@@ -274,17 +278,56 @@ def _evaluate_agent(
         summary["gate_failures"] = failures
         print_json(summary)
     else:
-        table_rows = {
-            name: {k: v for k, v in summary[name].items() if not isinstance(v, dict | list)}
-            for name in ("agent", "score", "faithfulness", "correctness")
-            if name in summary
-        }
-        stdout.print(
-            metrics_table(table_rows, title=f"agent {agent.model_name} on {data.name}", row_header="stage")
-        )
+        stdout.print(_agent_table(summary, f"agent {agent.model_name} on {data.name}"))
         if out is not None:
             stdout.print(f"answers and judgments written to {out}", highlight=False)
-    _finish(failures, scored, json_output, html)
+    errors = [row.answer.error for row in evaluation.rows if row.answer.error]
+    if errors and not json_output:
+        stderr.print(
+            f"[yellow]the agent failed on {len(errors)} question(s)[/], e.g.: {escape(errors[0])}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    answered = evaluation.agent_stats.total - evaluation.agent_stats.errors
+    why = f"the agent answered no question ({errors[0]})" if errors and not answered else None
+    _finish(failures, scored, json_output, html, why_unscored=why)
+
+
+def _agent_table(summary: dict[str, Any], title: str) -> Table:
+    """One row per stage (the agent, then each judge): done, failed, cached, new, mean, cost."""
+    table = Table(title=title)
+    for column in ("stage", "n", "ok", "failed", "cached", "new", "mean", "tokens", "wall s"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    agent = summary["agent"]
+    table.add_row(
+        "agent answers",
+        str(agent["questions"]),
+        str(agent["answered"]),
+        str(agent["errors"]),
+        str(agent["cached"]),
+        str(agent["asked"]),
+        "-",
+        f"{agent['tokens']:,}",
+        f"{agent['wall_s']:.1f}",
+    )
+    for name in ("score", "faithfulness", "correctness"):
+        if name not in summary:
+            continue
+        row = summary[name]
+        mean = "-" if row["mean"] is None else f"{row['mean']:.3f}"
+        table.add_row(
+            name,
+            str(row["n"]),
+            str(row["scored"]),
+            str(row["unscored"]),
+            str(row["cached"]),
+            str(row["judged"]),
+            mean,
+            f"{row['tokens']:,}",
+            f"{row['wall_s']:.1f}",
+        )
+    table.caption = "failed: agent errors / unscored judgments; questions the agent failed on are not judged"
+    return table
 
 
 def _label(judgment: Any) -> Any:

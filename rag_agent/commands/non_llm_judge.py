@@ -115,7 +115,9 @@ def load_responses(path: Path) -> list[RunResponse]:
         texts = []
         for index, sentence in enumerate(responses):
             if not isinstance(sentence, dict) or not isinstance(sentence.get("text"), str):
-                raise InputError(path, "expected an object with a string 'text'", line=line, field=f"responses.{index}")
+                raise InputError(
+                    path, "expected an object with a string 'text'", line=line, field=f"responses.{index}"
+                )
             texts.append(sentence["text"])
         out.append(RunResponse(run_id, str(topic_id), " ".join(texts), str(path), line))
     return out
@@ -134,19 +136,26 @@ def competition_ranks(values: dict[str, float]) -> dict[str, int]:
 
 @user_errors
 def non_llm_judge(
-    rag_topics: Annotated[Path, typer.Option("--rag-topics", help="Topics JSONL: {request_id, title, ...} per line.")],
-    rag_responses: Annotated[
-        Path, typer.Option("--rag-responses", help="A directory of run files (TREC RAG JSONL), or one run file.")
+    rag_topics: Annotated[
+        Path, typer.Option("--rag-topics", help="Topics JSONL: {request_id, title, ...} per line.")
     ],
-    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where NAME.eval.txt, NAME.qrels.txt and NAME.config.yml go.")],
+    rag_responses: Annotated[
+        Path,
+        typer.Option("--rag-responses", help="A directory of run files (TREC RAG JSONL), or one run file."),
+    ],
+    out_dir: Annotated[
+        Path, typer.Option("--out-dir", help="Where NAME.eval.txt, NAME.qrels.txt and NAME.config.yml go.")
+    ],
     workflow: Annotated[
         Path | None,
-        typer.Option("--workflow", help="A TREC AutoJudge workflow.yml; its judge_settings block sets the weights."),
+        typer.Option(
+            "--workflow", help="A TREC AutoJudge workflow.yml; its judge_settings block sets the weights."
+        ),
     ] = None,
     name: Annotated[str, typer.Option("--name", help="Prefix of the output files.")] = "default",
     json_output: JsonOption = False,
 ) -> None:
-    """Grade every run's report per topic 0-3 with the TREC AutoJudge non-LLM judge and write a leaderboard.
+    """Grade every run's report per topic 0-3 with the TREC AutoJudge non-LLM judge; write a leaderboard.
 
     Examples:
 
@@ -154,9 +163,10 @@ def non_llm_judge(
 
       ragjury non-llm-judge --rag-topics topics.jsonl --rag-responses runs/run_a.jsonl --out-dir out/ --json
 
-    The grade combines response length, query keywords, BM25 and query coverage (weights from
-    workflow.yml's judge_settings; kit defaults otherwise). The leaderboard is the mean grade
-    per run and topic and over all topics ('all'); runs with the same mean share a rank.
+    The grade combines response length, query keywords, BM25 and query coverage, weighted by the judge_settings block of workflow.yml (the kit's defaults without one). No model is called.
+
+    Outputs in --out-dir: NAME.eval.txt (run_id AVG_GRADE topic value, per topic and 'all'), NAME.qrels.txt (topic 0 md5-of-report grade) and NAME.config.yml (the settings used). Runs with the same mean grade share a rank.
+
     Reports for topics missing from --rag-topics are skipped with a warning, as the kit skips them.
     """
     settings = NonLLMSettings.from_workflow(workflow) if workflow else NonLLMSettings()
@@ -180,7 +190,9 @@ def non_llm_judge(
     if skipped:
         stderr.print(f"[yellow]warning:[/] skipped {skipped} report(s) whose topic is not in {rag_topics}")
     if duplicated:
-        stderr.print(f"[yellow]warning:[/] {duplicated} duplicate (run, topic) report(s): the last one counts")
+        stderr.print(
+            f"[yellow]warning:[/] {duplicated} duplicate (run, topic) report(s): the last one counts"
+        )
 
     keys = sorted(reports)
     judge = NonLLMJudge(settings)
@@ -200,10 +212,13 @@ def non_llm_judge(
     lines += ["\t".join([run_id, MEASURE, "all", str(avg)]) for run_id, avg in sorted(averages.items())]
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    eval_path, qrels_path, config_path = (out_dir / f"{name}.{suffix}" for suffix in ("eval.txt", "qrels.txt", "config.yml"))
+    eval_path, qrels_path, config_path = (
+        out_dir / f"{name}.{suffix}" for suffix in ("eval.txt", "qrels.txt", "config.yml")
+    )
     eval_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     qrels_path.write_text(
-        "".join(f"{topic} 0 {doc} {grade}\n" for (topic, doc), grade in sorted(qrels.items())), encoding="utf-8"
+        "".join(f"{topic} 0 {doc} {grade}\n" for (topic, doc), grade in sorted(qrels.items())),
+        encoding="utf-8",
     )
     config = {"name": name, "judge": judge.identity.key(), "judge_settings": settings.model_dump()}
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -232,4 +247,3 @@ def non_llm_judge(
 
 def register(app: typer.Typer) -> None:
     app.command("non-llm-judge")(non_llm_judge)
-

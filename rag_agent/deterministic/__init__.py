@@ -30,7 +30,22 @@ _EXPORTS = {
     "SentenceTransformerEmbedder": "embedders",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "CachingEmbedder",
+    "ContainsJudge",
+    "DeterministicScoreJudge",
+    "Embedder",
+    "EmbedderUnavailable",
+    "NonLLMJudge",
+    "NonLLMScores",
+    "NonLLMSettings",
+    "OllamaEmbedder",
+    "OpenAICompatibleEmbedder",
+    "SemanticJudge",
+    "SentenceTransformerEmbedder",
+    "TokenOverlapJudge",
+    "heuristic_ratings",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,9 @@
 """Judgment envelopes for a whole vectorised batch, cheaply.
 
 Why: validating a new ``Judgment`` per item costs more than judging it for the deterministic
-judges. Each distinct value is validated once (through ``BaseJudge.scored``) and copied with
-the item's own latency share and a fresh ``Usage``; unscored items get their own reason.
+judges. Each distinct value is validated once (through ``BaseJudge.scored``) and shallow-copied
+with the item's own latency share; unscored items get their own reason. The copies share one
+all-zero ``Usage``: ragjury combines usages with ``+`` (a new object), never in place.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any, TypeVar
 
 from rag_agent.protocol import BaseJudge, ResultCallback
-from rag_agent.results import Judgment, Usage
+from rag_agent.results import Judgment
 
 ValueT = TypeVar("ValueT", bound=Hashable)
 
@@ -37,7 +38,7 @@ def batch_envelopes(
             template = templates.get(key)
             if template is None:
                 template = templates[key] = judge.scored(value)
-            judgment = template.model_copy(update={"latency_s": share, "usage": Usage()})
+            judgment = template.model_copy(update={"latency_s": share})
         out.append(judgment)
         if on_result is not None:
             on_result(index, judgment)  # type: ignore[arg-type]

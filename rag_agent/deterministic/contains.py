@@ -47,8 +47,8 @@ def contains_reference(answer: str, references: Sequence[str]) -> bool | None:
 class ContainsJudge(BaseJudge[CorrectnessItem, bool]):
     """Correct when the answer contains any reference answer (normalised). Example::
 
-        ContainsJudge().judge(CorrectnessItem(question="Who painted it?", answer="It was Édouard Manet.",
-                                              references=["Edouard Manet"]))  # True
+    ContainsJudge().judge(CorrectnessItem(question="Who painted it?", answer="It was Édouard Manet.",
+                                          references=["Edouard Manet"]))  # True
     """
 
     name = "contains"

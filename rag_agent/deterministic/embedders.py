@@ -178,7 +178,9 @@ class OpenAICompatibleEmbedder:
         url = f"{self.base_url}/embeddings"
         try:
             async with httpx.AsyncClient(timeout=self.timeout_s, transport=self.transport) as client:
-                response = await client.post(url, json={"model": self._model, "input": list(texts)}, headers=headers)
+                response = await client.post(
+                    url, json={"model": self._model, "input": list(texts)}, headers=headers
+                )
         except httpx.HTTPError as error:
             raise EmbedderUnavailable(f"{url} unreachable: {type(error).__name__}: {error}") from None
         if response.status_code != 200:
@@ -225,16 +227,19 @@ class SentenceTransformerEmbedder:
     thread so the event loop stays responsive.
     """
 
-    def __init__(self, model_path: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(
+        self, model_path: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64
+    ) -> None:
         configured = model_path or os.environ.get("RAGJURY_EMBEDDING_MODEL_PATH")
         self.model_path = Path(configured) if configured else None
+        self._label = self.model_path.name if self.model_path else MINILM_NAME
         self.device = device
         self.batch_size = batch_size
         self._encoder: Any = None
 
     @property
     def model(self) -> str:
-        return f"sentence-transformers:{self.model_path.name if self.model_path else MINILM_NAME}"
+        return f"sentence-transformers:{self._label}"
 
     def load(self) -> Any:
         """The loaded model; raises ``EmbedderUnavailable`` with what to install."""

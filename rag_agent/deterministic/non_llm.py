@@ -34,6 +34,8 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Literal
 
@@ -42,6 +44,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from config.settings import RagjurySettings
+from rag_agent.deterministic._envelopes import batch_envelopes
 from rag_agent.inputs import InputError, read_text, validation_message
 from rag_agent.items import JudgmentContext
 from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
@@ -54,9 +57,18 @@ TopicFormat = Literal["auto", "rag", "ragtime", "dragun"]
 _BOUNDARY_EPS = 1e-9
 
 
+_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+_SPACE_OUT = bytes(byte if byte in _KEEP else 32 for byte in range(256))
+
+
 def words(text: str) -> list[str]:
-    """The kit's tokens: ``\\w+`` runs of the lowercased text."""
-    return WORD.findall(text.lower())
+    """The kit's tokens: ``\\w+`` runs of the lowercased text. For ASCII text ``\\w`` is exactly
+    ``[a-z0-9_]`` after lowercasing: blanking every other byte and splitting is faster than
+    the regex engine and gives the same tokens."""
+    lower = text.lower()
+    if lower.isascii():
+        return lower.encode("ascii").translate(_SPACE_OUT).decode("ascii").split()
+    return WORD.findall(lower)
 
 
 class NonLLMSettings(BaseModel):
@@ -77,7 +89,9 @@ class NonLLMSettings(BaseModel):
     topic_format: TopicFormat = "auto"
     k1: float = Field(default=1.5, ge=0.0)
     b: float = Field(default=0.75, ge=0.0, le=1.0)
-    avgdl: float | None = Field(default=None, gt=0.0, description="BM25 average length; None = optimal_length")
+    avgdl: float | None = Field(
+        default=None, gt=0.0, description="BM25 average length; None = optimal_length"
+    )
     pass_grade: int = Field(default=2, ge=0, le=3, description="judge() is True from this grade on")
 
     @model_validator(mode="after")
@@ -118,7 +132,9 @@ class NonLLMSettings(BaseModel):
         except ValidationError as error:
             field, message = validation_message(error)
             line = _yaml_line(text, field.split(".")[0]) if field else None
-            raise InputError(path, message, line=line, field=f"judge_settings.{field}" if field else None) from None
+            raise InputError(
+                path, message, line=line, field=f"judge_settings.{field}" if field else None
+            ) from None
 
 
 def _yaml_line(text: str, key: str) -> int | None:
@@ -194,7 +210,7 @@ def score_pair(query: str, response: str, settings: NonLLMSettings) -> NonLLMSco
         bm25_score=bs,
         coverage_score=cs,
         combined_score=final,
-        grade=max(0, min(3, int(round(final)))),
+        grade=max(0, min(3, round(final))),
     )
 
 
@@ -254,7 +270,9 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
         return self.grade(ctx) >= self.settings.pass_grade
 
     def batch_grade(self, ctxs: Sequence[JudgmentContext]) -> list[int]:
-        batch = self._score([c.query for c in ctxs], [c.retrieved_text for c in ctxs])
+        batch = self._score(
+            list(map(attrgetter("query"), ctxs)), list(map(attrgetter("retrieved_text"), ctxs))
+        )
         _raise_first(batch.reasons)
         return batch.grade.tolist()
 
@@ -297,16 +315,16 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
         self, items: Sequence[JudgmentContext], *, on_result: ResultCallback | None = None
     ) -> list[Judgment[int]]:
         started = time.perf_counter()
-        batch = self._score([c.query for c in items], [c.retrieved_text for c in items])
-        share = (time.perf_counter() - started) / max(1, len(items))
-        results: list[Judgment[int]] = []
-        for index, reason in enumerate(batch.reasons):
-            judgment = self.unscored(reason) if reason is not None else self.scored(int(batch.grade[index]))
-            judgment.latency_s = share
-            results.append(judgment)
-            if on_result is not None:
-                on_result(index, judgment)  # type: ignore[arg-type]
-        return results
+        batch = self._score(
+            list(map(attrgetter("query"), items)), list(map(attrgetter("retrieved_text"), items))
+        )
+        return batch_envelopes(
+            self,
+            batch.grade.tolist(),
+            batch.reasons,
+            elapsed_s=time.perf_counter() - started,
+            on_result=on_result,
+        )
 
     # -- the vectorised core -----------------------------------------------------------------
 
@@ -315,17 +333,17 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
         if len(responses) != n:
             raise ValueError("queries and responses must have the same length")
         s = self.settings
-        q_index: dict[str, int] = {}
-        r_index: dict[str, int] = {}
-        qi = np.fromiter((q_index.setdefault(t, len(q_index)) for t in queries), dtype=np.int64, count=n)
-        ri = np.fromiter((r_index.setdefault(t, len(r_index)) for t in responses), dtype=np.int64, count=n)
+        q_ids = {text: i for i, text in enumerate(dict.fromkeys(queries))}
+        r_ids = {text: i for i, text in enumerate(dict.fromkeys(responses))}
+        qi = np.fromiter(map(q_ids.__getitem__, queries), dtype=np.int64, count=n)
+        ri = np.fromiter(map(r_ids.__getitem__, responses), dtype=np.int64, count=n)
 
         # Queries: distinct words (in order of first use), their counts, totals.
         vocab: dict[str, int] = {}
         q_ptr, q_tok, q_cnt = [0], [], []
-        q_distinct = np.zeros(len(q_index), dtype=np.int64)
-        q_total = np.zeros(len(q_index), dtype=np.int64)
-        for j, text in enumerate(q_index):
+        q_distinct = np.zeros(len(q_ids), dtype=np.int64)
+        q_total = np.zeros(len(q_ids), dtype=np.int64)
+        for j, text in enumerate(q_ids):
             counts = Counter(words(text))
             q_distinct[j], q_total[j] = len(counts), sum(counts.values())
             for token, count in counts.items():
@@ -334,21 +352,18 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
             q_ptr.append(len(q_tok))
         q_ptr_a, q_tok_a, q_cnt_a = np.asarray(q_ptr), np.asarray(q_tok, dtype=np.int64), np.asarray(q_cnt)
 
-        # Responses: length and the counts of query words only (nothing else matters).
+        # Responses: their length, and how often each query word occurs (nothing else matters).
         v = max(1, len(vocab))
-        doc_len = np.zeros(len(r_index), dtype=np.int64)
-        r_keys: list[int] = []
-        r_vals: list[int] = []
-        for j, text in enumerate(r_index):
-            tokens = words(text)
-            doc_len[j] = len(tokens)
-            hits = Counter(vocab[t] for t in tokens if t in vocab)
-            for col in sorted(hits):
-                r_keys.append(j * v + col)
-                r_vals.append(hits[col])
-        keys = np.asarray(r_keys, dtype=np.int64)
-        vals = np.asarray(r_vals, dtype=np.float64)
-        lengths = np.asarray([length_score(int(wc), s) for wc in doc_len], dtype=np.float64)
+        tokens = [words(text) for text in r_ids]
+        doc_len = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        flat = list(chain.from_iterable(tokens))
+        word_ids = np.fromiter(map(vocab.get, flat, repeat(-1, len(flat))), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(len(tokens), dtype=np.int64), doc_len)
+        hit = word_ids >= 0
+        keys, counts = _count_keys(rows[hit] * v + word_ids[hit])
+        lengths = np.fromiter(
+            (length_score(int(wc), s) for wc in doc_len), dtype=np.float64, count=doc_len.size
+        )
 
         # Expand every pair into its query's distinct words, then look up the response counts.
         per_pair = q_ptr_a[qi + 1] - q_ptr_a[qi]
@@ -357,9 +372,13 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
         pos = q_ptr_a[qi][pair] + offsets
         tok, qc = q_tok_a[pos], q_cnt_a[pos].astype(np.float64)
         lookup = ri[pair] * v + tok
-        if keys.size:
+        if len(tokens) * v <= 20_000_000:  # a dense table: one indexing operation
+            table = np.zeros(len(tokens) * v, dtype=np.float64)
+            table[keys] = counts
+            f = table[lookup]
+        elif keys.size:
             where = np.minimum(np.searchsorted(keys, lookup), keys.size - 1)
-            f = np.where(keys[where] == lookup, vals[where], 0.0)
+            f = np.where(keys[where] == lookup, counts[where].astype(np.float64), 0.0)
         else:
             f = np.zeros(lookup.size, dtype=np.float64)
 
@@ -385,11 +404,14 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
 
         # Re-score with the kit's exact arithmetic where rounding could go either way.
         near = np.flatnonzero(np.abs(combined - np.floor(combined) - 0.5) < _BOUNDARY_EPS)
-        queries_list, responses_list = list(q_index), list(r_index)
+        queries_list, responses_list = list(q_ids), list(r_ids)
         for i in near.tolist():
             exact = score_pair(queries_list[qi[i]], responses_list[ri[i]], s)
             length[i], keyword[i], bm25[i], coverage[i] = (
-                exact.length_score, exact.keyword_score, exact.bm25_score, exact.coverage_score
+                exact.length_score,
+                exact.keyword_score,
+                exact.bm25_score,
+                exact.coverage_score,
             )
             combined[i], grade[i] = exact.combined_score, exact.grade
 
@@ -398,6 +420,15 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
             reasons[i] = "empty query: no words to grade the response against"
             grade[i] = 0
         return _BatchScores(length, keyword, bm25, coverage, combined, grade, reasons)
+
+
+def _count_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` via one sort (NumPy 2's ``unique`` is slower here)."""
+    ordered = np.sort(keys)
+    if ordered.size == 0:
+        return ordered, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return ordered[starts], np.diff(np.append(starts, ordered.size))
 
 
 def _raise_first(reasons: Sequence[str | None]) -> None:

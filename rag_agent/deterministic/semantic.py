@@ -80,15 +80,18 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
         if not -1.0 <= threshold <= 1.0:
             raise ValueError("threshold must be in [-1, 1]")
         inner = embedder or default_embedder(settings)
-        self.embedder: Embedder = inner if isinstance(inner, CachingEmbedder) else CachingEmbedder(
-            inner, max_items=cache_size
+        self.embedder: Embedder = (
+            inner if isinstance(inner, CachingEmbedder) else CachingEmbedder(inner, max_items=cache_size)
         )
         self.threshold = float(threshold)
 
     @property
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(
-            name=self.name, model=self.embedder.model, prompt_version="cosine@1.0", params=f"threshold={self.threshold}"
+            name=self.name,
+            model=self.embedder.model,
+            prompt_version="cosine@1.0",
+            params=f"threshold={self.threshold}",
         )
 
     async def asimilarities(self, ctxs: Sequence[JudgmentContext]) -> Similarities:
@@ -106,7 +109,9 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
         live = [i for i in range(n) if reasons[i] is None]
         if live:
             try:
-                sims = await pair_similarities(self.embedder, [left[i] for i in live], [right[i] for i in live])
+                sims = await pair_similarities(
+                    self.embedder, [left[i] for i in live], [right[i] for i in live]
+                )
             except EmbedderUnavailable as error:
                 return Similarities(values, [r or f"embedder unavailable: {error}" for r in reasons])
             values[live] = sims
@@ -142,7 +147,9 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
         share = (time.perf_counter() - started) / max(1, len(items))
         out: list[Judgment[bool]] = []
         for index, (value, reason) in enumerate(zip(result.values.tolist(), result.reasons)):
-            judgment = self.unscored(reason) if reason is not None else self.scored(bool(value >= self.threshold))
+            judgment = (
+                self.unscored(reason) if reason is not None else self.scored(bool(value >= self.threshold))
+            )
             judgment.latency_s = share
             out.append(judgment)
             if on_result is not None:

@@ -41,6 +41,9 @@ BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
 
 MAX_SAMPLES = 15
+MAX_REASON_CHARS = 300
+"""Reasons are one sentence. The bound is part of the JSON schema, so servers that decode under the
+schema (llama.cpp, Ollama) stop a looping small model there instead of at ``max_tokens`` mid-JSON."""
 
 OutputT = TypeVar("OutputT")
 KeyT = TypeVar("KeyT")
@@ -49,7 +52,7 @@ KeyT = TypeVar("KeyT")
 class VerdictOutput(BaseModel):
     """What a single-verdict call returns: a short reason first (it conditions the verdict), then the verdict."""
 
-    reason: str = Field(description="One sentence explaining the verdict")
+    reason: str = Field(max_length=MAX_REASON_CHARS, description="One sentence explaining the verdict")
     verdict: BinaryVerdict = Field(description='"1" for yes, "0" for no')
 
 
@@ -326,6 +329,7 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
 
 
 __all__ = [
+    "MAX_REASON_CHARS",
     "MAX_SAMPLES",
     "Ballot",
     "BinaryVerdict",

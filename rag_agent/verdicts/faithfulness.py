@@ -16,7 +16,7 @@ against, is unscored with that reason: never NaN, never 0.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, computed_field, create_model
 from pydantic_ai.models import Model
@@ -28,16 +28,25 @@ from rag_agent.models import UnitFloat
 from rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from rag_agent.results import Judgment
 from rag_agent.text import normalise
-from rag_agent.verdicts.base import BinaryVerdict, LLMVerdictJudge, majority, sum_usage, tagged_list
+from rag_agent.verdicts.base import (
+    MAX_REASON_CHARS,
+    BinaryVerdict,
+    LLMVerdictJudge,
+    majority,
+    sum_usage,
+    tagged_list,
+)
 
-MAX_STATEMENTS = 25
+MAX_STATEMENTS = 20
 """Upper bound on statements per answer: a small model that loops must not produce hundreds."""
+MAX_STATEMENT_CHARS = 300
+"""A statement is one sentence; the bound is in the schema, so constrained decoding enforces it."""
 
 
 class StatementsOutput(BaseModel):
     """What the decomposition call returns."""
 
-    statements: list[str] = Field(
+    statements: list[Annotated[str, Field(max_length=MAX_STATEMENT_CHARS)]] = Field(
         max_length=MAX_STATEMENTS,
         description="Standalone factual statements of the answer, pronouns replaced by names; empty if none",
     )
@@ -46,7 +55,10 @@ class StatementsOutput(BaseModel):
 class StatementVerdictOutput(BaseModel):
     """One statement's verdict as the model returns it (position = statement number)."""
 
-    reason: str = Field(description="One sentence: why the context does or does not support the statement")
+    reason: str = Field(
+        max_length=MAX_REASON_CHARS,
+        description="One sentence: why the context does or does not support the statement",
+    )
     verdict: BinaryVerdict = Field(description='"1" supported by the context, "0" not supported')
 
 

@@ -23,12 +23,20 @@ from rag_agent.results import Judgment
 from rag_agent.verdicts.base import LLMVerdictJudge, VerdictOutput
 from rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 
+MAX_GOAL_CHARS = 400
+"""The goal and the end state are one sentence each; the bound is in the schema (see ``MAX_REASON_CHARS``)."""
+
 
 class GoalInferenceOutput(BaseModel):
     """What the inference call returns."""
 
-    user_goal: str = Field(description="One sentence: what the user wanted to achieve")
-    end_state: str = Field(description="One sentence: what had actually been achieved when the trace ends")
+    user_goal: str = Field(
+        max_length=MAX_GOAL_CHARS, description="One sentence: what the user wanted to achieve"
+    )
+    end_state: str = Field(
+        max_length=MAX_GOAL_CHARS,
+        description="One sentence: what had actually been achieved when the trace ends",
+    )
 
 
 class GoalResult(BaseModel):

@@ -30,6 +30,13 @@ def index() -> BM25Index:
     return BM25Index.from_jsonl(CORPUS)
 
 
+@pytest.fixture
+def agent_settings(server_settings: RagjurySettings) -> RagjurySettings:
+    """The server settings with a longer deadline: a "pre" prompt carries ~450 tokens of passages,
+    which a busy 2-core machine reads at a few tokens per second."""
+    return server_settings.model_copy(update={"timeout_s": 300.0})
+
+
 def assert_honest(response: AgentResponse, index: BM25Index) -> None:
     """A typed answer citing only retrieved passages, or no answer and a reason; real requests either way."""
     assert response.usage.requests >= 1 and response.usage.input_tokens > 0, response
@@ -47,25 +54,25 @@ def assert_honest(response: AgentResponse, index: BM25Index) -> None:
 
 
 async def test_pre_retrieval_agent_answers_from_bm25_passages(
-    server_settings: RagjurySettings, index: BM25Index
+    agent_settings: RagjurySettings, index: BM25Index
 ) -> None:
     agent = RAGAgent(
-        index, model=server_settings.judge_model, settings=server_settings, retrieval="pre", top_k=3
+        index, model=agent_settings.judge_model, settings=agent_settings, retrieval="pre", top_k=3
     )
     responses = await agent.query_batch(TOPICS[:2])
     for question, response in zip(TOPICS[:2], responses, strict=True):
         assert response.question == question and response.retrieval == "pre"
         assert [s.id for s in response.sources] == [hit.docid for hit in index.search(question, 3)]
-        assert response.model == server_settings.judge_model
+        assert response.model == agent_settings.judge_model
         assert_honest(response, index)
     # grammar-constrained JSON (NativeOutput) makes a schema-valid answer the common case, even at 135M
     assert any(response.answer is not None for response in responses), [r.error for r in responses]
 
 
-async def test_tool_retrieval_completes_honestly(server_settings: RagjurySettings, index: BM25Index) -> None:
+async def test_tool_retrieval_completes_honestly(agent_settings: RagjurySettings, index: BM25Index) -> None:
     """SmolLM2 on llama-server ignores tool_choice, so this usually ends in an honest error."""
     agent = RAGAgent(
-        index, model=server_settings.judge_model, settings=server_settings, retrieval="tool", top_k=3
+        index, model=agent_settings.judge_model, settings=agent_settings, retrieval="tool", top_k=3
     )
     response = await agent.query(TOPICS[0])
     assert_honest(response, index)
@@ -73,15 +80,15 @@ async def test_tool_retrieval_completes_honestly(server_settings: RagjurySetting
         assert response.searches and response.sources  # an answer in tool mode implies a real search
 
 
-async def test_judge_llm_scores_the_agent_answer(server_settings: RagjurySettings, index: BM25Index) -> None:
+async def test_judge_llm_scores_the_agent_answer(agent_settings: RagjurySettings, index: BM25Index) -> None:
     agent = RAGAgent(
-        index, model=server_settings.judge_model, settings=server_settings, retrieval="pre", top_k=3
+        index, model=agent_settings.judge_model, settings=agent_settings, retrieval="pre", top_k=3
     )
     response = await agent.query(TOPICS[4])
     assert_honest(response, index)
     answer = response.answer.answer if response.answer else "Goldfish keep growing throughout their lives."
-    judgment = await JudgeLLM(settings=server_settings).evaluate(response.question, answer, response.sources)
-    assert judgment.model == server_settings.judge_model and judgment.usage.requests >= 1
+    judgment = await JudgeLLM(settings=agent_settings).evaluate(response.question, answer, response.sources)
+    assert judgment.model == agent_settings.judge_model and judgment.usage.requests >= 1
     if judgment.value is not None:
         assert isinstance(judgment.value, JudgeScore) and 0.0 <= judgment.value.overall_score <= 1.0
     else:
@@ -89,9 +96,11 @@ async def test_judge_llm_scores_the_agent_answer(server_settings: RagjurySetting
 
 
 def test_ask_cli_answers_and_judges_end_to_end(
-    server_settings: RagjurySettings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    agent_settings: RagjurySettings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("RAGJURY_MAX_TOKENS", str(server_settings.max_tokens))
+    monkeypatch.setenv("RAGJURY_MAX_TOKENS", str(agent_settings.max_tokens))
+    monkeypatch.setenv("RAGJURY_TIMEOUT_S", str(agent_settings.timeout_s))
+    monkeypatch.setenv("RAGJURY_RETRIES", str(agent_settings.retries))
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(
         app,
@@ -105,7 +114,7 @@ def test_ask_cli_answers_and_judges_end_to_end(
             "--top-k",
             "3",
             "--base-url",
-            str(server_settings.base_url),
+            str(agent_settings.base_url),
             "--judge",
             "--judge-mode",
             "llm",

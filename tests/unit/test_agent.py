@@ -367,3 +367,38 @@ async def test_the_judge_in_the_loop_example_retries_with_feedback_until_faithfu
     assert outcome.accepted and outcome.attempts == 2 and outcome.faithfulness == 1.0
     assert outcome.response.answer.answer == "Paris is the capital of France."
     assert "<statement>Paris is the capital of Spain.</statement>" in agent_prompts[1]
+
+
+async def test_pre_mode_schema_allows_only_retrieved_docids(index: BM25Index) -> None:
+    """With the passages known up front, the output schema itself restricts citations (grammar-enforced)."""
+    schemas: list[dict[str, Any]] = []
+    corrections: list[list[str]] = []
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        output_object = info.model_request_parameters.output_object
+        assert output_object is not None
+        schemas.append(output_object.json_schema)
+        corrections.append([str(part.content) for part in messages[-1].parts] if len(messages) > 1 else [])
+        cited = ["made-up-id"] if len(schemas) == 1 else ["paris"]
+        return final(info, {"answer": "Paris.", "sources_used": cited})
+
+    response = await RAGAgent(
+        index, model=FunctionModel(reply), settings=settings(), top_k=2, retrieval="pre"
+    ).query(QUESTION)
+    retrieved = [hit.docid for hit in index.search(QUESTION, 2)]
+    sources_schema = schemas[0]["properties"]["sources_used"]
+    assert sources_schema["maxItems"] == 2
+    assert sorted(sources_schema["items"]["enum"]) == sorted(retrieved)
+    assert response.ok and response.answer is not None and response.answer.sources_used == ["paris"]
+    assert type(response.answer) is RAGAnswer  # the plain schema type, whatever the per-run type was
+    assert len(schemas) == 2  # the invented docid was sent back for correction:
+    assert "made-up-id" in " ".join(corrections[1]) and "literal_error" in " ".join(corrections[1])
+
+
+async def test_repeated_citations_are_kept_once(index: BM25Index) -> None:
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return final(info, {"answer": "Paris.", "sources_used": ["paris", "paris"]})
+
+    agent = RAGAgent(index, model=FunctionModel(reply), settings=settings(), top_k=2, retrieval="pre")
+    response = await agent.query(QUESTION)
+    assert response.answer is not None and response.answer.sources_used == ["paris"]

@@ -42,7 +42,9 @@ class Counting(TokenOverlapJudge):
         return await super()._judge(item)
 
 
-ITEM = JudgmentContext(query="capital of France", expected_text="Paris", retrieved_text="Paris is the capital.")
+ITEM = JudgmentContext(
+    query="capital of France", expected_text="Paris", retrieved_text="Paris is the capital."
+)
 
 
 def test_primary_unscored_means_the_fallback_answers_and_says_why() -> None:

@@ -83,8 +83,15 @@ def test_batch_equals_per_pair_reference() -> None:
     queries = [" ".join(rng.choice(vocab) for _ in range(rng.randint(1, 8))) for _ in range(40)]
     responses = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 700))) for _ in range(60)]
     pairs = [(rng.choice(queries), rng.choice(responses)) for _ in range(800)]
-    settings = NonLLMSettings(length_weight=1, keyword_weight=2, bm25_weight=3, coverage_weight=1, min_length=10,
-                              optimal_length=100, max_length=400)
+    settings = NonLLMSettings(
+        length_weight=1,
+        keyword_weight=2,
+        bm25_weight=3,
+        coverage_weight=1,
+        min_length=10,
+        optimal_length=100,
+        max_length=400,
+    )
     judge = NonLLMJudge(settings)
     batch = judge.batch_scores([q for q, _ in pairs], [r for _, r in pairs])
     reference = [score_pair(q, r, settings) for q, r in pairs]

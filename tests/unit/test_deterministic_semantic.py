@@ -76,7 +76,10 @@ def test_similarity_values_and_threshold() -> None:
     result = judge.similarities([ctx("edison bulb", "edison bulb"), ctx("edison bulb", "banana")])
     assert result.values[0] == pytest.approx(1.0, abs=1e-6)
     assert result.values[1] < 0.1
-    assert judge.batch_judge([ctx("edison bulb", "edison bulb"), ctx("edison bulb", "banana")]) == [True, False]
+    assert judge.batch_judge([ctx("edison bulb", "edison bulb"), ctx("edison bulb", "banana")]) == [
+        True,
+        False,
+    ]
 
 
 def test_query_stands_in_without_expected_text() -> None:
@@ -127,11 +130,17 @@ def test_openai_compatible_shape_and_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "response", [httpx.Response(500, text="boom"), httpx.Response(200, json={"nope": 1}),
-                 httpx.Response(200, json={"data": [{"index": 0, "embedding": [1.0]}]})]
+    "response",
+    [
+        httpx.Response(500, text="boom"),
+        httpx.Response(200, json={"nope": 1}),
+        httpx.Response(200, json={"data": [{"index": 0, "embedding": [1.0]}]}),
+    ],
 )
 def test_openai_compatible_failures_are_unavailable(response: httpx.Response) -> None:
-    embedder = OpenAICompatibleEmbedder(base_url="http://embed.test/v1", transport=httpx.MockTransport(lambda r: response))
+    embedder = OpenAICompatibleEmbedder(
+        base_url="http://embed.test/v1", transport=httpx.MockTransport(lambda r: response)
+    )
     with pytest.raises(EmbedderUnavailable):
         asyncio.run(embedder.aembed(["a", "b"]))
 
@@ -152,7 +161,9 @@ def test_ollama_embed_request_and_missing_model() -> None:
         assert request.url.path == "/api/embed" and body["model"] == "all-minilm"
         if body["input"] == ["missing"]:
             return httpx.Response(404, json={"error": 'model "all-minilm" not found, try pulling it first'})
-        return httpx.Response(200, json={"model": "all-minilm", "embeddings": [[1.0, 0.0]] * len(body["input"])})
+        return httpx.Response(
+            200, json={"model": "all-minilm", "embeddings": [[1.0, 0.0]] * len(body["input"])}
+        )
 
     embedder = OllamaEmbedder(host="http://ollama.test:11434", transport=httpx.MockTransport(handler))
     assert asyncio.run(embedder.aembed(["x", "y"])).shape == (2, 2)
@@ -164,7 +175,9 @@ def test_sentence_transformer_without_model_path_is_unavailable(tmp_path) -> Non
     embedder = SentenceTransformerEmbedder(tmp_path / "nowhere")
     judgment = SemanticJudge(embedder).judge_sync(ctx("a", "b"))
     assert judgment.unscored
-    assert "not installed" in (judgment.unscored_reason or "") or "does not exist" in (judgment.unscored_reason or "")
+    assert "not installed" in (judgment.unscored_reason or "") or "does not exist" in (
+        judgment.unscored_reason or ""
+    )
 
 
 def test_real_minilm_ranks_a_paraphrase_above_an_unrelated_text() -> None:
@@ -180,5 +193,6 @@ def test_real_minilm_ranks_a_paraphrase_above_an_unrelated_text() -> None:
         ]
     )
     assert result.reasons == [None, None]
-    assert result.values[0] > 0.8 > 0.2 > result.values[1]
+    assert result.values[0] > 0.8
+    assert result.values[1] < 0.2
     assert judge.identity.model and "sentence-transformers" in judge.identity.model

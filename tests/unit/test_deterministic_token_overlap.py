@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
+from fractions import Fraction
 
 import pytest
 
-from rag_agent.deterministic.token_overlap import TokenOverlapJudge
+from rag_agent.deterministic.token_overlap import TokenOverlapJudge, evret_tokens
 from rag_agent.items import JudgmentContext
 from rag_agent.protocol import JudgmentUnscored
 
@@ -68,7 +70,10 @@ def test_phrase_bonus_tips_a_pair_over() -> None:
     judge = TokenOverlapJudge(min_tokens=5, query_boost=False)
     assert judge.judge(ctx(EXPECTED, in_order)) is True  # 0.5 + 0.15 >= 0.6
     assert judge.judge(ctx(EXPECTED, shared(10))) is False  # same tokens, no phrase: 0.5
-    assert TokenOverlapJudge(min_tokens=5, query_boost=False, threshold=0.66).judge(ctx(EXPECTED, in_order)) is False
+    assert (
+        TokenOverlapJudge(min_tokens=5, query_boost=False, threshold=0.66).judge(ctx(EXPECTED, in_order))
+        is False
+    )
 
 
 def test_digits_and_long_words_weigh_more() -> None:
@@ -84,10 +89,15 @@ def test_no_expected_text_judges_relevance_to_the_query() -> None:
     judge = TokenOverlapJudge()
     passage = "Thomas Edison's light bulb of 1879 used a carbon filament; Edison tested thousands."
     assert judge.judge(ctx(None, passage, query="who invented the light bulb edison")) is True
-    assert judge.judge(ctx(None, "Bananas are rich in potassium.", query="who invented the light bulb")) is False
+    assert (
+        judge.judge(ctx(None, "Bananas are rich in potassium.", query="who invented the light bulb")) is False
+    )
     # 4 query content tokens: min_tokens=15 is capped at ceil(0.6 x 4) = 3 rather than failing every pair.
     assert judge.judge(ctx(None, "a bulb of light", query="who invented the light bulb edison")) is False
-    assert TokenOverlapJudge(threshold=0.4).judge(ctx(None, "a bulb of light", query="light bulb edison lamp")) is True
+    assert (
+        TokenOverlapJudge(threshold=0.4).judge(ctx(None, "a bulb of light", query="light bulb edison lamp"))
+        is True
+    )
 
 
 def test_empty_texts_are_unscored_not_false() -> None:
@@ -99,14 +109,20 @@ def test_empty_texts_are_unscored_not_false() -> None:
     with pytest.raises(JudgmentUnscored, match="empty query"):
         judge.judge(ctx(None, "Paris", query=" "))
     judgments = judge.judge_batch_sync([ctx("Paris", ""), ctx("Paris", "Paris!")])
-    assert judgments[0].unscored and judgments[0].value is None and "empty" in (judgments[0].unscored_reason or "")
+    assert (
+        judgments[0].unscored
+        and judgments[0].value is None
+        and "empty" in (judgments[0].unscored_reason or "")
+    )
     assert judgments[1].scored and judgments[1].value is True
 
 
 def test_unicode_follows_evret_tokenizer() -> None:
     judge = TokenOverlapJudge(min_tokens=1)
     assert judge.judge(ctx("CAFÉ au lait", "café au lait"))  # lowercase equality
-    assert judge.judge(ctx("日本語のテキスト", "別の日本語の文章")) is False  # no ASCII tokens: no overlap, still a verdict
+    assert (
+        judge.judge(ctx("日本語のテキスト", "別の日本語の文章")) is False
+    )  # no ASCII tokens: no overlap, still a verdict
     # Evret splits at accented letters: "zürich" gives tokens "z" and "rich".
     assert judge.judge(ctx("Zürich museum tickets", "tickets museum zürich zebra")) is True
 
@@ -125,7 +141,9 @@ def test_batch_envelopes_keep_order_and_report_progress() -> None:
     seen: list[int] = []
     judgments = judge.judge_batch_sync(items)
     assert [j.value for j in judgments] == [True, False, None]
-    assert all(j.judge == "token_overlap" and j.prompt_version == "token_overlap_weighted@1.0" for j in judgments)
+    assert all(
+        j.judge == "token_overlap" and j.prompt_version == "token_overlap_weighted@1.0" for j in judgments
+    )
     import asyncio
 
     asyncio.run(judge.ajudge_batch(items, on_result=lambda i, _: seen.append(i)))
@@ -169,17 +187,76 @@ def _random_pairs(count: int, seed: int) -> list[tuple[str, str, str]]:
     return pairs
 
 
+def exact_weighted_score(query: str, expected: str, retrieved: str, *, boost: bool) -> Fraction:
+    """Evret's weighted score in exact arithmetic (no tie can depend on float summation order)."""
+    from rag_agent.deterministic.token_overlap import (
+        EVRET_STOPWORDS,
+        evret_normalise,
+        phrase_bonus,
+        token_weight,
+    )
+
+    def content(text: str) -> list[str]:
+        return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in EVRET_STOPWORDS]
+
+    exp, ret = content(expected), content(retrieved)
+    shared = set(exp) & set(ret)
+    score = Fraction(sum(Fraction(token_weight(t)).limit_denominator(20) for t in shared)) / sum(
+        Fraction(token_weight(t)).limit_denominator(20) for t in set(exp)
+    )
+    score += Fraction(phrase_bonus(exp, evret_normalise(retrieved))).limit_denominator(20)
+    if boost and shared & set(content(query)):
+        score += Fraction(1, 10)
+    return min(score, Fraction(1))
+
+
 @pytest.mark.parametrize(
-    ("min_tokens", "threshold", "query_boost"), [(15, 0.6, True), (1, 0.6, True), (3, 0.3, False), (2, 0.8, True)]
+    ("min_tokens", "threshold", "query_boost"),
+    [(15, 0.6, True), (1, 0.6, True), (3, 0.3, False), (2, 0.8, True)],
 )
-def test_verdicts_equal_evret(min_tokens: int, threshold: float, query_boost: bool) -> None:
+def test_verdicts_equal_evret_except_exact_ties(min_tokens: int, threshold: float, query_boost: bool) -> None:
+    """Same verdicts as the evret package; where they differ, the pair's exact score equals the
+    threshold (a tie that evret decides by float summation order, i.e. by PYTHONHASHSEED)."""
     evret = pytest.importorskip("evret.judges.token_overlap")
     from evret.judges.base import JudgmentContext as EvretContext
 
-    reference = evret.TokenOverlapJudge(min_tokens=min_tokens, overlap_ratio=threshold, query_boost=query_boost)
+    reference = evret.TokenOverlapJudge(
+        min_tokens=min_tokens, overlap_ratio=threshold, query_boost=query_boost
+    )
     ours = TokenOverlapJudge(min_tokens=min_tokens, threshold=threshold, query_boost=query_boost)
     pairs = _random_pairs(600, seed=min_tokens * 100 + int(threshold * 10))
-    expected = reference.batch_judge([EvretContext(query=q, expected_text=e, retrieved_text=r) for q, e, r in pairs])
+    expected = reference.batch_judge(
+        [EvretContext(query=q, expected_text=e, retrieved_text=r) for q, e, r in pairs]
+    )
     got = ours.batch_judge([ctx(e, r, q) for q, e, r in pairs])
     assert 0 < sum(got) < len(got)
-    assert got == expected
+    differences = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+    assert len(differences) <= len(pairs) // 50
+    for i in differences:
+        q, e, r = pairs[i]
+        assert got[i] is True  # a tie reaches the threshold
+        assert exact_weighted_score(q, e, r, boost=query_boost) == Fraction(str(threshold))
+
+
+def test_exact_ties_reach_the_threshold_in_every_process() -> None:
+    # 0.2 (one of five equal tokens) + 0.1 (a query token is shared) is exactly 0.3.
+    pair = ctx("apple bread chair dance eagle", "apple zebra", query="apple")
+    assert TokenOverlapJudge(min_tokens=1, threshold=0.3).judge(pair) is True
+    assert TokenOverlapJudge(min_tokens=1, threshold=0.30001).judge(pair) is False
+
+
+def test_dictionary_fallback_gives_the_same_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis works on token hashes; if two words ever shared a hash it falls back to a
+    dictionary vocabulary, which must decide every pair the same way."""
+    pairs = _random_pairs(300, seed=11)
+    contexts = [ctx(e, r, q) for q, e, r in pairs]
+    for kwargs in ({"min_tokens": 1}, {"min_tokens": 3, "threshold": 0.3}, {"scoring": "ratio"}):
+        judge = TokenOverlapJudge(**kwargs)  # type: ignore[arg-type]
+        hashed = judge.batch_judge(contexts)
+        monkeypatch.setattr(
+            TokenOverlapJudge,
+            "_analyse",
+            lambda self, texts: self._analyse_exactly(texts, [evret_tokens(t) for t in texts]),
+        )
+        assert judge.batch_judge(contexts) == hashed
+        monkeypatch.undo()

@@ -388,3 +388,63 @@ async def test_evaluate_rag_answers_accepts_plain_answers_without_cache() -> Non
     evaluation = await evaluate_rag_answers(["q one", "q two"], agent, build_judge("score", "deterministic"))
     assert [r.answer.sources for r in evaluation.rows] == [[], []]
     assert all(r.score is not None and r.score.scored for r in evaluation.rows)
+
+
+def test_agent_run_answers_judges_and_resumes_from_cached_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``evaluate --agent`` wired end to end with a FunctionModel standing in for the server."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+    from pydantic_ai.models.function import FunctionModel
+
+    import rag_agent.agent as agent_module
+
+    calls: list[int] = []
+
+    def answer(messages, info):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        text = json.dumps(
+            {
+                "answer": "Tides are caused by the gravitational pull of the moon.",
+                "confidence": 0.7,
+                "sources_used": [],
+                "reasoning": "from the passages",
+            }
+        )
+        return ModelResponse(parts=[TextPart(text)])
+
+    real = agent_module.RAGAgent
+    monkeypatch.setattr(
+        agent_module, "RAGAgent", lambda corpus, **kw: real(corpus, **{**kw, "model": FunctionModel(answer)})
+    )
+    args = (
+        "--agent",
+        "--corpus",
+        str(FIXTURES / "pipeline_passages.jsonl"),
+        "--data",
+        str(FIXTURES / "pipeline_topics.jsonl"),
+        "--retrieval",
+        "pre",
+        "--judge",
+        "deterministic",
+        "--faithfulness-judge",
+        "token-overlap",
+        "--out",
+        str(tmp_path / "answers.jsonl"),
+        "--no-progress",
+    )
+    first = invoke(*args)
+    assert first.exit_code == 0, first.output
+    assert "agent answers" in first.stdout and "faithfulness" in first.stdout
+    assert len(calls) == 2
+    rows = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["q1", "q2"] and all(
+        r["answer"] and r["agent_error"] is None for r in rows
+    )
+    assert "d1" in rows[0]["sources"]  # what BM25 retrieved for the tides question
+    assert all(0.0 <= r["score"] <= 1.0 and r["faithful"] in (True, False) for r in rows)
+
+    second = invoke(*args, "--json")
+    summary = json.loads(second.stdout)
+    assert len(calls) == 2  # every answer came from the cache
+    assert summary["agent"]["cached"] == 2 and summary["score"]["cached"] == 2

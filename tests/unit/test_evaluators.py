@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -60,7 +61,9 @@ def test_decorator_forms() -> None:
     assert judge.identity.prompt_version == "gold_in_output@2"
     ok = judge.judge_sync(EvalRow(output="It is Paris.", gold_answer="paris"))
     assert ok.value is not None and ok.value.pass_ is True and ok.value.score_raw == 1.0
-    assert gold_in_output.evaluate(EvalRow(output="x", gold_answer="y")) == 0.0  # the sync path of an async function
+    assert (
+        gold_in_output.evaluate(EvalRow(output="x", gold_answer="y")) == 0.0
+    )  # the sync path of an async function
 
 
 def test_failures_are_unscored_with_the_reason() -> None:
@@ -106,7 +109,9 @@ def test_eval_row_and_result_shapes() -> None:
 def test_batch_pipeline_reports_each_row() -> None:
     seen: list[int] = []
     rows = [EvalRow(output="a"), EvalRow(output="b c d e f g")]
-    results = asyncio.run(EvaluatorJudge(short_answer).ajudge_batch(rows, on_result=lambda i, _: seen.append(i)))
+    results = asyncio.run(
+        EvaluatorJudge(short_answer).ajudge_batch(rows, on_result=lambda i, _: seen.append(i))
+    )
     assert [r.value.pass_ for r in results if r.value] == [True, False]
     assert sorted(seen) == [0, 1]
 
@@ -115,7 +120,7 @@ class Axes:
     """Embedder with hand-set vectors: cosine values are known exactly."""
 
     model = "test:axes"
-    table = {
+    table: ClassVar[dict[str, list[float]]] = {
         "Paris is the capital.": [1.0, 0.0, 0.0],
         "It has the Louvre.": [0.0, 1.0, 0.0],
         "The capital is Paris.": [1.0, 0.0, 0.0],
@@ -144,7 +149,9 @@ def test_embedding_similarity_is_bertscore_style() -> None:
     assert verbose.value is not None
     assert verbose.value.tags == {"precision": "0.5000", "recall": "1.0000"}
     assert verbose.value.score_raw == pytest.approx(2 * 0.5 / 1.5) and verbose.value.pass_ is False
-    assert wrong.value is not None and wrong.value.score_raw == pytest.approx(0.6) and wrong.value.pass_ is False
+    assert (
+        wrong.value is not None and wrong.value.score_raw == pytest.approx(0.6) and wrong.value.pass_ is False
+    )
     assert no_gold.unscored and "no gold_answer" in (no_gold.unscored_reason or "")
     same = ev.evaluate(EvalRow(output="The capital is Paris.", gold_answer="Paris is the capital."))
     assert isinstance(same, EvaluationResult) and same.score_raw == pytest.approx(1.0)
@@ -158,5 +165,7 @@ def test_embedding_similarity_with_embedder_down() -> None:
         async def aembed(self, texts: Sequence[str]) -> np.ndarray:
             raise EmbedderUnavailable("ollama at http://127.0.0.1:9 unreachable")
 
-    judgment = EvaluatorJudge(EmbeddingSimilarityEvaluator(Down())).judge_sync(EvalRow(output="a", gold_answer="b"))
+    judgment = EvaluatorJudge(EmbeddingSimilarityEvaluator(Down())).judge_sync(
+        EvalRow(output="a", gold_answer="b")
+    )
     assert judgment.unscored and "unreachable" in (judgment.unscored_reason or "")

@@ -34,10 +34,14 @@ def invoke(*args: str) -> object:
 def test_toy_leaderboard_ranks_high_quality_first(benchmarks_dir: Path, tmp_path: Path) -> None:
     toy = benchmarks_dir / "trec-rag-toy"
     result = invoke(
-        "--workflow", str(FIXTURES / "deterministic_kit_workflow.yml"),
-        "--rag-topics", str(toy / "topics.jsonl"),
-        "--rag-responses", str(toy / "runs"),
-        "--out-dir", str(tmp_path),
+        "--workflow",
+        str(FIXTURES / "deterministic_kit_workflow.yml"),
+        "--rag-topics",
+        str(toy / "topics.jsonl"),
+        "--rag-responses",
+        str(toy / "runs"),
+        "--out-dir",
+        str(tmp_path),
         "--json",
     )
     assert result.exit_code == 0, result.output
@@ -61,8 +65,16 @@ def test_toy_leaderboard_ranks_high_quality_first(benchmarks_dir: Path, tmp_path
 
 def test_human_output_and_name(benchmarks_dir: Path, tmp_path: Path) -> None:
     toy = benchmarks_dir / "trec-rag-toy"
-    result = invoke("--rag-topics", str(toy / "topics.jsonl"), "--rag-responses", str(toy / "runs" / "run_low_quality.jsonl"),
-                    "--out-dir", str(tmp_path), "--name", "low")
+    result = invoke(
+        "--rag-topics",
+        str(toy / "topics.jsonl"),
+        "--rag-responses",
+        str(toy / "runs" / "run_low_quality.jsonl"),
+        "--out-dir",
+        str(tmp_path),
+        "--name",
+        "low",
+    )
     assert result.exit_code == 0, result.output
     assert "run_low_quality" in result.stdout and (tmp_path / "low.eval.txt").exists()
 
@@ -77,7 +89,9 @@ def topics(tmp_path: Path) -> Path:
     return write(tmp_path / "topics.jsonl", [{"request_id": "t1", "title": "who invented the light bulb"}])
 
 
-def run_line(run_id: str = "r1", topic: str = "t1", text: str = "Edison invented the light bulb.") -> dict[str, object]:
+def run_line(
+    run_id: str = "r1", topic: str = "t1", text: str = "Edison invented the light bulb."
+) -> dict[str, object]:
     return {"metadata": {"run_id": run_id, "topic_id": topic}, "responses": [{"text": text, "citations": []}]}
 
 
@@ -87,7 +101,10 @@ def run_line(run_id: str = "r1", topic: str = "t1", text: str = "Edison invented
         ([run_line(), "{not json"], ":2: malformed JSON"),
         ([{"responses": []}], ":1: field 'metadata'"),
         ([{"metadata": {"topic_id": "t1"}, "responses": []}], ":1: field 'metadata.run_id'"),
-        ([{"metadata": {"run_id": "r", "topic_id": "t1"}, "responses": [{"txt": "x"}]}], ":1: field 'responses.0'"),
+        (
+            [{"metadata": {"run_id": "r", "topic_id": "t1"}, "responses": [{"txt": "x"}]}],
+            ":1: field 'responses.0'",
+        ),
         ([run_line(topic="unknown")], "no report names a topic"),
     ],
 )
@@ -95,7 +112,9 @@ def test_bad_runs_fail_in_one_line(tmp_path: Path, topics: Path, lines: list[obj
     runs = tmp_path / "runs"
     runs.mkdir()
     write(runs / "run.jsonl", lines)
-    result = invoke("--rag-topics", str(topics), "--rag-responses", str(runs), "--out-dir", str(tmp_path / "out"))
+    result = invoke(
+        "--rag-topics", str(topics), "--rag-responses", str(runs), "--out-dir", str(tmp_path / "out")
+    )
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
 
@@ -104,22 +123,47 @@ def test_bad_workflow_and_topics_name_the_place(tmp_path: Path, topics: Path) ->
     run = write(tmp_path / "run.jsonl", [run_line()])
     workflow = tmp_path / "workflow.yml"
     workflow.write_text("judge_settings:\n  keyword_weight: lots\n")
-    result = invoke("--workflow", str(workflow), "--rag-topics", str(topics), "--rag-responses", str(run),
-                    "--out-dir", str(tmp_path / "o"))
+    result = invoke(
+        "--workflow",
+        str(workflow),
+        "--rag-topics",
+        str(topics),
+        "--rag-responses",
+        str(run),
+        "--out-dir",
+        str(tmp_path / "o"),
+    )
     assert result.exit_code == 2 and "workflow.yml:2: field 'judge_settings.keyword_weight'" in result.output
     bad_topics = write(tmp_path / "bad_topics.jsonl", [{"title": "x"}])
-    result = invoke("--rag-topics", str(bad_topics), "--rag-responses", str(run), "--out-dir", str(tmp_path / "o"))
+    result = invoke(
+        "--rag-topics", str(bad_topics), "--rag-responses", str(run), "--out-dir", str(tmp_path / "o")
+    )
     assert result.exit_code == 2 and "bad_topics.jsonl:1: field 'request_id'" in result.output
-    result = invoke("--rag-topics", str(tmp_path / "missing.jsonl"), "--rag-responses", str(run), "--out-dir", str(tmp_path))
+    result = invoke(
+        "--rag-topics",
+        str(tmp_path / "missing.jsonl"),
+        "--rag-responses",
+        str(run),
+        "--out-dir",
+        str(tmp_path),
+    )
     assert result.exit_code == 2 and "file not found" in result.output
 
 
-def test_unknown_topics_are_skipped_with_a_warning_and_last_duplicate_wins(tmp_path: Path, topics: Path) -> None:
+def test_unknown_topics_are_skipped_with_a_warning_and_last_duplicate_wins(
+    tmp_path: Path, topics: Path
+) -> None:
     run = write(
         tmp_path / "run.jsonl",
-        [run_line(text="bananas"), run_line(topic="t9"), run_line(text="Thomas Edison invented the light bulb in 1879.")],
+        [
+            run_line(text="bananas"),
+            run_line(topic="t9"),
+            run_line(text="Thomas Edison invented the light bulb in 1879."),
+        ],
     )
-    result = invoke("--rag-topics", str(topics), "--rag-responses", str(run), "--out-dir", str(tmp_path / "o"), "--json")
+    result = invoke(
+        "--rag-topics", str(topics), "--rag-responses", str(run), "--out-dir", str(tmp_path / "o"), "--json"
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["skipped"] == 1
     assert "skipped 1 report" in result.stderr and "duplicate" in result.stderr
@@ -127,14 +171,25 @@ def test_unknown_topics_are_skipped_with_a_warning_and_last_duplicate_wins(tmp_p
 
 
 def test_ragtime_topics_use_problem_statement(tmp_path: Path) -> None:
-    topics = write(tmp_path / "t.jsonl", [{"request_id": "t1", "title": "Lamps", "problem_statement": "who invented the light bulb"}])
+    topics = write(
+        tmp_path / "t.jsonl",
+        [{"request_id": "t1", "title": "Lamps", "problem_statement": "who invented the light bulb"}],
+    )
     run = write(tmp_path / "run.jsonl", [run_line(text="Thomas Edison invented the light bulb in 1879.")])
     title_only = tmp_path / "rag.yml"
     title_only.write_text("judge_settings:\n  topic_format: rag\n")
     grades = []
     for extra in ([], ["--workflow", str(title_only)]):
-        result = invoke("--rag-topics", str(topics), "--rag-responses", str(run), "--out-dir", str(tmp_path / "o"),
-                        "--json", *extra)
+        result = invoke(
+            "--rag-topics",
+            str(topics),
+            "--rag-responses",
+            str(run),
+            "--out-dir",
+            str(tmp_path / "o"),
+            "--json",
+            *extra,
+        )
         assert result.exit_code == 0, result.output
         grades.append(json.loads(result.stdout)["leaderboard"][0]["AVG_GRADE"])
     assert grades[0] > grades[1]  # auto reads title + problem_statement; rag reads "Lamps" alone

@@ -119,3 +119,13 @@ def test_trace_format_cuts_one_huge_turn_in_the_middle() -> None:
     text = format_trace(huge, token_budget=200)
     assert "start" in text.text and "end" in text.text and "characters cut" in text.text
     assert text.chars_cut > 4000
+
+
+def test_reasons_and_statements_are_bounded_in_the_schema() -> None:
+    from rag_agent.verdicts.faithfulness import StatementsOutput
+
+    with pytest.raises(ValidationError):
+        VerdictOutput.model_validate({"reason": "x" * 301, "verdict": "1"})
+    with pytest.raises(ValidationError):
+        StatementsOutput.model_validate({"statements": ["s"] * 21})
+    assert VerdictOutput.model_json_schema()["properties"]["reason"]["maxLength"] == 300
