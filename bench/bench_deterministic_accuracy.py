@@ -88,7 +88,9 @@ def any_reference(judge: TokenOverlapJudge, rows: list[dict]) -> list[bool]:
     contexts, owner = [], []
     for i, row in enumerate(rows):
         for reference in row["references"]:
-            contexts.append(JudgmentContext(query=row["question"], expected_text=reference, retrieved_text=row["answer"]))
+            contexts.append(
+                JudgmentContext(query=row["question"], expected_text=reference, retrieved_text=row["answer"])
+            )
             owner.append(i)
     verdicts, _ = judge.decide(contexts)
     out = [False] * len(rows)
@@ -120,7 +122,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-semantic", action="store_true", help="skip the SemanticJudge (no embeddings)")
     parser.add_argument(
-        "--semantic-rows", type=int, default=0, help="evaluate SemanticJudge on this many random evouna rows (0: all)"
+        "--semantic-rows",
+        type=int,
+        default=0,
+        help="evaluate SemanticJudge on this many random evouna rows (0: all)",
     )
     args = parser.parse_args()
 
@@ -131,7 +136,9 @@ def main() -> None:
     truth = [bool(row["label"]) for row in rows]
     print(f"evouna-nq: {len(rows):,} answers, {sum(truth):,} correct per people")
     contains = ContainsJudge()
-    items = [CorrectnessItem(question=r["question"], answer=r["answer"], references=r["references"]) for r in rows]
+    items = [
+        CorrectnessItem(question=r["question"], answer=r["answer"], references=r["references"]) for r in rows
+    ]
     predicted, seconds = timed(lambda: contains.batch_judge(items))
     report("ContainsJudge", predicted, truth, seconds)
     for label, judge in (
@@ -151,17 +158,22 @@ def main() -> None:
         sample_truth = [bool(r["label"]) for r in sample]
         pairs = [(i, ref, r["answer"]) for i, r in enumerate(sample) for ref in r["references"]]
         started = time.perf_counter()
-        contexts = [JudgmentContext(query="-", expected_text=ref, retrieved_text=ans) for _, ref, ans in pairs]
+        contexts = [
+            JudgmentContext(query="-", expected_text=ref, retrieved_text=ans) for _, ref, ans in pairs
+        ]
         sims = semantic.similarities(contexts).values
         best = np.full(len(sample), -1.0)
         for (i, _, _), sim in zip(pairs, sims.tolist()):
             best[i] = max(best[i], sim)
         seconds = time.perf_counter() - started
         for threshold in (0.75, 0.6, 0.5):
-            report(f"SemanticJudge (threshold {threshold})", (best >= threshold).tolist(), sample_truth, seconds)
+            report(
+                f"SemanticJudge (threshold {threshold})", (best >= threshold).tolist(), sample_truth, seconds
+            )
         if sample is not rows:
             sample_items = [
-                CorrectnessItem(question=r["question"], answer=r["answer"], references=r["references"]) for r in sample
+                CorrectnessItem(question=r["question"], answer=r["answer"], references=r["references"])
+                for r in sample
             ]
             report("ContainsJudge (same sample)", contains.batch_judge(sample_items), sample_truth, 0.0)
 
@@ -170,7 +182,8 @@ def main() -> None:
     truth = [bool(row["label"]) for row in rows]
     print(f"\nbegin-dev: {len(rows):,} responses, {sum(truth):,} fully attributable per people")
     contexts = [
-        JudgmentContext(query=r["question"] or "-", expected_text=r["answer"], retrieved_text=r["context"]) for r in rows
+        JudgmentContext(query=r["question"] or "-", expected_text=r["answer"], retrieved_text=r["context"])
+        for r in rows
     ]
     for label, judge in (
         ("TokenOverlapJudge (defaults)", TokenOverlapJudge()),
@@ -201,7 +214,9 @@ def main() -> None:
         if docid in passages and qid in topics:
             qrels.append((topics[qid], passages[docid], int(grade)))
     nist = [grade for _, _, grade in qrels]
-    print(f"\ntrec-dl19: {len(qrels):,} judged query-passage pairs with text; NIST grades {dict(sorted(Counter(nist).items()))}")
+    print(
+        f"\ntrec-dl19: {len(qrels):,} judged query-passage pairs with text; NIST grades {dict(sorted(Counter(nist).items()))}"
+    )
     grader = NonLLMJudge()
     started = time.perf_counter()
     grades = grader.grade_texts([q for q, _, _ in qrels], [p for _, p, _ in qrels])
@@ -230,7 +245,12 @@ def main() -> None:
         sims = semantic.similarities(query_contexts).values
         seconds = time.perf_counter() - started
         for threshold in (0.5, 0.6):
-            report(f"SemanticJudge, query only (threshold {threshold})", (sims >= threshold).tolist(), relevant, seconds)
+            report(
+                f"SemanticJudge, query only (threshold {threshold})",
+                (sims >= threshold).tolist(),
+                relevant,
+                seconds,
+            )
 
 
 def spearman(a: Sequence[int], b: Sequence[int]) -> float:

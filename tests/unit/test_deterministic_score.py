@@ -15,7 +15,9 @@ SOURCES = [
 ]
 
 
-def item(answer: str, *, used: list[str] | None = None, sources: list[SourceDocument] | None = None) -> ScoreItem:
+def item(
+    answer: str, *, used: list[str] | None = None, sources: list[SourceDocument] | None = None
+) -> ScoreItem:
     return ScoreItem(
         question="Who invented the light bulb?",
         answer=answer,
@@ -25,7 +27,9 @@ def item(answer: str, *, used: list[str] | None = None, sources: list[SourceDocu
 
 
 def test_supported_cited_answer_scores_high() -> None:
-    ratings = heuristic_ratings(item("Thomas Edison patented the incandescent light bulb in 1879.", used=["s1"]))
+    ratings = heuristic_ratings(
+        item("Thomas Edison patented the incandescent light bulb in 1879.", used=["s1"])
+    )
     assert ratings.accuracy == 1.0
     assert ratings.source_attribution == 1.0
     assert ratings.relevance == pytest.approx(2 / 3)  # light, bulb of invented/light/bulb
@@ -34,12 +38,17 @@ def test_supported_cited_answer_scores_high() -> None:
 
 def test_a_wrong_number_costs_more_than_a_wrong_word() -> None:
     source = {"born", "1879", "menlo"}
-    assert weighted_support({"born", "1880", "menlo"}, source) < weighted_support({"born", "1879", "park"}, source)
+    assert weighted_support({"born", "1880", "menlo"}, source) < weighted_support(
+        {"born", "1879", "park"}, source
+    )
 
 
 def test_unsupported_sentence_and_wrong_citation() -> None:
     ratings = heuristic_ratings(
-        item("Edison patented the light bulb in 1879. Nikola Tesla secretly designed it on Mars.", used=["s2", "s9"])
+        item(
+            "Edison patented the light bulb in 1879. Nikola Tesla secretly designed it on Mars.",
+            used=["s2", "s9"],
+        )
     )
     assert ratings.accuracy == 0.5  # one of two sentences is supported
     assert ratings.source_attribution == 0.0  # s2 supports nothing, s9 does not exist
