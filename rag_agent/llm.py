@@ -23,6 +23,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.ollama import OllamaModel
 from pydantic_ai.providers.ollama import OllamaProvider
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RunUsage
 
 from config.settings import OutputMode, RagjurySettings
 from rag_agent.results import Usage
@@ -126,19 +127,25 @@ class StructuredCaller:
         return self._agents[key]  # type: ignore[return-value]
 
     async def call(self, instructions: str, output_type: type[OutputT], prompt: str) -> CallOutcome[OutputT]:
-        """One structured call; failures become ``CallOutcome.error``, never exceptions."""
+        """One structured call; failures become ``CallOutcome.error``, never exceptions.
+
+        Usage is counted into our own ``RunUsage`` so that a run that fails (invalid output
+        after the retries) still reports the requests and tokens it spent: they were paid for.
+        """
         agent = self.agent_for(instructions, output_type)
+        run_usage = RunUsage()
         started = time.perf_counter()
+        output: OutputT | None = None
+        error: str | None = None
         try:
-            result = await agent.run(prompt)
-        except Exception as error:  # noqa: BLE001 - mapped to an honest unscored reason
-            return CallOutcome(None, Usage(), time.perf_counter() - started, describe_failure(error, self.settings))
-        run_usage = result.usage
+            output = (await agent.run(prompt, usage=run_usage)).output
+        except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
+            error = describe_failure(failure, self.settings)
         usage = Usage(
             input_tokens=run_usage.input_tokens or 0,
             output_tokens=run_usage.output_tokens or 0,
             requests=run_usage.requests or 0,
         )
         return CallOutcome(
-            result.output, usage, time.perf_counter() - started, retries_used=max(0, usage.requests - 1)
+            output, usage, time.perf_counter() - started, error, retries_used=max(0, usage.requests - 1)
         )

@@ -19,7 +19,6 @@ construction, so use self-consistency with a temperature above 0.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,11 +27,10 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, Field
 from pydantic_ai.framing import DataTag, RegisteredTag
 from pydantic_ai.models import Model
-from pydantic_ai.usage import RunUsage
 
 from config.instructions import Instruction
 from config.settings import OutputMode, RagjurySettings, get_settings
-from rag_agent.llm import CallOutcome, StructuredCaller, build_model, describe_failure
+from rag_agent.llm import CallOutcome, StructuredCaller, build_model
 from rag_agent.prompting import CHARS_PER_TOKEN, tagged
 from rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
 from rag_agent.results import Judgment, Usage
@@ -245,29 +243,8 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
     async def call(
         self, instruction: Instruction, output_type: type[OutputT], prompt: str
     ) -> CallOutcome[OutputT]:
-        """One typed call through the ``StructuredCaller``'s agent; failures come back as ``CallOutcome.error``.
-
-        Unlike ``StructuredCaller.call``, the usage of a run that failed (invalid output after
-        the retries) is kept: those requests were paid for, and the judgment reports them.
-        """
-        agent = self.caller.agent_for(instruction.text, output_type)
-        run_usage = RunUsage()
-        started = time.perf_counter()
-        error: str | None = None
-        output: OutputT | None = None
-        try:
-            result = await agent.run(prompt, usage=run_usage)
-            output = result.output
-        except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
-            error = describe_failure(failure, self.settings)
-        usage = Usage(
-            input_tokens=run_usage.input_tokens or 0,
-            output_tokens=run_usage.output_tokens or 0,
-            requests=run_usage.requests or 0,
-        )
-        return CallOutcome(
-            output, usage, time.perf_counter() - started, error, retries_used=max(0, usage.requests - 1)
-        )
+        """One typed call through the shared ``StructuredCaller`` (usage of failed runs included)."""
+        return await self.caller.call(instruction.text, output_type, prompt)
 
     async def draw(
         self, instruction: Instruction, output_type: type[OutputT], prompt: str
