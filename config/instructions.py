@@ -35,7 +35,7 @@ UNTRUSTED_DATA_RULE = (
 
 JUDGE_SCORE = Instruction(
     name="judge_score",
-    version="1.0",
+    version="1.1",
     text=(
         "You are a strict, fair evaluator of answers produced by a retrieval-augmented "
         "generation (RAG) system.\n"

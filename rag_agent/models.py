@@ -32,6 +32,11 @@ class RAGAnswer(BaseModel):
     reasoning: str = ""
 
 
+MAX_REASONING_CHARS = 600
+"""Cap on the judge's reasoning. It is part of the JSON schema, so constrained decoding (Ollama,
+llama.cpp) stops a rambling model there instead of running into ``max_tokens`` mid-string."""
+
+
 class DimensionRatings(BaseModel):
     """What the LLM judge is asked for: the dimensions, not the overall score.
 
@@ -45,7 +50,10 @@ class DimensionRatings(BaseModel):
     source_attribution: UnitFloat = Field(description="Are claims traceable to the sources? 0.0-1.0")
     coherence: UnitFloat = Field(description="Is it clear and consistent? 0.0-1.0")
     confidence: UnitFloat = Field(description="How sure the judge is of these ratings. 0.0-1.0")
-    reasoning: str = Field(description="One to three sentences naming the main weakness")
+    reasoning: str = Field(
+        max_length=MAX_REASONING_CHARS,
+        description="One to three sentences naming the main weakness",
+    )
 
 
 class JudgeScore(DimensionRatings):

@@ -93,6 +93,17 @@ def ensure_model() -> Path:
     return model
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to SIGTERM the server if the test process dies without tearing down (e.g. killed)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def free_port() -> int:
     with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -146,6 +157,7 @@ def running_server(context_tokens: int = 4096, log_path: Path | None = None) -> 
          # is what selects them, so turn it off (a small speed cost, no effect on outputs' validity).
          "--no-repack"],
         stdout=log, stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
     )
     server = RunningServer(port=port, pid=process.pid)
     try:

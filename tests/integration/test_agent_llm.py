@@ -39,7 +39,7 @@ def agent_settings(server_settings: RagjurySettings) -> RagjurySettings:
 
 def assert_honest(response: AgentResponse, index: BM25Index) -> None:
     """A typed answer citing only retrieved passages, or no answer and a reason; real requests either way."""
-    assert response.usage.requests >= 1 and response.usage.input_tokens > 0, response
+    assert response.usage.requests >= 1 and response.usage.input_tokens > 0, response.error
     retrieved = {source.id for source in response.sources}
     for source in response.sources:
         passage = index.passage(source.id)
@@ -59,7 +59,7 @@ async def test_pre_retrieval_agent_answers_from_bm25_passages(
     agent = RAGAgent(
         index, model=agent_settings.judge_model, settings=agent_settings, retrieval="pre", top_k=3
     )
-    responses = await agent.query_batch(TOPICS[:2])
+    responses = [await agent.query(question) for question in TOPICS[:2]]  # the server has one slot
     for question, response in zip(TOPICS[:2], responses, strict=True):
         assert response.question == question and response.retrieval == "pre"
         assert [s.id for s in response.sources] == [hit.docid for hit in index.search(question, 3)]
