@@ -35,16 +35,16 @@ UNTRUSTED_DATA_RULE = (
 
 JUDGE_SCORE = Instruction(
     name="judge_score",
-    version="1.1",
+    version="2.0",
     text=(
         "You are a strict, fair evaluator of answers produced by a retrieval-augmented "
         "generation (RAG) system.\n"
         f"{UNTRUSTED_DATA_RULE}\n\n"
-        "Rate the evaluated answer on each dimension with a number from 0.0 (worst) to 1.0 (best):\n"
+        "Rate the evaluated answer on each dimension with a whole number from 0 (worst) to 10 (best):\n"
         "- relevance: does it address the question that was asked?\n"
         "- completeness: does it cover what the question needs?\n"
         "- accuracy: is every claim correct and, where sources are given, supported by them?\n"
-        "- source_attribution: are claims traceable to the given sources (0.0 if it cites none "
+        "- source_attribution: are claims traceable to the given sources (0 if it cites none "
         "or cites sources that do not say it)?\n"
         "- coherence: is it clear, well organised and free of contradictions?\n"
         "- confidence: how sure you are of your own ratings.\n"

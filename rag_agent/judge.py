@@ -15,7 +15,7 @@ from config.instructions import JUDGE_SCORE, Instruction
 from config.settings import OutputMode, RagjurySettings, get_settings
 from rag_agent.items import ScoreItem
 from rag_agent.llm import StructuredCaller, build_model
-from rag_agent.models import DimensionRatings, JudgeScore, SourceDocument
+from rag_agent.models import JudgeScore, ModelRatings, SourceDocument
 from rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
 from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from rag_agent.results import Judgment
@@ -30,7 +30,7 @@ def score_prompt(item: ScoreItem, token_budget: int) -> str:
         if omitted:
             parts.append(f"({omitted} characters of sources were not shown: token budget.)")
     else:
-        parts.append("No sources were given: rate source_attribution 0.0 unless the answer needs none.")
+        parts.append("No sources were given: rate source_attribution 0 unless the answer needs none.")
     if item.sources_used:
         parts.append("The answer says it used sources: " + ", ".join(item.sources_used))
     return "\n\n".join(parts)
@@ -76,11 +76,11 @@ class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
 
     async def _judge(self, item: ScoreItem) -> Judgment[JudgeScore]:
         prompt = score_prompt(item, self.settings.source_token_budget)
-        outcome = await self.caller.call(self.instruction.text, DimensionRatings, prompt)
+        outcome = await self.caller.call(self.instruction.text, ModelRatings, prompt)
         if not outcome.ok or outcome.output is None:
             judgment = self.unscored(outcome.error or "no output", usage=outcome.usage)
         else:
-            score = JudgeScore.from_ratings(outcome.output, self.settings.weights.normalised())
+            score = JudgeScore.from_ratings(outcome.output.to_ratings(), self.settings.weights.normalised())
             judgment = self.scored(score, usage=outcome.usage, attempts=1 + outcome.retries_used)
         return judgment.model_copy(update={"latency_s": outcome.latency_s})
 

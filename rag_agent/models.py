@@ -56,6 +56,28 @@ class DimensionRatings(BaseModel):
     )
 
 
+Grade10 = Annotated[int, Field(ge=0, le=10)]
+"""An integer rating 0-10: what the LLM judge is asked for. Integer bounds are enforced by
+JSON-schema-constrained decoding (llama.cpp, Ollama); float bounds are not, and small models
+answer ``-1.0`` or ``8.5`` on a 0-1 scale, which would only fail validation afterwards."""
+
+
+class ModelRatings(BaseModel):
+    """The judge model's structured output: integer ratings 0-10, mapped to [0, 1] in code."""
+
+    relevance: Grade10 = Field(description="Does the answer address the question? 0-10")
+    completeness: Grade10 = Field(description="Does it cover what the question needs? 0-10")
+    accuracy: Grade10 = Field(description="Are its claims correct and supported? 0-10")
+    source_attribution: Grade10 = Field(description="Are claims traceable to the sources? 0-10")
+    coherence: Grade10 = Field(description="Is it clear and consistent? 0-10")
+    confidence: Grade10 = Field(description="How sure the judge is of these ratings. 0-10")
+    reasoning: str = Field(max_length=MAX_REASONING_CHARS, description="One to three sentences naming the main weakness")
+
+    def to_ratings(self) -> DimensionRatings:
+        scaled = {name: getattr(self, name) / 10 for name in (*DIMENSIONS, "confidence")}
+        return DimensionRatings(**scaled, reasoning=self.reasoning)
+
+
 class JudgeScore(DimensionRatings):
     """A multi-dimension judgment of one answer; ``overall_score`` is a weighted mean of the dimensions."""
 

@@ -30,12 +30,12 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = str(FIXTURES / "agent_tiny_corpus.jsonl")
 QUESTION = "What is the capital of France?"
 RATINGS = {
-    "relevance": 1.0,
-    "completeness": 1.0,
-    "accuracy": 1.0,
-    "source_attribution": 1.0,
-    "coherence": 1.0,
-    "confidence": 0.9,
+    "relevance": 10,
+    "completeness": 10,
+    "accuracy": 10,
+    "source_attribution": 10,
+    "coherence": 10,
+    "confidence": 9,
     "reasoning": "Supported by the passage.",
 }
 

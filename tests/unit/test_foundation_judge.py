@@ -17,8 +17,8 @@ from rag_agent.judge import JudgeLLM, score_prompt
 from rag_agent.items import ScoreItem
 from rag_agent.models import SourceDocument
 
-GOOD = {"relevance": 0.9, "completeness": 0.8, "accuracy": 1.0, "source_attribution": 0.5, "coherence": 1.0,
-        "confidence": 0.7, "reasoning": "fine"}
+GOOD = {"relevance": 9, "completeness": 8, "accuracy": 10, "source_attribution": 5, "coherence": 10,
+        "confidence": 7, "reasoning": "fine"}
 
 
 def settings(**overrides: object) -> RagjurySettings:
@@ -54,11 +54,24 @@ async def test_valid_output_gives_scored_judgment_with_computed_overall() -> Non
 
 
 async def test_model_cannot_set_overall_score_itself() -> None:
-    lying = {**GOOD, "overall_score": 1.0, "relevance": 0.0, "accuracy": 0.0}
+    lying = {**GOOD, "overall_score": 1.0, "relevance": 0, "accuracy": 0}
     judge = JudgeLLM(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(json.dumps(lying))])),
                      settings=settings())
     judgment = await judge.evaluate("q", "a")
     assert judgment.value is not None and judgment.value.overall_score < 0.5
+
+
+async def test_ratings_are_integers_0_to_10_in_the_schema_and_scaled_in_code() -> None:
+    seen: dict[str, object] = {}
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen["schema"] = info.model_request_parameters.output_object.json_schema  # type: ignore[union-attr]
+        return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
+
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings()).evaluate("q", "a")
+    relevance = seen["schema"]["properties"]["relevance"]  # type: ignore[index]
+    assert relevance["type"] == "integer" and relevance["minimum"] == 0 and relevance["maximum"] == 10
+    assert judgment.value is not None and judgment.value.relevance == pytest.approx(0.9)
 
 
 async def test_invalid_output_is_retried_then_accepted() -> None:
@@ -67,7 +80,7 @@ async def test_invalid_output_is_retried_then_accepted() -> None:
     def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         calls.append(1)
         if len(calls) == 1:
-            return ModelResponse(parts=[TextPart(json.dumps({**GOOD, "accuracy": 4.0}))])
+            return ModelResponse(parts=[TextPart(json.dumps({**GOOD, "accuracy": 11}))])
         return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
 
     judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=2)).evaluate("q", "a")
@@ -137,7 +150,7 @@ async def test_batch_keeps_order_and_bounds_concurrency() -> None:
         await asyncio.sleep(0.01)
         in_flight -= 1
         answer = user_prompt(messages)
-        relevance = 1.0 if "answer-1" in answer else 0.0
+        relevance = 10 if "answer-1" in answer else 0
         return ModelResponse(parts=[TextPart(json.dumps({**GOOD, "relevance": relevance}))])
 
     judge = JudgeLLM(FunctionModel(reply), settings=settings(concurrency=2))
