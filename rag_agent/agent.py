@@ -142,6 +142,10 @@ def _check_answer(ctx: RunContext[_RunState], answer: RAGAnswer) -> RAGAnswer:
     return answer
 
 
+MAX_ANSWER_CHARS = 1200
+MAX_REASONING_CHARS = 400
+
+
 @lru_cache(maxsize=1024)
 def cited_answer_type(docids: tuple[str, ...]) -> type[RAGAnswer]:
     """``RAGAnswer`` whose ``sources_used`` may only hold ``docids``, at most one entry per passage.
@@ -155,7 +159,10 @@ def cited_answer_type(docids: tuple[str, ...]) -> type[RAGAnswer]:
         "RAGAnswer",
         __base__=RAGAnswer,
         __doc__=RAGAnswer.__doc__,
-        answer=(str, Field(min_length=1)),
+        # Length caps are part of the schema, so constrained decoding ends a rambling answer
+        # instead of running into max_tokens mid-string (how tiny models failed before).
+        answer=(str, Field(min_length=1, max_length=MAX_ANSWER_CHARS)),
+        reasoning=(str, Field(default="", max_length=MAX_REASONING_CHARS)),
         sources_used=(
             list[item],
             Field(
