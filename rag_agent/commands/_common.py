@@ -6,6 +6,7 @@ import functools
 import json
 from collections.abc import Callable
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
 import typer
@@ -51,6 +52,16 @@ JudgeOption = Annotated[
         help="auto: the model, falling back to a deterministic judge if it fails; "
         "llm: the model only (failures are reported unscored); deterministic: no model at all.",
     ),
+]
+CacheOption = Annotated[
+    Path | None, typer.Option("--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).")
+]
+NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Judge everything again; store nothing.")]
+NoRetryUnscoredOption = Annotated[
+    bool, typer.Option("--no-retry-unscored", help="Keep cached unscored judgments instead of retrying them.")
+]
+ConcurrencyOption = Annotated[
+    int | None, typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
 

@@ -15,6 +15,10 @@ from rich.table import Table
 
 from rag_agent._sync import run_sync
 from rag_agent.commands._common import (
+    CacheOption,
+    ConcurrencyOption,
+    NoCacheOption,
+    NoRetryUnscoredOption,
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -369,20 +373,10 @@ def evaluate(
             "--fail-under", help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below."
         ),
     ] = None,
-    cache_path: Annotated[
-        Path | None, typer.Option("--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).")
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Judge everything again; store nothing.")
-    ] = False,
-    no_retry_unscored: Annotated[
-        bool,
-        typer.Option("--no-retry-unscored", help="Keep cached unscored judgments instead of retrying them."),
-    ] = False,
-    concurrency: Annotated[
-        int | None,
-        typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings)."),
-    ] = None,
+    cache_path: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    no_retry_unscored: NoRetryUnscoredOption = False,
+    concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,

@@ -12,6 +12,10 @@ from rich.table import Table
 
 from rag_agent._sync import run_sync
 from rag_agent.commands._common import (
+    CacheOption,
+    ConcurrencyOption,
+    NoCacheOption,
+    NoRetryUnscoredOption,
     BaseUrlOption,
     JsonOption,
     ModelOption,
@@ -110,20 +114,10 @@ def relevance(
             "llm (binary), llm-graded (0-3), or python:module:Factory.",
         ),
     ] = "non-llm",
-    cache_path: Annotated[
-        Path | None, typer.Option("--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).")
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Judge everything again; store nothing.")
-    ] = False,
-    no_retry_unscored: Annotated[
-        bool,
-        typer.Option("--no-retry-unscored", help="Keep cached unscored judgments instead of retrying them."),
-    ] = False,
-    concurrency: Annotated[
-        int | None,
-        typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings)."),
-    ] = None,
+    cache_path: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    no_retry_unscored: NoRetryUnscoredOption = False,
+    concurrency: ConcurrencyOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pooled pairs.")
     ] = None,
