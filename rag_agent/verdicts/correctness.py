@@ -7,14 +7,18 @@ binary with a one-sentence reason, both kept in the result.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, computed_field
+from typing import Literal
 
-from config.instructions import ANSWER_CORRECTNESS
+from pydantic import BaseModel, Field, computed_field
+from pydantic_ai.models import Model
+
+from config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
+from config.settings import OutputMode, RagjurySettings
 from rag_agent.items import CorrectnessItem
 from rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
-from rag_agent.results import Judgment
-from rag_agent.verdicts.base import LLMVerdictJudge, VerdictOutput, tagged_list
+from rag_agent.results import Judgment, Usage
+from rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
 
 
 class Verdict(BaseModel):
@@ -24,6 +28,9 @@ class Verdict(BaseModel):
     reason: str
     agreement: float = 1.0
     """Share of the self-consistency samples that voted for ``verdict`` (1.0 with one sample)."""
+    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    """P(verdict = "1") where it was read from the model's token probabilities."""
+    method: Literal["logprobs", "structured", "deterministic"] = "structured"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -45,18 +52,76 @@ class CorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
     """Is the answer correct against any of the references? ``judge(item) -> bool``."""
 
     name = "answer_correctness"
-    instructions = (ANSWER_CORRECTNESS,)
+    instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN)
+    supports_logprobs = True
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        base_url: str | None = None,
+        settings: RagjurySettings | None = None,
+        output_mode: OutputMode | None = None,
+        samples: int = 1,
+        method: Method = "auto",
+        threshold: float = 0.5,
+    ) -> None:
+        super().__init__(
+            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
+        )
+        self.threshold = binary_threshold(threshold)
+
+    def params(self) -> dict[str, str]:
+        return {**super().params(), "threshold": f"{self.threshold:g}"}
 
     async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
         if not item.answer.strip():
             return self.failed("empty answer: nothing to judge")
         prompt = correctness_prompt(item, self.settings.source_token_budget)
+        probabilistic, probe = await probability_verdict(
+            self, ANSWER_CORRECTNESS_TOKEN, prompt, "correct", self.threshold
+        )
+        if probabilistic is not None:
+            return probabilistic
         ballot = await self.ballot(ANSWER_CORRECTNESS, VerdictOutput, prompt, key=lambda out: out.verdict)
+        ballot.add_usage(probe)
         if ballot.winner is None:
             return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes)
         chosen = ballot.representative()
         value = Verdict(verdict=ballot.winner == "1", reason=chosen.reason, agreement=ballot.agreement)
-        return self.sampled(value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes)
+        return self.sampled(value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes).model_copy(
+            update={"method": "structured"}
+        )
+
+
+def binary_threshold(threshold: float) -> float:
+    """A probability threshold for P(verdict = "1"): in [0, 1]."""
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"probability threshold must be in [0, 1], got {threshold}")
+    return float(threshold)
+
+
+async def probability_verdict(
+    judge: LLMVerdictJudge[object, Verdict], instruction: Instruction, prompt: str, noun: str, threshold: float
+) -> tuple[Judgment[Verdict] | None, Usage | None]:
+    """A ``Verdict`` from one token's P("1") against ``threshold``, or ``(None, probe usage)``
+    meaning "use the structured path" (and count the probe's cost, if one was made).
+
+    Shared by the binary judges whose value is a ``Verdict`` (correctness, holistic faithfulness).
+    """
+    outcome = await judge.token_distribution(instruction, prompt, ("0", "1"))
+    if outcome is None:
+        return None, None
+    if outcome.unavailable:
+        return None, outcome.usage
+    if outcome.distribution is None:
+        failed = judge.failed(outcome.error or "no distribution", usage=outcome.usage)
+        return failed.model_copy(update={"method": "logprobs"}), None
+    p_true = outcome.distribution.probabilities["1"]
+    verdict = p_true >= threshold
+    reason = f"P({noun}) = {p_true:.3f} from the first answer token ({'>=' if verdict else '<'} {threshold:g})"
+    value = Verdict(verdict=verdict, reason=reason, probability=p_true, method="logprobs")
+    return judge.sampled(value, usage=outcome.usage).model_copy(update={"method": "logprobs"}), None
 
 
 class BoolAsVerdict(BaseJudge[CorrectnessItem, Verdict]):
@@ -77,7 +142,15 @@ class BoolAsVerdict(BaseJudge[CorrectnessItem, Verdict]):
         if judgment.value is None:
             return judgment  # type: ignore[return-value] - unscored: no value to convert
         reason = f"decided by the deterministic judge {self.name} (no model)"
-        return judgment.model_copy(update={"value": Verdict(verdict=bool(judgment.value), reason=reason)})  # type: ignore[return-value]
+        value = Verdict(verdict=bool(judgment.value), reason=reason, method="deterministic")
+        return judgment.model_copy(update={"value": value})  # type: ignore[return-value]
 
 
-__all__ = ["BoolAsVerdict", "CorrectnessJudge", "Verdict", "correctness_prompt"]
+__all__ = [
+    "BoolAsVerdict",
+    "CorrectnessJudge",
+    "Verdict",
+    "binary_threshold",
+    "correctness_prompt",
+    "probability_verdict",
+]

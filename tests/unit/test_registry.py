@@ -34,7 +34,7 @@ def test_every_task_has_the_documented_names() -> None:
     assert set(TASKS) == {"relevance", "correctness", "faithfulness", "score"}
     assert judge_names("relevance") == ["token-overlap", "semantic", "non-llm", "llm", "llm-graded"]
     assert judge_names("correctness") == ["contains", "llm", "auto", "token-overlap", "semantic"]
-    assert judge_names("faithfulness") == ["llm", "token-overlap"]
+    assert {"llm", "llm-attribution", "token-overlap"} <= set(judge_names("faithfulness"))
     assert judge_names("score") == ["llm", "deterministic", "auto"]
     assert judge_entry("relevance", "non-llm").scale == "graded"
     assert judge_entry("relevance", "llm").scale == "binary"

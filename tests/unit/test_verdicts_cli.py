@@ -119,7 +119,7 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
     assert payload["attempts"] == 3 and payload["agreement"] == 1.0 and payload["usage"]["requests"] == 3
 
     graded = invoke("relevance", "-q", "boiling point", "-p", "Water boils at 100 C.", "--graded", "--json")
-    assert json.loads(graded.stdout)["value"] == 2 and json.loads(graded.stdout)["label"] is True
+    assert json.loads(graded.stdout)["value"]["grade"] == 2 and json.loads(graded.stdout)["label"] is True
     strict = invoke("relevance", "-q", "boiling point", "-p", "x", "--graded", "--threshold", "3", "--json")
     assert json.loads(strict.stdout)["label"] is False
 

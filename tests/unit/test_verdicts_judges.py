@@ -57,6 +57,8 @@ class Script:
 
     route: Callable[[str, int], Reply]
     calls: list[Call] = field(default_factory=list)
+    probes: int = 0
+    """Logprob requests: answered without logprobs, so the judges take their structured path."""
 
     def step_of(self, instructions: str) -> str:
         for instruction in (
@@ -73,6 +75,9 @@ class Script:
         raise AssertionError(f"unknown instructions: {instructions[:80]}")
 
     def reply(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if (info.model_settings or {}).get("openai_logprobs"):
+            self.probes += 1
+            return ModelResponse(parts=[TextPart("1")])  # this fake server returns no logprobs
         step = self.step_of(str(info.instructions))
         first = messages[0]
         assert isinstance(first, ModelRequest)
@@ -221,7 +226,8 @@ async def test_correctness_verdict_with_reason_and_all_references_in_prompt() ->
     judge = CorrectnessJudge(script.model, settings=settings())
     judgment = await judge.ajudge(CORRECTNESS_ITEM)
     assert judgment.value == Verdict(verdict=True, reason="Names Röntgen.")
-    assert judgment.value.label is True and judgment.prompt_version == ANSWER_CORRECTNESS.tag
+    assert judgment.value.label is True and judgment.prompt_version.startswith(ANSWER_CORRECTNESS.tag + "+")
+    assert judgment.method == "structured" and script.probes == 1  # no logprobs here: the structured path
     prompt = script.prompts(ANSWER_CORRECTNESS)[0]
     assert '<reference index="1">Wilhelm Conrad Röntgen</reference>' in prompt
     assert '<reference index="2">Röntgen</reference>' in prompt
@@ -234,7 +240,7 @@ async def test_correctness_malformed_output_retried_then_unscored_and_bool_raise
     judgment = await judge.ajudge(CORRECTNESS_ITEM)
     assert judgment.unscored and judgment.value is None
     assert "invalid model output after 2 retries" in (judgment.unscored_reason or "")
-    assert judgment.usage.requests == 3
+    assert judgment.usage.requests == 4  # the logprob probe (answered without logprobs) + 3 attempts
     with pytest.raises(JudgmentUnscored, match="invalid model output"):
         judge.judge(CORRECTNESS_ITEM)
 
@@ -279,7 +285,8 @@ async def test_binary_relevance_judge_and_batch_judge_return_bools() -> None:
     script = Script(route)
     judge = RelevanceVerdictJudge(script.model, settings=settings(concurrency=1))
     judgment = await judge.ajudge(CTX)
-    assert judgment.value is True and judgment.prompt_version == RELEVANCE_VERDICT.tag
+    assert judgment.value is not None and judgment.value.verdict is True
+    assert judgment.prompt_version.startswith(RELEVANCE_VERDICT.tag + "+")
     assert judge.batch_judge([CTX, CTX]) == [False, True]
     assert "<passage>Water boils at 100 °C at sea level.</passage>" in script.prompts(RELEVANCE_VERDICT)[0]
 
@@ -312,14 +319,14 @@ async def test_graded_relevance_grade_and_threshold() -> None:
     )
     assert lenient.judge(CTX) is True
     assert judge.batch_grade([CTX, CTX]) == [3, 1]
-    assert (await judge.ajudge(CTX)).prompt_version == RELEVANCE_GRADE.tag
+    assert (await judge.ajudge(CTX)).prompt_version.startswith(RELEVANCE_GRADE.tag + "+")
 
 
 async def test_graded_relevance_out_of_scale_grade_is_retried_then_unscored() -> None:
     script = Script(lambda step, n: {"grade": 5})
     judge = GradedRelevanceJudge(script.model, settings=settings(retries=1))
     judgment = await judge.ajudge(CTX)
-    assert judgment.unscored and len(script.calls) == 2
+    assert judgment.unscored and len(script.calls) == 2 and script.probes == 1
     with pytest.raises(JudgmentUnscored):
         judge.grade(CTX)
 
@@ -329,7 +336,7 @@ async def test_graded_relevance_self_consistency_takes_the_median() -> None:
     script = Script(lambda step, n: {"grade": grades[n]})
     judgment = await GradedRelevanceJudge(script.model, settings=settings(), samples=3).ajudge(CTX)
     assert isinstance(judgment, SampledJudgment)
-    assert judgment.value == 2 and judgment.agreement == pytest.approx(1 / 3) and judgment.attempts == 3
+    assert judgment.value is not None and judgment.value.grade == 2 and judgment.agreement == pytest.approx(1 / 3) and judgment.attempts == 3
 
 
 def test_graded_threshold_is_validated() -> None:
