@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rag_agent.commands.non_llm_judge",
     "rag_agent.commands.relevance",
     "rag_agent.commands.evaluate",
+    "rag_agent.commands.calibrate",
 )
 
 app = typer.Typer(

@@ -374,3 +374,67 @@ __all__ = [
     "fold_indices",
     "load_calibration",
 ]
+
+
+# -- running a judge over labelled dev data and fitting it ----------------------------------------------
+
+
+def value_scores(task: str, value: object) -> tuple[float, int | None, float | None] | None:
+    """(score to threshold, argmax grade, P(relevant)) of a value, or None without probabilities.
+
+    Graded relevance values give their expected grade; binary verdicts their P(1). A value from
+    the structured path has neither: calibration needs the logprob path.
+    """
+    expected = getattr(value, "expected_grade", None)
+    if task == "relevance" and isinstance(expected, float):
+        return expected, int(getattr(value, "grade")), getattr(value, "p_relevant", None)
+    probability = getattr(value, "probability", None)
+    if isinstance(probability, float):
+        return probability, None, probability
+    return None
+
+
+def fit_calibration(
+    task: Literal["relevance", "correctness", "faithfulness"],
+    judge_label: str,
+    identity_name: str,
+    model: str | None,
+    prompt_version: str | None,
+    values: Sequence[object | None],
+    gold: Sequence[bool | int],
+    *,
+    data: str,
+    folds: int = 5,
+    seed: int = 0,
+) -> Calibration:
+    """Fit a ``Calibration`` from judged values and the people's labels (grades for relevance).
+
+    Items the judge did not score, or scored without probabilities, are left out; if that leaves
+    too few (fewer than two per fold) or a single class, ``ValueError`` says so.
+    """
+    rows = [(value_scores(task, v), g) for v, g in zip(values, gold, strict=True) if v is not None]
+    usable = [(scores, g) for scores, g in rows if scores is not None]
+    if not usable:
+        raise ValueError(
+            "no judgment carries probabilities: calibration needs the logprob path "
+            "(a server that returns logprobs, and a judge with a one-token path)"
+        )
+    graded = task == "relevance" and usable[0][0][1] is not None
+    if graded:
+        cuts, isotonic, figures = calibrate_graded(
+            [s[0] for s, _ in usable], [int(s[1] or 0) for s, _ in usable], [float(s[2] or 0.0) for s, _ in usable],
+            [int(g) for _, g in usable], folds=folds, seed=seed,
+        )
+        return Calibration(
+            task=task, judge=judge_label, judge_name=identity_name, model=model, prompt_version=prompt_version,
+            score="expected_grade", cuts=cuts, isotonic=isotonic, figures=figures, data=data,
+        )
+    labels = [bool(g >= 2) if task == "relevance" and not isinstance(g, bool) else bool(g) for _, g in usable]
+    threshold, isotonic, figures = calibrate_binary([s[0] for s, _ in usable], labels, folds=folds, seed=seed)
+    return Calibration(
+        task=task, judge=judge_label, judge_name=identity_name, model=model, prompt_version=prompt_version,
+        score="probability", threshold=threshold, isotonic=isotonic, figures=figures, data=data,
+    )
+
+
+__all__ += ["fit_calibration", "value_scores"]

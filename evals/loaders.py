@@ -14,6 +14,7 @@ deep inside a metric. Formats follow ``shared/benchmarks/PROVENANCE.md``:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rag_agent.inputs import InputError, iter_jsonl, read_text, validation_message
+from rag_agent.inputs import InputError, iter_jsonl, read_text, split_lines, validation_message
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -60,8 +61,13 @@ class Run(Mapping[str, list[tuple[str, float]]]):
         return [docid for docid, _ in self.rankings.get(qid, [])]
 
 
+_COLUMN_SEPARATOR = re.compile(r"[ \t\r\f\v]+")
+"""TREC columns are separated by ASCII white space, as trec_eval reads them: ``str.split()`` would
+also split on U+0085, U+2028 or a no-break space inside a docid."""
+
+
 def _fields(path: str | Path, number: int, raw: str, expected: int, what: str) -> list[str]:
-    parts = raw.split()
+    parts = [part for part in _COLUMN_SEPARATOR.split(raw) if part]
     if len(parts) != expected:
         raise InputError(path, f"expected {expected} columns ({what}), found {len(parts)}", line=number)
     return parts
@@ -71,7 +77,7 @@ def _nonempty_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     text = read_text(path)
     if not text.strip():
         raise InputError(path, "file is empty")
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text), start=1):
         if raw.strip():
             yield number, raw
 

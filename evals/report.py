@@ -427,10 +427,13 @@ def render_html(report: HtmlReport) -> str:
 
 
 def write_html(path: str | Path, report: HtmlReport) -> Path:
-    """Write the report; a path that cannot be written is an ``InputError`` (exit 2 in the CLI)."""
+    """Write the report atomically (a kill never leaves half a page, a failure keeps the old one);
+    a path that cannot be written is an ``InputError`` (exit 2 in the CLI)."""
+    from evals.atomic_io import write_text_atomic
+
     target = Path(path)
     try:
-        target.write_text(render_html(report), encoding="utf-8")
+        write_text_atomic(target, render_html(report))
     except OSError as error:
         raise InputError(path, error.strerror or str(error)) from None
     return target

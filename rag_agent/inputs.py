@@ -32,17 +32,26 @@ class InputError(ValueError):
         super().__init__(f"{where}: {what}")
 
 
+BOM = "\ufeff"
+
+
 def read_text(path: str | Path) -> str:
-    """File contents, or standard input for ``-``."""
+    """File contents, or standard input for ``-``, without a leading UTF-8 byte-order mark.
+
+    Why ``utf-8-sig``: editors on Windows (and Excel's "CSV UTF-8") start files with a BOM. Kept,
+    it glues itself to the first token: a JSON file no longer parses, and a TREC qrels file's
+    first query id silently becomes ``"\\ufeffq1"``. Every reader goes through here, so all of
+    them accept it.
+    """
     if str(path) == "-":
-        return sys.stdin.read()
+        return sys.stdin.read().removeprefix(BOM)
     file = Path(path)
     if not file.exists():
         raise InputError(path, "file not found")
     if file.is_dir():
         raise InputError(path, "is a directory, expected a file")
     try:
-        return file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -64,10 +73,23 @@ def parse_model(source: str | Path, data: object, model: type[ModelT], *, line: 
         raise InputError(source, message, line=line, field=field) from None
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of a text file, split on ``\\n`` only (a trailing ``\\r`` of CRLF files dropped).
+
+    Why not ``str.splitlines``: it also splits on U+2028, U+2029, U+0085 and other characters that
+    a JSON string may legally hold raw (``json.dumps(..., ensure_ascii=False)`` writes them so),
+    which cut one valid record in two. Line numbers counted here are those of ``grep -n``.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def iter_jsonl(path: str | Path, text: str | None = None) -> Iterator[tuple[int, object]]:
     """(line number, parsed object) for each non-blank line; a bad line names itself."""
     body = read_text(path) if text is None else text
-    for number, raw in enumerate(body.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(body), start=1):
         if not raw.strip():
             continue
         try:

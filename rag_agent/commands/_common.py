@@ -64,6 +64,28 @@ ConcurrencyOption = Annotated[
     int | None, typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
+CalibrationOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--calibration",
+        help="A calibration file from `ragjury calibrate` (fitted on other, labelled data): "
+        "its threshold or cut points replace the judge's defaults.",
+    ),
+]
+
+
+def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, object]:
+    """Judge options of a calibration file, after checking it was fitted for this task and judge."""
+    if path is None:
+        return {}
+    from evals.calibration import CalibrationError, check_applies, load_calibration
+
+    try:
+        calibration = load_calibration(path)
+        check_applies(calibration, task, judge, path)
+    except CalibrationError as error:
+        raise fail(str(error)) from None
+    return calibration.judge_options()
 
 
 def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:

@@ -19,7 +19,9 @@ from evals.agreement import (
     qrels_agreement,
     ranking_correlation,
 )
-from evals.loaders import LabelRow, Qrels, load_labels, load_qrels, load_runs
+from evals.atomic_io import check_output_paths
+from evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
+from evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
 from evals.metrics import evaluate_runs
 from evals.report import (
     HtmlReport,
@@ -52,6 +54,13 @@ def is_jsonl(path: Path) -> bool:
         return True
     text = read_text(path)
     return text.lstrip().startswith("{")
+
+
+def _run_inputs(runs: Path | None) -> list[tuple[str, Path | None]]:
+    """``--runs`` as inputs to protect: the folder's run files (or the one file given)."""
+    if runs is None or not runs.is_dir():
+        return [("--runs", runs)]
+    return [("--runs", path) for path in sorted(runs.iterdir()) if path.suffix in RUN_SUFFIXES]
 
 
 def _restrict(qrels: Qrels, qids: set[str]) -> Qrels:
@@ -255,6 +264,8 @@ def agreement(
             f"--gold is {kinds[gold_jsonl]} but --judged is {kinds[judged_jsonl]}; "
             "give two qrels or two JSONL files"
         )
+    check_gate_names(gates, LABEL_FIGURES if gold_jsonl else QRELS_FIGURES)
+    check_output_paths([("--html", html)], [("--gold", gold), ("--judged", judged), *_run_inputs(runs)])
     correlation: RankCorrelation | None
     if gold_jsonl:
         if runs is not None:

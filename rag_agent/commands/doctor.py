@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import typer
 
+from config.settings import RagjurySettings
 from rag_agent._sync import run_sync
-from rag_agent.commands._common import BaseUrlOption, ModelOption, print_json, settings_for, stdout, user_errors
-from rag_agent.health import run_checks
+from rag_agent.commands._common import (
+    BaseUrlOption,
+    JsonOption,
+    ModelOption,
+    print_json,
+    settings_for,
+    stdout,
+    user_errors,
+)
+from rag_agent.health import Check, run_checks
 
 
 @user_errors
-def doctor(model: ModelOption = None, base_url: BaseUrlOption = None, json_output: bool = typer.Option(
-    False, "--json", help="Print the checks as JSON.")) -> None:
+def doctor(
+    model: ModelOption = None, base_url: BaseUrlOption = None, json_output: JsonOption = False
+) -> None:
     """Check that the model server is reachable, the model is there, and one structured call works.
 
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
@@ -19,7 +31,7 @@ def doctor(model: ModelOption = None, base_url: BaseUrlOption = None, json_outpu
     settings = settings_for(model, base_url)
     checks = run_sync(run_checks(settings))
     if json_output:
-        print_json([check.__dict__ for check in checks])
+        print_json(doctor_payload(settings, checks))
     else:
         for check in checks:
             mark = "[green]ok[/]  " if check.ok else "[red]FAIL[/]"
@@ -28,6 +40,18 @@ def doctor(model: ModelOption = None, base_url: BaseUrlOption = None, json_outpu
                 stdout.print(f"     fix: {check.fix}", highlight=False)
     if not all(check.ok for check in checks):
         raise typer.Exit(1)
+
+
+def doctor_payload(settings: RagjurySettings, checks: list[Check]) -> dict[str, object]:
+    """One JSON object, like every other ``--json``: a script reads ``ok`` and needs no special
+    case for a bare list."""
+    where = settings.ollama_host if settings.targets_ollama else settings.openai_base_url
+    return {
+        "ok": all(check.ok for check in checks),
+        "model": settings.judge_model,
+        "server": where,
+        "checks": [asdict(check) for check in checks],
+    }
 
 
 def register(app: typer.Typer) -> None:

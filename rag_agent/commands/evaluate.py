@@ -4,7 +4,6 @@ how far the judge agrees with people."""
 from __future__ import annotations
 
 import json
-import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from rich.table import Table
 from rag_agent._sync import run_sync
 from rag_agent.commands._common import (
     CacheOption,
+    CalibrationOption,
     ConcurrencyOption,
     NoCacheOption,
     NoRetryUnscoredOption,
@@ -24,6 +24,7 @@ from rag_agent.commands._common import (
     BaseUrlOption,
     JsonOption,
     ModelOption,
+    calibration_options,
     fail,
     print_json,
     settings_for,
@@ -44,14 +45,42 @@ class Task(str, Enum):
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Write all rows to ``path`` through a temporary file, so a kill never leaves half a file
-    (the judgments themselves are in the cache already)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
+    """Write all rows to ``path`` atomically, so a kill never leaves half a file (the judgments
+    themselves are in the cache already). The path was checked before judging
+    (``check_output_paths``): never an input, its folder exists."""
+    from evals.atomic_io import open_atomic
+
+    with open_atomic(path) as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(temporary, path)
+
+
+def _check_before_judging(
+    gates: dict[str, float],
+    *,
+    task: Task | None,
+    agent: bool,
+    faithfulness_judge: str,
+    correctness_judge: str,
+    paths: dict[str, Path | None],
+) -> None:
+    """User mistakes that would otherwise surface after the whole batch: a gate on a figure this
+    run never reports, an output that would overwrite an input (or land in a missing folder)."""
+    from evals.atomic_io import check_output_paths
+    from evals.gates import agent_figures, check_gate_names, task_figures
+    from evals.tasks import task_spec
+
+    if agent:
+        known = agent_figures(
+            faithfulness=faithfulness_judge != "none", correctness=correctness_judge != "none"
+        )
+    else:
+        assert task is not None
+        known = task_figures(task_spec(task.value).gold_kind)
+    check_gate_names(gates, known)
+    outputs = [(name, paths[name]) for name in ("--out", "--html")]
+    inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration")]
+    check_output_paths(outputs, inputs)
 
 
 def _run_table(title: str, stats: dict[str, Any]) -> Table:
@@ -100,6 +129,7 @@ def _evaluate_dataset(
     data: Path,
     judge_name: str,
     mapping: list[str],
+    judge_options: dict[str, Any],
     out: Path | None,
     limit: int | None,
     html: Path | None,
@@ -117,7 +147,7 @@ def _evaluate_dataset(
 
     spec = task_spec(task)
     rows = load_task_rows(task, data, mapping=parse_mapping(mapping, task), limit=limit)
-    judge = build_judge(task, judge_name, settings)
+    judge = build_judge(task, judge_name, settings, **judge_options)
     result = run_sync(
         evaluate_dataset(
             task, rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
@@ -410,6 +440,7 @@ def evaluate(
             "(contains, llm, auto, ...) or none.",
         ),
     ] = "none",
+    calibration: CalibrationOption = None,
 ) -> None:
     """Batch-judge a dataset and, when it has human labels, measure agreement with people.
 
@@ -486,7 +517,24 @@ def evaluate(
             judge_entry(check_task, name)
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
+    _check_before_judging(
+        gates,
+        task=task,
+        agent=agent,
+        faithfulness_judge=faithfulness_judge,
+        correctness_judge=correctness_judge,
+        paths={
+            "--out": out,
+            "--html": html,
+            "--data": data,
+            "--corpus": corpus if agent else None,
+            "--calibration": calibration,
+        },
+    )
 
+    if calibration is not None and agent:
+        raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
+    judge_options = calibration_options(calibration, task.value, judge_name) if task is not None else {}
     cache = open_cache(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )
@@ -518,7 +566,12 @@ def evaluate(
         else:
             assert task is not None
             _evaluate_dataset(
-                task=task.value, data=data, judge_name=judge_name, mapping=mapping or [], **common
+                task=task.value,
+                data=data,
+                judge_name=judge_name,
+                mapping=mapping or [],
+                judge_options=judge_options,
+                **common,
             )  # type: ignore[arg-type]
     except KeyboardInterrupt:
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)

@@ -21,6 +21,7 @@ import yaml
 from rich.progress import Progress
 from rich.table import Table
 
+from evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
 from rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
 from rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings
 from rag_agent.inputs import InputError, iter_jsonl
@@ -123,6 +124,32 @@ def load_responses(path: Path) -> list[RunResponse]:
     return out
 
 
+OUTPUT_SUFFIXES = ("eval.txt", "qrels.txt", "config.yml")
+
+
+def output_paths(out_dir: Path, name: str) -> tuple[Path, Path, Path]:
+    """``NAME.eval.txt``, ``NAME.qrels.txt`` and ``NAME.config.yml`` in ``out_dir``."""
+    eval_path, qrels_path, config_path = (out_dir / f"{name}.{suffix}" for suffix in OUTPUT_SUFFIXES)
+    return eval_path, qrels_path, config_path
+
+
+def check_outputs(out_dir: Path, name: str, inputs: list[tuple[str, Path | None]], responses: Path) -> None:
+    """Before anything is read: no output may overwrite an input, and --out-dir is a folder whose
+    own folder exists (it is created, one level, as other commands' output files are)."""
+    if not out_dir.exists():
+        check_output_target("--out-dir", out_dir)
+        return
+    if not out_dir.is_dir():
+        raise InputError("--out-dir", f"{out_dir} is a file; give a folder")
+    if responses.is_dir() and same_file(out_dir, responses):
+        raise InputError(
+            "--out-dir",
+            f"{out_dir} is the --rag-responses folder {responses}: every file there is read as a run, "
+            "so the outputs would break the next run; write them elsewhere",
+        )
+    check_output_paths([("--out-dir", path) for path in output_paths(out_dir, name)], inputs)
+
+
 def doc_id_md5(text: str) -> str:
     """The kit's document id of a generated report: the MD5 of its text."""
     return hashlib.md5(text.encode("utf-8")).hexdigest()
@@ -169,9 +196,12 @@ def non_llm_judge(
 
     Reports for topics missing from --rag-topics are skipped with a warning, as the kit skips them.
     """
+    files = run_files(rag_responses)
+    inputs = [("--rag-topics", rag_topics), ("--workflow", workflow)]
+    inputs += [("--rag-responses", file) for file in files]
+    check_outputs(out_dir, name, inputs, rag_responses)
     settings = NonLLMSettings.from_workflow(workflow) if workflow else NonLLMSettings()
     topics = load_topics(rag_topics, settings.topic_format)
-    files = run_files(rag_responses)
     reports: dict[tuple[str, str], RunResponse] = {}
     skipped = duplicated = 0
     with Progress(console=stderr, transient=True) as progress:
@@ -211,17 +241,14 @@ def non_llm_judge(
     averages = {run_id: sum(grades) / len(grades) for run_id, grades in per_run.items()}
     lines += ["\t".join([run_id, MEASURE, "all", str(avg)]) for run_id, avg in sorted(averages.items())]
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    eval_path, qrels_path, config_path = (
-        out_dir / f"{name}.{suffix}" for suffix in ("eval.txt", "qrels.txt", "config.yml")
-    )
-    eval_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    qrels_path.write_text(
-        "".join(f"{topic} 0 {doc} {grade}\n" for (topic, doc), grade in sorted(qrels.items())),
-        encoding="utf-8",
+    out_dir.mkdir(exist_ok=True)
+    eval_path, qrels_path, config_path = output_paths(out_dir, name)
+    write_text_atomic(eval_path, "\n".join(lines) + "\n")
+    write_text_atomic(
+        qrels_path, "".join(f"{topic} 0 {doc} {grade}\n" for (topic, doc), grade in sorted(qrels.items()))
     )
     config = {"name": name, "judge": judge.identity.key(), "judge_settings": settings.model_dump()}
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    write_text_atomic(config_path, yaml.safe_dump(config, sort_keys=False))
 
     ranks = competition_ranks(averages)
     ordered = sorted(averages, key=lambda run: (ranks[run], run))

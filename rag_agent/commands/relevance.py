@@ -8,17 +8,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from evals.atomic_io import check_output_paths, open_atomic
 from rag_agent._sync import run_sync
 from rag_agent.commands._common import (
+    EXIT_UNSCORED,
     CacheOption,
+    CalibrationOption,
     ConcurrencyOption,
     NoCacheOption,
     NoRetryUnscoredOption,
     BaseUrlOption,
     JsonOption,
     ModelOption,
+    calibration_options,
     fail,
     print_json,
     settings_for,
@@ -74,17 +79,30 @@ def write_qrels(path: Path, grades: dict[tuple[str, str], int], order: list[tupl
     for qid, docid in order:
         if (qid, docid) in grades:
             by_qid.setdefault(qid, []).append(docid)
-    lines = [f"{qid} 0 {docid} {grades[(qid, docid)]}" for qid, docids in by_qid.items() for docid in docids]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    with open_atomic(path) as handle:
+        for qid, docids in by_qid.items():
+            for docid in docids:
+                handle.write(f"{qid} 0 {docid} {grades[(qid, docid)]}\n")
 
 
 def write_unscored(path: Path, unscored: dict[tuple[str, str], str]) -> None:
     """The pairs the judge could not score, with the reason: ``qid<TAB>docid<TAB>reason``."""
-    lines = ["qid\tdocid\treason"] + [
-        f"{qid}\t{docid}\t{' '.join(reason.split())}" for (qid, docid), reason in unscored.items()
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with open_atomic(path) as handle:
+        handle.write("qid\tdocid\treason\n")
+        for (qid, docid), reason in unscored.items():
+            handle.write(f"{qid}\t{docid}\t{' '.join(reason.split())}\n")
+
+
+def unscored_path_of(out: Path) -> Path:
+    """Where the pairs the judge could not score are listed, beside the qrels."""
+    return Path(f"{out}.unscored.tsv")
+
+
+def _check_paths(out: Path, topics: Path, passages: Path, run_paths: list[Path], pairs: Path | None) -> None:
+    """Before any judging: neither output may overwrite an input (or land in a missing folder)."""
+    inputs = [("--topics", topics), ("--passages", passages), ("--pairs", pairs)]
+    inputs += [("--runs", path) for path in run_paths]
+    check_output_paths([("--out", out), ("--out (unscored list)", unscored_path_of(out))], inputs)
 
 
 @user_errors
@@ -125,6 +143,7 @@ def relevance(
     base_url: BaseUrlOption = None,
     json_output: JsonOption = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    calibration: CalibrationOption = None,
 ) -> None:
     """Judge (query, passage) pairs and write TREC qrels: automatic relevance labels, UMBRELA-style.
 
@@ -146,6 +165,11 @@ def relevance(
         --topics topics.jsonl --passages passages.jsonl --pairs qrels.txt --out llm.qrels
 
     Then: ragjury agreement --gold qrels.txt --judged judged.qrels --runs runs/
+
+    --out is never an input file; it and OUT.unscored.tsv are written atomically.
+
+    Exit codes: 0 done, 2 bad input, 3 nothing could be scored (OUT is not written),
+    130 interrupted (completed judgments are kept in the cache).
     """
     from evals.cache import open_cache
     from evals.loaders import load_passages, load_qrels, load_run, load_topics
@@ -160,9 +184,11 @@ def relevance(
         entry = judge_entry("relevance", judge)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
+    run_paths = expand_run_paths(runs or [])
+    _check_paths(out, topics, passages, run_paths, pairs)
     topic_texts = load_topics(topics)
     passage_texts = load_passages(passages)
-    run_list = [load_run(path) for path in expand_run_paths(runs or [])]
+    run_list = [load_run(path) for path in run_paths]
     pair_qrels = load_qrels(pairs) if pairs is not None else None
     pooled = pool_pairs(run_list, depth, pair_qrels)
     missing_topic = [p for p in pooled if p[0] not in topic_texts]
@@ -175,7 +201,7 @@ def relevance(
             f"no pair to judge: {len(missing_topic)} lack a query, {len(missing_text)} lack passage text"
         )
     try:
-        judge_obj = build_judge("relevance", judge, settings)
+        judge_obj = build_judge("relevance", judge, settings, **calibration_options(calibration, "relevance", judge))
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
     cache = open_cache(
@@ -199,8 +225,9 @@ def relevance(
     finally:
         if cache is not None:
             cache.close()
-    write_qrels(out, result.grades, todo)
-    unscored_path = Path(f"{out}.unscored.tsv")
+    if result.grades:  # with nothing scored, an earlier qrels file is kept, not emptied
+        write_qrels(out, result.grades, todo)
+    unscored_path = unscored_path_of(out)
     if result.unscored:
         write_unscored(unscored_path, result.unscored)
     elif unscored_path.exists():
@@ -216,14 +243,29 @@ def relevance(
         "skipped_missing_passage": len(missing_text),
         "written": len(result.grades),
         "grades": {str(grade): distribution[grade] for grade in sorted(distribution)},
-        "out": str(out),
+        "out": str(out) if result.grades else None,
         "unscored_file": str(unscored_path) if result.unscored else None,
         **result.stats.as_dict(),
     }
     if json_output:
         print_json(summary)
-        return
-    _print_summary(summary)
+    else:
+        _print_summary(summary)
+    if not result.grades:
+        _nothing_scored(out, result.unscored)
+
+
+def _nothing_scored(out: Path, unscored: dict[tuple[str, str], str]) -> None:
+    """Exit 3, as ``evaluate`` does: an empty qrels file is not a result, and exit 0 would let a
+    script carry on with it."""
+    example = next(iter(unscored.values()), "no reason given")
+    stderr.print(
+        f"[red]nothing was scored[/]: all {len(unscored)} pair(s) unscored, e.g.: {escape(example)}; "
+        f"{out} not written (reasons in {unscored_path_of(out)})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(EXIT_UNSCORED)
 
 
 def _print_summary(summary: dict[str, object]) -> None:
@@ -248,7 +290,8 @@ def _print_summary(summary: dict[str, object]) -> None:
     for name, value in rows:
         table.add_row(name, str(value))
     stdout.print(table)
-    stdout.print(f"qrels written to {summary['out']}", highlight=False)
+    if summary["out"]:
+        stdout.print(f"qrels written to {summary['out']}", highlight=False)
     if summary["unscored_file"]:
         stdout.print(f"[yellow]unscored pairs listed in {summary['unscored_file']}[/]", highlight=False)
 

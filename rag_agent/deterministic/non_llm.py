@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from config.settings import RagjurySettings
 from rag_agent.deterministic._envelopes import batch_envelopes
-from rag_agent.inputs import InputError, read_text, validation_message
+from rag_agent.inputs import InputError, read_text, split_lines, validation_message
 from rag_agent.items import JudgmentContext
 from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from rag_agent.results import Judgment
@@ -117,7 +117,7 @@ class NonLLMSettings(BaseModel):
         """Settings from a kit ``workflow.yml``: its ``judge_settings:`` block (other keys ignored)."""
         text = read_text(path)
         try:
-            data = yaml.safe_load(text) or {}
+            data = load_yaml(text) or {}
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
@@ -137,8 +137,39 @@ class NonLLMSettings(BaseModel):
             ) from None
 
 
+_YAML_11_BREAKS = {"\x85": "\ue085", "\u2028": "\ue028", "\u2029": "\ue029"}
+"""U+0085, U+2028 and U+2029, with the private-use stand-ins they take while PyYAML parses."""
+
+
+def load_yaml(text: str) -> object:
+    """``yaml.safe_load`` that reads U+0085, U+2028 and U+2029 as ordinary characters.
+
+    Why: PyYAML follows YAML 1.1, where these are line breaks, so one of them pasted into a
+    comment or a plain value ends the line there and the rest is a syntax error; YAML 1.2 (and
+    every line-based tool) sees ordinary characters. They are swapped for private-use stand-ins
+    during the parse and swapped back in the values, so error line numbers count ``\\n`` only.
+    """
+    if not any(char in text for char in _YAML_11_BREAKS) or any(
+        stand_in in text for stand_in in _YAML_11_BREAKS.values()
+    ):
+        return yaml.safe_load(text)
+    masked = text.translate(str.maketrans(_YAML_11_BREAKS))
+    return _unmask(yaml.safe_load(masked))
+
+
+def _unmask(value: object) -> object:
+    """``value`` with the stand-ins of ``load_yaml`` turned back into the original characters."""
+    if isinstance(value, str):
+        return value.translate(str.maketrans({v: k for k, v in _YAML_11_BREAKS.items()}))
+    if isinstance(value, dict):
+        return {_unmask(key): _unmask(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unmask(item) for item in value]
+    return value
+
+
 def _yaml_line(text: str, key: str) -> int | None:
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text), start=1):
         if raw.strip().startswith(f"{key}:"):
             return number
     return None

@@ -1,0 +1,90 @@
+"""The figures a ``--fail-under`` gate may name, checked before any judging.
+
+Why: a misspelt gate (``kapa=0.4``) used to surface only after the whole batch, as a failed gate
+(exit 1), when the batch had already cost its time and the exit code blamed the judge. A name the
+command can never report is a user mistake: exit 2 up front, listing the names that are valid.
+A valid name whose figure turns out undefined (no gold labels, no runs) still fails the gate at
+the end, as before: a gate never passes for lack of evidence.
+
+The lists mirror ``EvaluationResult.figures`` (``evals.pipeline``), the figures of
+``evaluate --agent`` and ``QrelsAgreement.figures`` / ``AgreementFigures.figures``
+(``evals.agreement``); ``tests/unit/test_output_safety.py`` checks them against real runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from evals.report import GATE_ALIASES
+from rag_agent.inputs import InputError
+
+_LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
+_RANKING = ("kendall_tau", "spearman")
+
+BINARY_TASK_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "mean_label", "kendall_tau", "system_spearman")
+"""``evaluate`` on a binary task (correctness, faithfulness)."""
+
+SCORE_TASK_FIGURES: tuple[str, ...] = (
+    "coverage",
+    "mean_label",
+    "pearson",
+    "spearman",
+    "mae",
+    "kendall_tau",
+    "system_spearman",
+)
+"""``evaluate --task score``."""
+
+QRELS_FIGURES: tuple[str, ...] = (
+    "coverage",
+    "accuracy",
+    "cohen_kappa",
+    "binary_krippendorff_alpha",
+    "precision",
+    "recall",
+    "f1",
+    "graded_accuracy",
+    "graded_cohen_kappa",
+    "quadratic_kappa",
+    "krippendorff_alpha",
+    *_RANKING,
+)
+"""``agreement`` on TREC qrels (the ranking figures need ``--runs``)."""
+
+LABEL_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "quadratic_kappa", *_RANKING)
+"""``agreement`` on JSONL labels (quadratic kappa for graded labels, rankings when rows carry a system)."""
+
+
+def agent_figures(*, faithfulness: bool, correctness: bool) -> tuple[str, ...]:
+    """``evaluate --agent``: the share answered, then each judge's mean and coverage."""
+    stages = ["score"]
+    if faithfulness:
+        stages.append("faithfulness")
+    if correctness:
+        stages.append("correctness")
+    return ("answered", *(name for stage in stages for name in (stage, f"{stage}_coverage")))
+
+
+def task_figures(gold_kind: str) -> tuple[str, ...]:
+    """``evaluate`` on a dataset whose gold labels are ``binary`` or ``score``."""
+    return BINARY_TASK_FIGURES if gold_kind == "binary" else SCORE_TASK_FIGURES
+
+
+def _described(known: Collection[str]) -> str:
+    aliases = {name: [alias for alias, target in GATE_ALIASES.items() if target == name] for name in known}
+    return ", ".join(
+        name + (f" ({', '.join(aliases[name])})" if aliases[name] else "") for name in sorted(known)
+    )
+
+
+def check_gate_names(gates: Mapping[str, float], known: Collection[str]) -> None:
+    """Raise ``InputError`` (exit 2) when a gate names a figure outside ``known``, listing the valid names.
+
+    ``gates`` comes from ``evals.report.parse_gates``, so aliases are already resolved.
+    """
+    unknown = [name for name in gates if name not in known]
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        raise InputError(
+            "--fail-under", f"unknown figure {names}; valid names here: {_described(known)}"
+        )

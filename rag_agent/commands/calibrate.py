@@ -1,0 +1,200 @@
+"""``ragjury calibrate``: fit a judge's cut-offs on labelled dev data, report them cross-validated.
+
+Why a command: the threshold at which a small judge model agrees best with people depends on the
+model, the prompt and the kind of data. Fitting it is a deliberate step on *dev* data, written to a
+file that later runs load with ``--calibration F``; nothing is ever fitted on the data being scored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rag_agent._sync import run_sync
+from rag_agent.commands._common import (
+    BaseUrlOption,
+    CacheOption,
+    ConcurrencyOption,
+    JsonOption,
+    ModelOption,
+    NoCacheOption,
+    fail,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
+
+DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
+
+
+def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], limit: int | None, seed: int
+                 ) -> list[tuple[tuple[str, str], int]]:
+    """Gold (pair, grade) rows with text; with ``limit``, a seeded sample that keeps each grade's share."""
+    rows = [((qid, docid), grade) for qid, docs in sorted(qrels.items()) for docid, grade in sorted(docs.items())
+            if (qid, docid) in have]
+    if limit is None or limit >= len(rows):
+        return rows
+    by_grade: dict[int, list[tuple[tuple[str, str], int]]] = defaultdict(list)
+    for row in rows:
+        by_grade[row[1]].append(row)
+    rng = random.Random(seed)
+    sample: list[tuple[tuple[str, str], int]] = []
+    for grade in sorted(by_grade):
+        share = round(limit * len(by_grade[grade]) / len(rows))
+        sample.extend(rng.sample(by_grade[grade], min(share, len(by_grade[grade]))))
+    return sorted(sample)
+
+
+@user_errors
+def calibrate(
+    task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.")],
+    data: Annotated[
+        Path,
+        typer.Option("--data", "-d", help="Labelled dev data: a JSONL dataset with labels (correctness, "
+                     "faithfulness) or gold TREC qrels (relevance, with --topics and --passages)."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the calibration file (JSON).")],
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task)."),
+    ] = None,
+    topics: Annotated[Path | None, typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.")] = None,
+    passages: Annotated[Path | None, typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=10, help="Use a seeded sample of N labelled items.")
+    ] = None,
+    folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample and of the folds.")] = 0,
+    cache_path: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    json_output: JsonOption = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+) -> None:
+    """Fit the threshold (and a monotone map) at which a judge agrees best with people.
+
+    The judge reads its verdict from one token's probabilities (the logprob path), so each item has
+    P(1) — or for graded relevance an expected grade. This command judges the labelled dev data,
+    fits the cut-off that maximises Cohen's kappa, and reports it k-fold cross-validated (each fold
+    labelled by a cut-off fitted on the others), with a 95 % bootstrap interval, next to the
+    uncalibrated kappa and the expected calibration error (ECE) of the probabilities before and
+    after an isotonic map. The file it writes is applied with --calibration F on `evaluate` and
+    `relevance`; use it on data other than the data it was fitted on.
+
+    Examples:
+
+      ragjury calibrate --task correctness --data dev.jsonl --base-url http://127.0.0.1:8080/v1
+        --out correctness.calibration.json
+
+      ragjury calibrate --task relevance --data qrels.txt --topics topics.jsonl --passages passages.jsonl
+        --limit 300 --base-url http://127.0.0.1:8080/v1 --out relevance.calibration.json
+
+    Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
+    """
+    from evals.cache import open_cache
+    from evals.calibration import fit_calibration
+    from evals.registry import UnknownJudgeError, build_judge
+    from evals.runner import run_judgments
+    from rag_agent.commands._common import EXIT_UNSCORED
+
+    if task not in DEFAULT_JUDGES:
+        raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
+    judge_name = judge or DEFAULT_JUDGES[task]
+    if out.resolve() == data.resolve():
+        raise fail(f"--out {out} is the input --data {data}: choose another file")
+    if out.is_dir():
+        raise fail(f"--out {out} is a folder: give a file name")
+    if not out.parent.exists():
+        raise fail(f"--out {out}: folder {out.parent} does not exist")
+    settings = settings_for(model, base_url)
+    items: list[Any]
+    gold: list[bool | int]
+    if task == "relevance":
+        from evals.loaders import load_passages, load_qrels, load_topics
+        from rag_agent.items import JudgmentContext
+
+        if topics is None or passages is None:
+            raise fail("--task relevance needs --topics and --passages beside the gold qrels in --data")
+        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), load_qrels(data)
+        have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
+        rows = sample_pairs(qrels, have, limit, seed)
+        items = [JudgmentContext(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
+        gold = [grade for _, grade in rows]
+    else:
+        from evals.tasks import load_task_rows
+
+        task_rows = load_task_rows(task, data)
+        labelled = [row for row in task_rows if isinstance(row.gold, bool)]
+        if limit is not None and limit < len(labelled):
+            labelled = random.Random(seed).sample(labelled, limit)
+        items = [row.item for row in labelled]
+        gold = [bool(row.gold) for row in labelled]
+    if len(items) < 2 * folds:
+        raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
+    try:
+        judge_obj = build_judge(task, judge_name, settings, method="logprobs")
+    except UnknownJudgeError as error:
+        raise fail(str(error)) from None
+    except TypeError:
+        raise fail(f"judge '{judge_name}' has no logprob path to calibrate; "
+                   "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution (faithfulness)") from None
+    cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
+    try:
+        result = run_sync(run_judgments(judge_obj, items, cache=cache, concurrency=concurrency,
+                                        progress=not no_progress, description=f"calibrate {task}"))
+    finally:
+        if cache is not None:
+            cache.close()
+    if result.stats.scored == 0:
+        first = next((j.unscored_reason for j in result.judgments if j.unscored), "unknown")
+        raise fail(f"nothing was scored ({len(items)} items); first reason: {first}", EXIT_UNSCORED)
+    identity = judge_obj.identity
+    try:
+        calibration = fit_calibration(
+            task, judge_name, identity.name, identity.model, identity.prompt_version,  # type: ignore[arg-type]
+            [j.value for j in result.judgments], gold, data=str(data), folds=folds, seed=seed,
+        )
+    except ValueError as error:
+        raise fail(str(error)) from None
+    calibration.write(out)
+    figures = calibration.figures
+    cv = figures.cross_validation
+    summary = {
+        "out": str(out), "task": task, "judge": judge_name, "model": identity.model,
+        "prompt_version": identity.prompt_version, "n": figures.n, "unscored": result.stats.unscored,
+        "positives": figures.positives, "threshold": calibration.threshold, "cuts": calibration.cuts,
+        "kappa_uncalibrated": figures.kappa_default, "kappa_in_sample": figures.kappa_in_sample,
+        "kappa_cv": cv.kappa, "kappa_cv_interval": list(cv.kappa_interval), "accuracy_cv": cv.accuracy,
+        "folds": cv.folds, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
+    }
+    if json_output:
+        print_json(summary)
+        return
+    cut = (f"cuts {', '.join(f'{c:.2f}' for c in calibration.cuts)} on the expected grade"
+           if calibration.cuts else f"threshold {calibration.threshold:.3f} on P(1)")
+    stdout.print(f"[bold]{task}[/] judge {judge_name} ({identity.model}, {identity.prompt_version})", highlight=False)
+    stdout.print(f"fitted {cut} on {figures.n} items ({figures.positives} positive, "
+                 f"{result.stats.unscored} unscored left out)", highlight=False)
+    stdout.print(f"kappa: uncalibrated {figures.kappa_default:.3f}; {cv.folds}-fold cross-validated "
+                 f"{cv.kappa:.3f} [95% CI {cv.kappa_interval[0]:.3f}, {cv.kappa_interval[1]:.3f}], "
+                 f"accuracy {cv.accuracy:.3f}; in-sample {figures.kappa_in_sample:.3f} (optimistic)", highlight=False)
+    auc_text = f"AUC {figures.auc:.3f}; " if figures.auc is not None else ""
+    after = f"{cv.ece_after:.3f}" if cv.ece_after is not None else "—"
+    stdout.print(f"{auc_text}ECE {figures.ece_before:.3f} before, {after} after the isotonic map (cross-validated)",
+                 highlight=False)
+    stderr.print(f"written {out}: use it with --calibration {out}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("calibrate")(calibrate)
+
+
+__all__ = ["calibrate", "register", "sample_pairs"]
