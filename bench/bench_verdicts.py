@@ -250,7 +250,7 @@ def summarise(
     extra: dict[str, float] = {}
     if graded:
         truth = [int(t) for t, _ in pairs]
-        predicted = [int(v) for _, v in pairs]
+        predicted = [int(getattr(v, "grade", v)) for _, v in pairs]
         accuracy = (
             sum(a == b for a, b in zip(truth, predicted, strict=True)) / len(pairs) if pairs else math.nan
         )

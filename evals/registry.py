@@ -13,6 +13,17 @@ Adapters let a relevance-style judge (``JudgmentContext``) answer other tasks: f
 the answer is the "retrieved" text and each reference the "expected" text (the answer counts as
 correct when it matches any reference); for faithfulness the answer is the "expected" text,
 looked for in its joined contexts. Adapted judges keep vectorised batches vectorised.
+
+Panels, for any task: ``--judge panel:A,B,C`` combines the registered judges A, B and C of that
+task by majority vote (a tie is unscored, never a coin flip); ``--judge panel-mean:A,B,C`` by
+the mean of their probabilities (a member's 0/1 label where its value carries none), positive
+from 0.5 (``build_judge(..., threshold=T)`` moves it). Members are built with their defaults;
+a member's binary label is ``label_of`` its value, a graded (0-3) one counted from grade 2.
+Each member's verdict is kept in the panel's value (``rag_agent.panel.Panel``).
+
+Model-free faithfulness: ``support`` (``SupportJudge``: the share of the answer's content
+words the context supports) is the one to use without a model; ``token-overlap`` is Evret's
+retrieval-matching rule, kept for comparison.
 """
 
 from __future__ import annotations
@@ -34,6 +45,9 @@ JudgeFactory = Callable[..., Judge[Any, Any]]
 """``factory(settings, **opts) -> Judge``."""
 
 PLUGIN_PREFIX = "python:"
+PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
+"""``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
+PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their mean probability"
 
 
 class UnknownJudgeError(ValueError):
@@ -293,9 +307,21 @@ register_judge(
 )
 register_judge(
     "faithfulness",
+    "llm-attribution",
+    _lazy(f"{_VERDICTS}.attribution", "AttributionJudge", uses_settings=True),
+    "LLM verdict on the whole answer, P(supported) from one token",
+)
+register_judge(
+    "faithfulness",
     "token-overlap",
     _adapted(f"{_DET}.token_overlap", "TokenOverlapJudge", faithfulness_contexts, "faithfulness"),
     "token overlap of answer and context",
+)
+register_judge(
+    "faithfulness",
+    "support",
+    _lazy(f"{_DET}.support", "SupportJudge", uses_settings=False),
+    "model-free default: share of the answer's content words the context supports",
 )
 register_judge("score", "llm", _score("llm"), "JudgeLLM, five dimensions", scale="score")
 register_judge("score", "deterministic", _score("deterministic"), "heuristic JudgeScore", scale="score")
@@ -313,15 +339,59 @@ def judge_entry(task: str, name: str) -> JudgeEntry:
     """The registry entry of ``name`` for ``task`` (plug-ins get an ad-hoc entry)."""
     if name.startswith(PLUGIN_PREFIX):
         return JudgeEntry(task, name, _plugin_factory(name), "plug-in judge", "binary")
+    if name.startswith(tuple(PANEL_PREFIXES)):
+        return _panel_entry(task, name)
     entries = _REGISTRY.get(task)
     if entries is None:
         raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(TASKS)}")
     if name not in entries:
         raise UnknownJudgeError(
             f"unknown judge '{name}' for task {task}; valid judges: {', '.join(entries)}"
-            f" (or {PLUGIN_PREFIX}module:Factory)"
+            f" (or {PLUGIN_PREFIX}module:Factory; {PANEL_HINT})"
         )
     return entries[name]
+
+
+def _panel_entry(task: str, spec: str) -> JudgeEntry:
+    """``panel:A,B,C`` / ``panel-mean:A,B,C``: every member checked now, built with the panel."""
+    if task not in _REGISTRY:
+        raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(TASKS)}")
+    prefix = next(p for p in PANEL_PREFIXES if spec.startswith(p))
+    combine = PANEL_PREFIXES[prefix]
+    members = [member.strip() for member in spec[len(prefix) :].split(",") if member.strip()]
+    if len(members) < 2:
+        raise UnknownJudgeError(
+            f"panel '{spec}' needs at least two judges of task {task}, comma-separated"
+            f" ({PANEL_HINT}); valid judges: {', '.join(judge_names(task))}"
+        )
+    if len(set(members)) != len(members):
+        raise UnknownJudgeError(f"panel '{spec}' names a judge twice; each member must differ")
+    nested = [member for member in members if member.startswith(tuple(PANEL_PREFIXES))]
+    if nested:
+        raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
+    entries = [judge_entry(task, member) for member in members]  # an unknown member fails here
+    name = prefix + ",".join(members)
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        from rag_agent.panel import Panel, binarizer
+
+        unknown = set(opts) - {"threshold"}
+        if unknown:
+            raise UnknownJudgeError(
+                f"panel '{name}' takes only threshold=...; its members are built with their"
+                f" defaults (got {', '.join(sorted(unknown))})"
+            )
+        return Panel(
+            [entry.factory(settings) for entry in entries],
+            combine=combine,  # type: ignore[arg-type]
+            names=members,
+            binarize=[binarizer(entry.scale) for entry in entries],
+            name=name,
+            **opts,
+        )
+
+    what = "majority" if combine == "majority" else "mean probability"
+    return JudgeEntry(task, name, factory, f"{what} of {', '.join(members)}", "binary")
 
 
 def _plugin_factory(spec: str) -> JudgeFactory:
@@ -357,10 +427,12 @@ def build_judge(
 
 def describe(task: str) -> str:
     """``name: description`` lines for ``--help`` texts."""
-    return "; ".join(f"{e.name} ({e.description})" for e in _REGISTRY[task].values())
+    named = "; ".join(f"{e.name} ({e.description})" for e in _REGISTRY[task].values())
+    return f"{named}; {PANEL_HINT}"
 
 
 __all__ = [
+    "PANEL_PREFIXES",
     "TASKS",
     "AdaptedJudge",
     "JudgeEntry",

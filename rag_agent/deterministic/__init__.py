@@ -3,6 +3,8 @@
 - ``TokenOverlapJudge`` (Evret's token rule), ``SemanticJudge`` (embedding cosine),
   ``NonLLMJudge`` (TREC AutoJudge's non-LLM 0-3 grader) judge ``JudgmentContext`` items;
 - ``ContainsJudge`` judges ``CorrectnessItem`` (a reference occurs in the answer);
+- ``SupportJudge`` judges ``FaithfulnessItem`` (share of the answer the context supports: the
+  model-free faithfulness judge);
 - ``DeterministicScoreJudge`` gives a heuristic ``JudgeScore`` (the multi-dimension fallback).
 
 Names are imported on first use, so importing one judge does not load the others' libraries.
@@ -20,6 +22,8 @@ _EXPORTS = {
     "NonLLMSettings": "non_llm",
     "NonLLMScores": "non_llm",
     "ContainsJudge": "contains",
+    "SupportJudge": "support",
+    "SupportScore": "support",
     "DeterministicScoreJudge": "score",
     "heuristic_ratings": "score",
     "Embedder": "embedders",
@@ -43,6 +47,8 @@ __all__ = [
     "OpenAICompatibleEmbedder",
     "SemanticJudge",
     "SentenceTransformerEmbedder",
+    "SupportJudge",
+    "SupportScore",
     "TokenOverlapJudge",
     "heuristic_ratings",
 ]

@@ -261,6 +261,17 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
     supports_logprobs: bool = False
     """Whether this judge has a one-token instruction (subclasses that do set it True)."""
 
+    def use_token_instruction(self, instruction: Instruction) -> None:
+        """Judge with another version of the one-token prompt (prompt experiments, before/after benches).
+
+        The identity records it, so judgments under different prompts never share a cache entry.
+        """
+        current = getattr(self, "token_instruction", None)
+        if current is None:
+            raise TypeError(f"{type(self).__name__} has no one-token prompt")
+        self.token_instruction = instruction
+        self.instructions = tuple(instruction if i is current else i for i in self.instructions)
+
     @property
     def wants_logprobs(self) -> bool:
         """Try the one-token path: asked for, or ``auto`` on a server not yet known to lack logprobs.

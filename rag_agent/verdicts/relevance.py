@@ -146,6 +146,7 @@ class RelevanceVerdictJudge(LLMVerdictJudge[JudgmentContext, RelevanceVerdict]):
 
     name = "relevance_verdict"
     instructions = (RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN)
+    token_instruction = RELEVANCE_VERDICT_TOKEN
     supports_logprobs = True
 
     def __init__(
@@ -172,7 +173,7 @@ class RelevanceVerdictJudge(LLMVerdictJudge[JudgmentContext, RelevanceVerdict]):
         if problem:
             return self.failed(problem)
         prompt = relevance_prompt(item, self.settings.source_token_budget)
-        outcome = await self.token_distribution(RELEVANCE_VERDICT_TOKEN, prompt, BINARY_CHOICES)
+        outcome = await self.token_distribution(self.token_instruction, prompt, BINARY_CHOICES)
         probe = outcome.usage if outcome is not None and outcome.unavailable else None
         if outcome is not None and not outcome.unavailable:
             if outcome.distribution is None:
@@ -206,6 +207,7 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
 
     name = "relevance_grade"
     instructions = (RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN)
+    token_instruction = RELEVANCE_GRADE_TOKEN
     supports_logprobs = True
 
     def __init__(
@@ -239,7 +241,7 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
         if problem:
             return self.failed(problem)
         prompt = relevance_prompt(item, self.settings.source_token_budget)
-        outcome = await self.token_distribution(RELEVANCE_GRADE_TOKEN, prompt, GRADE_CHOICES)
+        outcome = await self.token_distribution(self.token_instruction, prompt, GRADE_CHOICES)
         probe = outcome.usage if outcome is not None and outcome.unavailable else None
         if outcome is not None and not outcome.unavailable:
             if outcome.distribution is None:

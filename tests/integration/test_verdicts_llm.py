@@ -16,6 +16,7 @@ from pathlib import Path
 from config.settings import RagjurySettings
 from rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
 from rag_agent.results import Judgment
+from rag_agent.verdicts.relevance import RelevanceGrade, RelevanceVerdict
 from rag_agent.verdicts import (
     TRACE_FORMAT_VERSION,
     CorrectnessJudge,
@@ -73,8 +74,28 @@ async def test_correctness_against_the_server(server_settings: RagjurySettings) 
 
 async def test_binary_relevance_against_the_server(server_settings: RagjurySettings) -> None:
     judgment = await RelevanceVerdictJudge(settings=server_settings).ajudge(CTX)
-    assert_honest(judgment, bool)
+    assert_honest(judgment, RelevanceVerdict)
     print(f"\n[relevance] {judgment.value} {judgment.unscored_reason or ''} in {judgment.latency_s:.2f}s")
+
+
+async def test_logprob_path_against_the_server(server_settings: RagjurySettings) -> None:
+    """llama-server returns top_logprobs: every judge with a one-token path reads its distribution,
+    one request and one output token per judgment (the path, not the quality: SmolLM2 is tiny)."""
+    graded = await GradedRelevanceJudge(settings=server_settings, method="logprobs").ajudge(CTX)
+    assert_honest(graded, RelevanceGrade)
+    assert graded.method == "logprobs" and graded.usage.requests == 1 and graded.usage.output_tokens <= 1
+    if graded.value is not None:
+        probabilities = graded.value.probabilities or []
+        assert len(probabilities) == 4 and abs(sum(probabilities) - 1.0) < 1e-6
+        assert graded.value.expected_grade is not None and 0.0 <= graded.value.expected_grade <= 3.0
+    correct = await CorrectnessJudge(settings=server_settings).ajudge(
+        CorrectnessItem(question="capital of France", answer="Paris", references=["Paris"])
+    )
+    assert_honest(correct, Verdict)
+    assert correct.method == "logprobs" and correct.usage.requests == 1  # auto chose the logprob path
+    if correct.value is not None:
+        assert correct.value.probability is not None and 0.0 <= correct.value.probability <= 1.0
+    print(f"\n[logprobs] graded {graded.value or graded.unscored_reason}; correct {correct.value}")
 
 
 async def test_graded_relevance_with_three_samples_against_the_server(
@@ -82,10 +103,10 @@ async def test_graded_relevance_with_three_samples_against_the_server(
 ) -> None:
     judge = GradedRelevanceJudge(settings=server_settings.model_copy(update={"temperature": 0.7}), samples=3)
     judgment = await judge.ajudge(CTX)
-    assert_honest(judgment, int)
-    assert judgment.attempts == 3 and judgment.usage.requests >= 3
+    assert_honest(judgment, RelevanceGrade)
+    assert judgment.attempts == 3 and judgment.usage.requests >= 3 and judgment.method == "structured"
     if judgment.value is not None:
-        assert judgment.value in (0, 1, 2, 3)
+        assert judgment.value.grade in (0, 1, 2, 3)
         assert isinstance(judgment, SampledJudgment) and judgment.agreement is not None
         assert 1 / 3 <= judgment.agreement <= 1.0
     print(
