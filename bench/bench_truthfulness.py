@@ -18,12 +18,13 @@ the threshold on P(1) or the expected grade fitted by 5-fold cross-validation (e
 by a threshold fitted on the other four, pooled) — the figure that ``ragjury calibrate`` reports
 and that holds out of sample. The in-sample fit is never reported as a result.
 
-Peers run on the same server and the same items, through their own PyPI packages (the optional
-``bench`` extra): UMBRELA's prompt and parser as ``umbrela`` 0.0.7 ships them
+Peers run on the same server and the same items, through their own PyPI packages, which
+``bench/peers.py`` installs into a cache outside the clone on first use: UMBRELA's prompt and parser as ``umbrela`` 0.0.7 ships them
 (``umbrela/prompts/qrel_fewshot_bing.txt`` with the package's default of no examples, and
 ``umbrela.utils.common_utils.parse_fewshot_response``, whose "invalid -> 0" rule is kept and whose
-invalid answers are counted in coverage), and Ragas ``Faithfulness`` (ragas 0.4.3). A peer that is
-not installed is listed as such, never silently left out.
+invalid answers are counted in coverage), and Ragas ``Faithfulness`` (ragas 0.4.3, in a venv of its
+own: it needs ``openai<3``, ragjury ``openai>=3.26``; ``bench/ragas_worker.py``). A peer that cannot
+be installed is listed as such, never silently left out.
 
 Examples::
 
@@ -44,6 +45,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -55,6 +57,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
 import numpy as np
 from rich.console import Console
@@ -188,6 +191,9 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
     def __init__(self, settings: RagjurySettings, max_tokens: int = 100) -> None:
         from importlib.resources import files
 
+        from peers import ensure_umbrela
+
+        sys.path.insert(0, str(ensure_umbrela()))
         from umbrela.utils import common_utils  # the peer's own code
 
         from rag_agent.llm import build_model
@@ -227,71 +233,55 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
 
 
 class RagasFaithfulnessJudge(BaseJudge[FaithfulnessItem, float]):
-    """Ragas ``Faithfulness`` (ragas 0.4.3, collections API) on our server; label = score >= 1.0.
+    """Ragas ``Faithfulness`` (ragas 0.4.3) on our server, in its own venv (``bench/ragas_worker.py``).
 
-    Ragas' own score is supported / total statements; BEGIN's label is "fully attributable", so
-    the label needs every statement supported (the same rule as ragjury's statement judge).
-    Tokens are counted by a counting HTTP transport around the OpenAI client Ragas uses.
+    Ragas' score is supported / total statements; BEGIN's label is "fully attributable", so the
+    label needs every statement supported (the same rule as ragjury's statement judge). Its tokens
+    are counted from the ``usage`` of every HTTP response its client received.
     """
 
     name = "ragas_faithfulness"
 
     def __init__(self, settings: RagjurySettings) -> None:
-        import httpx
-        from openai import AsyncOpenAI
-        from ragas.llms import llm_factory
-        from ragas.metrics.collections import Faithfulness
+        from peers import ensure_ragas_python
 
         self.settings = settings
-        self.tokens = Usage()
-        owner = self
-
-        class Counting(httpx.AsyncBaseTransport):
-            def __init__(self) -> None:
-                self.inner = httpx.AsyncHTTPTransport()
-
-            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-                response = await self.inner.handle_async_request(request)
-                await response.aread()
-                try:
-                    usage = json.loads(response.content).get("usage") or {}
-                    owner.tokens = owner.tokens + Usage(
-                        input_tokens=usage.get("prompt_tokens", 0),
-                        output_tokens=usage.get("completion_tokens", 0),
-                        requests=1,
-                    )
-                except (ValueError, AttributeError):
-                    owner.tokens = owner.tokens + Usage(requests=1)
-                return response
-
-        client = AsyncOpenAI(
-            base_url=settings.openai_base_url,
-            api_key=settings.api_key or "none",
-            http_client=httpx.AsyncClient(transport=Counting(), timeout=settings.timeout_s),
-        )
-        self.llm = llm_factory(settings.judge_model, client=client, max_tokens=settings.max_tokens, temperature=0.0)
-        self.metric = Faithfulness(llm=self.llm)
+        self.python = ensure_ragas_python()
         self.concurrency = 1
+        self._worker: asyncio.subprocess.Process | None = None
+        self._count = 0
 
     @property
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name, model=self.settings.judge_model, prompt_version="ragas-0.4.3")
 
+    async def _ensure_worker(self) -> asyncio.subprocess.Process:
+        if self._worker is None or self._worker.returncode is not None:
+            self._worker = await asyncio.create_subprocess_exec(
+                str(self.python), str(REPO / "bench" / "ragas_worker.py"), self.settings.openai_base_url,
+                self.settings.judge_model, str(self.settings.max_tokens),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+                limit=1 << 24,
+            )
+        return self._worker
+
     async def _judge(self, item: FaithfulnessItem) -> Judgment[float]:
-        before = self.tokens
-        started = time.perf_counter()
-        result = await self.metric.ascore(
-            user_input=item.question or "", response=item.answer, retrieved_contexts=item.contexts
-        )
-        spent = Usage(
-            input_tokens=self.tokens.input_tokens - before.input_tokens,
-            output_tokens=self.tokens.output_tokens - before.output_tokens,
-            requests=self.tokens.requests - before.requests,
-        )
-        score = getattr(result, "value", result)
-        if score is None or (isinstance(score, float) and score != score):
-            return self.unscored("ragas returned no score (NaN)", started=started, usage=spent)
-        return self.scored(float(score), started=started, usage=spent)
+        worker = await self._ensure_worker()
+        assert worker.stdin is not None and worker.stdout is not None
+        self._count += 1
+        request = {"id": self._count, "question": item.question, "answer": item.answer, "contexts": item.contexts}
+        worker.stdin.write((json.dumps(request) + "\n").encode())
+        await worker.stdin.drain()
+        line = await worker.stdout.readline()
+        if not line:
+            return self.unscored("the ragas worker exited")
+        out = json.loads(line)
+        usage = Usage(input_tokens=out["input_tokens"], output_tokens=out["output_tokens"], requests=out["requests"])
+        if out["score"] is None:
+            judgment = self.unscored(out["error"] or "no score", usage=usage)
+        else:
+            judgment = self.scored(float(out["score"]), usage=usage)
+        return judgment.model_copy(update={"latency_s": float(out["latency_s"])})
 
 
 # -- measuring ---------------------------------------------------------------------------------------------
@@ -327,7 +317,8 @@ class Spec:
     score: Callable[[Any], float | None] | None = None
     note: str = ""
     calibrate: bool = False
-    extras: dict[str, Any] = field(default_factory=dict)
+    panel_score: Callable[[Any], float | None] | None = None
+    """P(positive) for a panel vote; None: the 0/1 label votes."""
 
 
 def system_tau(cases: Sequence[Case], predicted: Sequence[bool | None]) -> float | None:
@@ -372,19 +363,62 @@ def figures(
     return row
 
 
+PANEL_VOTES: dict[str, list[float | None]] = {}
+"""Per judge label: each case's P(positive) (its probability, else its 0/1 label), for panel rows."""
+
+
+def panel_rows(dataset: str, cases: Sequence[Case], members: Sequence[str], folds: int, seed: int) -> list[Row]:
+    """A mean-probability panel of judges already measured on these cases, from their own judgments.
+
+    The same rule as ``Panel(combine="mean")``: members without a verdict on a case do not vote; fewer
+    than half voting leaves the case unscored; label = mean >= 0.5 (and a CV-fitted threshold row).
+    """
+    if any(m not in PANEL_VOTES for m in members):
+        return []
+    label = "panel-mean(" + " + ".join(members) + ")"
+    means: list[float | None] = []
+    for index in range(len(cases)):
+        votes = [PANEL_VOTES[m][index] for m in members if PANEL_VOTES[m][index] is not None]
+        means.append(float(np.mean(votes)) if len(votes) * 2 >= len(members) and votes else None)
+    predicted = [None if m is None else m >= 0.5 for m in means]
+    rows = [figures(dataset, label, cases, predicted, None, means, "from the members' judgments")]
+    usable = [(m, c.gold) for m, c in zip(means, cases, strict=True) if m is not None]
+    if len(usable) >= 2 * folds:
+        from evals.calibration import fit_threshold, fold_indices
+
+        s = np.array([m for m, _ in usable])
+        g = np.array([b for _, b in usable])
+        index_of = [i for i, m in enumerate(means) if m is not None]
+        oof: list[bool | None] = [None] * len(cases)
+        for held in fold_indices(len(usable), folds, seed):
+            train = np.setdiff1d(np.arange(len(usable)), held)
+            t = fit_threshold(s[train], g[train])
+            for k in held:
+                oof[index_of[k]] = bool(s[k] >= t)
+        rows.append(figures(dataset, label + f" + {folds}-fold CV threshold", cases, oof, None, means, ""))
+    return rows
+
+
 async def measure(
     dataset: str, cases: list[Case], spec: Spec, cache: JudgmentCache | None, folds: int, seed: int
 ) -> list[Row]:
     try:
         judge = spec.build()
-    except ImportError as missing:
-        return [Row(dataset, spec.label, len(cases), 0, None, None, None, note=f"not installed: {missing.name}")]
+    except (ImportError, OSError, subprocess.CalledProcessError) as missing:
+        return [Row(dataset, spec.label, len(cases), 0, None, None, None, note=f"not installed: {missing}")]
     result = await run_judgments(
         judge, [c.item for c in cases], cache=cache, concurrency=1, progress=True, description=f"{dataset}: {spec.label}"
     )
     judgments = result.judgments
     predicted = [spec.binary(j.value) if j.scored else None for j in judgments]
     scores = [spec.score(j.value) if (spec.score and j.scored) else None for j in judgments]
+    PANEL_VOTES[spec.label] = [
+        (sc if sc is not None and 0.0 <= sc <= 1.0 else float(pr)) if pr is not None else None
+        for sc, pr in zip(
+            [spec.panel_score(j.value) if (spec.panel_score and j.scored) else None for j in judgments],
+            predicted, strict=True,
+        )
+    ]
     methods = {j.method for j in judgments if j.method}
     note = spec.note + (f" [{'/'.join(sorted(methods))}]" if methods else "")
     rows = [figures(dataset, spec.label, cases, predicted, judgments, scores, note)]
@@ -415,6 +449,14 @@ async def measure(
     return rows
 
 
+PANELS: dict[str, list[tuple[str, ...]]] = {
+    "trec-dl19": [("llm, logprobs", "llm-graded, logprobs"), ("llm, logprobs", "llm-graded, logprobs", "non-llm")],
+    "evouna-nq": [("llm, logprobs", "contains"), ("llm, logprobs", "contains", "token-overlap")],
+    "begin-dev": [("llm-attribution, logprobs", "support"), ("llm-attribution, logprobs", "support", "token-overlap")],
+}
+"""Mean-probability panels measured beside their members (a panel of small judges vs each of them)."""
+
+
 def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set[str] | None) -> list[Spec]:
     def llm(task: str, name: str, **opts: Any) -> Callable[[], Any]:
         return lambda: build_judge(task, name, settings, **opts)
@@ -431,9 +473,11 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
             Spec("llm-graded, structured (before)", llm("relevance", "llm-graded", method="structured"),
                  lambda v: label_of(v) >= 2, note="JSON grade"),
             Spec("llm-graded, logprobs", llm("relevance", "llm-graded", method="logprobs"),
-                 lambda v: label_of(v) >= 2, lambda v: v.expected_grade, note="argmax grade", calibrate=True),
+                 lambda v: label_of(v) >= 2, lambda v: v.expected_grade, note="argmax grade", calibrate=True,
+                 panel_score=lambda v: v.p_relevant),
             Spec("llm, logprobs", llm("relevance", "llm", method="logprobs"),
-                 lambda v: bool(label_of(v)), lambda v: v.probability, note="P(1) >= 0.5", calibrate=True),
+                 lambda v: bool(label_of(v)), lambda v: v.probability, note="P(1) >= 0.5", calibrate=True,
+                 panel_score=lambda v: v.probability),
             Spec("non-llm", det("relevance", "non-llm"), lambda v: label_of(v) >= 2, note="no model"),
             Spec("token-overlap", det("relevance", "token-overlap"), lambda v: bool(label_of(v)), note="no model"),
         ]
@@ -445,7 +489,7 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
             Spec("llm, structured (before)", llm("correctness", "llm", method="structured"),
                  lambda v: bool(label_of(v)), note="JSON verdict + reason"),
             Spec("llm, logprobs", llm("correctness", "llm", method="logprobs"),
-                 lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True),
+                 lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True, panel_score=p_true),
             Spec("contains", det("correctness", "contains"), lambda v: bool(label_of(v)), note="no model"),
             Spec("token-overlap", det("correctness", "token-overlap"), lambda v: bool(label_of(v)), note="no model"),
         ]
@@ -454,7 +498,7 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
             Spec("llm (statements + NLI, structured)", llm("faithfulness", "llm"),
                  lambda v: bool(label_of(v)), lambda v: v.score, note="all statements supported"),
             Spec("llm-attribution, logprobs", llm("faithfulness", "llm-attribution", method="logprobs"),
-                 lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True),
+                 lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True, panel_score=p_true),
             Spec("token-overlap", det("faithfulness", "token-overlap"), lambda v: bool(label_of(v)), note="no model"),
         ]
         with contextlib.suppress(Exception):
@@ -505,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base-url", help="a running OpenAI-compatible server")
     parser.add_argument("--start-server", choices=("qwen1.5b", "smollm2"), help="start llama-server with this model")
     parser.add_argument("--model", default=None, help="model name sent to the server")
-    parser.add_argument("--n-relevance", type=int, default=240)
+    parser.add_argument("--n-relevance", type=int, default=160)
     parser.add_argument("--n-correctness", type=int, default=300)
     parser.add_argument("--n-faithfulness", type=int, default=80)
     parser.add_argument("--seed", type=int, default=13)
@@ -534,8 +578,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             load, n = loaders[dataset]
             cases = load(args.data, n, args.seed)
             console.print(f"[bold]{dataset}[/]: {len(cases)} items, {sum(c.gold for c in cases)} positive")
+            PANEL_VOTES.clear()
             for spec in specs_for(dataset, settings, not args.no_peers, include):
                 rows.extend(asyncio.run(measure(dataset, cases, spec, cache, args.folds, args.seed)))
+            for members in PANELS[dataset]:
+                rows.extend(panel_rows(dataset, cases, members, args.folds, args.seed))
         load1 = os.getloadavg()[0]
         title = (f"model {settings.judge_model} at {base_url}; seed {args.seed}; "
                  f"{time.perf_counter() - started:.0f}s; load average at end {load1:.2f} on {os.cpu_count()} cores")
