@@ -9,13 +9,16 @@ the end, as before: a gate never passes for lack of evidence.
 The lists mirror ``EvaluationResult.figures`` (``evals.pipeline``), the figures of
 ``evaluate --agent`` and ``QrelsAgreement.figures`` / ``AgreementFigures.figures``
 (``evals.agreement``); ``tests/unit/test_output_safety.py`` checks them against real runs.
+
+The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
+gate passed on verdicts the deterministic fallback produced says nothing about the model judge.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from evals.report import GATE_ALIASES
+from evals.report import GATE_ALIASES, VerdictSources, percent
 from rag_agent.inputs import InputError
 
 _LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
@@ -88,3 +91,39 @@ def check_gate_names(gates: Mapping[str, float], known: Collection[str]) -> None
         raise InputError(
             "--fail-under", f"unknown figure {names}; valid names here: {_described(known)}"
         )
+
+
+def max_fallback_limit(max_fallback: float | None, *, gated: bool) -> float | None:
+    """The fallback share a run may have: ``--max-fallback`` when given, else 0 for a gated run
+    (any ``--fail-under``) and no limit otherwise.
+
+    Why 0 by default under a gate: a gate is a claim about the model judge; when the deterministic
+    fallback answered instead, the gate measures the fallback, and a green CI run would say the
+    model passed when it never judged. Ungated runs only report, so the report's provenance suffices.
+    """
+    if max_fallback is not None:
+        return max_fallback
+    return 0.0 if gated else None
+
+
+def fallback_failure(
+    sources: VerdictSources, limit: float | None, *, explicit: bool, stage: str | None = None
+) -> str | None:
+    """The gate-failure message when more than ``limit`` of the scored verdicts came from a
+    fallback judge, else None (no limit, nothing scored, or within the limit).
+
+    ``explicit``: whether the user gave ``--max-fallback`` (the message says when 0 was the default).
+    ``stage``: prefix for runs with several judges (``evaluate --agent``: score, faithfulness, ...).
+    """
+    share = sources.share
+    if limit is None or share is None or sources.fallback == 0:
+        return None
+    if sources.fallback <= limit * sources.scored + 1e-9:
+        return None
+    setting = f"--max-fallback {limit:g}" + ("" if explicit else ", the default with --fail-under")
+    prefix = f"{stage}: " if stage else ""
+    return (
+        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(share)}) came from the "
+        f"fallback judge '{sources.fallback_judge}' ({setting}); the model gates measure the fallback, "
+        "not the model. Pass --max-fallback 1 to accept that."
+    )

@@ -28,6 +28,7 @@ from rich.progress import Progress
 
 from evals.cache import JudgmentCache
 from evals.registry import label_of
+from evals.report import VerdictSources
 from evals.runner import RunStats, make_progress, run_judgments
 from evals.tasks import Question, TaskRow, task_spec
 from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext, ScoreItem
@@ -120,9 +121,16 @@ class EvaluationResult:
             flat["system_spearman"] = self.ranking.correlation.spearman
         return flat
 
+    @property
+    def sources(self) -> VerdictSources:
+        """Which judges produced the scored verdicts (``judge`` names the requested one, e.g. "auto")."""
+        return VerdictSources.of([p.judgment for p in self.predictions])
+
     def summary(self) -> dict[str, Any]:
-        """Everything for ``--json``: run stats, figures, agreement details and the ranking."""
+        """Everything for ``--json``: run stats, the judges that produced the verdicts (and the
+        fallback's share), figures, agreement details and the ranking."""
         out: dict[str, Any] = {"task": self.task, "judge": self.judge, **self.stats.as_dict()}
+        out.update(self.sources.as_dict())
         out["labelled"] = self.labelled
         out["figures"] = self.figures()
         if self.agreement is not None:
@@ -475,7 +483,13 @@ class AgentEvaluation:
     agent_stats: AgentRunStats
     judge_stats: dict[str, RunStats]
 
+    def sources(self, stage: str) -> VerdictSources:
+        """Which judges produced the scored verdicts of ``stage`` (score, faithfulness, correctness)."""
+        return VerdictSources.of([getattr(r, stage) for r in self.rows if getattr(r, stage) is not None])
+
     def summary(self) -> dict[str, Any]:
+        """The agent's stats, then per judge stage its stats, mean and the judges that produced
+        its verdicts (``judges``, ``fallback``, ``verdicts_by``)."""
         out: dict[str, Any] = {"agent": self.agent_stats.as_dict()}
         for name, attr in (
             ("score", "score"),
@@ -489,6 +503,7 @@ class AgentEvaluation:
             figures = self.judge_stats[name].as_dict()
             figures["skipped_no_answer"] = len(self.rows) - len(judgments)
             figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
+            figures.update(VerdictSources.of(judgments).as_dict())
             out[name] = figures
         return out
 

@@ -101,6 +101,99 @@ def failed_gates(figures: Mapping[str, Figure], gates: Mapping[str, float]) -> l
     return failures
 
 
+# ------------------------------------------------------------------------------ verdict sources
+
+
+def percent(share: float) -> str:
+    """``0.185`` -> ``"18.5 %"``, ``1.0`` -> ``"100 %"``: one decimal, no trailing ``.0``."""
+    text = f"{share * 100:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " %"
+
+
+@dataclass(frozen=True)
+class VerdictSources:
+    """Which judges actually produced a run's scored verdicts, and how many came from a fallback.
+
+    Why: ``--judge auto`` names a policy, not a judge. When the model server is down every verdict
+    of an "auto" run comes from the deterministic fallback, and a report that says "judged by auto"
+    (or a gate that passes on the fallback's kappa) lets people believe the model was measured.
+    Counting the judgments' own ``judge`` and ``fallback_used`` fields is the only honest source.
+    """
+
+    counts: Mapping[tuple[str, bool], int]
+    """(judge name, answered as fallback) -> scored verdicts, most frequent first."""
+    models: Mapping[str, str | None] = field(default_factory=dict)
+    """Judge name -> model that judge used (None for deterministic judges)."""
+
+    @classmethod
+    def of(cls, judgments: Sequence[object]) -> VerdictSources:
+        """Count the scored judgments (``rag_agent.results.Judgment``) by judge and fallback use;
+        unscored ones produced no verdict and are counted as unscored elsewhere."""
+        counts: Counter[tuple[str, bool]] = Counter()
+        models: dict[str, str | None] = {}
+        for judgment in judgments:
+            if getattr(judgment, "unscored", False):
+                continue
+            name = str(getattr(judgment, "judge", "?"))
+            counts[(name, bool(getattr(judgment, "fallback_used", False)))] += 1
+            models.setdefault(name, getattr(judgment, "model", None))
+        ordered = dict(sorted(counts.items(), key=lambda kv: (kv[0][1], -kv[1], kv[0][0])))
+        return cls(ordered, models)
+
+    @property
+    def scored(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def judges(self) -> dict[str, int]:
+        """Judge name -> scored verdicts it produced (as primary or as fallback)."""
+        out: dict[str, int] = {}
+        for (name, _fallback), count in self.counts.items():
+            out[name] = out.get(name, 0) + count
+        return out
+
+    @property
+    def fallback(self) -> int:
+        """Scored verdicts that came from a fallback judge."""
+        return sum(count for (_name, fallback), count in self.counts.items() if fallback)
+
+    @property
+    def share(self) -> float | None:
+        """Fallback verdicts / scored verdicts; None when nothing was scored."""
+        return self.fallback / self.scored if self.scored else None
+
+    @property
+    def fallback_judge(self) -> str | None:
+        """The fallback judge's name (names, comma-separated, if several answered); None if none did."""
+        names = [name for (name, fallback), count in self.counts.items() if fallback and count]
+        return ", ".join(dict.fromkeys(names)) or None
+
+    def describe(self) -> str:
+        """For people: ``answer_correctness (model qwen) for 81.5 %, contains as fallback for 18.5 %``."""
+        if not self.scored:
+            return "no verdicts (nothing was scored)"
+        parts = []
+        for (name, fallback), count in self.counts.items():
+            model = self.models.get(name)
+            label = f"{name} (model {model})" if model else name
+            parts.append(f"{label}{' as fallback' if fallback else ''} for {percent(count / self.scored)}")
+        return ", ".join(parts)
+
+    def as_dict(self) -> dict[str, object]:
+        """For ``--json``: ``judges`` (verdicts per judge), ``fallback`` (count, share, judge) and
+        ``verdicts_by`` (the ``describe`` text)."""
+        share = self.share
+        return {
+            "judges": self.judges,
+            "fallback": {
+                "count": self.fallback,
+                "share": None if share is None else round(share, 6),
+                "judge": self.fallback_judge,
+            },
+            "verdicts_by": self.describe(),
+        }
+
+
 # ---------------------------------------------------------------------------------- rich tables
 
 
@@ -177,6 +270,8 @@ class HtmlReport:
     tables: Mapping[str, Mapping[str, Mapping[str, Value]]] = field(default_factory=dict)
     """Extra tables: title -> row -> column -> value."""
     gate_failures: Sequence[str] = ()
+    notes: Sequence[str] = ()
+    """Warnings shown under the header, e.g. that a fallback judge produced some verdicts."""
 
 
 _CSS = """
@@ -187,7 +282,7 @@ h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d9e2ec;padding-bot
 table{border-collapse:collapse;margin:.5rem 0}
 td,th{padding:.3rem .6rem;border:1px solid #d9e2ec;text-align:right}
 th{background:#f0f4f8}td.name,th.name{text-align:left}.meta td{text-align:left}
-.fail{color:#b42318;font-weight:600}.ok{color:#027a48;font-weight:600}
+.fail{color:#b42318;font-weight:600}.ok{color:#027a48;font-weight:600}.warn{color:#b54708;font-weight:600}
 .cm td{min-width:3rem}.note{color:#52606d;font-size:.9rem}svg{display:block;margin:.5rem 0}
 .grid{display:flex;flex-wrap:wrap;gap:2rem}
 """
@@ -403,6 +498,7 @@ def render_html(report: HtmlReport) -> str:
             f"<tr><th class='name'>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in report.meta.items()
         )
         out.append(f"<table class='meta'>{rows}</table>")
+    out.extend(f"<p class='warn'>{_e(note)}</p>" for note in report.notes)
     if report.gate_failures:
         items = "".join(f"<li>{_e(f)}</li>" for f in report.gate_failures)
         out.append(f"<p class='fail'>Gates failed:</p><ul class='fail'>{items}</ul>")

@@ -64,6 +64,18 @@ ConcurrencyOption = Annotated[
     int | None, typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
+MaxFallbackOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-fallback",
+        min=0.0,
+        max=1.0,
+        metavar="FRACTION",
+        help="Fail (exit 1) when more than this share of the verdicts came from the fallback judge "
+        "(e.g. the deterministic one behind --judge auto). Default: 0 with any --fail-under gate "
+        "(a gate passed by the fallback says nothing about the model), no limit without one.",
+    ),
+]
 CalibrationOption = Annotated[
     Path | None,
     typer.Option(

@@ -23,6 +23,7 @@ from rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
     JsonOption,
+    MaxFallbackOption,
     ModelOption,
     calibration_options,
     fail,
@@ -96,12 +97,45 @@ def _run_table(title: str, stats: dict[str, Any]) -> Table:
     return table
 
 
+def _verdict_lines(stages: dict[str, Any]) -> None:
+    """Print which judges produced the verdicts, per stage (yellow when a fallback answered): the
+    requested judge ("auto") is a policy, the judgments say who actually judged."""
+    for stage, sources in stages.items():
+        prefix = f"{stage} verdicts by" if stage else "verdicts by"
+        style = "yellow" if sources.fallback else None
+        stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
+
+
+def _fallback_note(stage: str | None, sources: Any, judgments: list[Any]) -> str | None:
+    """The HTML report's warning when a fallback produced verdicts, with one reason it was needed."""
+    if not sources.fallback:
+        return None
+    from evals.report import percent
+
+    reason = next(
+        (j.fallback_reason for j in judgments if j is not None and j.fallback_used and j.fallback_reason), None
+    )
+    prefix = f"{stage}: " if stage else ""
+    because = f" (e.g. because: {reason})" if reason else ""
+    return (
+        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
+        f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."
+    )
+
+
 def _gate(
-    gates: dict[str, float], figures: dict[str, Any], html_report: Any | None, html: Path | None
+    gates: dict[str, float],
+    figures: dict[str, Any],
+    html_report: Any | None,
+    html: Path | None,
+    fallback_failures: list[str] | None = None,
 ) -> list[str]:
+    """Failed ``--fail-under`` gates, then failed ``--max-fallback`` limits; written into the HTML
+    report (when asked for) before anything is printed, so the page and the exit code agree."""
     from evals.report import failed_gates, write_html
 
     failures = failed_gates(figures, gates) if gates else []
+    failures += fallback_failures or []
     if html is not None and html_report is not None:
         html_report.gate_failures = failures
         write_html(html, html_report)
@@ -114,7 +148,7 @@ def _finish(
     if html is not None and not json_output:
         stdout.print(f"HTML report written to {html}", highlight=False)
     for failure in failures:
-        stderr.print(f"[red]gate failed:[/] {failure}", highlight=False)
+        stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
     if scored == 0:
         why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
         stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
@@ -135,11 +169,14 @@ def _evaluate_dataset(
     html: Path | None,
     json_output: bool,
     gates: dict[str, float],
+    max_fallback: float | None,
+    max_fallback_explicit: bool,
     settings: Any,
     cache: Any,
     concurrency: int | None,
     progress: bool,
 ) -> None:
+    from evals.gates import fallback_failure
     from evals.pipeline import evaluate_dataset
     from evals.registry import build_judge
     from evals.report import HtmlReport, agreement_table, confusion_table, correlation_text, metrics_table
@@ -159,6 +196,10 @@ def _evaluate_dataset(
     summary["data"] = str(data)
     summary["out"] = str(out) if out else None
     figures = result.figures()
+    sources = result.sources
+    verdict_judges = ", ".join(sources.judges) or judge_name
+    fallback_gate = fallback_failure(sources, max_fallback, explicit=max_fallback_explicit)
+    fallback_failures = [fallback_gate] if fallback_gate else []
 
     html_report = None
     if html is not None:
@@ -166,15 +207,18 @@ def _evaluate_dataset(
         distributions: dict[str, list[Any]] = {"judge": labels}
         if result.labelled:
             distributions["people"] = [p.gold for p in result.predictions if p.gold is not None]
+        note = _fallback_note(None, sources, [p.judgment for p in result.predictions])
         html_report = HtmlReport(
-            title=f"ragjury evaluate: {task} judged by {judge_name}",
+            title=f"ragjury evaluate: {task} judged by {verdict_judges}",
             meta={
                 "data": str(data),
                 "task": task,
                 "judge": judge_name,
+                "verdicts by": sources.describe(),
                 "identity": judge.identity.key(),
                 "rows": str(len(rows)),
             },
+            notes=[note] if note else [],
             figures={"judge vs people": result.agreement} if result.agreement is not None else {},
             distributions=distributions,
             systems={s: (result.ranking.human[s], result.ranking.judge[s]) for s in result.ranking.human}
@@ -192,12 +236,13 @@ def _evaluate_dataset(
                 ),
             },
         )
-    failures = _gate(gates, figures, html_report, html)
+    failures = _gate(gates, figures, html_report, html, fallback_failures)
     if json_output:
         summary["gate_failures"] = failures
         print_json(summary)
     else:
-        stdout.print(_run_table(f"{task} judged by {judge_name} on {data.name}", result.stats.as_dict()))
+        stdout.print(_run_table(f"{task} judged by {verdict_judges} on {data.name}", result.stats.as_dict()))
+        _verdict_lines({"": sources})
         if result.agreement is not None:
             stdout.print(agreement_table({"judge vs people": result.agreement}))
             stdout.print(confusion_table(result.agreement))
@@ -234,11 +279,14 @@ def _evaluate_agent(
     html: Path | None,
     json_output: bool,
     gates: dict[str, float],
+    max_fallback: float | None,
+    max_fallback_explicit: bool,
     settings: Any,
     cache: Any,
     concurrency: int | None,
     progress: bool,
 ) -> None:
+    from evals.gates import fallback_failure
     from evals.pipeline import evaluate_rag_answers
     from evals.registry import build_judge
     from evals.report import HtmlReport
@@ -287,6 +335,16 @@ def _evaluate_agent(
     scored = sum(
         summary[name]["scored"] for name in ("score", "faithfulness", "correctness") if name in summary
     )
+    stages = {
+        name: evaluation.sources(name)
+        for name in ("score", "faithfulness", "correctness")
+        if name in evaluation.judge_stats
+    }
+    fallback_failures = [
+        failure
+        for stage, sources in stages.items()
+        if (failure := fallback_failure(sources, max_fallback, explicit=max_fallback_explicit, stage=stage))
+    ]
     html_report = None
     if html is not None:
         distributions = {
@@ -294,9 +352,20 @@ def _evaluate_agent(
             for name in ("score", "faithfulness", "correctness")
             if name in evaluation.judge_stats
         }
+        notes = [
+            note
+            for stage, sources in stages.items()
+            if (note := _fallback_note(stage, sources, [getattr(r, stage) for r in evaluation.rows]))
+        ]
         html_report = HtmlReport(
             title="ragjury evaluate --agent",
-            meta={"questions": str(data), "corpus": str(corpus), "agent": agent.identity.key()},
+            meta={
+                "questions": str(data),
+                "corpus": str(corpus),
+                "agent": agent.identity.key(),
+                **{f"{stage} verdicts by": sources.describe() for stage, sources in stages.items()},
+            },
+            notes=notes,
             distributions=distributions,
             tables={
                 "Summary": {
@@ -306,13 +375,14 @@ def _evaluate_agent(
                 }
             },
         )
-    failures = _gate(gates, figures, html_report, html)
+    failures = _gate(gates, figures, html_report, html, fallback_failures)
     if json_output:
         summary["figures"] = figures
         summary["gate_failures"] = failures
         print_json(summary)
     else:
         stdout.print(_agent_table(summary, f"agent {agent.model_name} on {data.name}"))
+        _verdict_lines(stages)
         if out is not None:
             stdout.print(f"answers and judgments written to {out}", highlight=False)
     errors = [row.answer.error for row in evaluation.rows if row.answer.error]
@@ -403,6 +473,7 @@ def evaluate(
             "--fail-under", help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below."
         ),
     ] = None,
+    max_fallback: MaxFallbackOption = None,
     cache_path: CacheOption = None,
     no_cache: NoCacheOption = False,
     no_retry_unscored: NoRetryUnscoredOption = False,
@@ -480,15 +551,23 @@ def evaluate(
     Test or custom judges plug in as --judge python:package.module:Factory (called with
     settings=..., must follow the Judge protocol).
 
-    Exit codes: 0 done, 1 a --fail-under gate failed, 2 bad input, 3 nothing could be scored,
-    130 interrupted (completed judgments are kept in the cache).
+    Fallback (--judge auto, or any judge built on FallbackJudge): the summary, --json (judges,
+    fallback) and the HTML report name the judges that actually produced the verdicts, e.g.
+    "answer_correctness (model M) for 81.5 %, contains as fallback for 18.5 %". With a
+    --fail-under gate, any verdict from the fallback fails the run (exit 1) unless --max-fallback
+    allows its share: a gate passed by the deterministic fallback says nothing about the model.
+
+    Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
+    could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
     from evals.cache import open_cache
+    from evals.gates import max_fallback_limit
     from evals.registry import UnknownJudgeError, judge_entry
     from evals.report import parse_gates
     from evals.runner import interrupted_message
 
     gates = parse_gates(fail_under or [])
+    fallback_limit = max_fallback_limit(max_fallback, gated=bool(gates))
     settings = settings_for(model, base_url)
     if agent:
         if corpus is None:
@@ -544,6 +623,8 @@ def evaluate(
         html=html,
         json_output=json_output,
         gates=gates,
+        max_fallback=fallback_limit,
+        max_fallback_explicit=max_fallback is not None,
         settings=settings,
         cache=cache,
         concurrency=concurrency,

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from rag_agent._sync import run_sync
@@ -16,6 +17,7 @@ from rag_agent.commands._common import (
     JsonOption,
     JudgeMode,
     JudgeOption,
+    MaxFallbackOption,
     ModelOption,
     fail,
     print_json,
@@ -32,15 +34,24 @@ from rag_agent.results import Judgment
 
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
-    """The ``--json`` object: every JudgeScore field (null when unscored) plus the envelope."""
+    """The ``--json`` object: every JudgeScore field (null when unscored), the envelope, and the
+    same ``judges`` / ``fallback`` / ``verdicts_by`` fields as ``evaluate --json``, so a script
+    reads who produced the verdict the same way in both commands (never just "auto")."""
+    from evals.report import VerdictSources
+
     fields = ["overall_score", *DIMENSIONS, "confidence", "reasoning"]
     score = judgment.value.model_dump() if judgment.value else {name: None for name in fields}
-    return {**{name: score[name] for name in fields}, **judgment.envelope()}
+    return {
+        **{name: score[name] for name in fields},
+        **judgment.envelope(),
+        **VerdictSources.of([judgment]).as_dict(),
+    }
 
 
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
     origin = f"{judgment.judge} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
+        origin += " as fallback"
         stdout.print(
             f"[yellow]fallback:[/] the model could not judge ({judgment.fallback_reason}); "
             "a deterministic heuristic answered instead.",
@@ -87,6 +98,7 @@ def judge_evaluate(
         float | None,
         typer.Option("--fail-under", min=0.0, max=1.0, help="Exit 1 when overall_score is below this (CI gate)."),
     ] = None,
+    max_fallback: MaxFallbackOption = None,
 ) -> None:
     """Judge one RAG answer on relevance, completeness, accuracy, source attribution and coherence.
 
@@ -98,9 +110,12 @@ def judge_evaluate(
 
     With --judge auto (default) a deterministic heuristic answers when the model server is down
     or the model's output stays invalid, and the result says so (fallback_used). An unscored
-    judgment (--judge llm with the server down) exits 3: it is never read as a score.
+    judgment (--judge llm with the server down) exits 3: it is never read as a score. With
+    --fail-under, a verdict from the fallback fails the gate too (exit 1) unless --max-fallback 1:
+    the gate is meant for the model's verdict, not the heuristic's.
 
-    Exit codes: 0 scored (and above --fail-under), 1 below --fail-under, 2 bad input, 3 unscored.
+    Exit codes: 0 scored (and above --fail-under), 1 below --fail-under or answered by the fallback
+    under a gate, 2 bad input, 3 unscored.
     """
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
@@ -117,10 +132,21 @@ def judge_evaluate(
         _print_human(judgment, verbose)
     if judgment.value is None:
         raise typer.Exit(EXIT_UNSCORED)
-    if fail_under is not None:
-        if judgment.value.overall_score < fail_under:
-            stderr.print(f"[red]gate failed:[/] overall {judgment.value.overall_score:.3f} < {fail_under}")
-            raise typer.Exit(EXIT_BELOW_THRESHOLD)
+    failures: list[str] = []
+    if fail_under is not None and judgment.value.overall_score < fail_under:
+        failures.append(f"overall {judgment.value.overall_score:.3f} < {fail_under}")
+    if judgment.fallback_used:
+        from evals.gates import fallback_failure, max_fallback_limit
+        from evals.report import VerdictSources
+
+        limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
+        failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
+        if failure is not None:
+            failures.append(failure)
+    for failure in failures:
+        stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
+    if failures:
+        raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
 def register(app: typer.Typer) -> None:
