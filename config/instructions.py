@@ -224,17 +224,28 @@ _ONE_DIGIT = "Reply with that single digit and nothing else: no words, no punctu
 
 RELEVANCE_GRADE_TOKEN = Instruction(
     name="relevance_grade_token",
-    version="1.0",
+    version="1.1",
     text=(
-        "You grade how relevant a retrieved passage is to a search query on the TREC scale (UMBRELA).\n"
+        "You are a strict search-quality assessor. You grade how well a retrieved passage answers a search "
+        "query, on the TREC scale.\n"
         f"{UNTRUSTED_DATA_RULE}\n\n"
         "Grades:\n"
-        "0 = irrelevant: the passage has nothing to do with the query.\n"
-        "1 = related: the passage seems related to the query but does not answer it.\n"
-        "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
-        "unclear or hidden among extraneous information.\n"
-        "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+        "3 = perfectly relevant: the passage is about the query and states the exact answer.\n"
+        "2 = highly relevant: the passage answers the query, but partly, vaguely, or buried among other "
+        "information.\n"
+        "1 = related: the passage is on the query's topic but does not answer it; a searcher would not "
+        "find what they asked for.\n"
+        "0 = irrelevant: the passage is about something else, or only shares some words with the query.\n"
+        "Retrieved passages nearly always share words with the query; that alone earns 0 or 1. Give 2 or 3 "
+        "only if a sentence of the passage answers the query. When torn between two grades, choose the lower.\n"
         "When a <reference> with the expected content is given, grade how well the passage covers it.\n\n"
+        "Examples for the query <question>how long do cats live</question>:\n"
+        "<passage>Indoor cats typically live 12 to 18 years, and many reach their twenties.</passage> 3\n"
+        "<passage>Pet lifespans vary widely: dogs 10-13 years, cats 12-18 years, rabbits 8-12 years, "
+        "hamsters 2-3 years.</passage> 2\n"
+        "<passage>Regular vet visits and vaccinations keep cats healthy; senior cats need special diets."
+        "</passage> 1\n"
+        "<passage>cat is a Unix command that prints the contents of files.</passage> 0\n\n"
         f"Answer with one grade: 0, 1, 2 or 3. {_ONE_DIGIT}"
     ),
 )
@@ -296,6 +307,27 @@ FAITHFULNESS_HOLISTIC = Instruction(
         "Answer with the JSON object only."
     ),
 )
+
+RELEVANCE_GRADE_TOKEN_1_0 = Instruction(
+    name="relevance_grade_token",
+    version="1.0",
+    text=(
+        "You grade how relevant a retrieved passage is to a search query on the TREC scale (UMBRELA).\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Grades:\n"
+        "0 = irrelevant: the passage has nothing to do with the query.\n"
+        "1 = related: the passage seems related to the query but does not answer it.\n"
+        "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
+        "unclear or hidden among extraneous information.\n"
+        "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+        "When a <reference> with the expected content is given, grade how well the passage covers it.\n\n"
+        f"Answer with one grade: 0, 1, 2 or 3. {_ONE_DIGIT}"
+    ),
+)
+"""The first one-token grading prompt (the structured prompt's definitions, asked for one digit)."""
+
+PREVIOUS_INSTRUCTIONS: dict[str, Instruction] = {RELEVANCE_GRADE_TOKEN_1_0.tag: RELEVANCE_GRADE_TOKEN_1_0}
+"""Earlier versions still measured by benches (before/after), by ``name@version``."""
 
 TOKEN_INSTRUCTIONS: tuple[Instruction, ...] = (
     RELEVANCE_GRADE_TOKEN,

@@ -89,6 +89,13 @@ class RagjurySettings(BaseSettings):
     """How often the HTTP client retries a failed request (connection errors, 5xx)."""
     concurrency: int = Field(default=4, ge=1, le=256)
     """Judgments in flight at once in batch methods."""
+    breaker_failures: int = Field(default=3, ge=0, le=1000)
+    """Consecutive connection failures after which no more requests are sent to the model server
+    (the rest of the batch is unscored "not attempted"); 0 switches the circuit breaker off."""
+    breaker_reset_s: float = Field(default=30.0, gt=0)
+    """How long an open circuit breaker refuses requests before letting one probe through."""
+    preflight_timeout_s: float = Field(default=5.0, ge=0)
+    """Timeout of the ``GET {base_url}/models`` sent before a batch of LLM judgments; 0: no preflight."""
     output_mode: OutputMode = "native"
     weights: ScoreWeights = Field(default_factory=ScoreWeights)
     source_token_budget: int = Field(default=3000, ge=100)

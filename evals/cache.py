@@ -23,6 +23,13 @@ Design notes:
   envelope keeps its class too (a ``SampledJudgment`` keeps its votes).
 - Agent answers (``kind="agent"``) share the file, so a resumed ``evaluate --agent`` run does
   not ask the agent again either.
+- Leases let several processes share one cache without judging anything twice. Before judging,
+  a run ``claim``s items: a row (key, owner, expiry) in ``leases``, taken in one ``BEGIN
+  IMMEDIATE`` transaction, so two processes never both get one key. A second run on the same
+  cache judges only items nobody holds and reads the others' results as they are committed
+  (``get_many(fresh_since=...)``). Storing a judgment deletes its lease; a run ``renew``s its
+  leases while it works and ``release``s them when it stops; a run killed with SIGKILL leaves
+  leases that expire (after ``ttl_s``) and are then claimed by whoever is still running.
 """
 
 from __future__ import annotations
@@ -30,9 +37,12 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,7 +67,37 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_owner ON entries (kind, owner);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS leases_owner ON leases (owner);
 """
+
+LEASE_TTL_S = 60.0
+"""How long a claim holds without renewal; a run renews its claims every third of it."""
+
+
+def new_lease_owner() -> str:
+    """A lease owner id unique to one run: host, process and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def holder_alive(owner: str) -> bool:
+    """False when ``owner`` (see ``new_lease_owner``) is a process of this host that has ended,
+    so its leases need not be waited out (a run killed with SIGKILL); True when unsure."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists (e.g. another user's): alive
+    return True
 
 _LOOKUP_CHUNK = 500
 """SQLite limits the number of bound parameters; look keys up in chunks of this size."""
@@ -149,8 +189,13 @@ class JudgmentCache:
         ``retry_unscored`` is on)."""
         return self.get_many([key]).get(key)
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, Judgment[Any]]:
-        """Cached judgments of ``keys`` (missing keys are absent from the result)."""
+    def get_many(self, keys: Sequence[str], *, fresh_since: float | None = None) -> dict[str, Judgment[Any]]:
+        """Cached judgments of ``keys`` (missing keys are absent from the result).
+
+        ``fresh_since`` (a ``time.time()``): also return unscored judgments stored since then,
+        even when ``retry_unscored`` is on: another process judged them during this run, and
+        judging them again now would only double the cost.
+        """
         found: dict[str, Judgment[Any]] = {}
         unique = list(dict.fromkeys(keys))
         with self._lock:
@@ -158,12 +203,12 @@ class JudgmentCache:
                 chunk = unique[start : start + _LOOKUP_CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = self._conn.execute(
-                    f"SELECT key, unscored, value_type, judgment_type, payload FROM entries "
+                    f"SELECT key, unscored, value_type, judgment_type, payload, created_at FROM entries "
                     f"WHERE kind = 'judgment' AND key IN ({marks})",
                     chunk,
                 ).fetchall()
-                for key, unscored, value_type, judgment_type, payload in rows:
-                    if unscored and self.retry_unscored:
+                for key, unscored, value_type, judgment_type, payload, created_at in rows:
+                    if unscored and self.retry_unscored and (fresh_since is None or created_at < fresh_since):
                         continue
                     found[key] = _judgment_from_payload(payload, value_type, judgment_type)
         return found
@@ -199,10 +244,112 @@ class JudgmentCache:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
+                # The judgment is there now: nobody needs to hold its key any more.
+                self._conn.executemany("DELETE FROM leases WHERE key = ?", [(row[0],) for row in rows])
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    # -- leases: several processes on one cache ----------------------------------------------
+
+    def claim(
+        self,
+        keys: Sequence[str],
+        *,
+        owner: str,
+        ttl_s: float = LEASE_TTL_S,
+        limit: int | None = None,
+        fresh_since: float | None = None,
+    ) -> tuple[list[str], list[str]]:
+        """Claim ``keys`` for ``owner``, in order, until ``limit`` are claimed.
+
+        Returns ``(claimed, skipped)``: ``skipped`` are keys held by another owner (an unexpired
+        lease) or already judged (a stored judgment that ``get_many(fresh_since=...)`` returns).
+        Together they are a prefix of ``keys``; the keys after it were not looked at. A key whose
+        lease expired, or whose holder is a process of this host that has ended, is claimed like
+        a free one. One ``BEGIN IMMEDIATE`` transaction: of two processes claiming the same key,
+        exactly one gets it.
+        """
+        claimed: list[str] = []
+        skipped: list[str] = []
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return claimed, skipped
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                for start in range(0, len(unique), _LOOKUP_CHUNK):
+                    chunk = unique[start : start + _LOOKUP_CHUNK]
+                    marks = ",".join("?" * len(chunk))
+                    holders = self._conn.execute(
+                        f"SELECT key, owner FROM leases WHERE key IN ({marks}) AND owner != ? AND expires_at > ?",
+                        [*chunk, owner, now],
+                    ).fetchall()
+                    alive: dict[str, bool] = {}
+                    held = {
+                        key
+                        for key, holder in holders
+                        if alive.setdefault(holder, holder_alive(holder))
+                    }
+                    done = {
+                        key
+                        for key, unscored, created_at in self._conn.execute(
+                            f"SELECT key, unscored, created_at FROM entries "
+                            f"WHERE kind = 'judgment' AND key IN ({marks})",
+                            chunk,
+                        )
+                        if not unscored
+                        or not self.retry_unscored
+                        or (fresh_since is not None and created_at >= fresh_since)
+                    }
+                    take: list[str] = []
+                    for key in chunk:
+                        if limit is not None and len(claimed) + len(take) >= limit:
+                            break
+                        if key in held or key in done:
+                            skipped.append(key)
+                        else:
+                            take.append(key)
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO leases (key, owner, expires_at) VALUES (?, ?, ?)",
+                        [(key, owner, now + ttl_s) for key in take],
+                    )
+                    claimed.extend(take)
+                    if limit is not None and len(claimed) >= limit:
+                        break
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        return claimed, skipped
+
+    def renew(self, owner: str, *, ttl_s: float = LEASE_TTL_S) -> int:
+        """Extend every lease ``owner`` holds by ``ttl_s`` from now; returns how many."""
+        with self._lock:
+            cursor = self._conn.execute(
+                "UPDATE leases SET expires_at = ? WHERE owner = ?", (time.time() + ttl_s, owner)
+            )
+            return cursor.rowcount
+
+    def release(self, owner: str, keys: Sequence[str] | None = None) -> None:
+        """Give up ``owner``'s leases (all of them, or those of ``keys``)."""
+        with self._lock:
+            if keys is None:
+                self._conn.execute("DELETE FROM leases WHERE owner = ?", (owner,))
+            else:
+                self._conn.executemany(
+                    "DELETE FROM leases WHERE key = ? AND owner = ?", [(key, owner) for key in keys]
+                )
+
+    def leases(self, *, owner: str | None = None) -> dict[str, tuple[str, float]]:
+        """Current leases: ``{key: (owner, expires_at)}`` (diagnostics and tests)."""
+        query, params = "SELECT key, owner, expires_at FROM leases", []
+        if owner is not None:
+            query, params = query + " WHERE owner = ?", [owner]
+        with self._lock:
+            return {key: (who, expires) for key, who, expires in self._conn.execute(query, params)}
 
     # -- agent answers and other records ---------------------------------------------------
 
@@ -264,4 +411,12 @@ def open_cache(
         raise InputError(path, f"not a usable ragjury cache ({error})") from None
 
 
-__all__ = ["JudgmentCache", "item_json", "judgment_key", "open_cache"]
+__all__ = [
+    "LEASE_TTL_S",
+    "JudgmentCache",
+    "holder_alive",
+    "item_json",
+    "judgment_key",
+    "new_lease_owner",
+    "open_cache",
+]

@@ -7,15 +7,28 @@ batch are judged once. A rich progress bar shows rate, ETA, tokens spent and uns
 
 On Ctrl-C the run stops; everything that completed is already committed, so re-running the same
 command resumes where it stopped (``interrupted_message`` says so to the user).
+
+Before judging, a judge that calls a model server gets a preflight (``rag_agent.breaker``): one
+``GET {base_url}/models`` with a short timeout. When nothing listens, the judge's circuit breaker
+opens and no item is sent: each becomes unscored "not attempted: model server unreachable at URL"
+(or is answered by the fallback under ``--judge auto``) within seconds. Those judgments are not
+written to the cache: nothing was judged. Deterministic judges have no breaker and no preflight.
+
+Several processes may run on one cache (two ``evaluate`` runs of the same data, or a CI job and a
+person): items are claimed through leases in the cache (``JudgmentCache.claim``) a few at a
+time, so each item is judged by one process; the others wait for its judgment and take it from
+the cache. Both runs end with complete outputs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, NamedTuple
 
 from rich.console import Console
@@ -32,8 +45,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from evals.cache import JudgmentCache, judgment_key
-from rag_agent.protocol import Judge
+from evals.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
+from rag_agent.breaker import breakers_of, is_not_attempted
+from rag_agent.breaker import preflight as preflight_servers
+from rag_agent.protocol import BaseJudge, Judge
 from rag_agent.results import Judgment, Usage
 
 
@@ -49,6 +64,8 @@ class RunStats:
     unscored: int = 0
     """Unscored judgments among all results, cached or new."""
     fallback: int = 0
+    not_attempted: int = 0
+    """Unscored because the model server was unreachable: never sent (circuit breaker open)."""
     usage: Usage = field(default_factory=Usage)
     """Tokens and requests spent in this run (cached judgments cost nothing now)."""
     wall_s: float = 0.0
@@ -79,6 +96,7 @@ class RunStats:
             judged=self.judged + other.judged,
             unscored=self.unscored + other.unscored,
             fallback=self.fallback + other.fallback,
+            not_attempted=self.not_attempted + other.not_attempted,
             usage=self.usage + other.usage,
             wall_s=self.wall_s + other.wall_s,
             interrupted=self.interrupted or other.interrupted,
@@ -92,6 +110,7 @@ class RunStats:
             "cached": self.cached,
             "judged": self.judged,
             "fallback_used": self.fallback,
+            "not_attempted": self.not_attempted,
             "input_tokens": self.usage.input_tokens,
             "output_tokens": self.usage.output_tokens,
             "tokens": self.tokens,
@@ -161,14 +180,22 @@ async def run_judgments(
     concurrency: int | None = None,
     progress: bool | Progress = True,
     description: str = "judging",
+    preflight: bool = True,
+    lease_ttl_s: float = LEASE_TTL_S,
 ) -> RunResult:
     """Judge ``items`` with ``judge``, through the cache; results keep input order.
 
     ``progress`` may be a ``Progress`` already on screen (a task is added to it), True for a
     new bar on stderr, or False for none. On cancellation (Ctrl-C) ``CancelledError`` or
     ``KeyboardInterrupt`` propagates; everything completed is already in the cache.
+    ``preflight``: check that the judge's model server listens before sending the batch.
+
+    With a cache, items are claimed (leases in the cache) before they are judged, so several
+    processes on one cache judge each item once: this run judges what nobody else holds and
+    takes the others' judgments from the cache as they land (counted as cached).
     """
     started = time.perf_counter()
+    run_started = time.time()
     stats = RunStats(total=len(items))
     identity = judge.identity
     owner = identity.key()
@@ -196,40 +223,171 @@ async def run_judgments(
         if own_progress:
             bar.start()
     stored: set[int] = set()
+    lease_owner = new_lease_owner()
 
     def on_result(index: int, judgment: Judgment[Any]) -> None:
         """Called as each judgment completes: commit it first, then count and show it."""
         key = todo_keys[index]
+        not_attempted = judgment.unscored and is_not_attempted(judgment.unscored_reason)
         if cache is not None:
-            cache.put(key, judgment, owner=owner)
+            if not_attempted:  # nothing judged, nothing stored: let another process try it
+                cache.release(lease_owner, [key])
+            else:
+                cache.put(key, judgment, owner=owner)
         stored.add(index)
         filled = positions[key]
         for position in filled:
             results[position] = judgment
         stats.judged += 1
         stats.unscored += judgment.unscored * len(filled)
+        stats.not_attempted += not_attempted * len(filled)
         stats.fallback += int(judgment.fallback_used)
         stats.usage = stats.usage + judgment.usage
         if bar is not None and task_id is not None:
             bar.update(task_id, advance=len(filled), status=_status(stats))
 
+    index_of = {key: index for index, key in enumerate(todo_keys)}
+
+    def on_shared(key: str, judgment: Judgment[Any]) -> None:
+        """A judgment another process made during this run: take it like a cache hit."""
+        stored.add(index_of[key])
+        filled = positions[key]
+        for position in filled:
+            results[position] = judgment
+        stats.cached += len(filled)
+        stats.unscored += judgment.unscored * len(filled)
+        stats.fallback += int(judgment.fallback_used)
+        if bar is not None and task_id is not None:
+            bar.update(task_id, advance=len(filled), status=_status(stats))
+
+    async def judge_these(indices: list[int]) -> None:
+        batch = [todo_items[index] for index in indices]
+
+        def forward(position: int, judgment: Judgment[Any]) -> None:
+            on_result(indices[position], judgment)
+
+        judged = await judge.ajudge_batch(batch, on_result=forward)
+        # A judge that ignores ``on_result`` still has its judgments stored and counted.
+        for position, judgment in enumerate(judged):
+            if indices[position] not in stored:
+                on_result(indices[position], judgment)
+
     try:
+        if todo_items and preflight:
+            await preflight_servers(judge)
         if todo_items:
             with _concurrency(judge, concurrency):
-                judged = await judge.ajudge_batch(todo_items, on_result=on_result)
-            # A judge that ignores ``on_result`` still has its judgments stored and counted.
-            for index, judgment in enumerate(judged):
-                if index not in stored:
-                    on_result(index, judgment)
+                if cache is None:
+                    await judge_these(list(range(len(todo_items))))
+                else:
+                    await _judge_shared(
+                        cache,
+                        todo_keys,
+                        judge_these,
+                        on_shared,
+                        owner=lease_owner,
+                        chunk=_claim_chunk(judge, concurrency),
+                        run_started=run_started,
+                        lease_ttl_s=lease_ttl_s,
+                    )
     except (asyncio.CancelledError, KeyboardInterrupt):
         stats.interrupted = True
         raise
     finally:
+        if cache is not None and todo_items:
+            cache.release(lease_owner)
         stats.wall_s = time.perf_counter() - started
         if bar is not None and own_progress:
             bar.stop()
     stats.fallback += sum(j.fallback_used for j in hits.values())
     return RunResult([j for j in results if j is not None], stats)
+
+
+_MAX_CHUNK = 512
+"""Most items claimed (and handed to ``ajudge_batch``) at a time."""
+
+
+def _claim_chunk(judge: object, concurrency: int | None) -> int:
+    """Items claimed at a time: a few per request slot for a judge with a model or one that
+    judges item by item (so a second process on the cache gets its share), a large batch for a
+    model-free judge with its own vectorised ``ajudge_batch``."""
+    per_item = getattr(type(judge), "ajudge_batch", None) is BaseJudge.ajudge_batch
+    if not per_item and not breakers_of(judge):
+        return _MAX_CHUNK
+    slots = concurrency or int(getattr(judge, "concurrency", 4) or 4)
+    return max(8, 2 * slots)
+
+
+async def _judge_shared(
+    cache: JudgmentCache,
+    todo_keys: list[str],
+    judge_these: Callable[[list[int]], Awaitable[None]],
+    on_shared: Callable[[str, Judgment[Any]], None],
+    *,
+    owner: str,
+    chunk: int,
+    run_started: float,
+    lease_ttl_s: float,
+    poll_s: float = 0.2,
+) -> None:
+    """Judge ``todo_keys`` as one of possibly several processes on ``cache``.
+
+    Claims the next ``chunk`` keys nobody holds and judges them, until none is left; then waits
+    for the keys other processes hold, taking their judgments as they are stored, and claims
+    (and judges) any whose lease was given up or expired without a judgment. Leases are renewed
+    in the background while this runs. A chunk judged in under a second doubles the next one (up
+    to ``_MAX_CHUNK``): fast judges pay few claims, slow (model) judges share the work finely.
+    """
+    index_of = {key: index for index, key in enumerate(todo_keys)}
+    queue = deque(todo_keys)  # keys not yet looked at
+    waiting: dict[str, None] = {}  # keys held by others (ordered set)
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(lease_ttl_s / 3)
+            cache.renew(owner, ttl_s=lease_ttl_s)
+
+    renewing = asyncio.create_task(heartbeat())
+    try:
+        idle = poll_s
+        while queue or waiting:
+            if queue:
+                window = list(islice(queue, 0, 2 * chunk))
+                claimed, skipped = cache.claim(
+                    window, owner=owner, ttl_s=lease_ttl_s, limit=chunk, fresh_since=run_started
+                )
+                for _ in range(len(claimed) + len(skipped)):
+                    queue.popleft()
+                waiting.update(dict.fromkeys(skipped))
+                if claimed:
+                    began = time.perf_counter()
+                    await judge_these([index_of[key] for key in claimed])
+                    if time.perf_counter() - began < 1.0:
+                        chunk = min(2 * chunk, _MAX_CHUNK)
+                    continue
+                if queue:
+                    continue
+            # Only keys held by other processes are left: take their results, or take over.
+            found = cache.get_many(list(waiting), fresh_since=run_started)
+            for key, judgment in found.items():
+                del waiting[key]
+                on_shared(key, judgment)
+            if waiting:
+                claimed, _ = cache.claim(
+                    list(waiting), owner=owner, ttl_s=lease_ttl_s, limit=chunk, fresh_since=run_started
+                )
+                for key in claimed:
+                    del waiting[key]
+                if claimed:
+                    await judge_these([index_of[key] for key in claimed])
+                    idle = poll_s
+                elif not found:
+                    await asyncio.sleep(idle)
+                    idle = min(idle * 1.5, 2.0)
+    finally:
+        renewing.cancel()
+        with suppress(asyncio.CancelledError):
+            await renewing
 
 
 def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -> str:

@@ -3,12 +3,17 @@
 Why: a model server that is down, or a model that keeps answering garbage, should not stop
 an evaluation when a deterministic judge can answer, but the result must say that the
 fallback answered and why, so nobody mistakes a heuristic for the model's opinion.
+
+When the primary's circuit breaker is open (its model server refused connections, see
+``rag_agent.breaker``), the primary is not tried at all: the fallback answers straight away and
+``fallback_reason`` says "not attempted: model server unreachable at URL".
 """
 
 from __future__ import annotations
 
 from typing import Generic
 
+from rag_agent.breaker import any_open
 from rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ValueT
 from rag_agent.results import Judgment
 
@@ -40,6 +45,17 @@ class FallbackJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
         )
 
     async def _judge(self, item: ItemT) -> Judgment[ValueT]:
+        breaker = any_open(self.primary)
+        if breaker is not None:  # the model server is away: do not try it again, fall back now
+            p = self.primary.identity
+            skipped: Judgment[ValueT] = Judgment(
+                judge=p.name,
+                model=p.model,
+                prompt_version=p.prompt_version,
+                unscored=True,
+                unscored_reason=breaker.reason,
+            )
+            return self._merge(skipped, await self.fallback.ajudge(item))
         first = await self.primary.ajudge(item)
         if first.scored:
             return first

@@ -37,6 +37,7 @@ from pydantic_ai.settings import ModelSettings
 from config.settings import RagjurySettings
 from rag_agent.llm import describe_failure, model_settings
 from rag_agent.results import Usage
+from rag_agent.transport import counting_requests
 
 TOP_LOGPROBS = 20
 """How many alternatives of the first token to ask for (OpenAI's maximum; llama-server and Ollama accept it)."""
@@ -146,16 +147,18 @@ class LogprobCaller:
         started = time.perf_counter()
         request = ModelRequest(parts=[SystemPromptPart(content=instructions), UserPromptPart(content=prompt)])
         response: ModelResponse | None = None
-        try:
-            response = await model_request(self.model, [request], model_settings=self._settings)
-        except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
-            return DistributionOutcome(
-                None, Usage(requests=1), time.perf_counter() - started, describe_failure(failure, self.settings)
-            )
+        with counting_requests() as sent:  # HTTP attempts, retries included; 0 when the breaker stopped it
+            try:
+                response = await model_request(self.model, [request], model_settings=self._settings)
+            except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
+                return DistributionOutcome(
+                    None, Usage(requests=sent.requests), time.perf_counter() - started,
+                    describe_failure(failure, self.settings),
+                )
         usage = Usage(
             input_tokens=response.usage.input_tokens or 0,
             output_tokens=response.usage.output_tokens or 0,
-            requests=1,
+            requests=max(1, sent.requests),
         )
         latency = time.perf_counter() - started
         try:

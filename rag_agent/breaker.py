@@ -1,0 +1,275 @@
+"""Stop calling a model server that is not there: a preflight request and a circuit breaker.
+
+Why: with the server down, every item of a batch used to try (and retry) its own connection
+before it was reported unscored: about 28 minutes for 15k rows. Now
+
+- before a batch, ``preflight`` sends one cheap ``GET {base_url}/models`` with a short timeout
+  (``RAGJURY_PREFLIGHT_TIMEOUT_S``); a refused or timed-out connection opens the breaker at once;
+- during a batch, the ``CircuitBreaker`` of each ``StructuredCaller`` counts consecutive
+  connection failures (a refused connection, a connect timeout; not invalid output, not an HTTP
+  error, not a connection closed mid-response: those prove the server is there) and opens after
+  ``RAGJURY_BREAKER_FAILURES`` of them (default 3; 0 switches the breaker off).
+
+While the breaker is open no request is sent: the remaining items become unscored with the reason
+``not attempted: model server unreachable at URL (...)``, so a 1,000-item batch against a dead
+server ends in seconds (exit 3), and under ``--judge auto`` the ``FallbackJudge`` goes straight to
+its fallback. After ``RAGJURY_BREAKER_RESET_S`` one probe request is let through (half-open): if it
+connects the breaker closes again, so a long-lived judge recovers when the server comes back. A
+preflight that connects also closes it.
+
+Where it is enforced: ``rag_agent.llm.build_model`` returns a model whose every request goes
+through its breaker (so every path that uses the model, structured calls, one-token logprob calls
+and the agent, stops at once; an open breaker raises ``ModelServerUnreachable`` before anything is
+sent, so the SDK does not retry it). A ``StructuredCaller`` given another model keeps a breaker of
+its own around its calls. Judges without an HTTP model (deterministic judges, pydantic-ai's
+``TestModel``/``FunctionModel``) have no base URL: no preflight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpx
+from pydantic_ai.exceptions import ModelAPIError
+
+NOT_ATTEMPTED = "not attempted: model server unreachable at"
+"""Start of the reason of every judgment the breaker stopped (never sent to the server)."""
+
+_CONNECT_ERROR_NAMES = frozenset({"ConnectError", "ConnectTimeout"})
+"""Transport errors (httpx, httpx2, httpcore) raised before the request reached the server."""
+
+
+class ModelServerUnreachable(ModelAPIError):
+    """Raised by a guarded model instead of sending a request while its breaker is open: nothing
+    was sent. Its message is the breaker's "not attempted: ..." reason."""
+
+
+def _chain(error: BaseException) -> Iterable[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def is_connect_failure(error: BaseException) -> bool:
+    """True when ``error`` says the server could not be reached at all (nothing was sent).
+
+    pydantic-ai's ``ModelConnectionError`` says where the transport failed (``phase``): only
+    ``connect`` counts. Without a phase, the cause chain is searched for a connect error
+    (refused, DNS failure, connect timeout). A connection closed mid-response, a read timeout,
+    an HTTP status or invalid output all prove that the server is there.
+    """
+    phase = getattr(error, "phase", None)
+    if phase is not None:
+        return phase == "connect"
+    for link in _chain(error):
+        if type(link).__name__ in _CONNECT_ERROR_NAMES:
+            return True
+        if isinstance(link, ConnectionRefusedError | socket.gaierror):
+            return True
+    return False
+
+
+def root_cause(error: BaseException) -> str:
+    """``Type: message`` of the innermost error with a message (the one that says what happened)."""
+    best = error
+    for link in _chain(error):
+        if str(link):
+            best = link
+    return f"{type(best).__name__}: {best}" if str(best) else type(best).__name__
+
+
+class CircuitBreaker:
+    """Counts consecutive connection failures to one server; opens after ``threshold`` of them.
+
+    Shared by every request of a ``StructuredCaller`` (one judge): ``allow()`` before a request,
+    ``record(error_or_None)`` after it. ``threshold=0`` switches it off. Thread-unsafe by design:
+    all calls come from one event loop.
+    """
+
+    def __init__(
+        self,
+        where: str | None,
+        *,
+        threshold: int = 3,
+        reset_after_s: float = 30.0,
+        preflight_timeout_s: float = 5.0,
+        api_key: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.where = where.rstrip("/") if where else None
+        self.threshold = max(0, threshold)
+        self.reset_after_s = reset_after_s
+        self.preflight_timeout_s = preflight_timeout_s
+        self.api_key = api_key
+        self._clock = clock
+        self.failures = 0
+        """Consecutive connection failures so far."""
+        self.attempts = 0
+        """Requests let through (each may still make SDK-level retries)."""
+        self.rejected = 0
+        """Requests refused because the breaker was open."""
+        self.preflights = 0
+        """Preflight requests sent."""
+        self.opened_at: float | None = None
+        self.last_error: str | None = None
+        self._probing = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.threshold > 0
+
+    @property
+    def is_open(self) -> bool:
+        """True while requests are refused (open, cool-down not over, or a probe in flight)."""
+        if self.opened_at is None:
+            return False
+        return self._probing or self._clock() - self.opened_at < self.reset_after_s
+
+    @property
+    def reason(self) -> str:
+        """The unscored reason of a judgment the breaker stopped."""
+        detail = f" ({self.last_error})" if self.last_error else ""
+        return f"{NOT_ATTEMPTED} {self.where or 'the configured URL'}{detail}"
+
+    def allow(self) -> bool:
+        """May a request be sent now? Counts the attempt or the refusal."""
+        if not self.enabled or self.opened_at is None:
+            self.attempts += 1
+            return True
+        if self.is_open:
+            self.rejected += 1
+            return False
+        self._probing = True  # half-open: exactly one probe until its outcome is recorded
+        self.attempts += 1
+        return True
+
+    def record(self, error: BaseException | None) -> None:
+        """The outcome of an allowed request: ``None`` (it reached the server) or its error."""
+        if error is not None and is_connect_failure(error):
+            self.record_failure(root_cause(error))
+        else:
+            self.record_success()
+
+    def record_success(self) -> None:
+        """The server answered (whatever it answered): close the breaker."""
+        self.failures = 0
+        self.opened_at = None
+        self._probing = False
+
+    def record_failure(self, detail: str) -> None:
+        """A connection failure: open after ``threshold`` consecutive ones (or a failed probe)."""
+        self.failures += 1
+        probe_failed = self._probing
+        self._probing = False
+        if self.enabled and (probe_failed or self.failures >= self.threshold):
+            self.trip(f"{self.failures} consecutive connection failures, last: {detail}")
+
+    def release(self) -> None:
+        """An allowed request ended without an outcome (cancelled): free the probe slot."""
+        self._probing = False
+
+    def trip(self, detail: str) -> None:
+        """Open now: refuse requests for ``reset_after_s``."""
+        if not self.enabled:
+            return
+        self.opened_at = self._clock()
+        self.last_error = detail
+        self._probing = False
+
+    def reset(self) -> None:
+        self.record_success()
+        self.last_error = None
+
+    async def preflight(self) -> bool:
+        """``GET {where}/models`` with a short timeout; opens the breaker when nothing listens.
+
+        Any HTTP answer (even 404 or 401) proves the server is there and closes the breaker; a
+        refused connection or a connect timeout opens it; other failures (a slow answer) leave it
+        as it is. Returns False when the breaker is open afterwards.
+        """
+        if not self.enabled or self.where is None or self.preflight_timeout_s <= 0:
+            return True
+        url = f"{self.where}/models"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        self.preflights += 1
+        try:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(self.preflight_timeout_s)) as client:
+                await client.get(url, headers=headers)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            self.trip(f"preflight GET {url}: {root_cause(error)}")
+            return False
+        except httpx.HTTPError:
+            return not self.is_open
+        self.reset()
+        return True
+
+
+def breakers_of(judge: object) -> list[CircuitBreaker]:
+    """The circuit breakers a judge's model calls go through, found through the usual wrappers
+    (``caller``, ``primary``, ``fallback``, ``inner``); empty for a judge without a model."""
+    found: dict[int, CircuitBreaker] = {}
+    seen: set[int] = set()
+
+    def visit(obj: Any, depth: int) -> None:
+        if obj is None or id(obj) in seen or depth > 6:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, CircuitBreaker):
+            found[id(obj)] = obj
+            return
+        for name in ("breaker", "caller", "primary", "fallback", "inner"):
+            visit(getattr(obj, name, None), depth + 1)
+
+    visit(judge, 0)
+    return [breaker for breaker in found.values() if breaker.enabled]
+
+
+def any_open(judge: object) -> CircuitBreaker | None:
+    """The first open breaker among the judge's, or None."""
+    return next((b for b in breakers_of(judge) if b.is_open), None)
+
+
+async def preflight(judge: object) -> list[CircuitBreaker]:
+    """Preflight every server the judge calls (one request per URL); returns the breakers left
+    open. A judge without a model (deterministic) sends nothing."""
+    by_url: dict[str, list[CircuitBreaker]] = {}
+    for breaker in breakers_of(judge):
+        if breaker.where is not None:
+            by_url.setdefault(breaker.where, []).append(breaker)
+    if not by_url:
+        return []
+    leaders = [group[0] for group in by_url.values()]
+    await asyncio.gather(*(leader.preflight() for leader in leaders))
+    for group in by_url.values():
+        leader = group[0]
+        for other in group[1:]:
+            if leader.is_open and leader.last_error:
+                other.trip(leader.last_error)
+            elif not leader.is_open:
+                other.reset()
+    return [b for group in by_url.values() for b in group if b.is_open]
+
+
+def is_not_attempted(reason: str | None) -> bool:
+    """True for the reason of a judgment the breaker stopped (it was never sent)."""
+    return bool(reason) and reason.startswith(NOT_ATTEMPTED)  # type: ignore[union-attr]
+
+
+__all__ = [
+    "NOT_ATTEMPTED",
+    "CircuitBreaker",
+    "ModelServerUnreachable",
+    "any_open",
+    "breakers_of",
+    "is_connect_failure",
+    "is_not_attempted",
+    "preflight",
+    "root_cause",
+]

@@ -1,0 +1,128 @@
+"""A tiny real HTTP server that speaks just enough of the OpenAI chat API to test what ragjury
+sends and how it reports what goes wrong. Standard library only; one thread per request.
+
+Modes: ``ok`` answers every chat request with ``content`` (a JSON text), ``500`` answers HTTP
+500, ``close`` starts a response and closes the connection mid-body. Every request is recorded
+(method, path, JSON body).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    body: dict[str, Any] | None
+
+
+@dataclass
+class RecordingServer:
+    mode: str = "ok"
+    content: str = '{"label": true}'
+    requests: list[Recorded] = field(default_factory=list)
+    port: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def chat_requests(self) -> list[Recorded]:
+        with self._lock:
+            return [r for r in self.requests if r.method == "POST"]
+
+    def record(self, entry: Recorded) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+
+def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:  # quiet
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            server.record(Recorded("GET", self.path, None))
+            self._send(200, {"object": "list", "data": [{"id": "phi3:mini", "object": "model"}]})
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            server.record(Recorded("POST", self.path, body))
+            if server.mode == "500":
+                self._send(500, {"error": {"message": "boom", "type": "server_error"}})
+                return
+            if server.mode == "close":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "1000")
+                self.end_headers()
+                self.wfile.write(b'{"id": "x", ')
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            self._send(
+                200,
+                {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "created": 1,
+                    "model": body.get("model", "m"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": server.content},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                },
+            )
+
+    return Handler
+
+
+@contextmanager
+def recording_server(mode: str = "ok", content: str = '{"label": true}') -> Iterator[RecordingServer]:
+    """A running server on a free loopback port, stopped on exit."""
+    state = RecordingServer(mode=mode, content=content)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.daemon_threads = True
+    state.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
