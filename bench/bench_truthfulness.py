@@ -464,6 +464,17 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
     def det(task: str, name: str) -> Callable[[], Any]:
         return lambda: build_judge(task, name, settings)
 
+    def alternative(tag: str) -> Callable[[], Any]:
+        """The graded judge with another version of its one-token prompt (before/after rows)."""
+        from config.instructions import ALTERNATIVE_INSTRUCTIONS
+
+        def build() -> Any:
+            judge = build_judge("relevance", "llm-graded", settings, method="logprobs")
+            judge.use_token_instruction(ALTERNATIVE_INSTRUCTIONS[tag])
+            return judge
+
+        return build
+
     def p_true(value: Any) -> float | None:
         return getattr(value, "probability", None)
 
@@ -475,6 +486,8 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
             Spec("llm-graded, logprobs", llm("relevance", "llm-graded", method="logprobs"),
                  lambda v: label_of(v) >= 2, lambda v: v.expected_grade, note="argmax grade", calibrate=True,
                  panel_score=lambda v: v.p_relevant),
+            Spec("llm-graded, logprobs, prompt 1.1 (rejected)", alternative("relevance_grade_token@1.1"),
+                 lambda v: label_of(v) >= 2, lambda v: v.expected_grade, note="argmax grade", calibrate=True),
             Spec("llm, logprobs", llm("relevance", "llm", method="logprobs"),
                  lambda v: bool(label_of(v)), lambda v: v.probability, note="P(1) >= 0.5", calibrate=True,
                  panel_score=lambda v: v.probability),
@@ -555,14 +568,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--no-peers", action="store_true", help="skip UMBRELA and Ragas")
-    parser.add_argument("--only", default="", help="comma-separated words: run only judges whose label has one")
+    parser.add_argument("--only", default="", help="';'-separated phrases: run only judges whose label has one")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ragjury-bench" / "truthfulness.sqlite")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
     if not args.base_url and not args.start_server:
         parser.error("give --base-url URL or --start-server qwen1.5b")
     args.cache.parent.mkdir(parents=True, exist_ok=True)
-    include = {w for w in args.only.split(",") if w} or None
+    include = {w.strip() for w in args.only.split(";") if w.strip()} or None
     with server(args.start_server) as started_url:
         base_url = started_url or args.base_url
         settings = RagjurySettings(

@@ -222,7 +222,7 @@ GOAL_VERDICT = Instruction(
 
 _ONE_DIGIT = "Reply with that single digit and nothing else: no words, no punctuation, no JSON."
 
-RELEVANCE_GRADE_TOKEN = Instruction(
+RELEVANCE_GRADE_TOKEN_1_1 = Instruction(
     name="relevance_grade_token",
     version="1.1",
     text=(
@@ -308,7 +308,7 @@ FAITHFULNESS_HOLISTIC = Instruction(
     ),
 )
 
-RELEVANCE_GRADE_TOKEN_1_0 = Instruction(
+RELEVANCE_GRADE_TOKEN = Instruction(
     name="relevance_grade_token",
     version="1.0",
     text=(
@@ -324,10 +324,16 @@ RELEVANCE_GRADE_TOKEN_1_0 = Instruction(
         f"Answer with one grade: 0, 1, 2 or 3. {_ONE_DIGIT}"
     ),
 )
-"""The first one-token grading prompt (the structured prompt's definitions, asked for one digit)."""
+"""The one-token grading prompt: the structured prompt's definitions, asked for one digit.
 
-PREVIOUS_INSTRUCTIONS: dict[str, Instruction] = {RELEVANCE_GRADE_TOKEN_1_0.tag: RELEVANCE_GRADE_TOKEN_1_0}
-"""Earlier versions still measured by benches (before/after), by ``name@version``."""
+Version 1.1 (below: stricter wording, a default against leniency, four examples spanning the grades)
+was measured against it on trec-dl19 with Qwen2.5-Coder-1.5B (160 pairs, bench/bench_truthfulness.py)
+and lost: AUC 0.72 vs 0.73, 5-fold CV kappa 0.19 vs 0.30. So 1.0 stays the default, and 1.1 stays
+here, measured, for the bench's before/after rows.
+"""
+
+ALTERNATIVE_INSTRUCTIONS: dict[str, Instruction] = {RELEVANCE_GRADE_TOKEN_1_1.tag: RELEVANCE_GRADE_TOKEN_1_1}
+"""Prompt versions measured by the benches beside the defaults (before/after), by ``name@version``."""
 
 TOKEN_INSTRUCTIONS: tuple[Instruction, ...] = (
     RELEVANCE_GRADE_TOKEN,
