@@ -453,8 +453,10 @@ def evaluate(
         typer.Option(
             "--judge",
             help="Judge name for the task. correctness: contains, llm, auto (llm, 'contains' fallback), "
-            "token-overlap, semantic; faithfulness: llm, token-overlap; score: auto, llm, deterministic; "
-            "any task: python:module:Factory. Default: correctness auto, faithfulness llm, score auto.",
+            "token-overlap, semantic; faithfulness: llm (statements), llm-attribution (one verdict, "
+            "P(supported) from one token), support (no model), token-overlap; score: auto, llm, "
+            "deterministic; any task: panel:A,B,C (majority), panel-mean:A,B,C (mean probability), "
+            "python:module:Factory. Default: correctness auto, faithfulness llm, score auto.",
         ),
     ] = None,
     mapping: Annotated[

@@ -129,7 +129,8 @@ def relevance(
         typer.Option(
             "--judge",
             help="Relevance judge: non-llm (graded 0-3, no model), token-overlap, semantic, "
-            "llm (binary), llm-graded (0-3), or python:module:Factory.",
+            "llm (binary), llm-graded (0-3; both read one token's probabilities where the server "
+            "returns logprobs), panel:A,B,C, panel-mean:A,B,C, or python:module:Factory.",
         ),
     ] = "non-llm",
     cache_path: CacheOption = None,
