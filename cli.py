@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rag_agent.commands.relevance",
     "rag_agent.commands.evaluate",
     "rag_agent.commands.calibrate",
+    "rag_agent.commands.report",
 )
 
 app = typer.Typer(
@@ -32,6 +33,9 @@ app = typer.Typer(
 
 for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
+
+# Help that reads at 80 columns (paragraphs reflow, examples fit, no <bool> on flags).
+importlib.import_module("rag_agent.commands._help").apply(app)
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ from evals.cache import JudgmentCache
 from evals.registry import label_of
 from evals.report import VerdictSources
 from evals.runner import RunStats, make_progress, run_judgments
-from evals.tasks import Question, TaskRow, task_spec
+from evals.tasks import DataSource, Question, TaskRow, as_task_rows, task_spec
 from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext, ScoreItem
 from rag_agent.models import RAGAnswer, SourceDocument
 from rag_agent.protocol import Judge
@@ -51,12 +51,19 @@ class Prediction:
     gold: bool | float | None
     judgment: Judgment[Any]
     label: Label | None
+    task: str | None = None
+    item: Any = None
+    """The judged item (``rag_agent.items``), written to the row so that a report can be
+    rebuilt from the predictions file alone (``ragjury report``)."""
 
     def as_dict(self, output_key: str = "label") -> dict[str, object]:
-        """The predictions-JSONL row: id, system, label (or score), the value's details, the envelope."""
+        """The predictions-JSONL row: id, system, task, label (or score), gold, the value's
+        details, the envelope, and last the item that was judged (its text)."""
         row: dict[str, object] = {"id": self.id}
         if self.system is not None:
             row["system"] = self.system
+        if self.task is not None:
+            row["task"] = self.task
         row[output_key] = self.label
         if self.gold is not None:
             row["gold"] = self.gold
@@ -64,6 +71,8 @@ class Prediction:
         if value is not None and hasattr(value, "model_dump"):
             row["value"] = value.model_dump(mode="json")
         row.update(self.judgment.envelope())
+        if self.item is not None:
+            row["item"] = self.item.model_dump(mode="json") if hasattr(self.item, "model_dump") else self.item
         return row
 
 
@@ -77,12 +86,10 @@ class SystemRanking:
     """``evals.agreement.RankCorrelation`` (Kendall's tau, Spearman)."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "systems": len(self.human),
-            "human": self.human,
-            "judge": self.judge,
-            **_as_dict(self.correlation),
-        }
+        """The ``ranking`` object every ``--json`` shares (``rag_agent.json_contract.ranking``)."""
+        from rag_agent.json_contract import ranking
+
+        return ranking("mean label", self.human, self.judge, self.correlation)
 
 
 @dataclass
@@ -136,7 +143,7 @@ class EvaluationResult:
         if self.agreement is not None:
             out["agreement"] = _as_dict(self.agreement)
         if self.correlation:
-            out["correlation"] = self.correlation
+            out["score_correlation"] = self.correlation
         if self.ranking is not None:
             out["ranking"] = self.ranking.as_dict()
         return out
@@ -144,7 +151,7 @@ class EvaluationResult:
 
 async def evaluate_dataset(
     task: str,
-    rows: Sequence[TaskRow],
+    rows: Sequence[TaskRow] | DataSource,
     judge: Judge[Any, Any],
     *,
     cache: JudgmentCache | None = None,
@@ -152,8 +159,14 @@ async def evaluate_dataset(
     progress: bool | Progress = True,
     judge_name: str | None = None,
 ) -> EvaluationResult:
-    """Judge every row's item and compare with the rows' gold labels when they have them."""
+    """Judge every row's item and compare with the rows' gold labels when they have them.
+
+    ``rows`` are ``TaskRow``s (``evals.tasks.load_dataset``), or anything that loads into them:
+    a path, a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts (Ragas and DeepEval
+    column names recognised).
+    """
     spec = task_spec(task)
+    rows = as_task_rows(task, rows)
     judgments, stats = await run_judgments(
         judge,
         [row.item for row in rows],
@@ -164,7 +177,13 @@ async def evaluate_dataset(
     )
     predictions = [
         Prediction(
-            row.id, row.system, row.gold, judgment, label_of(judgment.value) if judgment.scored else None
+            row.id,
+            row.system,
+            row.gold,
+            judgment,
+            label_of(judgment.value) if judgment.scored else None,
+            task=task,
+            item=row.item,
         )
         for row, judgment in zip(rows, judgments, strict=True)
     ]

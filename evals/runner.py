@@ -3,7 +3,8 @@
 ``run_judgments`` looks every item up in the cache first (zero model calls for cached items),
 judges the rest through ``judge.ajudge_batch`` with bounded concurrency, and writes each judgment
 to the cache from the ``on_result`` callback the moment it completes. Identical items in one
-batch are judged once. A rich progress bar shows rate, ETA, tokens spent and unscored counts.
+batch are judged once. Progress (``evals.progress``) shows rate, ETA, tokens spent and unscored
+counts: fitted to the terminal width, or as periodic plain lines where stderr is not a terminal.
 
 On Ctrl-C the run stops; everything that completed is already committed, so re-running the same
 command resumes where it stopped (``interrupted_message`` says so to the user).
@@ -18,6 +19,9 @@ Several processes may run on one cache (two ``evaluate`` runs of the same data, 
 person): items are claimed through leases in the cache (``JudgmentCache.claim``) a few at a
 time, so each item is judged by one process; the others wait for its judgment and take it from
 the cache. Both runs end with complete outputs.
+
+With tracing on (``--trace``, ``rag_agent.tracing``) a run is a ``judge_batch`` span holding one
+``judgment`` span per item, marked ``ragjury.cache`` hit or miss.
 """
 
 from __future__ import annotations
@@ -31,21 +35,11 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, NamedTuple
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
+from rich.progress import Progress
 
 from evals.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
+from evals.progress import RateColumn, make_progress
+from rag_agent import tracing
 from rag_agent.breaker import breakers_of, is_not_attempted
 from rag_agent.breaker import preflight as preflight_servers
 from rag_agent.protocol import BaseJudge, Judge
@@ -128,32 +122,6 @@ class RunResult(NamedTuple):
     stats: RunStats
 
 
-class RateColumn(ProgressColumn):
-    """Judgments per second, from rich's own speed estimate."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f}/s" if speed else "-/s", style="progress.data.speed")
-
-
-def make_progress(console: Console | None = None, *, enabled: bool = True) -> Progress:
-    """The progress bar every long ragjury run shows (on stderr, so stdout stays clean)."""
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-        console=console or Console(stderr=True),
-        disable=not enabled,
-        transient=False,
-    )
-
-
 @contextmanager
 def _concurrency(judge: object, concurrency: int | None) -> Iterator[None]:
     """Set ``judge.concurrency`` for the run and restore it after (BaseJudge reads it)."""
@@ -168,8 +136,9 @@ def _concurrency(judge: object, concurrency: int | None) -> Iterator[None]:
         judge.concurrency = before  # type: ignore[attr-defined]
 
 
-def _status(stats: RunStats) -> str:
-    return f"tokens {stats.tokens:,}  unscored {stats.unscored}  cached {stats.cached}"
+def _counters(stats: RunStats) -> dict[str, int]:
+    """The progress display's counters (``evals.progress`` shows those that fit the width)."""
+    return {"unscored": stats.unscored, "tokens": stats.tokens, "cached": stats.cached}
 
 
 async def run_judgments(
@@ -202,12 +171,14 @@ async def run_judgments(
     keys = [judgment_key(identity, item) for item in items]
     results: list[Judgment[Any] | None] = [None] * len(items)
 
+    traced_run = tracing.start_batch(identity, description, len(items))  # None unless --trace
     hits = cache.get_many(keys) if cache is not None else {}
     # Identical items are judged once; ``positions[key]`` lists every input index they fill.
     positions: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
         if key in hits:
             results[index] = hits[key]
+            tracing.cached(traced_run, hits[key])
             stats.cached += 1
             stats.unscored += hits[key].unscored
         else:
@@ -219,7 +190,7 @@ async def run_judgments(
     bar: Progress | None = make_progress() if own_progress else (progress or None)  # type: ignore[assignment]
     task_id = None
     if bar is not None:
-        task_id = bar.add_task(description, total=len(items), completed=stats.cached, status=_status(stats))
+        task_id = bar.add_task(description, total=len(items), completed=stats.cached, **_counters(stats))
         if own_progress:
             bar.start()
     stored: set[int] = set()
@@ -235,6 +206,7 @@ async def run_judgments(
             else:
                 cache.put(key, judgment, owner=owner)
         stored.add(index)
+        tracing.judged(traced_run, judgment)
         filled = positions[key]
         for position in filled:
             results[position] = judgment
@@ -244,13 +216,14 @@ async def run_judgments(
         stats.fallback += int(judgment.fallback_used)
         stats.usage = stats.usage + judgment.usage
         if bar is not None and task_id is not None:
-            bar.update(task_id, advance=len(filled), status=_status(stats))
+            bar.update(task_id, advance=len(filled), **_counters(stats))
 
     index_of = {key: index for index, key in enumerate(todo_keys)}
 
     def on_shared(key: str, judgment: Judgment[Any]) -> None:
         """A judgment another process made during this run: take it like a cache hit."""
         stored.add(index_of[key])
+        tracing.cached(traced_run, judgment)
         filled = positions[key]
         for position in filled:
             results[position] = judgment
@@ -258,7 +231,7 @@ async def run_judgments(
         stats.unscored += judgment.unscored * len(filled)
         stats.fallback += int(judgment.fallback_used)
         if bar is not None and task_id is not None:
-            bar.update(task_id, advance=len(filled), status=_status(stats))
+            bar.update(task_id, advance=len(filled), **_counters(stats))
 
     async def judge_these(indices: list[int]) -> None:
         batch = [todo_items[index] for index in indices]
@@ -299,6 +272,7 @@ async def run_judgments(
         stats.wall_s = time.perf_counter() - started
         if bar is not None and own_progress:
             bar.stop()
+        tracing.end_batch(traced_run, stats.as_dict())
     stats.fallback += sum(j.fallback_used for j in hits.values())
     return RunResult([j for j in results if j is not None], stats)
 

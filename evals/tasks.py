@@ -6,6 +6,10 @@ lists the columns it is read from, first match wins, so the evouna-nq ``correctn
 the begin-dev ``faithfulness.jsonl`` load without options; ``--map field=column`` covers the rest.
 
 Gold labels (``label`` and friends) are optional: with them, ``evaluate`` reports agreement.
+
+Any shape ``evals.records`` reads works (JSONL, a JSON array, CSV/TSV, a pandas DataFrame, a
+``datasets.Dataset``, a list of dicts), and Ragas / DeepEval column names are recognised
+(``evals.peer_formats``): ``load_dataset`` says which mapping it applied.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from rag_agent.inputs import InputError, iter_jsonl, parse_model
+from evals.peer_formats import InputMapping, resolve
+from evals.records import Record, decode_list_cell, records_of
+from rag_agent.inputs import InputError, parse_model
 from rag_agent.items import CorrectnessItem, FaithfulnessItem, ScoreItem
 
 GoldKind = Literal["binary", "score"]
@@ -73,6 +79,7 @@ TASK_SPECS: dict[str, TaskSpec] = {
                 "gold",
                 "answers",
                 "ground_truth",
+                "ground_truths",
                 "expected",
                 "expected_answer",
             ),
@@ -146,14 +153,27 @@ def parse_mapping(pairs: Iterable[str], task: str) -> dict[str, str]:
 
 
 def _pick(
-    row: Mapping[str, Any], name: str, candidates: Sequence[str], mapping: Mapping[str, str]
+    row: Mapping[str, Any],
+    name: str,
+    candidates: Sequence[str],
+    mapping: Mapping[str, str],
+    *,
+    blank_is_missing: bool = False,
 ) -> tuple[str | None, Any]:
-    """(column used, value) of ``name``: the mapped column, else the first candidate present."""
+    """(column used, value) of ``name``: the mapped column, else the first candidate present.
+
+    ``blank_is_missing``: an empty text cell counts as no value (CSV has no null).
+    """
+
+    def present(value: Any) -> bool:
+        return value is not None and not (blank_is_missing and isinstance(value, str) and not value.strip())
+
     if name in mapping:
         column = mapping[name]
-        return (column, row[column]) if column in row else (column, None)
+        value = row.get(column)
+        return column, value if present(value) else None
     for column in candidates:
-        if column in row and row[column] is not None:
+        if column in row and present(row[column]):
             return column, row[column]
     return None, None
 
@@ -235,6 +255,10 @@ def parse_gold(value: Any, kind: GoldKind) -> bool | float:
         raise ValueError(f"expected a number, got {value!r}") from None
 
 
+LIST_FIELDS = ("references", "contexts", "sources", "sources_used")
+"""Item fields that hold lists; in text cells (CSV) they arrive as a JSON array string."""
+
+
 def row_to_task_row(
     spec: TaskSpec,
     data: Any,
@@ -242,21 +266,34 @@ def row_to_task_row(
     source: str | Path,
     line: int | None,
     mapping: Mapping[str, str] | None = None,
+    row: int | None = None,
+    text_cells: bool = False,
 ) -> TaskRow:
-    """Build the item, id, system and gold label of one row, or raise ``InputError`` (file:line:field)."""
+    """Build the item, id, system and gold label of one row, or raise ``InputError`` naming the
+    file, the line (or a table's ``row``) and the field.
+
+    ``text_cells`` (CSV, DataFrames): a list field given as a JSON array string (or the Python
+    list literal ``DataFrame.to_csv`` writes) is decoded, and an empty cell is a missing value,
+    except in ``answer``, where it is an empty answer (judged unscored, as in JSONL).
+    """
     mapping = mapping or {}
+    at: dict[str, Any] = {"line": line, "row": row}
     if not isinstance(data, Mapping):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}", line=line)
+        raise InputError(source, f"expected a JSON object, got {type(data).__name__}", **at)
     fields: dict[str, Any] = {}
     for name, candidates in spec.columns.items():
-        column, value = _pick(data, name, candidates, mapping)
+        blank = text_cells and name != "answer"
+        column, value = _pick(data, name, candidates, mapping, blank_is_missing=blank)
         if value is None:
             if name in spec.required:
                 looked = mapping[name] if name in mapping else ", ".join(candidates)
                 raise InputError(
-                    source, f"missing (looked for: {looked}; use --map {name}=COLUMN)", line=line, field=name
+                    source, f"missing (looked for: {looked}; use --map {name}=COLUMN)", field=name, **at
                 )
             continue
+        if text_cells and name in LIST_FIELDS and isinstance(value, str):
+            decoded = decode_list_cell(value)
+            value = decoded if decoded is not None else value
         try:
             if name in ("references", "contexts"):
                 value = _text_list(value)
@@ -265,21 +302,21 @@ def row_to_task_row(
             elif name == "sources_used":
                 value = [str(v) for v in value] if isinstance(value, list) else [str(value)]
         except ValueError as error:
-            raise InputError(source, str(error), line=line, field=column) from None
+            raise InputError(source, str(error), field=column, **at) from None
         fields[name] = value
-    item = parse_model(source, fields, spec.item_type, line=line)
+    item = parse_model(source, fields, spec.item_type, line=line, row=row)
 
-    _, row_id = _pick(data, "id", META_FIELDS["id"], mapping)
-    _, system = _pick(data, "system", META_FIELDS["system"], mapping)
-    gold_column, gold_value = _pick(data, "label", spec.gold_columns, mapping)
+    _, row_id = _pick(data, "id", META_FIELDS["id"], mapping, blank_is_missing=text_cells)
+    _, system = _pick(data, "system", META_FIELDS["system"], mapping, blank_is_missing=text_cells)
+    gold_column, gold_value = _pick(data, "label", spec.gold_columns, mapping, blank_is_missing=text_cells)
     gold = None
     if gold_value is not None:
         try:
             gold = parse_gold(gold_value, spec.gold_kind)
         except ValueError as error:
-            raise InputError(source, str(error), line=line, field=gold_column) from None
+            raise InputError(source, str(error), field=gold_column, **at) from None
     return TaskRow(
-        id=str(row_id) if row_id is not None else f"line-{line}",
+        id=str(row_id) if row_id is not None else (f"line-{line}" if line is not None else f"row-{row}"),
         line=line,
         item=item,
         system=str(system) if system is not None else None,
@@ -287,29 +324,102 @@ def row_to_task_row(
     )
 
 
-def load_task_rows(
-    task: str, path: str | Path, *, mapping: Mapping[str, str] | None = None, limit: int | None = None
-) -> list[TaskRow]:
-    """Rows of a JSONL dataset for ``task`` (the first ``limit`` when given).
+DataSource = Any
+"""What a dataset may be given as: a path (str or Path, ``-`` for stdin), a pandas DataFrame, a
+``datasets.Dataset`` or an iterable of dicts (``evals.records.records_of``)."""
 
-    A file with no rows, or duplicate ids, is an error: predictions are keyed by id.
+
+@dataclass
+class TaskDataset:
+    """The rows of a dataset and how its columns were read (``InputMapping``)."""
+
+    rows: list[TaskRow]
+    input_mapping: InputMapping
+
+
+def _first_row_columns(
+    spec: TaskSpec, data: Mapping[str, Any], mapping: Mapping[str, str], text_cells: bool
+) -> dict[str, str]:
+    """``{field: column}`` that the first row's fields were read from (for the report)."""
+    used: dict[str, str] = {}
+    for name, candidates in (*spec.columns.items(), *META_FIELDS.items(), ("label", spec.gold_columns)):
+        blank = text_cells and name != "answer"
+        column, value = _pick(data, name, candidates, mapping, blank_is_missing=blank)
+        if column is not None and value is not None:
+            used[name] = column
+    return used
+
+
+def load_dataset(
+    task: str, source: DataSource, *, mapping: Mapping[str, str] | None = None, limit: int | None = None
+) -> TaskDataset:
+    """Rows of a dataset for ``task`` (the first ``limit`` when given), and the column mapping used.
+
+    Ragas and DeepEval column names are detected on the first row and applied to every row;
+    ``mapping`` (``--map``) wins over them. A dataset with no rows, or duplicate ids, is an error:
+    predictions are keyed by id.
     """
     spec = task_spec(task)
+    explicit = dict(mapping or {})
+    opened = records_of(source)
+    name = opened.name
     rows: list[TaskRow] = []
-    seen: dict[str, int | None] = {}
-    for line, data in iter_jsonl(path):
+    seen: dict[str, Record] = {}
+    effective: dict[str, str] = explicit
+    info = InputMapping(reader=opened.reader, explicit=explicit)
+    for record in opened.records:
         if limit is not None and len(rows) >= limit:
             break
-        row = row_to_task_row(spec, data, source=path, line=line, mapping=mapping)
-        if row.id in seen:
-            raise InputError(
-                path, f"duplicate id '{row.id}' (first on line {seen[row.id]})", line=line, field="id"
+        if not rows and isinstance(record.data, Mapping):
+            peer, detected = resolve(spec.columns, record.data.keys(), explicit)
+            effective = {**detected, **explicit}
+            info = InputMapping(
+                reader=opened.reader,
+                format=peer.name if peer is not None else "ragjury",
+                columns=_first_row_columns(spec, record.data, effective, record.text_cells),
+                detected=detected,
+                explicit=explicit,
             )
-        seen[row.id] = line
+        row = row_to_task_row(
+            spec,
+            record.data,
+            source=name,
+            line=record.line,
+            row=record.row,
+            mapping=effective,
+            text_cells=record.text_cells,
+        )
+        if row.id in seen:
+            first = seen[row.id]
+            where = f"line {first.line}" if first.line is not None else f"row {first.row}"
+            raise InputError(
+                name,
+                f"duplicate id '{row.id}' (first on {where})",
+                line=record.line,
+                row=record.row,
+                field="id",
+            )
+        seen[row.id] = record
         rows.append(row)
     if not rows:
-        raise InputError(path, "no rows to evaluate")
-    return rows
+        raise InputError(name, "no rows to evaluate")
+    return TaskDataset(rows, info)
+
+
+def load_task_rows(
+    task: str, source: DataSource, *, mapping: Mapping[str, str] | None = None, limit: int | None = None
+) -> list[TaskRow]:
+    """The rows of ``load_dataset`` (for callers that do not report the mapping)."""
+    return load_dataset(task, source, mapping=mapping, limit=limit).rows
+
+
+def as_task_rows(task: str, rows: Sequence[TaskRow] | DataSource) -> Sequence[TaskRow]:
+    """``rows`` as they are when they are already ``TaskRow``s, else loaded with ``load_dataset``:
+    so ``evaluate_dataset`` takes a DataFrame or a ``datasets.Dataset`` as well."""
+    if isinstance(rows, Sequence) and not isinstance(rows, str):
+        if not rows or isinstance(rows[0], TaskRow):
+            return rows
+    return load_task_rows(task, rows)
 
 
 @dataclass
@@ -322,31 +432,44 @@ class Question:
     line: int | None = None
 
 
-def load_questions(path: str | Path, *, limit: int | None = None) -> list[Question]:
-    """Questions JSONL for ``evaluate --agent``."""
+QUESTION_COLUMNS = ("question", "query", "title", "prompt", "user_input", "input")
+"""Where ``evaluate --agent`` finds a question: ragjury's and TREC's names, then Ragas' and DeepEval's."""
+QUESTION_REFERENCES = (*TASK_SPECS["correctness"].columns["references"], "expected_output")
+
+
+def load_questions(source: DataSource, *, limit: int | None = None) -> list[Question]:
+    """Questions for ``evaluate --agent`` (JSONL, a JSON array, CSV, a DataFrame, ...)."""
+    opened = records_of(source)
+    path = opened.name
     questions: list[Question] = []
-    for line, data in iter_jsonl(path):
+    for record in opened.records:
         if limit is not None and len(questions) >= limit:
             break
+        data, at = record.data, {"line": record.line, "row": record.row}
+        blank = record.text_cells
         if not isinstance(data, Mapping):
-            raise InputError(path, f"expected a JSON object, got {type(data).__name__}", line=line)
-        _, text = _pick(data, "question", ("question", "query", "title", "prompt"), {})
+            raise InputError(path, f"expected a JSON object, got {type(data).__name__}", **at)
+        _, text = _pick(data, "question", QUESTION_COLUMNS, {}, blank_is_missing=blank)
         if not isinstance(text, str) or not text.strip():
             raise InputError(
-                path, "missing or empty (looked for: question, query, title)", line=line, field="question"
+                path, f"missing or empty (looked for: {', '.join(QUESTION_COLUMNS)})", field="question", **at
             )
-        _, qid = _pick(data, "id", (*META_FIELDS["id"], "request_id", "topic_id"), {})
-        _, refs = _pick(data, "references", TASK_SPECS["correctness"].columns["references"], {})
+        id_columns = (*META_FIELDS["id"], "request_id", "topic_id")
+        _, qid = _pick(data, "id", id_columns, {}, blank_is_missing=blank)
+        _, refs = _pick(data, "references", QUESTION_REFERENCES, {}, blank_is_missing=blank)
+        if blank and isinstance(refs, str):
+            refs = decode_list_cell(refs) or refs
         try:
             references = _text_list(refs) if refs is not None else []
         except ValueError as error:
-            raise InputError(path, str(error), line=line, field="references") from None
+            raise InputError(path, str(error), field="references", **at) from None
+        default_id = f"line-{record.line}" if record.line is not None else f"row-{record.row}"
         questions.append(
             Question(
-                id=str(qid) if qid is not None else f"line-{line}",
+                id=str(qid) if qid is not None else default_id,
                 question=text,
                 references=references,
-                line=line,
+                line=record.line,
             )
         )
     if not questions:
@@ -357,8 +480,11 @@ def load_questions(path: str | Path, *, limit: int | None = None) -> list[Questi
 __all__ = [
     "TASK_SPECS",
     "Question",
+    "TaskDataset",
     "TaskRow",
     "TaskSpec",
+    "as_task_rows",
+    "load_dataset",
     "load_questions",
     "load_task_rows",
     "parse_gold",

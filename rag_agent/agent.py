@@ -226,6 +226,7 @@ class RAGAgent:
         self.instruction: Instruction = RAG_AGENT_TOOL if retrieval == "tool" else RAG_AGENT_PRE
         self.agent: Agent[_RunState, RAGAnswer] = Agent(
             self.model,
+            name=f"{self.name}:{self.instruction.tag}",  # names its spans under --trace
             output_type=output_spec(RAGAnswer, self.output_mode),  # type: ignore[arg-type]
             instructions=self.instruction.text,
             deps_type=_RunState,

@@ -22,12 +22,24 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 class InputError(ValueError):
     """A problem with user input, located as precisely as possible."""
 
-    def __init__(self, source: str | Path, message: str, *, line: int | None = None, field: str | None = None):
+    def __init__(
+        self,
+        source: str | Path,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+        row: int | None = None,
+    ):
+        """``line`` is a file's line number (as ``grep -n`` counts); ``row`` locates a record of
+        something without lines, such as a DataFrame (its 0-based position, as ``df.iloc``)."""
         self.source = str(source)
         self.line = line
+        self.row = row
         self.field = field
         self.message = message
         where = self.source + (f":{line}" if line is not None else "")
+        where += f" row {row}" if row is not None else ""
         what = f"field '{field}': {message}" if field else message
         super().__init__(f"{where}: {what}")
 
@@ -65,12 +77,14 @@ def validation_message(error: ValidationError) -> tuple[str | None, str]:
     return loc, first.get("msg", "invalid value")
 
 
-def parse_model(source: str | Path, data: object, model: type[ModelT], *, line: int | None = None) -> ModelT:
+def parse_model(
+    source: str | Path, data: object, model: type[ModelT], *, line: int | None = None, row: int | None = None
+) -> ModelT:
     try:
         return model.model_validate(data)
     except ValidationError as error:
         field, message = validation_message(error)
-        raise InputError(source, message, line=line, field=field) from None
+        raise InputError(source, message, line=line, field=field, row=row) from None
 
 
 def split_lines(text: str) -> list[str]:

@@ -76,7 +76,9 @@ class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
 
     async def _judge(self, item: ScoreItem) -> Judgment[JudgeScore]:
         prompt = score_prompt(item, self.settings.source_token_budget)
-        outcome = await self.caller.call(self.instruction.text, ModelRatings, prompt)
+        outcome = await self.caller.call(
+            self.instruction.text, ModelRatings, prompt, name=f"{self.name}:{self.instruction.tag}"
+        )
         if not outcome.ok or outcome.output is None:
             judgment = self.unscored(outcome.error or "no output", usage=outcome.usage)
         else:

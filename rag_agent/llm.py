@@ -99,9 +99,16 @@ def build_model(settings: RagjurySettings, model_name: str | None = None) -> Mod
     url = settings.openai_base_url
     http_client = create_async_httpx2_client(transport=CountingTransport(url))
     provider = OllamaProvider(base_url=url, api_key=settings.api_key or None, http_client=http_client)
-    return GuardedOllamaModel(
+    model = GuardedOllamaModel(
         model_name or settings.judge_model, provider=provider, breaker=new_breaker(url, settings)
     )
+    from rag_agent.dry_model import DryRunModel, active_log
+
+    dry_run = active_log()  # ``--dry-run``: record what would be sent, send nothing
+    if dry_run is not None:
+        dry_run.models_built += 1
+        return DryRunModel(model, dry_run)
+    return model
 
 
 def _is_openai_api(url: str) -> bool:
@@ -330,7 +337,7 @@ class StructuredCaller:
     model: Model | str
     settings: RagjurySettings
     output_mode: OutputMode | None = None
-    _agents: dict[tuple[str, type], Agent[None, object]] = field(default_factory=dict, repr=False)
+    _agents: dict[tuple[str, type, str | None], Agent[None, object]] = field(default_factory=dict, repr=False)
     breaker: CircuitBreaker | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -341,11 +348,16 @@ class StructuredCaller:
     def model_name(self) -> str:
         return model_label(self.model)
 
-    def agent_for(self, instructions: str, output_type: type[OutputT]) -> Agent[None, OutputT]:
-        key = (instructions, output_type)
+    def agent_for(
+        self, instructions: str, output_type: type[OutputT], name: str | None = None
+    ) -> Agent[None, OutputT]:
+        """The agent for one prompt and output type; ``name`` (``judge:prompt@version``) names
+        its OpenTelemetry spans (``invoke_agent NAME``) when tracing is on."""
+        key = (instructions, output_type, name)
         if key not in self._agents:
             self._agents[key] = Agent(
                 self.model,
+                name=name,
                 output_type=output_spec(output_type, self.output_mode or self.settings.output_mode),  # type: ignore[arg-type]
                 instructions=instructions,
                 model_settings=model_settings(self.settings),
@@ -354,7 +366,9 @@ class StructuredCaller:
             )
         return self._agents[key]  # type: ignore[return-value]
 
-    async def call(self, instructions: str, output_type: type[OutputT], prompt: str) -> CallOutcome[OutputT]:
+    async def call(
+        self, instructions: str, output_type: type[OutputT], prompt: str, *, name: str | None = None
+    ) -> CallOutcome[OutputT]:
         """One structured call; failures become ``CallOutcome.error``, never exceptions.
 
         Usage is counted into our own ``RunUsage`` so that a run that fails (invalid output
@@ -370,7 +384,7 @@ class StructuredCaller:
             return CallOutcome(None, Usage(), 0.0, breaker.reason)
         if not guarded and not breaker.allow():
             return CallOutcome(None, Usage(), 0.0, breaker.reason)
-        agent = self.agent_for(instructions, output_type)
+        agent = self.agent_for(instructions, output_type, name)
         run_usage = RunUsage()
         started = time.perf_counter()
         output: OutputT | None = None

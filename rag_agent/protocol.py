@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
+from rag_agent import tracing
 from rag_agent._sync import run_sync
 from rag_agent.results import Judgment, Usage
 
@@ -81,7 +82,19 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         """Judge one item; may raise, ``ajudge`` turns any exception into an unscored judgment."""
 
     async def ajudge(self, item: ItemT) -> Judgment[ValueT]:
-        """Judge one item. Never raises for a judging failure: returns an unscored judgment."""
+        """Judge one item. Never raises for a judging failure: returns an unscored judgment.
+
+        While tracing is on (``rag_agent.tracing``) the judgment is a span named after the judge
+        and its prompt version, the parent of the model calls made for it."""
+        if not tracing.active():
+            return await self._contained(item)
+        with tracing.judgment_span(self.identity) as record:
+            judgment = await self._contained(item)
+            record(judgment)
+            return judgment
+
+    async def _contained(self, item: ItemT) -> Judgment[ValueT]:
+        """``_judge``, with any exception turned into an unscored judgment."""
         started = time.perf_counter()
         try:
             judgment = await self._judge(item)

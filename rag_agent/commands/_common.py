@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
@@ -70,7 +70,7 @@ MaxFallbackOption = Annotated[
         "--max-fallback",
         min=0.0,
         max=1.0,
-        metavar="FRACTION",
+        metavar="SHARE",
         help="Fail (exit 1) when more than this share of the verdicts came from the fallback judge "
         "(e.g. the deterministic one behind --judge auto). Default: 0 with any --fail-under gate "
         "(a gate passed by the fallback says nothing about the model), no limit without one.",
@@ -134,6 +134,9 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def print_json(payload: object) -> None:
-    """One JSON object on stdout, nothing else (rich would wrap long lines)."""
-    typer.echo(json.dumps(payload, ensure_ascii=False))
+def print_json(payload: Mapping[str, object], *, command: str) -> None:
+    """One JSON object on stdout, nothing else (rich would wrap long lines), under the contract
+    every command shares (``schema_version`` and ``command`` first; see ``rag_agent.json_contract``)."""
+    from rag_agent.json_contract import document
+
+    typer.echo(json.dumps(document(command, payload), ensure_ascii=False))

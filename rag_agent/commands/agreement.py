@@ -21,6 +21,7 @@ from evals.agreement import (
 )
 from evals.atomic_io import check_output_paths
 from evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
+from evals.intervals import Interval, bootstrap_agreement, bootstrap_ranking_tau
 from evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
 from evals.metrics import evaluate_runs
 from evals.report import (
@@ -44,6 +45,7 @@ from rag_agent.commands._common import (
     user_errors,
 )
 from rag_agent.inputs import InputError, read_text
+from rag_agent.json_contract import paths, ranking
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
@@ -75,19 +77,27 @@ def _qrels_mode(
     figures = agreement.figures()
     payload: dict[str, object] = {
         "mode": "qrels",
-        "gold": str(gold_path),
-        "judged": str(judged_path),
-        **agreement.model_dump(mode="json"),
+        **agreement.model_dump(mode="json", exclude={"binary", "graded"}),
+        "agreement": agreement.binary.model_dump(mode="json"),
+        "graded_agreement": agreement.graded.model_dump(mode="json"),
     }
     binary_name, graded_name = f"binary (grade >= {rel})", "graded"
     labels_by_pair = [
         (grade, judged.get(qid, {}).get(docid)) for qid, docs in gold.items() for docid, grade in docs.items()
     ]
+    shared_pairs = [(g, j) for g, j in labels_by_pair if j is not None]
     report = HtmlReport(
         title="ragjury agreement: judged qrels vs gold qrels",
         meta={"gold": str(gold_path), "judged": str(judged_path), "relevant": f"grade >= {rel}"},
         figures={binary_name: agreement.binary, graded_name: agreement.graded},
-        distributions={"gold": [g for g, _ in labels_by_pair], "judge": [j for _, j in labels_by_pair]},
+        intervals=_qrels_intervals(labels_by_pair, rel, agreement.graded.labels, binary_name, graded_name),
+        distributions={"gold": [g for g, _ in shared_pairs], "judge": [j for _, j in shared_pairs]},
+        distribution_note=(
+            f"Both sides count the same {len(shared_pairs):,} (query, passage) pairs, those with a gold "
+            f"grade and a judged grade. Not shown: {agreement.n_gold - agreement.n_shared:,} of the "
+            f"{agreement.n_gold:,} gold pairs, which the judge never labelled (not in its pool), and "
+            f"{agreement.n_judged_only:,} judged pairs without a gold grade."
+        ),
         axis_labels=(f"nDCG@{k}, gold qrels", f"nDCG@{k}, judged qrels"),
     )
     if runs_dir is not None:
@@ -101,19 +111,35 @@ def _qrels_mode(
         gold_scores = {name: evaluation.mean[measure] for name, evaluation in under_gold.items()}
         judged_scores = {name: evaluation.mean[measure] for name, evaluation in under_judged.items()}
         correlation = ranking_correlation(gold_scores, judged_scores)
-        payload["runs"] = {
-            "k": k,
-            "queries": len(shared),
-            "scores": {name: {"gold": gold_scores[name], "judged": judged_scores[name]} for name in runs},
-        }
-        payload["correlation"] = correlation.model_dump(mode="json")
+        payload["ranking"] = ranking(measure, gold_scores, judged_scores, correlation, k=k, queries=len(shared))
         figures.update({"kendall_tau": correlation.kendall_tau, "spearman": correlation.spearman})
         report.systems = {name: (gold_scores[name], judged_scores[name]) for name in runs}
         report.correlation = correlation
+        report.tau_interval = bootstrap_ranking_tau(
+            {name: {q: v[measure] for q, v in e.per_query.items()} for name, e in under_gold.items()},
+            {name: {q: v[measure] for q, v in e.per_query.items()} for name, e in under_judged.items()},
+        )
         report.tables = {
             f"{measure} per run ({len(shared)} queries)": _run_rows(gold_scores, judged_scores, measure)
         }
     return payload, figures, report
+
+
+def _qrels_intervals(
+    labels_by_pair: list[tuple[int, int | None]], rel: int, grades: list[int], binary_name: str, graded_name: str
+) -> dict[str, dict[str, Interval | None]]:
+    """Bootstrap 95 % intervals of the binary and graded figures, gold pairs resampled (a pair
+    the judge never labelled stays unscored on every draw, as in the figures)."""
+    gold = [g for g, _ in labels_by_pair]
+    judged = [j for _, j in labels_by_pair]
+    return {
+        binary_name: dict(
+            bootstrap_agreement(
+                [g >= rel for g in gold], [None if j is None else j >= rel for j in judged], labels=[False, True]
+            )
+        ),
+        graded_name: dict(bootstrap_agreement(gold, judged, labels=grades, ordinal=True)),
+    }
 
 
 def _ranks(scores: dict[str, float]) -> dict[str, int]:
@@ -166,27 +192,39 @@ def _jsonl_mode(
     figures = label_agreement(gold_labels, predicted_labels, labels=binary_labels, ordinal=graded)  # type: ignore[arg-type]
     payload: dict[str, object] = {
         "mode": "jsonl",
-        "gold": str(gold_path),
-        "judged": str(judged_path),
         "n_missing_predictions": sum(1 for key in keys if key not in predicted),
         "n_predictions_without_gold": sum(1 for key in predicted if key not in gold),
         "agreement": figures.model_dump(mode="json"),
     }
     gold_scores, judged_scores = _system_scores(gold, predicted)
     correlation = ranking_correlation(gold_scores, judged_scores) if gold_scores else None
+    systems = [gold[key].system or (predicted[key].system if key in predicted else None) for key in keys]
+    intervals = bootstrap_agreement(
+        gold_labels,  # type: ignore[arg-type]
+        predicted_labels,  # type: ignore[arg-type]
+        labels=figures.labels,
+        ordinal=graded,
+        systems=systems if any(s is not None for s in systems) else None,
+    )
+    both = [(g, p) for g, p in zip(gold_labels, predicted_labels, strict=True) if p is not None]
+    missing = payload["n_missing_predictions"]
     report = HtmlReport(
         title="ragjury agreement: predictions vs gold labels",
         meta={"gold": str(gold_path), "judged": str(judged_path)},
         figures={"labels": figures},
-        distributions={"gold": gold_labels, "judge": predicted_labels},  # type: ignore[dict-item]
+        intervals={"labels": {k: v for k, v in intervals.items() if k != "kendall_tau"}},
+        distributions={"gold": [g for g, _ in both], "judge": [p for _, p in both]},  # type: ignore[dict-item]
+        distribution_note=(
+            f"Both sides count the same {len(both):,} items, those with a gold label and a scored "
+            f"prediction. Not shown: {len(keys) - len(both) - missing:,} unscored prediction(s), "  # type: ignore[operator]
+            f"{missing:,} gold item(s) without a prediction and "
+            f"{payload['n_predictions_without_gold']:,} prediction(s) without a gold label."
+        ),
         axis_labels=("mean gold label", "mean judge label"),
     )
+    report.tau_interval = intervals.get("kendall_tau")
     if correlation is not None:
-        payload["systems"] = {
-            name: {"gold": gold_scores[name], "judged": judged_scores.get(name)}
-            for name in sorted(gold_scores)
-        }
-        payload["correlation"] = correlation.model_dump(mode="json")
+        payload["ranking"] = ranking("mean label", gold_scores, judged_scores, correlation)
         shared = [name for name in gold_scores if name in judged_scores]
         report.systems = {name: (gold_scores[name], judged_scores[name]) for name in shared}
         report.correlation = correlation
@@ -279,12 +317,14 @@ def agreement(
         correlation = report.correlation
     failures = failed_gates(figures, gates)
     payload["figures"] = figures
-    payload["failed_gates"] = failures
+    payload["inputs"] = paths(gold=gold, judged=judged, runs=runs)
+    payload["outputs"] = paths(html=html)
+    payload["gate_failures"] = failures
     report.gate_failures = failures
     if html is not None:
         write_html(html, report)
     if json_output:
-        print_json(payload)
+        print_json(payload, command="agreement")
     else:
         _print_human(payload, report, correlation)
         if html is not None:
@@ -296,16 +336,17 @@ def agreement(
 
 
 def _print_human(payload: dict[str, object], report: HtmlReport, correlation: RankCorrelation | None) -> None:
+    inputs: dict[str, str] = payload["inputs"]  # type: ignore[assignment]
     if payload["mode"] == "qrels":
         stdout.print(
-            f"gold {payload['gold']}: {payload['n_gold']} pairs   judged {payload['judged']}: "
+            f"gold {inputs['gold']}: {payload['n_gold']} pairs   judged {inputs['judged']}: "
             f"{payload['n_judged']} pairs   shared {payload['n_shared']} "
             f"(ignored {payload['n_judged_only']} judged pairs without gold)",
             highlight=False,
         )
     else:
         stdout.print(
-            f"gold {payload['gold']}   judged {payload['judged']}   missing predictions "
+            f"gold {inputs['gold']}   judged {inputs['judged']}   missing predictions "
             f"{payload['n_missing_predictions']}   predictions without gold "
             f"{payload['n_predictions_without_gold']}",
             highlight=False,

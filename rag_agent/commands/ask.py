@@ -32,6 +32,7 @@ from rag_agent.commands._common import (
 from rag_agent.commands.judge_evaluate import judgment_payload
 from rag_agent.factory import score_judge
 from rag_agent.items import FaithfulnessItem, ScoreItem
+from rag_agent.json_contract import paths
 from rag_agent.models import JudgeScore
 from rag_agent.results import Judgment
 
@@ -75,16 +76,13 @@ async def judge_response(
 
 
 def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
-    """``score``, ``label`` and every statement with its verdict (null when unscored), plus the envelope."""
+    """The faithfulness judgment as ``verdict faithfulness --json`` prints it (``label``, ``value``
+    with the score and every statement's verdict, the envelope), or why it was skipped."""
+    from rag_agent.commands.verdict import verdict_payload
+
     if judgment is None:
-        return {"skipped": skipped} if skipped else None
-    value = judgment.value
-    return {
-        "score": value.score if value is not None else None,
-        "label": value.label if value is not None else None,
-        "statements": [s.model_dump() for s in value.statements] if value is not None else None,
-        **judgment.envelope(),
-    }
+        return {"task": "faithfulness", "skipped": skipped} if skipped else None
+    return verdict_payload("faithfulness", judgment)
 
 
 def response_payload(response: AgentResponse) -> dict[str, object]:
@@ -233,17 +231,19 @@ def ask(
             _print_answer(response)
             with stderr.status("judging the answer..."):
                 score, faithful, skipped = run_sync(judge_response(response, settings, judge_mode))
-        payload["judgment"] = judgment_payload(score)
-        payload["faithfulness"] = faithfulness_payload(faithful, skipped)
+        payload["judgments"] = {
+            "score": judgment_payload(score),
+            "faithfulness": faithfulness_payload(faithful, skipped),
+        }
         if not json_output:
             _print_judgments(score, faithful, skipped)
     else:
-        if judge:
-            payload["judgment"] = payload["faithfulness"] = None  # asked, but there is no answer to judge
+        payload["judgments"] = None  # not asked (--judge), or no answer to judge
         if not json_output:
             _print_answer(response)
     if json_output:
-        print_json(payload)
+        payload["inputs"] = paths(corpus=corpus)
+        print_json(payload, command="ask")
     if response.answer is None or (score is not None and score.value is None):
         raise typer.Exit(EXIT_UNSCORED)
 

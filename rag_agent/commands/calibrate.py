@@ -29,6 +29,7 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
+from rag_agent.json_contract import paths
 
 DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
 
@@ -168,15 +169,16 @@ def calibrate(
     figures = calibration.figures
     cv = figures.cross_validation
     summary = {
-        "out": str(out), "task": task, "judge": judge_name, "model": identity.model,
-        "prompt_version": identity.prompt_version, "n": figures.n, "unscored": result.stats.unscored,
+        "task": task, "judge": judge_name, "model": identity.model,
+        "prompt_version": identity.prompt_version, **result.stats.as_dict(), "fitted": figures.n,
         "positives": figures.positives, "threshold": calibration.threshold, "cuts": calibration.cuts,
         "kappa_uncalibrated": figures.kappa_default, "kappa_in_sample": figures.kappa_in_sample,
         "kappa_cv": cv.kappa, "kappa_cv_interval": list(cv.kappa_interval), "accuracy_cv": cv.accuracy,
         "folds": cv.folds, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
+        "inputs": paths(data=data, topics=topics, passages=passages), "outputs": paths(calibration=out),
     }
     if json_output:
-        print_json(summary)
+        print_json(summary, command="calibrate")
         return
     cut = (f"cuts {', '.join(f'{c:.2f}' for c in calibration.cuts)} on the expected grade"
            if calibration.cuts else f"threshold {calibration.threshold:.3f} on P(1)")

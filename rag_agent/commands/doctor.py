@@ -31,7 +31,7 @@ def doctor(
     settings = settings_for(model, base_url)
     checks = run_sync(run_checks(settings))
     if json_output:
-        print_json(doctor_payload(settings, checks))
+        print_json(doctor_payload(settings, checks), command="doctor")
     else:
         for check in checks:
             mark = "[green]ok[/]  " if check.ok else "[red]FAIL[/]"

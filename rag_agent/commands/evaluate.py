@@ -33,6 +33,7 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
+from rag_agent.json_contract import paths
 
 EXIT_INTERRUPTED = 130
 
@@ -179,11 +180,14 @@ def _evaluate_dataset(
     from evals.gates import fallback_failure
     from evals.pipeline import evaluate_dataset
     from evals.registry import build_judge
-    from evals.report import HtmlReport, agreement_table, confusion_table, correlation_text, metrics_table
-    from evals.tasks import load_task_rows, parse_mapping, task_spec
+    from evals.report import agreement_table, confusion_table, correlation_text, metrics_table
+    from evals.tasks import load_dataset, parse_mapping, task_spec
 
     spec = task_spec(task)
-    rows = load_task_rows(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    rows = dataset.rows
+    if (applied := dataset.input_mapping.describe()) is not None:
+        stderr.print(escape(applied), highlight=False, soft_wrap=True)
     judge = build_judge(task, judge_name, settings, **judge_options)
     result = run_sync(
         evaluate_dataset(
@@ -193,8 +197,6 @@ def _evaluate_dataset(
     if out is not None:
         write_jsonl(out, [p.as_dict(spec.output_key) for p in result.predictions])
     summary = result.summary()
-    summary["data"] = str(data)
-    summary["out"] = str(out) if out else None
     figures = result.figures()
     sources = result.sources
     verdict_judges = ", ".join(sources.judges) or judge_name
@@ -203,43 +205,17 @@ def _evaluate_dataset(
 
     html_report = None
     if html is not None:
-        labels = [p.label for p in result.predictions]
-        distributions: dict[str, list[Any]] = {"judge": labels}
-        if result.labelled:
-            distributions["people"] = [p.gold for p in result.predictions if p.gold is not None]
-        note = _fallback_note(None, sources, [p.judgment for p in result.predictions])
-        html_report = HtmlReport(
-            title=f"ragjury evaluate: {task} judged by {verdict_judges}",
-            meta={
-                "data": str(data),
-                "task": task,
-                "judge": judge_name,
-                "verdicts by": sources.describe(),
-                "identity": judge.identity.key(),
-                "rows": str(len(rows)),
-            },
-            notes=[note] if note else [],
-            figures={"judge vs people": result.agreement} if result.agreement is not None else {},
-            distributions=distributions,
-            systems={s: (result.ranking.human[s], result.ranking.judge[s]) for s in result.ranking.human}
-            if result.ranking
-            else {},
-            correlation=result.ranking.correlation if result.ranking else None,
-            tables={
-                "Run": {
-                    "figures": {k: v for k, v in result.stats.as_dict().items() if isinstance(v, int | float)}
-                },
-                **(
-                    {"Score correlation": {"judge vs people": result.correlation}}
-                    if result.correlation
-                    else {}
-                ),
-            },
+        html_report = _dataset_report(
+            task, spec.output_key, data, judge_name, judge, verdict_judges, len(rows), result
         )
     failures = _gate(gates, figures, html_report, html, fallback_failures)
     if json_output:
+        summary["mode"] = "dataset"
+        summary["inputs"] = paths(data=data)
+        summary["input_mapping"] = dataset.input_mapping.as_dict()
+        summary["outputs"] = paths(predictions=out, html=html)
         summary["gate_failures"] = failures
-        print_json(summary)
+        print_json(summary, command="evaluate")
     else:
         stdout.print(_run_table(f"{task} judged by {verdict_judges} on {data.name}", result.stats.as_dict()))
         _verdict_lines({"": sources})
@@ -262,6 +238,38 @@ def _evaluate_dataset(
     reasons = [p.judgment.unscored_reason for p in result.predictions if p.judgment.unscored]
     why = f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
     _finish(failures, result.stats.scored, json_output, html, why_unscored=why)
+
+
+def _dataset_report(
+    task: str,
+    output_key: str,
+    data: Path,
+    judge_name: str,
+    judge: Any,
+    verdict_judges: str,
+    n_rows: int,
+    result: Any,
+) -> Any:
+    """The HTML report of a dataset run, built from its predictions rows exactly as
+    ``ragjury report PRED.jsonl`` builds it (so the two pages agree), plus what only the run
+    knows: the data file, the judge asked for, its identity and the run's statistics."""
+    from evals.predictions import run_of_rows
+    from evals.report import describe_identity
+    from evals.run_report import build_report
+
+    rows = [(number, p.as_dict(output_key)) for number, p in enumerate(result.predictions, start=1)]
+    run = run_of_rows(rows, path=str(data), name=data.stem)
+    report, figures = build_report([run], run_stats=result.stats.as_dict())
+    report.title = f"ragjury evaluate: {task} judged by {verdict_judges}"
+    report.meta = {
+        "data": str(data),
+        "task": task,
+        "judge": judge_name,
+        "verdicts by": result.sources.describe(),
+        "identity": describe_identity(judge.identity),
+        "rows": f"{n_rows:,}",
+    }
+    return report
 
 
 def _evaluate_agent(
@@ -315,14 +323,7 @@ def _evaluate_agent(
     if out is not None:
         write_jsonl(out, [row.as_dict() for row in evaluation.rows])
     summary = evaluation.summary()
-    summary.update(
-        {
-            "data": str(data),
-            "corpus": str(corpus),
-            "agent": {**summary["agent"], "identity": agent.identity.key()},
-            "out": str(out) if out else None,
-        }
-    )
+    summary["agent"] = {**summary["agent"], "identity": agent.identity.key()}
     figures: dict[str, float | None] = {
         "answered": (evaluation.agent_stats.total - evaluation.agent_stats.errors)
         / max(1, evaluation.agent_stats.total)
@@ -377,9 +378,12 @@ def _evaluate_agent(
         )
     failures = _gate(gates, figures, html_report, html, fallback_failures)
     if json_output:
+        summary["mode"] = "agent"
         summary["figures"] = figures
+        summary["inputs"] = paths(data=data, corpus=corpus)
+        summary["outputs"] = paths(answers=out, html=html)
         summary["gate_failures"] = failures
-        print_json(summary)
+        print_json(summary, command="evaluate")
     else:
         stdout.print(_agent_table(summary, f"agent {agent.model_name} on {data.name}"))
         _verdict_lines(stages)
@@ -443,7 +447,7 @@ def _label(judgment: Any) -> Any:
 
 @user_errors
 def evaluate(
-    data: Annotated[Path, typer.Option("--data", "-d", help="JSONL dataset (or questions with --agent).")],
+    data: Annotated[Path, typer.Option("--data", "-d", help="Dataset: JSONL, JSON array or CSV (or questions with --agent).")],
     task: Annotated[
         Task | None,
         typer.Option("--task", "-t", help="What the judge decides: correctness, faithfulness or score."),
@@ -522,7 +526,10 @@ def evaluate(
     nothing judged twice. Cached unscored judgments are retried on re-run (a server that was down
     must not freeze "unscored" forever); --no-retry-unscored keeps them.
 
-    Datasets: JSONL, one row per item. correctness reads question, answer, references (or
+    Datasets: JSONL, a JSON array or CSV (list cells as JSON arrays), one row per item. Ragas
+    (user_input, response, retrieved_contexts, reference) and DeepEval (input, actual_output,
+    retrieval_context, expected_output) column names are detected, and the mapping applied is
+    printed on stderr (--json: input_mapping). correctness reads question, answer, references (or
     reference); faithfulness reads answer and contexts (or context); score reads question, answer
     and optional sources. An id, a system and a gold label (label) are optional; with labels the
     summary adds accuracy, Cohen's kappa and, per system, Kendall's tau between the system ranking

@@ -34,18 +34,41 @@ from rag_agent.results import Judgment
 
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
-    """The ``--json`` object: every JudgeScore field (null when unscored), the envelope, and the
-    same ``judges`` / ``fallback`` / ``verdicts_by`` fields as ``evaluate --json``, so a script
-    reads who produced the verdict the same way in both commands (never just "auto")."""
+    """One score judgment as JSON, shaped as every one-judgment object (``verdict --json``):
+    ``task``, ``label`` (here the overall score; null when unscored), ``value`` (the JudgeScore:
+    each dimension, confidence, reasoning), the envelope, and the same ``judges`` / ``fallback``
+    / ``verdicts_by`` as ``evaluate --json``, so a script reads who produced the verdict the same
+    way in every command (never just "auto")."""
     from evals.report import VerdictSources
+    from rag_agent.json_contract import judgment_fields
 
-    fields = ["overall_score", *DIMENSIONS, "confidence", "reasoning"]
-    score = judgment.value.model_dump() if judgment.value else {name: None for name in fields}
+    value = judgment.value
     return {
-        **{name: score[name] for name in fields},
-        **judgment.envelope(),
+        "task": "score",
+        "label": value.overall_score if value is not None else None,
+        "value": value.model_dump(mode="json") if value is not None else None,
+        **judgment_fields(judgment),
         **VerdictSources.of([judgment]).as_dict(),
     }
+
+
+def gate_failures(judgment: Judgment[JudgeScore], fail_under: float | None, max_fallback: float | None) -> list[str]:
+    """``--fail-under`` and ``--max-fallback`` failures of one scored judgment (none when unscored:
+    that exits 3 on its own)."""
+    if judgment.value is None:
+        return []
+    failures: list[str] = []
+    if fail_under is not None and judgment.value.overall_score < fail_under:
+        failures.append(f"overall {judgment.value.overall_score:.3f} < {fail_under}")
+    if judgment.fallback_used:
+        from evals.gates import fallback_failure, max_fallback_limit
+        from evals.report import VerdictSources
+
+        limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
+        failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
+        if failure is not None:
+            failures.append(failure)
+    return failures
 
 
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
@@ -126,23 +149,13 @@ def judge_evaluate(
     settings = settings_for(model, base_url)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     judgment = run_sync(score_judge(judge.value, settings).ajudge(item))
+    failures = gate_failures(judgment, fail_under, max_fallback)
     if json_output:
-        print_json(judgment_payload(judgment))
+        print_json({**judgment_payload(judgment), "gate_failures": failures}, command="judge-evaluate")
     else:
         _print_human(judgment, verbose)
     if judgment.value is None:
         raise typer.Exit(EXIT_UNSCORED)
-    failures: list[str] = []
-    if fail_under is not None and judgment.value.overall_score < fail_under:
-        failures.append(f"overall {judgment.value.overall_score:.3f} < {fail_under}")
-    if judgment.fallback_used:
-        from evals.gates import fallback_failure, max_fallback_limit
-        from evals.report import VerdictSources
-
-        limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
-        failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
-        if failure is not None:
-            failures.append(failure)
     for failure in failures:
         stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
     if failures:

@@ -18,13 +18,14 @@ from typing import Annotated
 
 import typer
 import yaml
-from rich.progress import Progress
 from rich.table import Table
 
 from evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
+from evals.progress import make_progress
 from rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
 from rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings
 from rag_agent.inputs import InputError, iter_jsonl
+from rag_agent.json_contract import paths
 
 MEASURE = "AVG_GRADE"
 
@@ -204,7 +205,7 @@ def non_llm_judge(
     topics = load_topics(rag_topics, settings.topic_format)
     reports: dict[tuple[str, str], RunResponse] = {}
     skipped = duplicated = 0
-    with Progress(console=stderr, transient=True) as progress:
+    with make_progress(stderr, transient=True) as progress:
         task = progress.add_task("reading runs", total=len(files))
         for file in files:
             for report in load_responses(file):
@@ -255,11 +256,14 @@ def non_llm_judge(
     if json_output:
         print_json(
             {
+                "judge": "non-llm",
                 "leaderboard": [{"rank": ranks[r], "run_id": r, MEASURE: averages[r]} for r in ordered],
-                "reports": len(keys),
+                "n": len(keys),
                 "skipped": skipped,
-                "files": {"eval": str(eval_path), "qrels": str(qrels_path), "config": str(config_path)},
-            }
+                "inputs": paths(rag_topics=rag_topics, rag_responses=files, workflow=workflow),
+                "outputs": paths(eval=eval_path, qrels=qrels_path, config=config_path),
+            },
+            command="non-llm-judge",
         )
         return
     table = Table(title=f"{MEASURE} over {len(topics)} topic(s)")

@@ -32,6 +32,7 @@ from rag_agent.commands._common import (
     user_errors,
 )
 from rag_agent.inputs import InputError
+from rag_agent.json_contract import paths
 
 EXIT_INTERRUPTED = 130
 
@@ -235,21 +236,24 @@ def relevance(
         unscored_path.unlink()  # a stale list from an earlier run would mislead
     distribution = Counter(result.grades.values())
     summary = {
+        "task": "relevance",
         "judge": judge,
         "scale": entry.scale,
-        "runs": [run.name for run in run_list],
+        "pooled_runs": [run.name for run in run_list],
         "depth": depth if run_list else None,
         "pooled": len(pooled),
         "skipped_missing_query": len(missing_topic),
         "skipped_missing_passage": len(missing_text),
         "written": len(result.grades),
         "grades": {str(grade): distribution[grade] for grade in sorted(distribution)},
-        "out": str(out) if result.grades else None,
-        "unscored_file": str(unscored_path) if result.unscored else None,
         **result.stats.as_dict(),
+        "inputs": paths(topics=topics, passages=passages, runs=run_paths, pairs=pairs),
+        "outputs": paths(
+            qrels=out if result.grades else None, unscored=unscored_path if result.unscored else None
+        ),
     }
     if json_output:
-        print_json(summary)
+        print_json(summary, command="relevance")
     else:
         _print_summary(summary)
     if not result.grades:
@@ -291,10 +295,11 @@ def _print_summary(summary: dict[str, object]) -> None:
     for name, value in rows:
         table.add_row(name, str(value))
     stdout.print(table)
-    if summary["out"]:
-        stdout.print(f"qrels written to {summary['out']}", highlight=False)
-    if summary["unscored_file"]:
-        stdout.print(f"[yellow]unscored pairs listed in {summary['unscored_file']}[/]", highlight=False)
+    outputs: dict[str, str | None] = summary["outputs"]  # type: ignore[assignment]
+    if outputs["qrels"]:
+        stdout.print(f"qrels written to {outputs['qrels']}", highlight=False)
+    if outputs["unscored"]:
+        stdout.print(f"[yellow]unscored pairs listed in {outputs['unscored']}[/]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -203,14 +203,21 @@ def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
 
 
 def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> dict[str, object]:
-    """The ``--json`` object: the kind, the binary label, the typed value (null when unscored) and the envelope."""
+    """One verdict as JSON, shaped as every one-judgment object (``judge-evaluate --json``):
+    ``task`` (faithfulness, correctness, relevance, relevance_graded, goal), the binary ``label``
+    and the typed ``value`` (null when unscored), the envelope, and who produced the verdict
+    (``judges`` / ``fallback`` / ``verdicts_by``, as in ``evaluate --json``)."""
+    from evals.report import VerdictSources
+    from rag_agent.json_contract import judgment_fields
+
     value = judgment.value
     dumped = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     return {
-        "kind": kind,
+        "task": kind,
         "label": label_of(judgment, grade_threshold),
         "value": dumped,
-        **judgment.envelope(),
+        **judgment_fields(judgment),
+        **VerdictSources.of([judgment]).as_dict(),
     }
 
 
@@ -293,13 +300,18 @@ def finish(
     kind: str, judgment: Judgment[Any], *, json_output: bool, fail_on_negative: bool, grade_threshold: int = 2
 ) -> None:
     """Print the result and exit with the documented code."""
+    negative = fail_on_negative and label_of(judgment, grade_threshold) is False
+    failures = [f"{kind.replace('_', ' ')} verdict is negative (--fail-on-negative)"] if negative else []
     if json_output:
-        print_json(verdict_payload(kind, judgment, grade_threshold=grade_threshold))
+        payload = verdict_payload(kind, judgment, grade_threshold=grade_threshold)
+        print_json({**payload, "gate_failures": failures}, command=f"verdict {kind.split('_')[0]}")
     else:
         print_human(kind, judgment, grade_threshold=grade_threshold)
     if judgment.value is None:
         raise typer.Exit(EXIT_UNSCORED)
-    if fail_on_negative and label_of(judgment, grade_threshold) is False:
+    for failure in failures:
+        stderr.print(f"[red]gate failed:[/] {failure}", highlight=False, soft_wrap=True)
+    if failures:
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
@@ -329,7 +341,7 @@ def faithfulness(
     Examples:
 
       ragjury verdict faithfulness --answer "Paris is the capital of France. It has 2 million people." \\
-          --context "Paris, the capital of France, has about 2.1 million inhabitants."
+          --context "Paris, the capital of France, has 2.1 million inhabitants."
 
       ragjury verdict faithfulness --item-file item.json --json   # {"answer": ..., "contexts": [...], "question": ...}
 
@@ -478,8 +490,9 @@ def goal(
           -t "assistant: Booked for 8pm." --reference-goal "A table for two booked at 8pm"
 
       ragjury verdict goal --item-file trace.json --json
-      # {"trace": [{"role": "user", "content": ...}, {"role": "tool", "tool_name": ..., "content": ...}],
-      #  "reference_goal": null}   (a bare JSON list of turns works too)
+
+    trace.json: {"trace": [{"role": "user", "content": ...}, {"role": "tool", "tool_name": ...,
+    "content": ...}], "reference_goal": null}, or a bare JSON list of turns.
 
     The judge infers the user's goal and the end state, then compares the end state with the
     reference goal (or the inferred goal). No model-free equivalent exists: --judge auto is llm.

@@ -306,8 +306,15 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
     async def call(
         self, instruction: Instruction, output_type: type[OutputT], prompt: str
     ) -> CallOutcome[OutputT]:
-        """One typed call through the shared ``StructuredCaller`` (usage of failed runs included)."""
-        return await self.caller.call(instruction.text, output_type, prompt)
+        """One typed call through the shared ``StructuredCaller`` (usage of failed runs included).
+
+        The agent is named ``judge:prompt@version``, so a trace (``--trace``) shows which judge
+        and which prompt version each model call served."""
+        return await self.caller.call(instruction.text, output_type, prompt, name=self.agent_name(instruction))
+
+    def agent_name(self, instruction: Instruction) -> str:
+        """``judge:prompt@version``: the name of the pydantic-ai agent (and its spans) for one prompt."""
+        return f"{self.name}:{instruction.tag}"
 
     async def draw(
         self, instruction: Instruction, output_type: type[OutputT], prompt: str

@@ -126,12 +126,12 @@ def test_ask_cli_answers_and_judges_end_to_end(
     if payload["answer"] is None:
         assert result.exit_code == 3 and payload["error"]
         return
-    judgment, faithful = payload["judgment"], payload["faithfulness"]
+    judgment, faithful = payload["judgments"]["score"], payload["judgments"]["faithfulness"]
     assert judgment["judge"] == "judge_llm" and judgment["usage"]["requests"] >= 1
-    assert (judgment["overall_score"] is None) == judgment["unscored"]
+    assert (judgment["label"] is None) == judgment["unscored"]
     assert result.exit_code == (3 if judgment["unscored"] else 0)
     assert faithful["judge"] == "faithfulness"
-    if faithful["score"] is None:
+    if faithful["value"] is None:
         assert faithful["unscored"] and faithful["unscored_reason"]
     else:
-        assert 0.0 <= faithful["score"] <= 1.0 and faithful["statements"]
+        assert 0.0 <= faithful["value"]["score"] <= 1.0 and faithful["value"]["statements"]

@@ -66,7 +66,8 @@ def test_cli_judge_evaluate_llm_json_against_the_server(server_settings: Ragjury
     )
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
-    JudgeScore.model_validate({k: payload[k] for k in JudgeScore.model_fields})
+    JudgeScore.model_validate(payload["value"])
+    assert payload["label"] == payload["value"]["overall_score"] and payload["schema_version"] == 1
     assert payload["fallback_used"] is False and payload["unscored"] is False
     assert payload["model"] == "phi3:mini" and payload["prompt_version"].startswith("judge_score@")
 

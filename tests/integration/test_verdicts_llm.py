@@ -158,7 +158,7 @@ def test_cli_verdict_correctness_json_against_the_server(
     )
     assert done.returncode in (0, 3), done.stderr
     payload = json.loads(done.stdout)
-    assert payload["kind"] == "correctness" and payload["usage"]["requests"] > 0
+    assert payload["task"] == "correctness" and payload["usage"]["requests"] > 0
     assert payload["fallback_used"] is False
     if done.returncode == 0:
         assert isinstance(payload["label"], bool) and payload["value"]["reason"] is not None

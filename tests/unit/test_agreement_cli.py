@@ -36,11 +36,14 @@ def test_identical_qrels_agree_perfectly(runs_dir: Path) -> None:
     assert code == 0
     payload = json.loads(out)
     assert payload["mode"] == "qrels"
-    assert payload["binary"]["cohen_kappa"] == pytest.approx(1.0)
+    assert payload["agreement"]["cohen_kappa"] == pytest.approx(1.0)
+    assert payload["graded_agreement"]["quadratic_kappa"] == pytest.approx(1.0)
     assert payload["figures"]["quadratic_kappa"] == pytest.approx(1.0)
-    assert payload["runs"]["scores"]["tiny"]["gold"] == payload["runs"]["scores"]["tiny"]["judged"]
-    assert payload["correlation"]["kendall_tau"] == pytest.approx(1.0)
-    assert payload["failed_gates"] == []
+    ranking = payload["ranking"]
+    assert ranking["measure"] == "nDCG@10" and ranking["k"] == 10
+    assert ranking["systems"]["tiny"]["gold"] == ranking["systems"]["tiny"]["judge"]
+    assert ranking["correlation"]["kendall_tau"] == pytest.approx(1.0)
+    assert payload["gate_failures"] == []
 
 
 def test_human_output_and_html(tmp_path: Path, runs_dir: Path) -> None:
@@ -98,9 +101,11 @@ def test_jsonl_mode_with_unscored_and_systems(tmp_path: Path) -> None:
     assert (agreement["n_total"], agreement["n_scored"]) == (9, 7)
     assert agreement["accuracy"] == pytest.approx(6 / 7)
     assert payload["n_missing_predictions"] == 1 and payload["n_predictions_without_gold"] == 1
-    assert payload["systems"]["alpha"] == {"gold": pytest.approx(2 / 3), "judged": 1.0}
-    assert payload["systems"]["beta"]["judged"] == 0.5  # mean over its scored rows only
-    assert payload["correlation"]["kendall_tau"] == pytest.approx(1.0)
+    systems = payload["ranking"]["systems"]
+    assert payload["ranking"]["measure"] == "mean label"
+    assert systems["alpha"] == {"gold": pytest.approx(2 / 3), "judge": 1.0}
+    assert systems["beta"]["judge"] == 0.5  # mean over its scored rows only
+    assert payload["ranking"]["correlation"]["kendall_tau"] == pytest.approx(1.0)
     assert payload["figures"]["coverage"] == pytest.approx(7 / 9)
     assert "system ranking" in html.read_text()
 
@@ -157,7 +162,8 @@ def test_end_to_end_on_dl19_with_a_perturbed_copy(benchmarks_dir: Path, tmp_path
     code, out, _ = invoke("--gold", dl19 / "qrels.txt", "--judged", judged, "--runs", dl19 / "runs", "--json")
     assert code == 0
     payload = json.loads(out)
-    assert payload["n_gold"] == 9260 and 0.85 < payload["binary"]["coverage"] < 0.95
-    assert 0.6 < payload["binary"]["cohen_kappa"] < 1.0
-    assert payload["runs"]["scores"]["bm25"]["gold"] == pytest.approx(0.5058, abs=5e-5)
-    assert payload["correlation"]["n"] == 6 and payload["correlation"]["kendall_tau"] is not None
+    assert payload["n_gold"] == 9260 and 0.85 < payload["agreement"]["coverage"] < 0.95
+    assert 0.6 < payload["agreement"]["cohen_kappa"] < 1.0
+    assert payload["ranking"]["systems"]["bm25"]["gold"] == pytest.approx(0.5058, abs=5e-5)
+    correlation = payload["ranking"]["correlation"]
+    assert correlation["n"] == 6 and correlation["kendall_tau"] is not None

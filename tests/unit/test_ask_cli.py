@@ -149,12 +149,12 @@ def test_judge_scores_the_answer_and_checks_faithfulness_against_the_retrieved_s
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["model"] == "agent-x" and payload["retrieval"] == "pre"
-    judgment = payload["judgment"]
-    assert judgment["overall_score"] == pytest.approx(1.0) and judgment["model"] == "judge-y"
-    assert judgment["unscored"] is False
-    faithful = payload["faithfulness"]
-    assert faithful["score"] == 1.0 and faithful["label"] is True and faithful["judge"] == "faithfulness"
-    assert faithful["statements"][0]["statement"] == "Paris is the capital of France."
+    judgment = payload["judgments"]["score"]
+    assert judgment["label"] == pytest.approx(1.0) and judgment["model"] == "judge-y"
+    assert judgment["task"] == "score" and judgment["unscored"] is False
+    faithful = payload["judgments"]["faithfulness"]
+    assert faithful["value"]["score"] == 1.0 and faithful["label"] is True and faithful["judge"] == "faithfulness"
+    assert faithful["value"]["statements"][0]["statement"] == "Paris is the capital of France."
     # the faithfulness judge checked exactly the passages the agent retrieved
     (prompt,) = fake_models["verdict_prompts"]
     for source in payload["sources"]:
@@ -175,8 +175,9 @@ def test_deterministic_judge_mode_skips_faithfulness_instead_of_guessing(fake_mo
     result = invoke("ask", QUESTION, "--corpus", TINY, "--judge", "--judge-mode", "deterministic", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["judgment"]["model"] is None and payload["judgment"]["overall_score"] is not None
-    assert payload["faithfulness"] == {"skipped": "--judge-mode deterministic uses no model"}
+    judgments = payload["judgments"]
+    assert judgments["score"]["model"] is None and judgments["score"]["label"] is not None
+    assert judgments["faithfulness"] == {"task": "faithfulness", "skipped": "--judge-mode deterministic uses no model"}
 
 
 def test_server_down_exits_3_with_the_reason_and_no_answer() -> None:
@@ -184,7 +185,7 @@ def test_server_down_exits_3_with_the_reason_and_no_answer() -> None:
     assert result.exit_code == 3
     payload = json.loads(result.stdout)
     assert payload["answer"] is None and "unreachable" in payload["error"]
-    assert payload["judgment"] is None and payload["faithfulness"] is None
+    assert payload["judgments"] is None
     human = invoke("ask", QUESTION, "--corpus", TINY)
     assert human.exit_code == 3 and "no answer" in human.stdout and "unreachable" in human.stdout
 

@@ -39,16 +39,18 @@ def test_json_output_has_all_score_fields_and_the_envelope_with_fallback() -> No
     result = invoke("judge-evaluate", "What is RAG?", "--answer", "RAG combines retrieval with generation.", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert SCORE_FIELDS | ENVELOPE_FIELDS <= payload.keys()
+    assert ENVELOPE_FIELDS <= payload.keys() and SCORE_FIELDS <= payload["value"].keys()
+    assert payload["task"] == "score" and payload["gate_failures"] == []
     assert payload["fallback_used"] is True and "unreachable" in payload["fallback_reason"]
-    assert 0.0 <= payload["overall_score"] <= 1.0
+    assert 0.0 <= payload["label"] <= 1.0 and payload["label"] == payload["value"]["overall_score"]
 
 
 def test_llm_only_never_falls_back_and_exits_3_unscored() -> None:
     result = invoke("judge-evaluate", "q", "--answer", "a", "--judge", "llm", "--json")
     assert result.exit_code == 3
     payload = json.loads(result.stdout)
-    assert payload["unscored"] is True and payload["overall_score"] is None and payload["fallback_used"] is False
+    assert payload["unscored"] is True and payload["fallback_used"] is False
+    assert payload["label"] is None and payload["value"] is None
 
 
 def test_deterministic_needs_no_server_and_verbose_prints_a_table() -> None:
@@ -74,7 +76,7 @@ def test_answer_file_json_and_sources_jsonl(tmp_path: Path) -> None:
                     "--sources-file", str(sources), "--judge", "deterministic", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["source_attribution"] > 0.5 and payload["accuracy"] == 1.0
+    assert payload["value"]["source_attribution"] > 0.5 and payload["value"]["accuracy"] == 1.0
 
 
 def test_answer_from_stdin_as_plain_text() -> None:

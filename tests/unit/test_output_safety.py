@@ -330,7 +330,8 @@ def test_relevance_exits_3_when_nothing_is_scored(tmp_path: Path) -> None:
     result = relevance(tmp_path, "--judge", FAILING, "--out", out, "--json")
     assert result.exit_code == 3, result.output
     summary = json.loads(result.stdout)
-    assert summary["written"] == 0 and summary["unscored"] == summary["n"] > 0 and summary["out"] is None
+    assert summary["written"] == 0 and summary["unscored"] == summary["n"] > 0
+    assert summary["outputs"] == {"qrels": None, "unscored": f"{out}.unscored.tsv"}
     assert "nothing was scored" in result.stderr and "model server unreachable (test)" in result.stderr
     assert out.read_text() == "q1 0 d1 3\n"
     listing = Path(f"{out}.unscored.tsv").read_text().splitlines()

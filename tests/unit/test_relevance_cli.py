@@ -61,7 +61,7 @@ def test_non_llm_pools_runs_and_writes_graded_qrels(tmp_path: Path) -> None:
     )
     # run_a and run_b top 3: 8 distinct pairs; d9 has no passage text.
     assert (summary["pooled"], summary["skipped_missing_passage"], summary["n"]) == (8, 1, 7)
-    assert summary["runs"] == ["run_a", "run_b"] and summary["scale"] == "graded"
+    assert summary["pooled_runs"] == ["run_a", "run_b"] and summary["scale"] == "graded"
     lines = out.read_text().splitlines()
     assert len(lines) == summary["written"] == 7
     for line in lines:

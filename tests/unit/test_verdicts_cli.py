@@ -94,7 +94,7 @@ def test_faithfulness_item_file_json_and_negative_gate(fake_model: None) -> None
     result = invoke("faithfulness", "--item-file", item, "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert ENVELOPE <= payload.keys() and payload["kind"] == "faithfulness"
+    assert ENVELOPE <= payload.keys() and payload["task"] == "faithfulness"
     assert payload["label"] is False and payload["value"]["score"] == 0.5
     assert [s["verdict"] for s in payload["value"]["statements"]] == [True, False]
     gated = invoke("faithfulness", "--item-file", item, "--json", "--fail-on-negative")
@@ -116,7 +116,7 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
     )
     payload = json.loads(correct.stdout)
     assert correct.exit_code == 0 and payload["label"] is True and payload["value"]["reason"]
-    assert payload["attempts"] == 3 and payload["agreement"] == 1.0 and payload["usage"]["requests"] == 3
+    assert payload["attempts"] == 3 and payload["sample_agreement"] == 1.0 and payload["usage"]["requests"] == 3
 
     graded = invoke("relevance", "-q", "boiling point", "-p", "Water boils at 100 C.", "--graded", "--json")
     assert json.loads(graded.stdout)["value"]["grade"] == 2 and json.loads(graded.stdout)["label"] is True

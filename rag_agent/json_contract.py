@@ -1,0 +1,226 @@
+"""The one contract of every ``--json`` object: versioned, and the same key for the same thing.
+
+Why: scripts read several commands' output (``relevance`` then ``agreement``, ``evaluate`` in
+CI), and a key that changes name between commands (``gate_failures`` here, ``failed_gates``
+there) or meaning (``correlation`` for scores in one, for system rankings in another) breaks
+them quietly. Every object starts with ``schema_version`` and ``command``; the shared keys are
+built here, once. ``SCHEMA_VERSION`` changes whenever a key is renamed, removed or changes
+meaning (new keys do not change it). The table of keys is in the README ("JSON output").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+RESERVED = ("schema_version", "command")
+
+SHARED_KEYS: dict[str, str] = {
+    "schema_version": "version of this contract (1); it changes when a key is renamed, removed or changes meaning",
+    "command": "the command that wrote the object: `evaluate`, `verdict correctness`, ...",
+    "mode": "which of a command's two shapes: `dataset` / `agent` (evaluate), `qrels` / `jsonl` (agreement)",
+    "task": "what was judged: correctness, faithfulness, score, relevance, relevance_graded, goal",
+    "judge": "the judge: as asked for with --judge (runs), or the one that answered (one judgment)",
+    "judges": "verdicts per judge that actually produced them, e.g. {\"contains\": 20}",
+    "fallback": "{count, share, judge}: verdicts from the fallback judge (--judge auto)",
+    "verdicts_by": "the same as a sentence: `answer_correctness (model M) for 81.5 %, contains as fallback ...`",
+    "n": "items in the run (runs) or reports graded (non-llm-judge)",
+    "scored": "items with a verdict",
+    "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
+    "cached": "judgments taken from the cache",
+    "judged": "judgments made in this run (identical items once)",
+    "fallback_used": "runs: verdicts from the fallback judge; one judgment: true/false",
+    "not_attempted": "items never sent: the model server was unreachable",
+    "input_tokens": "tokens sent to the model (this run or judgment)",
+    "output_tokens": "tokens the model returned",
+    "tokens": "input_tokens + output_tokens",
+    "requests": "HTTP requests to the model server, retries included",
+    "wall_s": "seconds the run took",
+    "judgments_per_s": "judged / wall_s",
+    "interrupted": "the run was stopped (Ctrl-C); what completed is in the cache",
+    "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); null when unscored",
+    "value": "one judgment's typed result (statements, reason, dimensions, ...); null when unscored",
+    "model": "the model that answered (judge model; agent model for ask); null for model-free judges",
+    "prompt_version": "name@version of the prompt used",
+    "fallback_reason": "why the fallback judge answered (one judgment)",
+    "latency_s": "seconds one judgment (or the agent's answer) took",
+    "usage": "{input_tokens, output_tokens, requests} of one judgment or answer",
+    "unscored_reason": "why one judgment is unscored (null when scored)",
+    "attempts": "samples or attempts behind one judgment (--samples N)",
+    "method": "how the verdict was read: logprobs or structured; null for single-method judges",
+    "sample_agreement": "share of the --samples votes that agree with the verdict",
+    "votes": "each --samples vote",
+    "figures": "flat {name: number or null}: the names --fail-under gates read",
+    "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; [] when none",
+    "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, krippendorff_alpha, "
+    "precision, recall, f1, labels, confusion (rows gold, columns judge)",
+    "ranking": "systems ranked by people and by the judge: {measure, systems: {name: {gold, judge}}, "
+    "correlation: {n, kendall_tau, spearman, kendall_p, spearman_p}}",
+    "inputs": "files read, by role: {data, gold, judged, runs, topics, passages, corpus, predictions, ...}",
+    "outputs": "files written, by role: {predictions, html, qrels, unscored, calibration, ...}; null when not written",
+}
+"""Keys with one meaning in every ``--json`` object that has them (README: "JSON output")."""
+
+COMMAND_KEYS: dict[str, dict[str, str]] = {
+    "evaluate": {
+        "labelled": "items with a gold label",
+        "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, detected, map}",
+        "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
+        "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, wall_s",
+        "score": "mode agent: run counts of the score stage, its mean and who judged",
+        "faithfulness": "mode agent: the same for the faithfulness stage",
+        "correctness": "mode agent: the same for the correctness stage (with --correctness-judge)",
+    },
+    "agreement": {
+        "rel": "qrels: relevant means grade >= rel (the binary figures)",
+        "n_gold": "qrels: gold (query, passage) pairs",
+        "n_judged": "qrels: judged pairs",
+        "n_shared": "qrels: pairs with both a gold and a judged grade",
+        "n_judged_only": "qrels: judged pairs without a gold grade (ignored)",
+        "graded_agreement": "qrels: `agreement` on the 0-3 grades (quadratic kappa, ordinal alpha)",
+        "n_missing_predictions": "jsonl: gold rows without a prediction (unscored)",
+        "n_predictions_without_gold": "jsonl: predictions without a gold row (ignored)",
+    },
+    "relevance": {
+        "scale": "binary or graded",
+        "pooled_runs": "names of the runs whose top --depth were pooled",
+        "depth": "--depth (null without runs)",
+        "pooled": "(query, passage) pairs pooled",
+        "skipped_missing_query": "pairs skipped: no query text",
+        "skipped_missing_passage": "pairs skipped: no passage text",
+        "written": "pairs written to the qrels",
+        "grades": "pairs per grade written",
+    },
+    "calibrate": {
+        "fitted": "items the cut-off was fitted on (scored, with probabilities)",
+        "positives": "positive items among them",
+        "threshold": "binary: label = P(1) >= threshold",
+        "cuts": "graded: cut points on the expected grade",
+        "kappa_uncalibrated": "kappa of the judge's own labels",
+        "kappa_in_sample": "kappa with the cut-off fitted on all items (optimistic)",
+        "kappa_cv": "cross-validated kappa",
+        "kappa_cv_interval": "its bootstrap 95 % interval",
+        "accuracy_cv": "cross-validated accuracy",
+        "folds": "cross-validation folds",
+        "auc": "area under the ROC curve of P(1)",
+        "ece_before": "expected calibration error of the probabilities",
+        "ece_after_cv": "the same after the isotonic map, cross-validated",
+    },
+    "doctor": {
+        "ok": "every check passed",
+        "server": "the server checked",
+        "checks": "[{name, ok, detail, fix}]",
+    },
+    "judge-evaluate": {},
+    "verdict": {},
+    "ask": {
+        "question": "the question",
+        "answer": "{answer, confidence, sources_used, reasoning}; null when the agent failed",
+        "sources": "the passages retrieved [{id, title, content}]",
+        "error": "why there is no answer",
+        "retrieval": "tool or pre",
+        "searches": "the queries the retriever ran",
+        "judgments": "with --judge: {score, faithfulness}, each a one-judgment object; null otherwise",
+    },
+    "non-llm-judge": {
+        "leaderboard": "[{rank, run_id, AVG_GRADE}] best first; tied runs share a rank",
+        "skipped": "reports whose topic is not in --rag-topics",
+    },
+    "report": {
+        "runs": "per predictions file: its counts, who judged, figures, intervals and ranking",
+        "comparison": "two files: the per-item comparison",
+    },
+}
+"""Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""
+
+
+def documented(command: str) -> set[str]:
+    """Every key a ``--json`` object of ``command`` (``verdict goal`` is ``verdict``) may have."""
+    return set(SHARED_KEYS) | set(COMMAND_KEYS.get(command.split()[0], {}))
+
+
+def markdown_tables() -> str:
+    """The README's tables of keys, from the dictionaries above (so docs and code agree)."""
+    lines = ["| key | meaning |", "| --- | --- |"]
+    lines += [f"| `{key}` | {text} |" for key, text in SHARED_KEYS.items()]
+    lines += ["", "| command | its own keys |", "| --- | --- |"]
+    for command, keys in COMMAND_KEYS.items():
+        cell = "; ".join(f"`{key}`: {text}" for key, text in keys.items()) or "only shared keys"
+        lines.append(f"| `{command}` | {cell} |")
+    return "\n".join(lines) + "\n"
+
+
+def document(command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` under the contract's header: ``schema_version`` and ``command`` first."""
+    clash = [key for key in RESERVED if key in payload]
+    if clash:
+        raise ValueError(f"--json payload of {command} sets reserved key(s) {', '.join(clash)}")
+    return {"schema_version": SCHEMA_VERSION, "command": command, **payload}
+
+
+def paths(**roles: Path | str | Sequence[Path | str] | None) -> dict[str, Any]:
+    """``inputs`` / ``outputs``: each file by its role (``data``, ``predictions``, ``html``...),
+    as a string, a list of strings, or ``None`` where the file was not given or not written."""
+    out: dict[str, Any] = {}
+    for role, value in roles.items():
+        if value is None or isinstance(value, str | Path):
+            out[role] = None if value is None else str(value)
+        else:
+            out[role] = [str(item) for item in value]
+    return out
+
+
+def judgment_fields(judgment: Any) -> dict[str, Any]:
+    """The envelope of one judgment (judge, model, prompt_version, unscored, usage, ...) for a
+    one-judgment ``--json`` object. A self-consistency judgment's ``agreement`` (the share of
+    samples behind the verdict) becomes ``sample_agreement``: ``agreement`` names the
+    judge-vs-people figures in every other object."""
+    fields = dict(judgment.envelope())
+    if "agreement" in fields:
+        fields["sample_agreement"] = fields.pop("agreement")
+    return fields
+
+
+def correlation_dict(correlation: Any) -> dict[str, Any] | None:
+    """A ``RankCorrelation`` (or its dict) as JSON: n, kendall_tau, spearman and their p-values."""
+    if correlation is None:
+        return None
+    if hasattr(correlation, "model_dump"):
+        return dict(correlation.model_dump(mode="json"))
+    return dict(correlation)
+
+
+def ranking(
+    measure: str,
+    gold: Mapping[str, float],
+    judge: Mapping[str, float | None],
+    correlation: Any,
+    **extra: Any,
+) -> dict[str, Any]:
+    """``ranking``: each system's score under the gold labels and under the judge's, and how the
+    two system rankings correlate. ``measure`` names the score (``mean label``, ``nDCG@10``);
+    ``extra`` adds what the measure needs (``k``, ``queries``)."""
+    return {
+        "measure": measure,
+        **extra,
+        "systems": {name: {"gold": gold[name], "judge": judge.get(name)} for name in sorted(gold)},
+        "correlation": correlation_dict(correlation),
+    }
+
+
+__all__ = [
+    "COMMAND_KEYS",
+    "RESERVED",
+    "SCHEMA_VERSION",
+    "SHARED_KEYS",
+    "correlation_dict",
+    "document",
+    "documented",
+    "judgment_fields",
+    "markdown_tables",
+    "paths",
+    "ranking",
+]
