@@ -102,6 +102,12 @@ class RagjurySettings(BaseSettings):
     """Tokens (estimated at 4 characters each) of source text put into a judge prompt."""
     cache_path: str = ".ragjury/cache.sqlite"
     """SQLite file where batch runs store every judgment as it completes."""
+    trace: bool = False
+    """Trace the batch commands with OpenTelemetry, as ``--trace`` does (needs the ``trace`` extra)."""
+    trace_file: str = ".ragjury/traces.jsonl"
+    """Where traced spans are appended as JSON lines when no ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set."""
+    trace_content: bool = True
+    """Put prompts and model outputs (the data being judged) on the model-call spans."""
 
     @field_validator("ollama_host")
     @classmethod

@@ -622,6 +622,13 @@ class RelevanceResult:
     stats: RunStats
 
 
+def relevance_items(
+    pairs: Sequence[tuple[str, str]], topics: Mapping[str, str], passages: Mapping[str, str]
+) -> list[JudgmentContext]:
+    """The items ``judge_pairs`` judges (``--dry-run`` counts the same ones, so the same cache keys)."""
+    return [JudgmentContext(query=topics[qid], retrieved_text=passages[docid]) for qid, docid in pairs]
+
+
 async def judge_pairs(
     pairs: Sequence[tuple[str, str]],
     topics: Mapping[str, str],
@@ -636,7 +643,7 @@ async def judge_pairs(
 
     Labels become integer grades: graded judges give 0-3, binary ones 1 (relevant) or 0.
     """
-    items = [JudgmentContext(query=topics[qid], retrieved_text=passages[docid]) for qid, docid in pairs]
+    items = relevance_items(pairs, topics, passages)
     judgments, stats = await run_judgments(
         judge, items, cache=cache, concurrency=concurrency, progress=progress, description="relevance"
     )
@@ -668,5 +675,6 @@ __all__ = [
     "binary_agreement",
     "score_correlation",
     "judge_pairs",
+    "relevance_items",
     "system_ranking",
 ]

@@ -7,10 +7,10 @@ prints only the final frame, cut at 80 columns, once. Here:
 - on a terminal, ``FitProgress`` picks, at every refresh, the columns that fit the console width
   in order of importance (description, done/total, percent, eta, unscored, errors, rate, tokens,
   cached, the bar, elapsed, status) and leaves the rest out, so every column shown is whole;
-- elsewhere (CI logs, pipes, files), ``PlainProgress`` writes one plain line per task every
-  ``interval_s`` seconds or every 10 % of the work, whichever comes first, and a last line when
-  the run stops: ``correctness: 1500/15094 (10%) 120/s eta 1m53s unscored 0``. Lines are never
-  wrapped or cut.
+- elsewhere (CI logs, pipes, files), ``PlainProgress`` writes one plain line per task when it
+  starts, every ``interval_s`` seconds or every 10 % of the work (at most one a second),
+  whichever comes first, and a last line when the run stops:
+  ``correctness: 1500/15094 (10%) 120/s eta 1m53s unscored 0``. Lines are never wrapped or cut.
 
 Tasks carry their counters as fields (``unscored``, ``errors``, ``tokens``, ``cached``), passed
 to ``add_task`` / ``update``; a free-text ``status`` field is shown last, where there is room.
@@ -25,13 +25,15 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID
-from rich.table import Column, Table
+from rich.table import Table
 from rich.text import Text
 
 PLAIN_INTERVAL_S = 30.0
 """Seconds between two plain lines of one task when fewer than 10 % were done in between."""
 PLAIN_STEP = 0.10
-"""A plain line each time another tenth of the work is done."""
+"""A plain line each time another tenth of the work is done..."""
+PLAIN_MIN_GAP_S = 1.0
+"""...but not sooner than this after the last one: a run of a few seconds gets a few lines."""
 
 COUNTERS: tuple[str, ...] = ("unscored", "errors", "tokens", "cached")
 """Task fields shown as ``name value``, in this order."""
@@ -87,14 +89,16 @@ def _done(task: Task) -> str:
 
 
 def _eta(task: Task) -> str:
-    if task.finished:
+    if task.finished_time is not None:
         return f"done in {duration(task.finished_time)}"
+    if task.total is not None and task.completed >= task.total:
+        return "done"  # complete from the start: every item was cached
     return f"eta {duration(task.time_remaining)}"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One optional column: its text for a task, how it is aligned, and its rank (1 is kept longest)."""
+    """One column: its text for a task, how it is aligned, and its rank (lower ranks stay longer)."""
 
     name: str
     text: Callable[[Task], str]
@@ -127,7 +131,9 @@ BAR_MIN, BAR_MAX = 10, 40
 class FitProgress(Progress):
     """A rich progress display whose columns are chosen, at each refresh, to fit the width."""
 
-    def __init__(self, console: Console, *, transient: bool = False, get_time: Callable[[], float] | None = None):
+    def __init__(
+        self, console: Console, *, transient: bool = False, get_time: Callable[[], float] | None = None
+    ):
         self._bar = BarColumn()
         self._width_of = console  # ``self.console`` exists only once rich's __init__ is done
         super().__init__(console=console, transient=transient, get_time=get_time, refresh_per_second=4)
@@ -146,7 +152,8 @@ class FitProgress(Progress):
         table = Table.grid(padding=(0, 1))
         for cell in CELLS:
             if cell.name in chosen:
-                table.add_column(width=chosen[cell.name], justify=cell.justify, no_wrap=True)  # type: ignore[arg-type]
+                justify: Any = cell.justify
+                table.add_column(width=chosen[cell.name], justify=justify, no_wrap=True)
             if cell.name == "description" and bar_width:
                 table.add_column(width=bar_width, no_wrap=True)
         self._bar.bar_width = bar_width or None
@@ -200,7 +207,8 @@ def _clip(text: str, width: int) -> str:
 def plain_line(task: Task) -> str:
     """``correctness: 1500/15094 (10%) 120/s eta 1m53s unscored 0``: one task, whole."""
     label = str(task.description)
-    parts = [label if ":" in label else f"{label}:", _done(task), f"({_percent(task)})", rate(task), _eta(task)]
+    parts = [label if ":" in label else f"{label}:", _done(task), f"({_percent(task)})"]
+    parts += [rate(task), _eta(task)]
     parts += [text for name in COUNTERS if (text := _counter(task, name))]
     status = task.fields.get("status")
     if status:
@@ -221,12 +229,14 @@ class PlainProgress(Progress):
         *,
         interval_s: float = PLAIN_INTERVAL_S,
         step: float = PLAIN_STEP,
+        min_gap_s: float = PLAIN_MIN_GAP_S,
         transient: bool = False,
         get_time: Callable[[], float] | None = None,
     ):
         super().__init__(console=console, disable=True, get_time=get_time)
         self.interval_s = interval_s
         self.step = step
+        self.min_gap_s = min_gap_s
         self.quiet = transient
         self._last: dict[TaskID, tuple[float, float, int]] = {}  # time, completed, step index
 
@@ -266,7 +276,8 @@ class PlainProgress(Progress):
         when, completed, step = last
         if task.completed == completed:
             return
-        if self._step_of(task) > step or self.get_time() - when >= self.interval_s:
+        waited = self.get_time() - when
+        if waited >= self.interval_s or (self._step_of(task) > step and waited >= self.min_gap_s):
             self._emit(task_id)
 
     def _emit(self, task_id: TaskID) -> None:
@@ -288,9 +299,20 @@ def make_progress(
     console = console or Console(stderr=True)
     if not enabled:
         return Progress(console=console, disable=True)
-    if console.is_terminal and not console.is_dumb_terminal:
+    if is_live_terminal(console):
         return FitProgress(console, transient=transient)
     return PlainProgress(console, interval_s=interval_s, transient=transient)
+
+
+def is_live_terminal(console: Console) -> bool:
+    """A terminal a live display can redraw: the stream is a TTY (``FORCE_COLOR`` in a CI job makes
+    rich treat a log as a terminal, and a redrawn bar there is noise) and not a dumb one."""
+    isatty = getattr(console.file, "isatty", None)
+    try:
+        tty = bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        tty = False
+    return tty and console.is_terminal and not console.is_dumb_terminal
 
 
 class RateColumn(ProgressColumn):
@@ -306,6 +328,7 @@ __all__ = [
     "RateColumn",
     "duration",
     "fit_columns",
+    "is_live_terminal",
     "make_progress",
     "plain_line",
     "rate",

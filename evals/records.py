@@ -65,7 +65,9 @@ def is_dataframe(value: object) -> bool:
 
 def is_hf_dataset(value: object) -> bool:
     """A Hugging Face ``datasets.Dataset`` (or ``IterableDataset``), without importing datasets."""
-    return _module_of(value) == "datasets" and hasattr(value, "column_names") and not isinstance(value, Mapping)
+    return (
+        _module_of(value) == "datasets" and hasattr(value, "column_names") and not isinstance(value, Mapping)
+    )
 
 
 def plain(value: Any) -> Any:
@@ -223,9 +225,7 @@ def _file_source(path: str | Path) -> RecordSource:
         else:
             first = len(text) - len(stripped)
             return RecordSource(name, "json", iter([Record(whole, line=text.count("\n", 0, first) + 1)]))
-    return RecordSource(
-        name, "jsonl", (Record(data, line=number) for number, data in iter_jsonl(path, text))
-    )
+    return RecordSource(name, "jsonl", (Record(data, line=number) for number, data in iter_jsonl(path, text)))
 
 
 def _table_rows(rows: Iterable[Any], *, text_cells: bool) -> Iterator[Record]:

@@ -15,10 +15,19 @@ T = TypeVar("T")
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` to completion and return its result."""
+    """Run ``coroutine`` to completion and return its result.
+
+    ``asyncio.run`` is called outside the ``except`` block on purpose: inside it, every exception the
+    coroutine raises would carry the "no running event loop" RuntimeError as its ``__context__``,
+    and failure reasons that walk the chain to its root would report that instead of the real cause.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        in_loop = False
+    else:
+        in_loop = True
+    if not in_loop:
         return asyncio.run(coroutine)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()

@@ -19,14 +19,19 @@ SCHEMA_VERSION = 1
 RESERVED = ("schema_version", "command")
 
 SHARED_KEYS: dict[str, str] = {
-    "schema_version": "version of this contract (1); it changes when a key is renamed, removed or changes meaning",
+    "schema_version": "version of this contract (1); it changes when a key is renamed, removed or changes "
+    "meaning",
     "command": "the command that wrote the object: `evaluate`, `verdict correctness`, ...",
-    "mode": "which of a command's two shapes: `dataset` / `agent` (evaluate), `qrels` / `jsonl` (agreement)",
+    "mode": "which shape: `dataset` / `agent` (evaluate), `qrels` / `jsonl` (agreement), `dry_run` "
+    "(evaluate, relevance with --dry-run: nothing judged)",
+    "dry_run": "with --dry-run: {items, cached, duplicates, to_judge, prompts, input_tokens, "
+    "output_token_cap, price_usd, models, not_estimated, model_free, assumptions} before any model call",
     "task": "what was judged: correctness, faithfulness, score, relevance, relevance_graded, goal",
     "judge": "the judge: as asked for with --judge (runs), or the one that answered (one judgment)",
     "judges": "verdicts per judge that actually produced them, e.g. {\"contains\": 20}",
     "fallback": "{count, share, judge}: verdicts from the fallback judge (--judge auto)",
-    "verdicts_by": "the same as a sentence: `answer_correctness (model M) for 81.5 %, contains as fallback ...`",
+    "verdicts_by": "the same as a sentence: `answer_correctness (model M) for 81.5 %, contains as fallback "
+    "for 18.5 %`",
     "n": "items in the run (runs) or reports graded (non-llm-judge)",
     "scored": "items with a verdict",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
@@ -41,7 +46,8 @@ SHARED_KEYS: dict[str, str] = {
     "wall_s": "seconds the run took",
     "judgments_per_s": "judged / wall_s",
     "interrupted": "the run was stopped (Ctrl-C); what completed is in the cache",
-    "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); null when unscored",
+    "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); "
+    "null when unscored",
     "value": "one judgment's typed result (statements, reason, dimensions, ...); null when unscored",
     "model": "the model that answered (judge model; agent model for ask); null for model-free judges",
     "prompt_version": "name@version of the prompt used",
@@ -54,22 +60,26 @@ SHARED_KEYS: dict[str, str] = {
     "sample_agreement": "share of the --samples votes that agree with the verdict",
     "votes": "each --samples vote",
     "figures": "flat {name: number or null}: the names --fail-under gates read",
-    "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; [] when none",
-    "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, krippendorff_alpha, "
-    "precision, recall, f1, labels, confusion (rows gold, columns judge)",
+    "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; "
+    "[] when none",
+    "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, "
+    "krippendorff_alpha, precision, recall, f1, labels, confusion (rows gold, columns judge)",
     "ranking": "systems ranked by people and by the judge: {measure, systems: {name: {gold, judge}}, "
     "correlation: {n, kendall_tau, spearman, kendall_p, spearman_p}}",
     "inputs": "files read, by role: {data, gold, judged, runs, topics, passages, corpus, predictions, ...}",
-    "outputs": "files written, by role: {predictions, html, qrels, unscored, calibration, ...}; null when not written",
+    "outputs": "files written, by role: {predictions, html, qrels, unscored, calibration, ...}; "
+    "null when not written",
 }
 """Keys with one meaning in every ``--json`` object that has them (README: "JSON output")."""
 
 COMMAND_KEYS: dict[str, dict[str, str]] = {
     "evaluate": {
         "labelled": "items with a gold label",
-        "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, detected, map}",
+        "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, "
+        "detected, map}",
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
-        "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, wall_s",
+        "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
+        "wall_s",
         "score": "mode agent: run counts of the score stage, its mean and who judged",
         "faithfulness": "mode agent: the same for the faithfulness stage",
         "correctness": "mode agent: the same for the correctness stage (with --correctness-judge)",

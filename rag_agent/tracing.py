@@ -32,6 +32,7 @@ be worse than one that stops before judging.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
@@ -122,16 +123,15 @@ def identity_attributes(identity: JudgeIdentity) -> dict[str, str]:
     return attributes
 
 
-def outcome_attributes(judgment: Judgment[Any]) -> dict[str, Any]:
-    """What one judgment came to: unscored (and why), fallback (and why), its cost."""
-    attributes: dict[str, Any] = {
-        UNSCORED: judgment.unscored,
-        FALLBACK_USED: judgment.fallback_used,
-        INPUT_TOKENS: judgment.usage.input_tokens,
-        OUTPUT_TOKENS: judgment.usage.output_tokens,
-        REQUESTS: judgment.usage.requests,
-        LATENCY: round(judgment.latency_s, 6),
-    }
+def outcome_attributes(judgment: Judgment[Any], *, cost: bool = True) -> dict[str, Any]:
+    """What one judgment came to: unscored (and why), fallback (and why), and (``cost``) what it
+    spent; a cache hit spends nothing now, so its span carries no cost."""
+    attributes: dict[str, Any] = {UNSCORED: judgment.unscored, FALLBACK_USED: judgment.fallback_used}
+    if cost:
+        attributes[INPUT_TOKENS] = judgment.usage.input_tokens
+        attributes[OUTPUT_TOKENS] = judgment.usage.output_tokens
+        attributes[REQUESTS] = judgment.usage.requests
+        attributes[LATENCY] = round(judgment.latency_s, 6)
     if judgment.unscored_reason:
         attributes[UNSCORED_REASON] = judgment.unscored_reason
     if judgment.fallback_reason:
@@ -139,8 +139,8 @@ def outcome_attributes(judgment: Judgment[Any]) -> dict[str, Any]:
     return attributes
 
 
-def _finish(span: Span, judgment: Judgment[Any]) -> None:
-    span.set_attributes(outcome_attributes(judgment))
+def _finish(span: Span, judgment: Judgment[Any], *, cost: bool = True) -> None:
+    span.set_attributes(outcome_attributes(judgment, cost=cost))
     if judgment.unscored:
         span.set_status(Status(StatusCode.ERROR, judgment.unscored_reason or "unscored"))
 
@@ -193,7 +193,11 @@ def start_batch(identity: JudgeIdentity, description: str, items: int) -> RunTra
         return None
     span = _tracer.start_span(
         f"judge_batch {identity.name}",
-        attributes={**identity_attributes(identity), "ragjury.description": description, "ragjury.items": items},
+        attributes={
+            **identity_attributes(identity),
+            "ragjury.description": description,
+            "ragjury.items": items,
+        },
     )
     run = RunTrace(span, identity)
     run._tokens = (otel_context.attach(otel_trace.set_span_in_context(span)), _RUN.set(run))
@@ -214,18 +218,19 @@ def judged(run: RunTrace | None, judgment: Judgment[Any]) -> None:
 
 
 def _instant(run: RunTrace, judgment: Judgment[Any], cache: str) -> None:
+    """A judgment's span made after the fact: instant for a hit, its latency long for a miss."""
     assert _tracer is not None
-    import time
 
     end = time.time_ns()
-    start = end - int(max(0.0, judgment.latency_s) * 1e9)
+    hit = cache == "hit"
+    start = end if hit else end - int(max(0.0, judgment.latency_s) * 1e9)
     identity = run.identity
     attributes: dict[str, Any] = {**identity_attributes(identity), CACHE: cache}
     if judgment.judge and judgment.judge != identity.name:
         attributes["ragjury.answered_by"] = judgment.judge
     context = otel_trace.set_span_in_context(run.span)
     span = _tracer.start_span(span_name(identity), context=context, attributes=attributes, start_time=start)
-    _finish(span, judgment)
+    _finish(span, judgment, cost=not hit)
     span.end(end_time=end)
 
 
@@ -274,12 +279,13 @@ class TraceSession:
 
 def otlp_endpoint() -> str | None:
     """The OTLP endpoint of the standard OpenTelemetry variables, if one is set."""
-    return os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    traces = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    return traces or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
 
 
 def _otlp_exporter() -> Any:
-    protocol = (
-        os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL") or ""
+    protocol = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or os.environ.get(
+        "OTEL_EXPORTER_OTLP_PROTOCOL", ""
     )
     if protocol.strip() == "grpc":
         try:
@@ -307,7 +313,11 @@ def start_tracing(settings: RagjurySettings) -> TraceSession:
     try:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            ConsoleSpanExporter,
+            SimpleSpanProcessor,
+        )
     except ImportError:
         raise TracingUnavailable(INSTALL_HINT) from None
 
@@ -334,10 +344,13 @@ def start_tracing(settings: RagjurySettings) -> TraceSession:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle = path.open("a", encoding="utf-8")
         except OSError as error:
-            raise TracingUnavailable(f"{path}: cannot write the trace file ({error.strerror or error})") from None
-        exporter = ConsoleSpanExporter(out=handle, formatter=lambda span: span.to_json(indent=None) + "\n")
+            reason = error.strerror or error
+            raise TracingUnavailable(f"{path}: cannot write the trace file ({reason})") from None
+        exporter = ConsoleSpanExporter(
+            out=handle, formatter=lambda span: span.to_json(indent=None) + "\n"
+        )
         provider.add_span_processor(SimpleSpanProcessor(exporter))  # written as each span ends
-        destination = f"appended to {path} (JSON lines; set OTEL_EXPORTER_OTLP_ENDPOINT to send them to a collector)"
+        destination = f"appended to {path}"
     provider.add_span_processor(Counter())
     scope = traced(provider, include_content=settings.trace_content)
     scope.__enter__()

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -76,6 +76,23 @@ MaxFallbackOption = Annotated[
         "(a gate passed by the fallback says nothing about the model), no limit without one.",
     ),
 ]
+TraceOption = Annotated[
+    bool,
+    typer.Option(
+        "--trace",
+        help="OpenTelemetry spans: one per judgment (judge, prompt version, cache hit/miss, "
+        "unscored, fallback) over pydantic-ai's model calls; to $OTEL_EXPORTER_OTLP_ENDPOINT, else "
+        "to .ragjury/traces.jsonl ($RAGJURY_TRACE_FILE). Needs the 'trace' extra. Or RAGJURY_TRACE=1.",
+    ),
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Send nothing: count the prompts the run would send (items not in the cache), their "
+        "estimated input tokens, the output token cap and, for a hosted model, the price; exit 0.",
+    ),
+]
 CalibrationOption = Annotated[
     Path | None,
     typer.Option(
@@ -98,6 +115,27 @@ def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, o
     except CalibrationError as error:
         raise fail(str(error)) from None
     return calibration.judge_options()
+
+
+def start_trace(trace: bool, settings: RagjurySettings) -> Any:
+    """Start tracing when ``--trace`` or ``RAGJURY_TRACE`` asks for it (``rag_agent.tracing``);
+    returns the session for ``end_trace``, or None. Without the OpenTelemetry SDK: one line, exit 2."""
+    if not (trace or settings.trace):
+        return None
+    from rag_agent.tracing import TracingUnavailable, start_tracing
+
+    try:
+        return start_tracing(settings)
+    except TracingUnavailable as error:
+        from rich.markup import escape
+
+        raise fail(escape(str(error))) from None
+
+
+def end_trace(session: Any) -> None:
+    """Flush the spans and say on stderr how many went where."""
+    if session is not None:
+        stderr.print(session.close(), style="dim", highlight=False, soft_wrap=True)
 
 
 def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:

@@ -5,7 +5,8 @@ keeps every single newline inside a paragraph, so at 80 columns each source line
 into ragged text. Here a docstring becomes paragraphs (one line each, wrapped by rich at any
 width), examples are kept line by line and re-broken with `` \\`` continuations so each line fits
 and still runs when pasted. Options get short metavars (``PATH``, ``N``, ``TEXT``) so the help
-column is wide enough to show every word whole, and flags get none (typer prints ``<bool>``); number ranges read ``0..1``.
+column is wide enough to show every word whole, and flags get none (typer prints ``<bool>``);
+number ranges read ``0..1``.
 
 ``apply(app)`` installs this on every command and group of a typer app; ``cli.py`` calls it.
 """
@@ -27,7 +28,7 @@ EXAMPLE_WIDTH = 76
 
 _COMMAND_START = re.compile(r"^(ragjury|python|pip|ollama|cat|echo)\b")
 _BULLET = re.compile(r"^(- |\* |\d+\. )")
-_OPTION_BREAK = re.compile(r"\s+(?=-{1,2}[A-Za-z])")
+_OPTION_START = re.compile(r"-{1,2}[A-Za-z]")
 _CONTINUATION = " \\"
 """Characters a shell line continuation ends with (stripped before lines are joined again)."""
 _CHOICES_MAX = 16
@@ -79,7 +80,7 @@ def _break_command(indent: str, text: str) -> list[str]:
     comment = ""
     if "  # " in text:
         text, comment = (part.strip() for part in text.split("  # ", 1))
-    chunks = _OPTION_BREAK.split(text.rstrip(_CONTINUATION))
+    chunks = _option_chunks(text.rstrip(_CONTINUATION))
     lines = [f"{indent}{chunks[0]}"]
     for chunk in chunks[1:]:
         if len(lines[-1]) + 1 + len(chunk) + 2 <= EXAMPLE_WIDTH:
@@ -90,6 +91,24 @@ def _break_command(indent: str, text: str) -> list[str]:
     if comment:
         lines.insert(0, f"{indent}# {comment}")
     return lines
+
+
+def _option_chunks(text: str) -> list[str]:
+    """``text`` cut at the spaces before each option (``-x``, ``--name``), never inside quotes."""
+    chunks = [""]
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == " " and _OPTION_START.match(text, index + 1):
+            chunks.append("")
+            continue
+        if char == " " and not quote and not chunks[-1]:
+            continue  # runs of spaces between chunks
+        chunks[-1] += char
+    return [chunk.rstrip() for chunk in chunks if chunk.strip()]
 
 
 def _metavar(param: Any) -> str | None:

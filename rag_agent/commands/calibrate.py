@@ -19,6 +19,10 @@ from rag_agent.commands._common import (
     BaseUrlOption,
     CacheOption,
     ConcurrencyOption,
+    DryRunOption,
+    TraceOption,
+    end_trace,
+    start_trace,
     JsonOption,
     ModelOption,
     NoCacheOption,
@@ -79,6 +83,8 @@ def calibrate(
     base_url: BaseUrlOption = None,
     json_output: JsonOption = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    dry_run: DryRunOption = False,
+    trace: TraceOption = False,
 ) -> None:
     """Fit the threshold (and a monotone map) at which a judge agrees best with people.
 
@@ -148,12 +154,35 @@ def calibrate(
         raise fail(f"judge '{judge_name}' has no logprob path to calibrate; "
                    "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution (faithfulness)") from None
     cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
+    if dry_run:
+        from rag_agent.commands._dry_run import dry_run_batch
+
+        try:
+            dry_run_batch(
+                command="calibrate",
+                build=lambda: build_judge(task, judge_name, settings, method="logprobs"),
+                items=items,
+                cache=cache,
+                json_output=json_output,
+                title=f"dry run: calibrate {task} with {judge_name} on {len(items):,} items",
+                header={
+                    "task": task,
+                    "judge": judge_name,
+                    "inputs": paths(data=data, topics=topics, passages=passages),
+                },
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+        return
+    trace_session = start_trace(trace, settings)
     try:
         result = run_sync(run_judgments(judge_obj, items, cache=cache, concurrency=concurrency,
                                         progress=not no_progress, description=f"calibrate {task}"))
     finally:
         if cache is not None:
             cache.close()
+        end_trace(trace_session)
     if result.stats.scored == 0:
         first = next((j.unscored_reason for j in result.judgments if j.unscored), "unknown")
         raise fail(f"nothing was scored ({len(items)} items); first reason: {first}", EXIT_UNSCORED)

@@ -17,6 +17,10 @@ from rag_agent.commands._common import (
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
+    DryRunOption,
+    TraceOption,
+    end_trace,
+    start_trace,
     NoCacheOption,
     NoRetryUnscoredOption,
     EXIT_BELOW_THRESHOLD,
@@ -176,6 +180,7 @@ def _evaluate_dataset(
     cache: Any,
     concurrency: int | None,
     progress: bool,
+    dry_run: bool = False,
 ) -> None:
     from evals.gates import fallback_failure
     from evals.pipeline import evaluate_dataset
@@ -188,6 +193,19 @@ def _evaluate_dataset(
     rows = dataset.rows
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
+    if dry_run:
+        from rag_agent.commands._dry_run import dry_run_batch
+
+        dry_run_batch(
+            command="evaluate",
+            build=lambda: build_judge(task, judge_name, settings, **judge_options),
+            items=[row.item for row in rows],
+            cache=cache,
+            json_output=json_output,
+            title=f"dry run: {task} judged by {judge_name} on {data.name}",
+            header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
+        )
+        return
     judge = build_judge(task, judge_name, settings, **judge_options)
     result = run_sync(
         evaluate_dataset(
@@ -447,7 +465,10 @@ def _label(judgment: Any) -> Any:
 
 @user_errors
 def evaluate(
-    data: Annotated[Path, typer.Option("--data", "-d", help="Dataset: JSONL, JSON array or CSV (or questions with --agent).")],
+    data: Annotated[
+        Path,
+        typer.Option("--data", "-d", help="Dataset: JSONL, JSON array or CSV (or questions with --agent)."),
+    ],
     task: Annotated[
         Task | None,
         typer.Option("--task", "-t", help="What the judge decides: correctness, faithfulness or score."),
@@ -518,6 +539,8 @@ def evaluate(
         ),
     ] = "none",
     calibration: CalibrationOption = None,
+    dry_run: DryRunOption = False,
+    trace: TraceOption = False,
 ) -> None:
     """Batch-judge a dataset and, when it has human labels, measure agreement with people.
 
@@ -587,6 +610,11 @@ def evaluate(
             raise fail(f"--retrieval must be tool or pre, got {retrieval!r}")
         if mapping:
             raise fail("--map applies to datasets, not to --agent question files")
+        if dry_run:
+            raise fail(
+                "--dry-run applies to dataset evaluation (--task): with --agent the judges' prompts "
+                "hold answers the agent has not written yet"
+            )
         judge_name = judge or "auto"
         checks = [
             ("score", judge_name),
@@ -639,6 +667,7 @@ def evaluate(
         concurrency=concurrency,
         progress=not no_progress,
     )
+    trace_session = None if dry_run else start_trace(trace, settings)
     try:
         if agent:
             assert corpus is not None
@@ -661,6 +690,7 @@ def evaluate(
                 judge_name=judge_name,
                 mapping=mapping or [],
                 judge_options=judge_options,
+                dry_run=dry_run,
                 **common,
             )  # type: ignore[arg-type]
     except KeyboardInterrupt:
@@ -671,6 +701,7 @@ def evaluate(
     finally:
         if cache is not None:
             cache.close()
+        end_trace(trace_session)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,10 @@ from rag_agent.commands._common import (
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
+    DryRunOption,
+    TraceOption,
+    end_trace,
+    start_trace,
     NoCacheOption,
     NoRetryUnscoredOption,
     BaseUrlOption,
@@ -146,6 +150,8 @@ def relevance(
     json_output: JsonOption = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     calibration: CalibrationOption = None,
+    dry_run: DryRunOption = False,
+    trace: TraceOption = False,
 ) -> None:
     """Judge (query, passage) pairs and write TREC qrels: automatic relevance labels, UMBRELA-style.
 
@@ -202,13 +208,37 @@ def relevance(
         raise fail(
             f"no pair to judge: {len(missing_topic)} lack a query, {len(missing_text)} lack passage text"
         )
+    judge_options = calibration_options(calibration, "relevance", judge)
     try:
-        judge_obj = build_judge("relevance", judge, settings, **calibration_options(calibration, "relevance", judge))
+        judge_obj = build_judge("relevance", judge, settings, **judge_options)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
     cache = open_cache(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )
+    if dry_run:
+        from evals.pipeline import relevance_items
+        from rag_agent.commands._dry_run import dry_run_batch
+
+        try:
+            dry_run_batch(
+                command="relevance",
+                build=lambda: build_judge("relevance", judge, settings, **judge_options),
+                items=relevance_items(todo, topic_texts, passage_texts),
+                cache=cache,
+                json_output=json_output,
+                title=f"dry run: relevance of {len(todo):,} pairs judged by {judge}",
+                header={
+                    "task": "relevance",
+                    "judge": judge,
+                    "inputs": paths(topics=topics, passages=passages, runs=run_paths, pairs=pairs),
+                },
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+        return
+    trace_session = start_trace(trace, settings)
     try:
         result = run_sync(
             judge_pairs(
@@ -227,6 +257,7 @@ def relevance(
     finally:
         if cache is not None:
             cache.close()
+        end_trace(trace_session)
     if result.grades:  # with nothing scored, an earlier qrels file is kept, not emptied
         write_qrels(out, result.grades, todo)
     unscored_path = unscored_path_of(out)

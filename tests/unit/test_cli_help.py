@@ -62,7 +62,7 @@ def test_help_fits_the_width_whole(path: tuple[str, ...], width: int) -> None:
     assert "Usage:" in result.stdout
 
 
-@pytest.mark.parametrize("command", commands(), ids=lambda command: command.name or "ragjury")  # type: ignore[attr-defined]
+@pytest.mark.parametrize("command", commands(), ids=lambda command: getattr(command, "name", "") or "ragjury")
 def test_help_text_is_paragraphs_and_examples_fit(command: object) -> None:
     """Prose paragraphs are one line each (rich wraps them at any width); example lines are at
     most EXAMPLE_WIDTH and, joined at their `` \\`` continuations, still parse as a shell line."""
@@ -106,8 +106,22 @@ def test_reflow_joins_prose_keeps_lists_and_rebreaks_examples() -> None:
         "  ragjury evaluate --task correctness --judge contains \\",
         "      --data correctness.jsonl --out preds.jsonl --html report.html",
     ]
-    assert paragraphs[5] == '  ragjury verdict goal -t "user: Book a table for two at 8pm" \\\n      -t "assistant: Booked."'
+    assert paragraphs[5].split("\n") == [
+        '  ragjury verdict goal -t "user: Book a table for two at 8pm" \\',
+        '      -t "assistant: Booked."',
+    ]
     assert reflow(None) is None and reflow("") == ""
+
+
+def test_examples_are_never_broken_inside_quotes() -> None:
+    quoted = "Water boils --at 100 C, -c, at sea level; " * 2
+    doc = f'Summary.\n\nExample:\n\n  ragjury verdict relevance -q "boiling point" -p "{quoted}" --json'
+    example = reflow(doc).split("\n\n")[2]  # type: ignore[union-attr]
+    lines = example.split("\n")
+    assert lines[1] == f'      -p "{quoted}" \\'  # one chunk, too long to split, kept whole
+    assert shlex.split(example.replace(" \\\n", " ")) == [
+        "ragjury", "verdict", "relevance", "-q", "boiling point", "-p", quoted, "--json"
+    ]
 
 
 def test_flags_have_no_metavar_and_values_a_short_one() -> None:

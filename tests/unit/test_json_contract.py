@@ -16,7 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
-from rag_agent.json_contract import COMMAND_KEYS, SCHEMA_VERSION, SHARED_KEYS, document, documented, markdown_tables
+from rag_agent.json_contract import (
+    COMMAND_KEYS,
+    SCHEMA_VERSION,
+    SHARED_KEYS,
+    document,
+    documented,
+    markdown_tables,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DEAD_SERVER = "http://127.0.0.1:9/v1"
@@ -49,10 +56,6 @@ def run(*args: str | Path, codes: tuple[int, ...] = (0,)) -> dict[str, Any]:
     return payload
 
 
-def correctness_data(tmp_path: Path) -> Path:
-    return FIXTURES / "pipeline_correctness.jsonl"
-
-
 def calibration_data(tmp_path: Path) -> Path:
     rows = [
         {"id": str(i), "question": f"q{i}", "answer": "right" if i % 2 else "wrong", "references": ["right"],
@@ -65,19 +68,24 @@ def calibration_data(tmp_path: Path) -> Path:
 
 
 def evaluate(tmp_path: Path) -> dict[str, Any]:
-    return run("evaluate", "--task", "correctness", "--judge", "contains", "--data", correctness_data(tmp_path),
-               "--out", tmp_path / "preds.jsonl", "--no-progress", "--json")
+    return run("evaluate", "--task", "correctness", "--judge", "contains", "--data",
+               FIXTURES / "pipeline_correctness.jsonl", "--out", tmp_path / "preds.jsonl", "--no-progress",
+               "--json")
 
 
 CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
     "evaluate": evaluate,
-    "agreement qrels": lambda tmp: run(
+    "evaluate (dry run)": lambda tmp: run(
+        "evaluate", "--task", "correctness", "--judge", "contains", "--data",
+        FIXTURES / "pipeline_correctness.jsonl", "--dry-run", "--json",
+    ),
+    "agreement (qrels)": lambda tmp: run(
         "agreement", "--gold", FIXTURES / "evals_qrels.txt", "--judged", FIXTURES / "pipeline_pairs.qrels",
         "--runs", FIXTURES, "--html", tmp / "report.html", "--json",
     ),
-    "agreement jsonl": lambda tmp: run(
-        "agreement", "--gold", FIXTURES / "evals_gold.jsonl", "--judged", FIXTURES / "evals_predictions.jsonl",
-        "--json",
+    "agreement (jsonl)": lambda tmp: run(
+        "agreement", "--gold", FIXTURES / "evals_gold.jsonl",
+        "--judged", FIXTURES / "evals_predictions.jsonl", "--json",
     ),
     "relevance": lambda tmp: run(
         "relevance", "--judge", "non-llm", "--topics", FIXTURES / "pipeline_topics.jsonl",
@@ -95,8 +103,9 @@ CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
         "--judge", "deterministic", "--json",
     ),
     "verdict correctness": lambda tmp: run(
-        "verdict", "correctness", "-q", "who got the first nobel prize in physics", "-a", "Wilhelm Conrad Röntgen, in 1901.",
-        "-r", "Wilhelm Conrad Röntgen", "--judge", "deterministic", "--json",
+        "verdict", "correctness", "-q", "who got the first nobel prize in physics",
+        "-a", "Wilhelm Conrad Röntgen, in 1901.", "-r", "Wilhelm Conrad Röntgen", "--judge", "deterministic",
+        "--json",
     ),
     "verdict relevance": lambda tmp: run(
         "verdict", "relevance", "-q", "boiling point of water", "-p", "Cats sleep a lot.",
@@ -146,7 +155,7 @@ def test_header_and_only_documented_keys(payloads: dict[str, dict[str, Any]], ca
     payload = payloads[case]
     assert list(payload)[:2] == ["schema_version", "command"]
     assert payload["schema_version"] == SCHEMA_VERSION
-    assert payload["command"] == case.removesuffix(" qrels").removesuffix(" jsonl")
+    assert payload["command"] == case.split(" (")[0]
     undocumented = set(payload) - documented(payload["command"])
     assert not undocumented, f"{case}: document these keys in rag_agent/json_contract.py: {undocumented}"
     assert not set(payload) & RETIRED_KEYS
@@ -184,14 +193,15 @@ def test_each_command_reports_what_it_should(payloads: dict[str, dict[str, Any]]
     need = {
         "evaluate": {"mode", "task", "judge", "n", "scored", "unscored", "judges", "fallback", "figures",
                      "agreement", "ranking", "inputs", "outputs", "gate_failures"},
-        "agreement qrels": {"mode", "agreement", "graded_agreement", "ranking", "figures", "inputs", "outputs",
-                            "gate_failures"},
-        "agreement jsonl": {"mode", "agreement", "ranking", "figures", "inputs", "outputs", "gate_failures"},
+        "agreement (qrels)": {"mode", "agreement", "graded_agreement", "ranking", "figures", "inputs",
+                            "outputs", "gate_failures"},
+        "agreement (jsonl)": {"mode", "agreement", "ranking", "figures", "inputs", "outputs", "gate_failures"},
         "relevance": {"task", "judge", "n", "scored", "unscored", "inputs", "outputs"},
         "calibrate": {"task", "judge", "model", "n", "scored", "unscored", "inputs", "outputs"},
         "doctor": {"ok", "model", "checks"},
         "judge-evaluate": {"task", "label", "value", "judges", "fallback", "gate_failures"} | ENVELOPE_KEYS,
-        "verdict correctness": {"task", "label", "value", "judges", "fallback", "gate_failures"} | ENVELOPE_KEYS,
+        "verdict correctness": {"task", "label", "value", "judges", "fallback", "gate_failures"}
+        | ENVELOPE_KEYS,
         "verdict relevance": {"task", "label", "value", "gate_failures"} | ENVELOPE_KEYS,
         "ask": {"question", "answer", "error", "judgments", "inputs"},
         "non-llm-judge": {"judge", "n", "leaderboard", "inputs", "outputs"},
@@ -201,22 +211,24 @@ def test_each_command_reports_what_it_should(payloads: dict[str, dict[str, Any]]
 
 
 def test_values_mean_the_same_thing_across_commands(payloads: dict[str, dict[str, Any]]) -> None:
-    evaluate_, by_labels = payloads["evaluate"], payloads["agreement jsonl"]
+    evaluate_, by_labels = payloads["evaluate"], payloads["agreement (jsonl)"]
     assert evaluate_["mode"] == "dataset" and by_labels["mode"] == "jsonl"
     assert evaluate_["ranking"]["measure"] == by_labels["ranking"]["measure"] == "mean label"
-    assert payloads["agreement qrels"]["ranking"]["measure"] == "nDCG@10"
+    assert payloads["agreement (qrels)"]["ranking"]["measure"] == "nDCG@10"
     # figures carry the ranking's tau under the gate name, in both commands
     for payload in (evaluate_, by_labels):
         assert payload["figures"]["kendall_tau"] == payload["ranking"]["correlation"]["kendall_tau"]
-    assert evaluate_["outputs"]["predictions"].endswith("preds.jsonl") and evaluate_["outputs"]["html"] is None
-    assert payloads["agreement qrels"]["outputs"]["html"].endswith("report.html")
+    assert evaluate_["outputs"]["predictions"].endswith("preds.jsonl")
+    assert evaluate_["outputs"]["html"] is None
+    assert payloads["agreement (qrels)"]["outputs"]["html"].endswith("report.html")
     assert payloads["relevance"]["outputs"]["qrels"].endswith("judged.qrels")
     assert payloads["calibrate"]["outputs"]["calibration"].endswith("cal.json")
     # one judgment: the label is the verdict; unscored and fallback_used are booleans there
     score = payloads["judge-evaluate"]
     assert score["task"] == "score" and score["label"] == score["value"]["overall_score"]
     assert score["unscored"] is False and score["fallback_used"] is False
-    assert payloads["verdict correctness"]["task"] == "correctness" and payloads["verdict correctness"]["label"]
+    correct = payloads["verdict correctness"]
+    assert correct["task"] == "correctness" and correct["label"] is True
     negative = payloads["verdict relevance"]
     assert negative["label"] is False and negative["gate_failures"] == [
         "relevance verdict is negative (--fail-on-negative)"
@@ -226,6 +238,9 @@ def test_values_mean_the_same_thing_across_commands(payloads: dict[str, dict[str
         counts = payloads[case]
         assert counts["scored"] + counts["unscored"] == counts["n"]
     assert payloads["ask"]["judgments"] is None and payloads["ask"]["answer"] is None
+    dry = payloads["evaluate (dry run)"]
+    assert dry["mode"] == "dry_run" and dry["n"] == dry["dry_run"]["items"] == evaluate_["n"]
+    assert dry["cached"] == dry["n"] and dry["dry_run"]["to_judge"] == 0  # the run before cached them all
     assert payloads["doctor"]["ok"] is False and payloads["doctor"]["checks"][0]["fix"]
 
 

@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DESCRIPTION = "correctness: token-overlap"
 PLAIN = re.compile(
     r"^(?P<desc>.+?):? (?P<done>\d+)/(?P<total>\d+) \((?P<pct>\d+)%\) (?P<rate>[\d.]+/s|-/s) "
-    r"(?P<when>eta \S+|done in \S+)(?P<rest>( \w+ [\d,]+)*)$"
+    r"(?P<when>eta \S+|done in \S+|done)(?P<rest>( \w+ [\d,]+)*)$"
 )
 
 
@@ -119,6 +119,19 @@ def test_plain_lines_also_come_every_interval_when_the_work_is_slow() -> None:
     assert lines[1].startswith("relevance: 6/1000 (1%) 0.2/s eta 1h2")  # about 994 / 0.2 s left
 
 
+def test_a_fast_run_gets_no_line_per_tenth() -> None:
+    clock = Clock()
+    buffer = io.StringIO()
+    progress = PlainProgress(Console(file=buffer), get_time=clock)
+    task = progress.add_task("correctness: contains", total=40, unscored=0)
+    for _ in range(40):
+        clock.now += 0.01  # 40 items in 0.4 s
+        progress.advance(task)
+    progress.stop()
+    lines = buffer.getvalue().splitlines()
+    assert [line.split()[2] for line in lines] == ["0/40", "40/40"]
+
+
 def test_an_interrupted_run_ends_with_where_it_stopped() -> None:
     buffer = io.StringIO()
     progress = PlainProgress(Console(file=buffer), interval_s=1_000)
@@ -129,6 +142,14 @@ def test_an_interrupted_run_ends_with_where_it_stopped() -> None:
     assert buffer.getvalue().splitlines()[-1].endswith("unscored 1")
 
 
+def test_a_run_cached_in_full_says_done_once() -> None:
+    buffer = io.StringIO()
+    with PlainProgress(Console(file=buffer)) as progress:
+        progress.add_task("correctness: contains", total=40, completed=40, unscored=0, cached=40)
+    assert buffer.getvalue().splitlines() == ["correctness: contains 40/40 (100%) -/s done unscored 0 cached 40"]
+    assert PLAIN.match(buffer.getvalue().strip())
+
+
 def test_transient_plain_progress_prints_nothing() -> None:
     buffer = io.StringIO()
     with PlainProgress(Console(file=buffer), transient=True) as progress:
@@ -136,11 +157,18 @@ def test_transient_plain_progress_prints_nothing() -> None:
     assert buffer.getvalue() == ""
 
 
+class FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_make_progress_picks_by_terminal() -> None:
-    terminal = Console(file=io.StringIO(), force_terminal=True)
+    terminal = Console(file=FakeTTY(), force_terminal=True)
     log = Console(file=io.StringIO(), force_terminal=False)
+    forced = Console(file=io.StringIO(), force_terminal=True)  # FORCE_COLOR in a CI log
     assert isinstance(make_progress(terminal), FitProgress)
     assert isinstance(make_progress(log), PlainProgress)
+    assert isinstance(make_progress(forced), PlainProgress)
     disabled = make_progress(log, enabled=False)
     assert not isinstance(disabled, PlainProgress | FitProgress) and disabled.disable
 
@@ -168,7 +196,8 @@ def test_a_batch_in_a_non_tty_writes_readable_periodic_lines(tmp_path: Path) -> 
     )
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("correctness:")]
-    assert len(lines) >= 11  # the start, then each tenth
+    assert len(lines) >= 2  # the start and the end; a tenth at most once a second in between
+    assert lines[0].startswith("correctness: token-overlap 0/1500 (0%)")
     for line in lines:
         match = PLAIN.match(line)
         assert match, line

@@ -1,0 +1,87 @@
+"""``assert_judged``: a test assertion that a judge passes an item, with the judge's reason in the
+failure message.
+
+Why: a RAG regression test wants one line, "this answer must be judged faithful", and when it
+fails, the judge's why (which statements the context does not support), not ``assert False``.
+A judge that cannot judge (server down, invalid output) fails the test too, with its reason:
+an unscored judgment is never a pass, and never reported as a low score. Example::
+
+    from rag_agent.adapters.pytest_helpers import assert_judged
+    from rag_agent.deterministic.contains import ContainsJudge
+    from rag_agent.items import CorrectnessItem
+
+    def test_hamlet_answer() -> None:
+        assert_judged(ContainsJudge(), CorrectnessItem(
+            question="Who wrote Hamlet?", answer="William Shakespeare.", references=["Shakespeare"]))
+
+``item`` is the judge's item, or a dict of fields named as in datasets (``question``,
+``answer``, ``contexts``, or Ragas / DeepEval names). Without ``threshold`` the verdict must be
+true (a grade above 0); with one, the score must reach it (``rag_agent.adapters.judging.score_of``:
+the share of supported statements for faithfulness, ``overall_score`` for JudgeScore, 1.0 / 0.0
+for a verdict). Inside ``async def`` tests, await ``assert_judged_async``. Needs no extra: it
+raises ``AssertionError``, which pytest (and any runner) reports with the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from rag_agent._sync import run_sync
+from rag_agent.adapters.judging import Outcome, build_item
+
+
+def _item(judge: Any, item: BaseModel | Mapping[str, Any], task: str | None) -> BaseModel:
+    if isinstance(item, BaseModel):
+        return item
+    return build_item(judge, item, task=task)
+
+
+def check_outcome(outcome: Outcome, threshold: float | None) -> Outcome:
+    """``outcome`` when it passes, else ``AssertionError`` with the judge's verdict and reason."""
+    __tracebackhide__ = True
+    if not outcome.scored:
+        raise AssertionError(f"{outcome.judge} could not judge the item (unscored): {outcome.reason}")
+    if threshold is None:
+        label = outcome.label
+        if not label:
+            raise AssertionError(f"judged {label!r} by {outcome.judge}\nreason: {outcome.reason}")
+    else:
+        score = outcome.score
+        if score < threshold:
+            raise AssertionError(
+                f"judged {score:.3f}, below the threshold {threshold:g}, by {outcome.judge}\n"
+                f"reason: {outcome.reason}"
+            )
+    return outcome
+
+
+async def assert_judged_async(
+    judge: Any,
+    item: BaseModel | Mapping[str, Any],
+    threshold: float | None = None,
+    *,
+    task: str | None = None,
+) -> Outcome:
+    """Judge ``item`` and assert it passes (see the module docstring); returns the outcome."""
+    __tracebackhide__ = True
+    judgment = await judge.ajudge(_item(judge, item, task))
+    return check_outcome(Outcome(judgment), threshold)
+
+
+def assert_judged(
+    judge: Any,
+    item: BaseModel | Mapping[str, Any],
+    threshold: float | None = None,
+    *,
+    task: str | None = None,
+) -> Outcome:
+    """The synchronous ``assert_judged_async`` (runs in a thread when a loop is running)."""
+    __tracebackhide__ = True
+    judgment = run_sync(judge.ajudge(_item(judge, item, task)))
+    return check_outcome(Outcome(judgment), threshold)
+
+
+__all__ = ["assert_judged", "assert_judged_async", "check_outcome"]
