@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
@@ -259,22 +259,23 @@ class TraceSession:
 
     provider: Any
     destination: str
-    counted: list[int]
+    counts: dict[str, int]
+    """``ended``: spans recorded; ``exported``: spans the exporter reported written or sent."""
     _exit: Callable[[], None]
     _handle: IO[str] | None = None
 
-    @property
-    def spans(self) -> int:
-        return self.counted[0]
-
     def close(self) -> str:
-        """Flush every span, stop tracing, and return one line saying where they went."""
+        """Flush every span, stop tracing, and return one line saying where they went (and, when
+        the collector did not take them all, how many were lost)."""
         self._exit()
         self.provider.force_flush()
         self.provider.shutdown()
         if self._handle is not None:
             self._handle.close()
-        return f"trace: {self.spans:,} spans {self.destination}"
+        ended, exported = self.counts["ended"], self.counts["exported"]
+        if exported >= ended:
+            return f"trace: {ended:,} spans {self.destination}"
+        return f"trace: only {exported:,} of {ended:,} spans {self.destination} (export failed: see above)"
 
 
 def otlp_endpoint() -> str | None:
@@ -317,17 +318,37 @@ def start_tracing(settings: RagjurySettings) -> TraceSession:
             BatchSpanProcessor,
             ConsoleSpanExporter,
             SimpleSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
         )
     except ImportError:
         raise TracingUnavailable(INSTALL_HINT) from None
 
-    counted = [0]
+    counts = {"ended": 0, "exported": 0}
 
     class Counter(SpanProcessor):
-        """Counts ended spans, so the command can say how many it wrote."""
+        """Counts ended spans, so the command can say how many there were."""
 
         def on_end(self, span: ReadableSpan) -> None:
-            counted[0] += 1
+            counts["ended"] += 1
+
+    class Counted(SpanExporter):
+        """An exporter that counts the spans its inner exporter took, so a dead collector is told."""
+
+        def __init__(self, inner: SpanExporter) -> None:
+            self.inner = inner
+
+        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+            result = self.inner.export(spans)
+            if result is SpanExportResult.SUCCESS:
+                counts["exported"] += len(spans)
+            return result
+
+        def shutdown(self) -> None:
+            self.inner.shutdown()
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return bool(self.inner.force_flush(timeout_millis))
 
     named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": "ragjury"}
     provider = TracerProvider(resource=Resource.create(named))
@@ -336,7 +357,7 @@ def start_tracing(settings: RagjurySettings) -> TraceSession:
     if endpoint:
         # A batch run emits a span per judgment at once: keep them all (the default queue holds 2,048).
         queue = None if os.environ.get("OTEL_BSP_MAX_QUEUE_SIZE") else 65536
-        provider.add_span_processor(BatchSpanProcessor(_otlp_exporter(), max_queue_size=queue))
+        provider.add_span_processor(BatchSpanProcessor(Counted(_otlp_exporter()), max_queue_size=queue))
         destination = f"sent to {endpoint} (OTLP)"
     else:
         path = Path(settings.trace_file)
@@ -349,12 +370,12 @@ def start_tracing(settings: RagjurySettings) -> TraceSession:
         exporter = ConsoleSpanExporter(
             out=handle, formatter=lambda span: span.to_json(indent=None) + "\n"
         )
-        provider.add_span_processor(SimpleSpanProcessor(exporter))  # written as each span ends
+        provider.add_span_processor(SimpleSpanProcessor(Counted(exporter)))  # written as each span ends
         destination = f"appended to {path}"
     provider.add_span_processor(Counter())
     scope = traced(provider, include_content=settings.trace_content)
     scope.__enter__()
-    return TraceSession(provider, destination, counted, lambda: scope.__exit__(None, None, None), handle)
+    return TraceSession(provider, destination, counts, lambda: scope.__exit__(None, None, None), handle)
 
 
 __all__ = [

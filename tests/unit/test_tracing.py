@@ -275,3 +275,13 @@ def test_trace_sends_to_the_standard_otlp_endpoint(isolated: Path, monkeypatch: 
     assert {kind for _, _, kind in collector.posts} == {"application/x-protobuf"}
     assert f"spans sent to {collector.endpoint} (OTLP)" in result.stderr
     assert not (isolated / "traces").exists()
+
+
+def test_a_dead_collector_is_reported_not_hidden(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from recording_server import closed_port
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    result = evaluate("--trace")
+    assert result.exit_code == 0, result.output  # the judgments are not lost for want of a collector
+    assert "trace: only 0 of 21 spans sent to" in result.stderr
