@@ -55,6 +55,9 @@ class RunStats:
     """Judgments taken from the cache (no model call)."""
     judged: int = 0
     """Judgments made in this run (deduplicated items count once)."""
+    duplicates: int = 0
+    """Items identical to an earlier item of this run (same judge, same input): they share its
+    judgment, so ``cached + judged + duplicates == total`` for a run that was not interrupted."""
     unscored: int = 0
     """Unscored judgments among all results, cached or new."""
     fallback: int = 0
@@ -103,6 +106,7 @@ class RunStats:
             "unscored": self.unscored,
             "cached": self.cached,
             "judged": self.judged,
+            "duplicates": self.duplicates,
             "fallback_used": self.fallback,
             "not_attempted": self.not_attempted,
             "input_tokens": self.usage.input_tokens,
@@ -185,6 +189,7 @@ async def run_judgments(
             positions.setdefault(key, []).append(index)
     todo_keys = list(positions)
     todo_items = [items[positions[key][0]] for key in todo_keys]
+    stats.duplicates = sum(len(indices) - 1 for indices in positions.values())
 
     own_progress = progress is True
     bar: Progress | None = make_progress() if own_progress else (progress or None)  # type: ignore[assignment]

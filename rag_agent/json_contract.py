@@ -37,6 +37,7 @@ SHARED_KEYS: dict[str, str] = {
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",
+    "duplicates": "items identical to an earlier item of the run (same judge and input): they share its judgment; cached + judged + duplicates = n",
     "fallback_used": "runs: verdicts from the fallback judge; one judgment: true/false",
     "not_attempted": "items never sent: the model server was unreachable",
     "input_tokens": "tokens sent to the model (this run or judgment)",

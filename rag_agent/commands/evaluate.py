@@ -93,7 +93,7 @@ def _run_table(title: str, stats: dict[str, Any]) -> Table:
     table = Table(title=title, show_header=False)
     table.add_column("figure")
     table.add_column("value", justify="right")
-    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "tokens", "requests"):
+    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "duplicates", "tokens", "requests"):
         if name in stats:
             value = stats[name]
             table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
