@@ -12,8 +12,8 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from config.settings import RagjurySettings
-from rag_agent.inputs import InputError
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.inputs import InputError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -107,7 +107,7 @@ def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, o
     """Judge options of a calibration file, after checking it was fitted for this task and judge."""
     if path is None:
         return {}
-    from evals.calibration import CalibrationError, check_applies, load_calibration
+    from ragjury.evals.calibration import CalibrationError, check_applies, load_calibration
 
     try:
         calibration = load_calibration(path)
@@ -122,7 +122,7 @@ def start_trace(trace: bool, settings: RagjurySettings) -> Any:
     returns the session for ``end_trace``, or None. Without the OpenTelemetry SDK: one line, exit 2."""
     if not (trace or settings.trace):
         return None
-    from rag_agent.tracing import TracingUnavailable, start_tracing
+    from ragjury.rag_agent.tracing import TracingUnavailable, start_tracing
 
     try:
         return start_tracing(settings)
@@ -175,6 +175,6 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 def print_json(payload: Mapping[str, object], *, command: str) -> None:
     """One JSON object on stdout, nothing else (rich would wrap long lines), under the contract
     every command shares (``schema_version`` and ``command`` first; see ``rag_agent.json_contract``)."""
-    from rag_agent.json_contract import document
+    from ragjury.rag_agent.json_contract import document
 
     typer.echo(json.dumps(document(command, payload), ensure_ascii=False))

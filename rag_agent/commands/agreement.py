@@ -12,19 +12,19 @@ from typing import Annotated
 
 import typer
 
-from evals.agreement import (
+from ragjury.evals.agreement import (
     AgreementFigures,
     RankCorrelation,
     label_agreement,
     qrels_agreement,
     ranking_correlation,
 )
-from evals.atomic_io import check_output_paths
-from evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
-from evals.intervals import Interval, bootstrap_agreement, bootstrap_ranking_tau
-from evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
-from evals.metrics import evaluate_runs
-from evals.report import (
+from ragjury.evals.atomic_io import check_output_paths
+from ragjury.evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
+from ragjury.evals.intervals import Interval, bootstrap_agreement, bootstrap_ranking_tau
+from ragjury.evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
+from ragjury.evals.metrics import evaluate_runs
+from ragjury.evals.report import (
     HtmlReport,
     agreement_table,
     confusion_table,
@@ -35,7 +35,7 @@ from evals.report import (
     parse_gates,
     write_html,
 )
-from rag_agent.commands._common import (
+from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     JsonOption,
     fail,
@@ -44,8 +44,8 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.inputs import InputError, read_text
-from rag_agent.json_contract import paths, ranking
+from ragjury.rag_agent.inputs import InputError, read_text
+from ragjury.rag_agent.json_contract import paths, ranking
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 

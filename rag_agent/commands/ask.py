@@ -15,10 +15,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.agent import AgentResponse, RAGAgent
-from rag_agent.commands._common import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
     JsonOption,
@@ -29,12 +29,12 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.commands.judge_evaluate import judgment_payload
-from rag_agent.factory import score_judge
-from rag_agent.items import FaithfulnessItem, ScoreItem
-from rag_agent.json_contract import paths
-from rag_agent.models import JudgeScore
-from rag_agent.results import Judgment
+from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
+from ragjury.rag_agent.factory import score_judge
+from ragjury.rag_agent.items import FaithfulnessItem, ScoreItem
+from ragjury.rag_agent.json_contract import paths
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.results import Judgment
 
 SNIPPET_CHARS = 160
 
@@ -65,7 +65,7 @@ async def judge_response(
     scorer = score_judge(mode.value, settings)
     if mode == JudgeMode.deterministic:
         return await scorer.ajudge(item), None, "--judge-mode deterministic uses no model"
-    from rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
 
     faithfulness = FaithfulnessJudge(settings=settings)
     faithful_item = FaithfulnessItem(
@@ -78,7 +78,7 @@ async def judge_response(
 def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
     """The faithfulness judgment as ``verdict faithfulness --json`` prints it (``label``, ``value``
     with the score and every statement's verdict, the envelope), or why it was skipped."""
-    from rag_agent.commands.verdict import verdict_payload
+    from ragjury.rag_agent.commands.verdict import verdict_payload
 
     if judgment is None:
         return {"task": "faithfulness", "skipped": skipped} if skipped else None

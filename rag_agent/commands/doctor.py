@@ -6,9 +6,9 @@ from dataclasses import asdict
 
 import typer
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
     JsonOption,
     ModelOption,
@@ -17,7 +17,7 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.health import Check, run_checks
+from ragjury.rag_agent.health import Check, run_checks
 
 
 @user_errors

@@ -20,12 +20,12 @@ import typer
 import yaml
 from rich.table import Table
 
-from evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
-from evals.progress import make_progress
-from rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
-from rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings
-from rag_agent.inputs import InputError, iter_jsonl
-from rag_agent.json_contract import paths
+from ragjury.evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
+from ragjury.evals.progress import make_progress
+from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
+from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings
+from ragjury.rag_agent.inputs import InputError, iter_jsonl
+from ragjury.rag_agent.json_contract import paths
 
 MEASURE = "AVG_GRADE"
 

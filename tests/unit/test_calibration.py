@@ -13,9 +13,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import RagjurySettings
-from evals.calibration import (
+from ragjury.cli import app
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.calibration import (
     CALIBRATION_SCHEMA,
     CalibrationError,
     apply_isotonic,
@@ -30,8 +30,8 @@ from evals.calibration import (
     fit_threshold,
     load_calibration,
 )
-from rag_agent.verdicts.correctness import CorrectnessJudge
-from rag_agent.verdicts.relevance import RelevanceGrade
+from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+from ragjury.rag_agent.verdicts.relevance import RelevanceGrade
 
 runner = CliRunner()
 
