@@ -103,8 +103,12 @@ CalibrationOption = Annotated[
 ]
 
 
-def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, object]:
-    """Judge options of a calibration file, after checking it was fitted for this task and judge."""
+def calibration_options(path: Path | None, task: str, judge: str, model: str | None = None) -> dict[str, object]:
+    """Judge options of a calibration file, after checking it was fitted for this task and judge.
+
+    A calibration fitted on another model is applied, with a warning: cut-offs on one model's
+    probabilities rarely transfer to another's, and the user should know to re-fit.
+    """
     if path is None:
         return {}
     from ragjury.evals.calibration import CalibrationError, check_applies, load_calibration
@@ -114,6 +118,12 @@ def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, o
         check_applies(calibration, task, judge, path)
     except CalibrationError as error:
         raise fail(str(error)) from None
+    if model is not None and calibration.model is not None and calibration.model != model:
+        stderr.print(
+            f"warning: {path} was fitted on model {calibration.model}, this run uses {model}: "
+            "its cut-offs may not transfer (re-fit with `ragjury calibrate` on this model)",
+            markup=False,
+        )
     return calibration.judge_options()
 
 

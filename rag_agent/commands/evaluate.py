@@ -650,7 +650,7 @@ def evaluate(
 
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
-    judge_options = calibration_options(calibration, task.value, judge_name) if task is not None else {}
+    judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task is not None else {}
     cache = open_cache(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )

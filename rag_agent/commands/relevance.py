@@ -208,7 +208,7 @@ def relevance(
         raise fail(
             f"no pair to judge: {len(missing_topic)} lack a query, {len(missing_text)} lack passage text"
         )
-    judge_options = calibration_options(calibration, "relevance", judge)
+    judge_options = calibration_options(calibration, "relevance", judge, settings.judge_model)
     try:
         judge_obj = build_judge("relevance", judge, settings, **judge_options)
     except UnknownJudgeError as error:

@@ -211,3 +211,20 @@ def test_calibrate_refuses_to_overwrite_its_data(tmp_path: Path) -> None:
     before = data.read_bytes()
     result = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--out", str(data)])
     assert result.exit_code == 2 and data.read_bytes() == before
+
+
+@pytest.mark.usefixtures("plugin_path")
+def test_calibration_fitted_on_another_model_is_applied_with_a_warning(tmp_path: Path) -> None:
+    data = dev_set(tmp_path / "dev.jsonl")
+    out = tmp_path / "cal.json"
+    judge = "python:test_calibration:scripted_correctness"
+    fitted = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge", judge,
+                                 "--out", str(out), "--no-cache", "--no-progress"])
+    assert fitted.exit_code == 0, fitted.output
+    stored = json.loads(out.read_text())
+    stored["model"] = "some-other-model"
+    out.write_text(json.dumps(stored))
+    applied = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", judge, "--data", str(data),
+                                  "--model", "phi3:mini", "--calibration", str(out), "--no-cache", "--no-progress"])
+    assert applied.exit_code == 0, applied.output
+    assert "fitted on model some-other-model, this run uses phi3:mini" in applied.output
