@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -17,7 +17,6 @@ from rich.table import Table
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
-from ragjury.rag_agent.agent import AgentResponse, RAGAgent
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -30,11 +29,13 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
-from ragjury.rag_agent.factory import score_judge
 from ragjury.rag_agent.items import FaithfulnessItem, ScoreItem
 from ragjury.rag_agent.json_contract import paths
 from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.results import Judgment
+
+if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+    from ragjury.rag_agent.agent import AgentResponse
 
 SNIPPET_CHARS = 160
 
@@ -62,6 +63,8 @@ async def judge_response(
         sources=response.sources,
         sources_used=response.answer.sources_used,
     )
+    from ragjury.rag_agent.factory import score_judge  # deferred: pydantic-ai
+
     scorer = score_judge(mode.value, settings)
     if mode == JudgeMode.deterministic:
         return await scorer.ajudge(item), None, "--judge-mode deterministic uses no model"
@@ -214,6 +217,8 @@ def ask(
     settings = settings_for(judge_model, base_url)
     if model:
         settings = settings.model_copy(update={"agent_model": model})
+    from ragjury.rag_agent.agent import RAGAgent  # deferred: pydantic-ai and the model clients
+
     agent = RAGAgent(
         corpus, settings=settings, top_k=top_k, retrieval=retrieval.value, max_searches=max_searches
     )

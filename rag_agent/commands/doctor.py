@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -17,7 +18,9 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.health import Check, run_checks
+
+if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+    from ragjury.rag_agent.health import Check
 
 
 @user_errors
@@ -29,6 +32,8 @@ def doctor(
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
     """
     settings = settings_for(model, base_url)
+    from ragjury.rag_agent.health import run_checks  # deferred: pydantic-ai
+
     checks = run_sync(run_checks(settings))
     if json_output:
         print_json(doctor_payload(settings, checks), command="doctor")

@@ -26,7 +26,6 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.factory import score_judge
 from ragjury.rag_agent.inputs import load_answer, load_sources
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
@@ -148,6 +147,8 @@ def judge_evaluate(
     sources = load_sources(str(sources_file)) if sources_file else []
     settings = settings_for(model, base_url)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
+    from ragjury.rag_agent.factory import score_judge  # deferred: loads pydantic-ai and the model clients
+
     judgment = run_sync(score_judge(judge.value, settings).ajudge(item))
     failures = gate_failures(judgment, fail_under, max_fallback)
     if json_output:

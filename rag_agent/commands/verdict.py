@@ -42,21 +42,13 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.fallback import FallbackJudge
 from ragjury.rag_agent.inputs import InputError, parse_model, read_text
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
 from ragjury.rag_agent.protocol import BaseJudge
 from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.verdicts.correctness import BoolAsVerdict, CorrectnessJudge, Verdict
-from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult
-from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
-from ragjury.rag_agent.verdicts.relevance import (
-    GRADE_NAMES,
-    GradedRelevanceJudge,
-    RelevanceGrade,
-    RelevanceVerdict,
-    RelevanceVerdictJudge,
-)
+
+# The verdict judges (and pydantic-ai with them) are imported inside the functions that build or
+# print them: `ragjury --help` and every other command start without them.
 
 VerdictKind = Literal["faithfulness", "correctness", "relevance", "relevance_graded", "goal"]
 ItemModelT = TypeVar("ItemModelT", bound=BaseModel)
@@ -89,6 +81,8 @@ FailOnNegativeOption = Annotated[
 # -- judge selection ---------------------------------------------------------------------------------------
 def _deterministic(kind: VerdictKind) -> BaseJudge[Any, Any] | None:
     """The model-free judge for ``kind``, imported lazily; ``None`` where there is none (or it is not installed)."""
+    from ragjury.rag_agent.verdicts.correctness import BoolAsVerdict
+
     try:
         if kind == "correctness":
             from ragjury.rag_agent.deterministic.contains import ContainsJudge
@@ -121,6 +115,12 @@ def build_verdict_judge(
                 f"no deterministic judge exists for {kind.replace('_', ' ')}; use --judge llm or auto",
             )
         return judge
+    from ragjury.rag_agent.fallback import FallbackJudge
+    from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
+    from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge
+    from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
+
     llm: BaseJudge[Any, Any]
     if kind == "faithfulness":
         llm = FaithfulnessJudge(
@@ -259,6 +259,11 @@ def _print_footer(judgment: Judgment[Any]) -> None:
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
     if not _print_header(judgment):
         return
+    from ragjury.rag_agent.verdicts.correctness import Verdict
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessResult
+    from ragjury.rag_agent.verdicts.goal import GoalResult
+    from ragjury.rag_agent.verdicts.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
+
     value = judgment.value
     if isinstance(value, FaithfulnessResult):
         stdout.print(
