@@ -11,16 +11,16 @@ import importlib
 import typer
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "rag_agent.commands.judge_evaluate",
-    "rag_agent.commands.doctor",
-    "rag_agent.commands.agreement",
-    "rag_agent.commands.ask",
-    "rag_agent.commands.verdict",
-    "rag_agent.commands.non_llm_judge",
-    "rag_agent.commands.relevance",
-    "rag_agent.commands.evaluate",
-    "rag_agent.commands.calibrate",
-    "rag_agent.commands.report",
+    "ragjury.rag_agent.commands.judge_evaluate",
+    "ragjury.rag_agent.commands.doctor",
+    "ragjury.rag_agent.commands.agreement",
+    "ragjury.rag_agent.commands.ask",
+    "ragjury.rag_agent.commands.verdict",
+    "ragjury.rag_agent.commands.non_llm_judge",
+    "ragjury.rag_agent.commands.relevance",
+    "ragjury.rag_agent.commands.evaluate",
+    "ragjury.rag_agent.commands.calibrate",
+    "ragjury.rag_agent.commands.report",
 )
 
 app = typer.Typer(
@@ -35,7 +35,7 @@ for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
 
 # Help that reads at 80 columns (paragraphs reflow, examples fit, no <bool> on flags).
-importlib.import_module("rag_agent.commands._help").apply(app)
+importlib.import_module("ragjury.rag_agent.commands._help").apply(app)
 
 
 def main() -> None:

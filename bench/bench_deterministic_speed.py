@@ -39,15 +39,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rag_agent.deterministic.non_llm import NonLLMJudge
-from rag_agent.deterministic.token_overlap import (
+from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
+from ragjury.rag_agent.deterministic.token_overlap import (
     EVRET_STOPWORDS,
     TokenOverlapJudge,
     evret_normalise,
     phrase_bonus,
     token_weight,
 )
-from rag_agent.items import JudgmentContext
+from ragjury.rag_agent.items import JudgmentContext
 
 BENCHMARKS = Path(os.environ.get("RAGJURY_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 

@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from config.settings import RagjurySettings  # noqa: E402
-from rag_agent.judge import JudgeLLM  # noqa: E402
-from rag_agent.models import SourceDocument  # noqa: E402
+from ragjury.config.settings import RagjurySettings  # noqa: E402
+from ragjury.rag_agent.judge import JudgeLLM  # noqa: E402
+from ragjury.rag_agent.models import SourceDocument  # noqa: E402
 
 SOURCE = SourceDocument(
     id="d1",

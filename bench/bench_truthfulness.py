@@ -64,14 +64,14 @@ from rich.console import Console
 from rich.table import Table
 from scipy.stats import kendalltau
 
-from config.settings import RagjurySettings
-from evals.cache import JudgmentCache, open_cache
-from evals.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
-from evals.registry import build_judge, label_of
-from evals.runner import run_judgments
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity
-from rag_agent.results import Judgment, Usage
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.cache import JudgmentCache, open_cache
+from ragjury.evals.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
+from ragjury.evals.registry import build_judge, label_of
+from ragjury.evals.runner import run_judgments
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment, Usage
 
 console = Console(stderr=True)
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks"
@@ -196,7 +196,7 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
         sys.path.insert(0, str(ensure_umbrela()))
         from umbrela.utils import common_utils  # the peer's own code
 
-        from rag_agent.llm import build_model
+        from ragjury.rag_agent.llm import build_model
 
         self._common = common_utils
         self.template = files("umbrela").joinpath("prompts/qrel_fewshot_bing.txt").read_text().strip()
@@ -384,7 +384,7 @@ def panel_rows(dataset: str, cases: Sequence[Case], members: Sequence[str], fold
     rows = [figures(dataset, label, cases, predicted, None, means, "from the members' judgments")]
     usable = [(m, c.gold) for m, c in zip(means, cases, strict=True) if m is not None]
     if len(usable) >= 2 * folds:
-        from evals.calibration import fit_threshold, fold_indices
+        from ragjury.evals.calibration import fit_threshold, fold_indices
 
         s = np.array([m for m, _ in usable])
         g = np.array([b for _, b in usable])
@@ -433,7 +433,7 @@ async def measure(
         else:
             # Out-of-fold labels, for tau as well: refit per fold, as cross_validate does.
             oof: list[bool | None] = [None] * len(cases)
-            from evals.calibration import fit_threshold, fold_indices
+            from ragjury.evals.calibration import fit_threshold, fold_indices
 
             index_of = [i for i, x in enumerate(scores) if x is not None]
             for held in fold_indices(len(pairs), folds, seed):
@@ -466,7 +466,7 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
 
     def alternative(tag: str) -> Callable[[], Any]:
         """The graded judge with another version of its one-token prompt (before/after rows)."""
-        from config.instructions import ALTERNATIVE_INSTRUCTIONS
+        from ragjury.config.instructions import ALTERNATIVE_INSTRUCTIONS
 
         def build() -> Any:
             judge = build_judge("relevance", "llm-graded", settings, method="logprobs")

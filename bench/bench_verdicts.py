@@ -44,11 +44,11 @@ sys.path.insert(0, str(REPO))
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from config.settings import RagjurySettings
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.protocol import BaseJudge
-from rag_agent.results import Judgment
-from rag_agent.verdicts import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.verdicts import (
     CorrectnessJudge,
     FaithfulnessJudge,
     GradedRelevanceJudge,

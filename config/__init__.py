@@ -1,5 +1,5 @@
 """Configuration: settings from the environment and prompts with version strings."""
 
-from config.settings import OutputMode, RagjurySettings, ScoreWeights, get_settings
+from ragjury.config.settings import OutputMode, RagjurySettings, ScoreWeights, get_settings
 
 __all__ = ["OutputMode", "RagjurySettings", "ScoreWeights", "get_settings"]

@@ -49,8 +49,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rag_agent.protocol import JudgeIdentity
-from rag_agent.results import Judgment
+from ragjury.rag_agent.protocol import JudgeIdentity
+from ragjury.rag_agent.results import Judgment
 
 SCHEMA_VERSION = 1
 
@@ -130,10 +130,17 @@ def _type_name(value: object) -> str | None:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+_PRE_NAMESPACE_PACKAGES = frozenset({"rag_agent", "evals", "config"})
+
+
 def _import_model(type_name: str | None) -> type[BaseModel] | None:
     if not type_name:
         return None
     module_name, _, qualname = type_name.partition(":")
+    if module_name.partition(".")[0] in _PRE_NAMESPACE_PACKAGES:
+        # Written before ragjury had one namespace (``rag_agent.verdicts.base``): the same class now
+        # lives under ``ragjury.``; importing the old name could load a stranger's ``config``.
+        module_name = f"ragjury.{module_name}"
     try:
         target: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
@@ -406,7 +413,7 @@ def open_cache(
     try:
         return JudgmentCache(path, retry_unscored=retry_unscored)
     except sqlite3.DatabaseError as error:
-        from rag_agent.inputs import InputError
+        from ragjury.rag_agent.inputs import InputError
 
         raise InputError(path, f"not a usable ragjury cache ({error})") from None
 

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field, ValidationError
 
-from evals.agreement import cohen_kappa
+from ragjury.evals.agreement import cohen_kappa
 
 CALIBRATION_SCHEMA = "ragjury-calibration/1"
 """The format tag of calibration files; bump it when their meaning changes."""

@@ -24,9 +24,9 @@ from urllib.parse import urlsplit
 
 from rich.table import Table
 
-from evals.cache import JudgmentCache, judgment_key
-from rag_agent.dry_model import RequestLog
-from rag_agent.protocol import Judge
+from ragjury.evals.cache import JudgmentCache, judgment_key
+from ragjury.rag_agent.dry_model import RequestLog
+from ragjury.rag_agent.protocol import Judge
 
 ASSUMPTIONS = (
     "input tokens estimated at 4 characters per token of the rendered prompt "

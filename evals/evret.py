@@ -28,11 +28,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from evals.metrics import MEASURES, RunEvaluation, evaluate_run
-from rag_agent._sync import run_sync
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import ResultCallback
-from rag_agent.results import Judgment, Usage
+from ragjury.evals.metrics import MEASURES, RunEvaluation, evaluate_run
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import ResultCallback
+from ragjury.rag_agent.results import Judgment, Usage
 
 
 class Retrieved(BaseModel):

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from evals.report import GATE_ALIASES, VerdictSources, percent
-from rag_agent.inputs import InputError
+from ragjury.evals.report import GATE_ALIASES, VerdictSources, percent
+from ragjury.rag_agent.inputs import InputError
 
 _LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
 _RANKING = ("kendall_tau", "spearman")

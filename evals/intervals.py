@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evals.agreement import cohen_kappa, quadratic_weights
+from ragjury.evals.agreement import cohen_kappa, quadratic_weights
 
 RESAMPLES = 1000
 """Draws per interval: enough for stable 2.5 / 97.5 percentiles, cheap on 15k items (< 1 s)."""

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rag_agent.inputs import InputError, iter_jsonl, read_text, split_lines, validation_message
+from ragjury.rag_agent.inputs import InputError, iter_jsonl, read_text, split_lines, validation_message
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

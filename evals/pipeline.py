@@ -26,15 +26,15 @@ from typing import Any, Protocol
 
 from rich.progress import Progress
 
-from evals.cache import JudgmentCache
-from evals.registry import label_of
-from evals.report import VerdictSources
-from evals.runner import RunStats, make_progress, run_judgments
-from evals.tasks import DataSource, Question, TaskRow, as_task_rows, task_spec
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext, ScoreItem
-from rag_agent.models import RAGAnswer, SourceDocument
-from rag_agent.protocol import Judge
-from rag_agent.results import Judgment, Usage
+from ragjury.evals.cache import JudgmentCache
+from ragjury.evals.registry import label_of
+from ragjury.evals.report import VerdictSources
+from ragjury.evals.runner import RunStats, make_progress, run_judgments
+from ragjury.evals.tasks import DataSource, Question, TaskRow, as_task_rows, task_spec
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext, ScoreItem
+from ragjury.rag_agent.models import RAGAnswer, SourceDocument
+from ragjury.rag_agent.protocol import Judge
+from ragjury.rag_agent.results import Judgment, Usage
 
 Label = bool | int | float
 
@@ -87,7 +87,7 @@ class SystemRanking:
 
     def as_dict(self) -> dict[str, Any]:
         """The ``ranking`` object every ``--json`` shares (``rag_agent.json_contract.ranking``)."""
-        from rag_agent.json_contract import ranking
+        from ragjury.rag_agent.json_contract import ranking
 
         return ranking("mean label", self.human, self.judge, self.correlation)
 
@@ -200,7 +200,7 @@ async def evaluate_dataset(
 def binary_agreement(predictions: Sequence[Prediction]) -> Any:
     """``evals.agreement.label_agreement`` of the judge's labels with the gold labels, over the
     labelled rows; unscored rows are passed as None, so they lower coverage, never count as wrong."""
-    from evals.agreement import label_agreement
+    from ragjury.evals.agreement import label_agreement
 
     labelled = [p for p in predictions if p.gold is not None]
     gold = [bool(p.gold) for p in labelled]
@@ -238,7 +238,7 @@ def system_ranking(predictions: Sequence[Prediction]) -> SystemRanking | None:
     systems = sorted(s for s in human if judged.get(s))
     if len(systems) < 2:
         return None
-    from evals.agreement import ranking_correlation
+    from ragjury.evals.agreement import ranking_correlation
 
     human_scores = {s: sum(human[s]) / len(human[s]) for s in systems}
     judge_scores = {s: sum(judged[s]) / len(judged[s]) for s in systems}

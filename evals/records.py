@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rag_agent.inputs import InputError, iter_jsonl, read_text
+from ragjury.rag_agent.inputs import InputError, iter_jsonl, read_text
 
 Reader = Literal["jsonl", "json", "csv", "tsv", "dataframe", "dataset", "records"]
 

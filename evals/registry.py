@@ -34,10 +34,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from config.settings import RagjurySettings, get_settings
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback, ValueT
-from rag_agent.results import Judgment
+from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback, ValueT
+from ragjury.rag_agent.results import Judgment
 
 TASKS: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score")
 
@@ -213,24 +213,24 @@ def _adapted(
 
 
 def _correctness_auto(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-    from rag_agent.fallback import FallbackJudge
+    from ragjury.rag_agent.fallback import FallbackJudge
 
-    llm = _lazy("rag_agent.verdicts.correctness", "CorrectnessJudge", uses_settings=True)(settings, **opts)
-    contains = _lazy("rag_agent.deterministic.contains", "ContainsJudge", uses_settings=False)(settings)
+    llm = _lazy("ragjury.rag_agent.verdicts.correctness", "CorrectnessJudge", uses_settings=True)(settings, **opts)
+    contains = _lazy("ragjury.rag_agent.deterministic.contains", "ContainsJudge", uses_settings=False)(settings)
     return FallbackJudge(llm, contains)
 
 
 def _score(choice: str) -> JudgeFactory:
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-        from rag_agent.factory import score_judge
+        from ragjury.rag_agent.factory import score_judge
 
         return score_judge(choice, settings)  # type: ignore[arg-type]
 
     return factory
 
 
-_DET = "rag_agent.deterministic"
-_VERDICTS = "rag_agent.verdicts"
+_DET = "ragjury.rag_agent.deterministic"
+_VERDICTS = "ragjury.rag_agent.verdicts"
 
 _REGISTRY: dict[str, dict[str, JudgeEntry]] = {task: {} for task in TASKS}
 
@@ -373,7 +373,7 @@ def _panel_entry(task: str, spec: str) -> JudgeEntry:
     name = prefix + ",".join(members)
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-        from rag_agent.panel import Panel, binarizer
+        from ragjury.rag_agent.panel import Panel, binarizer
 
         unknown = set(opts) - {"threshold"}
         if unknown:

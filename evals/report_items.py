@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.predictions import ItemRecord, Kind, PredictionRun
+from ragjury.evals.predictions import ItemRecord, Kind, PredictionRun
 
 MAX_TEXT_CHARS = 4000
 """Characters of one text kept in the page (the predictions file keeps the rest)."""

@@ -17,18 +17,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from evals.agreement import AgreementFigures
-from evals.intervals import (
+from ragjury.evals.agreement import AgreementFigures
+from ragjury.evals.intervals import (
     RESAMPLES,
     Interval,
     bootstrap_agreement,
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
-from evals.pipeline import SystemRanking, binary_agreement, score_correlation, system_ranking
-from evals.predictions import ItemRecord, PredictionRun
-from evals.report import HtmlReport, Ranking, VerdictSources, fmt, percent
-from evals.report_items import item_table
+from ragjury.evals.pipeline import SystemRanking, binary_agreement, score_correlation, system_ranking
+from ragjury.evals.predictions import ItemRecord, PredictionRun
+from ragjury.evals.report import HtmlReport, Ranking, VerdictSources, fmt, percent
+from ragjury.evals.report_items import item_table
 
 
 @dataclass
@@ -372,7 +372,7 @@ def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESA
     differences: dict[str, dict[str, Any]] = {}
     paired = [k for k in shared if a[k].gold is not None] if binary else []
     if paired:
-        from evals.agreement import label_agreement
+        from ragjury.evals.agreement import label_agreement
 
         gold = [bool(a[k].gold) for k in paired]
         pa = [None if a[k].label is None else bool(a[k].label) for k in paired]

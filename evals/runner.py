@@ -37,13 +37,13 @@ from typing import Any, NamedTuple
 
 from rich.progress import Progress
 
-from evals.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
-from evals.progress import RateColumn, make_progress
-from rag_agent import tracing
-from rag_agent.breaker import breakers_of, is_not_attempted
-from rag_agent.breaker import preflight as preflight_servers
-from rag_agent.protocol import BaseJudge, Judge
-from rag_agent.results import Judgment, Usage
+from ragjury.evals.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
+from ragjury.evals.progress import RateColumn, make_progress
+from ragjury.rag_agent import tracing
+from ragjury.rag_agent.breaker import breakers_of, is_not_attempted
+from ragjury.rag_agent.breaker import preflight as preflight_servers
+from ragjury.rag_agent.protocol import BaseJudge, Judge
+from ragjury.rag_agent.results import Judgment, Usage
 
 
 @dataclass

@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from evals.peer_formats import InputMapping, resolve
-from evals.records import Record, decode_list_cell, records_of
-from rag_agent.inputs import InputError, parse_model
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, ScoreItem
+from ragjury.evals.peer_formats import InputMapping, resolve
+from ragjury.evals.records import Record, decode_list_cell, records_of
+from ragjury.rag_agent.inputs import InputError, parse_model
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, ScoreItem
 
 GoldKind = Literal["binary", "score"]
 

@@ -23,11 +23,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from config.settings import RagjurySettings
-from rag_agent.agent import AgentResponse, RAGAgent
-from rag_agent.items import FaithfulnessItem
-from rag_agent.prompting import STATEMENT, tagged
-from rag_agent.verdicts.faithfulness import FaithfulnessJudge
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.prompting import STATEMENT, tagged
+from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / "tests" / "fixtures" / "agent_passages.jsonl"  # 50 TREC DL 2019 passages

@@ -35,7 +35,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from rag_agent.prompting import CHARS_PER_TOKEN
+from ragjury.rag_agent.prompting import CHARS_PER_TOKEN
 
 
 def tokens_of(chars: int) -> int:

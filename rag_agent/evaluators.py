@@ -40,17 +40,17 @@ from typing import Any, overload
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rag_agent._sync import run_sync
-from rag_agent.deterministic.embedders import (
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.deterministic.embedders import (
     CachingEmbedder,
     Embedder,
     EmbedderUnavailable,
     default_embedder,
     normalise_rows,
 )
-from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from rag_agent.results import Judgment
-from rag_agent.text import split_sentences
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.text import split_sentences
 
 
 class EvalRow(BaseModel):

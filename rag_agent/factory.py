@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from config.settings import RagjurySettings
-from rag_agent.deterministic.score import DeterministicScoreJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import ScoreItem
-from rag_agent.judge import JudgeLLM
-from rag_agent.models import JudgeScore
-from rag_agent.protocol import BaseJudge
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.judge import JudgeLLM
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.protocol import BaseJudge
 
 JudgeChoice = Literal["auto", "llm", "deterministic"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Generic
 
-from rag_agent.breaker import any_open
-from rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ValueT
-from rag_agent.results import Judgment
+from ragjury.rag_agent.breaker import any_open
+from ragjury.rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ValueT
+from ragjury.rag_agent.results import Judgment
 
 
 class FallbackJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):

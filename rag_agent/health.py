@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import httpx
 import ollama
 
-from config.settings import RagjurySettings
-from rag_agent.judge import JudgeLLM
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.judge import JudgeLLM
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rag_agent.models import RAGAnswer, SourceDocument
+from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

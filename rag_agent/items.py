@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rag_agent.models import SourceDocument
+from ragjury.rag_agent.models import SourceDocument
 
 
 class ScoreItem(BaseModel):

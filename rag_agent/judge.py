@@ -11,14 +11,14 @@ from collections.abc import Sequence
 
 from pydantic_ai.models import Model
 
-from config.instructions import JUDGE_SCORE, Instruction
-from config.settings import OutputMode, RagjurySettings, get_settings
-from rag_agent.items import ScoreItem
-from rag_agent.llm import StructuredCaller, build_model
-from rag_agent.models import JudgeScore, ModelRatings, SourceDocument
-from rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
-from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.config.instructions import JUDGE_SCORE, Instruction
+from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.llm import StructuredCaller, build_model
+from ragjury.rag_agent.models import JudgeScore, ModelRatings, SourceDocument
+from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 
 def score_prompt(item: ScoreItem, token_budget: int) -> str:
@@ -101,7 +101,7 @@ class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
     def evaluate_sync(
         self, question: str, answer: str, sources: Sequence[SourceDocument] | None = None
     ) -> Judgment[JudgeScore]:
-        from rag_agent._sync import run_sync
+        from ragjury.rag_agent._sync import run_sync
 
         return run_sync(self.evaluate(question, answer, sources))
 

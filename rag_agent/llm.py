@@ -30,10 +30,10 @@ from pydantic_ai.providers.ollama import OllamaProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
-from config.settings import OutputMode, RagjurySettings
-from rag_agent.breaker import CircuitBreaker, ModelServerUnreachable, is_connect_failure, root_cause
-from rag_agent.results import Usage
-from rag_agent.transport import CountingTransport, counting_requests
+from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.breaker import CircuitBreaker, ModelServerUnreachable, is_connect_failure, root_cause
+from ragjury.rag_agent.results import Usage
+from ragjury.rag_agent.transport import CountingTransport, counting_requests
 
 OutputT = TypeVar("OutputT")
 
@@ -102,7 +102,7 @@ def build_model(settings: RagjurySettings, model_name: str | None = None) -> Mod
     model = GuardedOllamaModel(
         model_name or settings.judge_model, provider=provider, breaker=new_breaker(url, settings)
     )
-    from rag_agent.dry_model import DryRunModel, active_log
+    from ragjury.rag_agent.dry_model import DryRunModel, active_log
 
     dry_run = active_log()  # ``--dry-run``: record what would be sent, send nothing
     if dry_run is not None:

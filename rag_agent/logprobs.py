@@ -34,10 +34,10 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from config.settings import RagjurySettings
-from rag_agent.llm import describe_failure, model_settings
-from rag_agent.results import Usage
-from rag_agent.transport import counting_requests
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.llm import describe_failure, model_settings
+from ragjury.rag_agent.results import Usage
+from ragjury.rag_agent.transport import counting_requests
 
 TOP_LOGPROBS = 20
 """How many alternatives of the first token to ask for (OpenAI's maximum; llama-server and Ollama accept it)."""

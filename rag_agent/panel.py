@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
-from rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.results import Judgment, Usage
 
 __all__ = [
     "COMBINE_METHODS",
@@ -67,7 +67,7 @@ SCORE_CUT = 0.5
 def _label(value: object) -> bool | int | float | None:
     # evals.registry holds the one definition of "the label of a value"; imported here, not at
     # module level, because rag_agent (the library) must import without evals (the harness).
-    from evals.registry import label_of
+    from ragjury.evals.registry import label_of
 
     return label_of(value)
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from rag_agent import tracing
-from rag_agent._sync import run_sync
-from rag_agent.results import Judgment, Usage
+from ragjury.rag_agent import tracing
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.results import Judgment, Usage
 
 ItemT = TypeVar("ItemT")
 ValueT = TypeVar("ValueT")

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from rag_agent.inputs import InputError, iter_jsonl
-from rag_agent.models import SourceDocument
-from rag_agent.text import content_tokens
+from ragjury.rag_agent.inputs import InputError, iter_jsonl
+from ragjury.rag_agent.models import SourceDocument
+from ragjury.rag_agent.text import content_tokens
 
 ANSERINI_K1 = 0.9
 ANSERINI_B = 0.4

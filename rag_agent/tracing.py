@@ -45,9 +45,9 @@ from opentelemetry import trace as otel_trace
 from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
 if TYPE_CHECKING:
-    from config.settings import RagjurySettings
-    from rag_agent.protocol import JudgeIdentity
-    from rag_agent.results import Judgment
+    from ragjury.config.settings import RagjurySettings
+    from ragjury.rag_agent.protocol import JudgeIdentity
+    from ragjury.rag_agent.results import Judgment
 
 TRACER_NAME = "ragjury"
 INSTALL_HINT = "--trace needs the OpenTelemetry SDK: pip install 'ragjury[trace]'"

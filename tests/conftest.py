@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from llama_server import RunningServer, running_server  # noqa: E402
 
-from config.settings import RagjurySettings  # noqa: E402
+from ragjury.config.settings import RagjurySettings  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"

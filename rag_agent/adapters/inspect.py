@@ -6,8 +6,8 @@ judge's reason as the score's explanation. Example::
 
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
-    from rag_agent.adapters.inspect import ragjury_scorer
-    from rag_agent.deterministic.contains import ContainsJudge
+    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
+    from ragjury.rag_agent.deterministic.contains import ContainsJudge
 
     task = Task(
         dataset=[Sample(input="Who wrote Hamlet?", target=["Shakespeare", "William Shakespeare"])],
@@ -39,10 +39,10 @@ try:
     from inspect_ai.solver import TaskState
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "rag_agent.adapters.inspect needs inspect-ai: pip install 'ragjury[inspect]'"
+        "ragjury.rag_agent.adapters.inspect needs inspect-ai: pip install 'ragjury[inspect]'"
     ) from error
 
-from rag_agent.adapters.judging import Outcome, build_item
+from ragjury.rag_agent.adapters.judging import Outcome, build_item
 
 ItemBuilder = Callable[[TaskState, Target], Any]
 

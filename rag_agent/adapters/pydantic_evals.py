@@ -5,8 +5,8 @@ judge slots in as one, so a suite written for pydantic-evals gets faithfulness, 
 a multi-dimension score with the judge's reason in the report. Example::
 
     from pydantic_evals import Case, Dataset
-    from rag_agent.adapters.pydantic_evals import RagjuryEvaluator
-    from rag_agent.deterministic.contains import ContainsJudge
+    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
+    from ragjury.rag_agent.deterministic.contains import ContainsJudge
 
     dataset = Dataset(
         cases=[Case(inputs="Who wrote Hamlet?", expected_output=["Shakespeare"])],
@@ -39,11 +39,11 @@ try:
     from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "rag_agent.adapters.pydantic_evals needs pydantic-evals: pip install 'ragjury[pydantic-evals]'"
+        "ragjury.rag_agent.adapters.pydantic_evals needs pydantic-evals: pip install 'ragjury[pydantic-evals]'"
     ) from error
 
-from rag_agent.adapters.judging import Outcome, build_item, fields_of
-from rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.adapters.judging import Outcome, build_item, fields_of
+from ragjury.rag_agent.protocol import JudgmentUnscored
 
 
 def context_fields(ctx: EvaluatorContext[Any, Any, Any]) -> dict[str, Any]:

@@ -6,9 +6,9 @@ fails, the judge's why (which statements the context does not support), not ``as
 A judge that cannot judge (server down, invalid output) fails the test too, with its reason:
 an unscored judgment is never a pass, and never reported as a low score. Example::
 
-    from rag_agent.adapters.pytest_helpers import assert_judged
-    from rag_agent.deterministic.contains import ContainsJudge
-    from rag_agent.items import CorrectnessItem
+    from ragjury.rag_agent.adapters.pytest_helpers import assert_judged
+    from ragjury.rag_agent.deterministic.contains import ContainsJudge
+    from ragjury.rag_agent.items import CorrectnessItem
 
     def test_hamlet_answer() -> None:
         assert_judged(ContainsJudge(), CorrectnessItem(
@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rag_agent._sync import run_sync
-from rag_agent.adapters.judging import Outcome, build_item
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.adapters.judging import Outcome, build_item
 
 
 def _item(judge: Any, item: BaseModel | Mapping[str, Any], task: str | None) -> BaseModel:

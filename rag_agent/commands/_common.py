@@ -12,8 +12,8 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from config.settings import RagjurySettings
-from rag_agent.inputs import InputError
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.inputs import InputError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -103,17 +103,27 @@ CalibrationOption = Annotated[
 ]
 
 
-def calibration_options(path: Path | None, task: str, judge: str) -> dict[str, object]:
-    """Judge options of a calibration file, after checking it was fitted for this task and judge."""
+def calibration_options(path: Path | None, task: str, judge: str, model: str | None = None) -> dict[str, object]:
+    """Judge options of a calibration file, after checking it was fitted for this task and judge.
+
+    A calibration fitted on another model is applied, with a warning: cut-offs on one model's
+    probabilities rarely transfer to another's, and the user should know to re-fit.
+    """
     if path is None:
         return {}
-    from evals.calibration import CalibrationError, check_applies, load_calibration
+    from ragjury.evals.calibration import CalibrationError, check_applies, load_calibration
 
     try:
         calibration = load_calibration(path)
         check_applies(calibration, task, judge, path)
     except CalibrationError as error:
         raise fail(str(error)) from None
+    if model is not None and calibration.model is not None and calibration.model != model:
+        stderr.print(
+            f"warning: {path} was fitted on model {calibration.model}, this run uses {model}: "
+            "its cut-offs may not transfer (re-fit with `ragjury calibrate` on this model)",
+            markup=False,
+        )
     return calibration.judge_options()
 
 
@@ -122,7 +132,7 @@ def start_trace(trace: bool, settings: RagjurySettings) -> Any:
     returns the session for ``end_trace``, or None. Without the OpenTelemetry SDK: one line, exit 2."""
     if not (trace or settings.trace):
         return None
-    from rag_agent.tracing import TracingUnavailable, start_tracing
+    from ragjury.rag_agent.tracing import TracingUnavailable, start_tracing
 
     try:
         return start_tracing(settings)
@@ -175,6 +185,6 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 def print_json(payload: Mapping[str, object], *, command: str) -> None:
     """One JSON object on stdout, nothing else (rich would wrap long lines), under the contract
     every command shares (``schema_version`` and ``command`` first; see ``rag_agent.json_contract``)."""
-    from rag_agent.json_contract import document
+    from ragjury.rag_agent.json_contract import document
 
     typer.echo(json.dumps(document(command, payload), ensure_ascii=False))

@@ -8,23 +8,14 @@ prediction rows joined on ``id``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evals.agreement import (
-    AgreementFigures,
-    RankCorrelation,
-    label_agreement,
-    qrels_agreement,
-    ranking_correlation,
-)
-from evals.atomic_io import check_output_paths
-from evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
-from evals.intervals import Interval, bootstrap_agreement, bootstrap_ranking_tau
-from evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
-from evals.metrics import evaluate_runs
-from evals.report import (
+from ragjury.evals.atomic_io import check_output_paths
+from ragjury.evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
+from ragjury.evals.loaders import RUN_SUFFIXES, LabelRow, Qrels, load_labels, load_qrels, load_runs
+from ragjury.evals.report import (
     HtmlReport,
     agreement_table,
     confusion_table,
@@ -35,7 +26,7 @@ from evals.report import (
     parse_gates,
     write_html,
 )
-from rag_agent.commands._common import (
+from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     JsonOption,
     fail,
@@ -44,8 +35,12 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.inputs import InputError, read_text
-from rag_agent.json_contract import paths, ranking
+from ragjury.rag_agent.inputs import InputError, read_text
+from ragjury.rag_agent.json_contract import paths, ranking
+
+if TYPE_CHECKING:  # annotations only: numpy and scipy load when the command runs, not on --help
+    from ragjury.evals.agreement import AgreementFigures, RankCorrelation
+    from ragjury.evals.intervals import Interval
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
@@ -72,6 +67,10 @@ def _restrict(qrels: Qrels, qids: set[str]) -> Qrels:
 def _qrels_mode(
     gold_path: Path, judged_path: Path, runs_dir: Path | None, rel: int, k: int
 ) -> tuple[dict[str, object], dict[str, float | None], HtmlReport]:
+    from ragjury.evals.agreement import qrels_agreement, ranking_correlation
+    from ragjury.evals.intervals import bootstrap_ranking_tau
+    from ragjury.evals.metrics import evaluate_runs
+
     gold, judged = load_qrels(gold_path), load_qrels(judged_path)
     agreement = qrels_agreement(gold, judged, rel=rel)
     figures = agreement.figures()
@@ -130,6 +129,8 @@ def _qrels_intervals(
 ) -> dict[str, dict[str, Interval | None]]:
     """Bootstrap 95 % intervals of the binary and graded figures, gold pairs resampled (a pair
     the judge never labelled stays unscored on every draw, as in the figures)."""
+    from ragjury.evals.intervals import bootstrap_agreement
+
     gold = [g for g, _ in labels_by_pair]
     judged = [j for _, j in labels_by_pair]
     return {
@@ -182,6 +183,9 @@ def _system_scores(
 def _jsonl_mode(
     gold_path: Path, judged_path: Path
 ) -> tuple[dict[str, object], AgreementFigures, RankCorrelation | None, HtmlReport]:
+    from ragjury.evals.agreement import label_agreement, ranking_correlation
+    from ragjury.evals.intervals import bootstrap_agreement
+
     gold = load_labels(gold_path)
     predicted = load_labels(judged_path, allow_unscored=True)
     keys = list(gold)

@@ -9,16 +9,15 @@ from __future__ import annotations
 import asyncio
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.agent import AgentResponse, RAGAgent
-from rag_agent.commands._common import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
     JsonOption,
@@ -29,12 +28,14 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.commands.judge_evaluate import judgment_payload
-from rag_agent.factory import score_judge
-from rag_agent.items import FaithfulnessItem, ScoreItem
-from rag_agent.json_contract import paths
-from rag_agent.models import JudgeScore
-from rag_agent.results import Judgment
+from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
+from ragjury.rag_agent.items import FaithfulnessItem, ScoreItem
+from ragjury.rag_agent.json_contract import paths
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.results import Judgment
+
+if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+    from ragjury.rag_agent.agent import AgentResponse
 
 SNIPPET_CHARS = 160
 
@@ -62,10 +63,12 @@ async def judge_response(
         sources=response.sources,
         sources_used=response.answer.sources_used,
     )
+    from ragjury.rag_agent.factory import score_judge  # deferred: pydantic-ai
+
     scorer = score_judge(mode.value, settings)
     if mode == JudgeMode.deterministic:
         return await scorer.ajudge(item), None, "--judge-mode deterministic uses no model"
-    from rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
 
     faithfulness = FaithfulnessJudge(settings=settings)
     faithful_item = FaithfulnessItem(
@@ -78,7 +81,7 @@ async def judge_response(
 def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
     """The faithfulness judgment as ``verdict faithfulness --json`` prints it (``label``, ``value``
     with the score and every statement's verdict, the envelope), or why it was skipped."""
-    from rag_agent.commands.verdict import verdict_payload
+    from ragjury.rag_agent.commands.verdict import verdict_payload
 
     if judgment is None:
         return {"task": "faithfulness", "skipped": skipped} if skipped else None
@@ -214,6 +217,8 @@ def ask(
     settings = settings_for(judge_model, base_url)
     if model:
         settings = settings.model_copy(update={"agent_model": model})
+    from ragjury.rag_agent.agent import RAGAgent  # deferred: pydantic-ai and the model clients
+
     agent = RAGAgent(
         corpus, settings=settings, top_k=top_k, retrieval=retrieval.value, max_searches=max_searches
     )

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
     CacheOption,
     ConcurrencyOption,
@@ -33,7 +33,7 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.json_contract import paths
+from ragjury.rag_agent.json_contract import paths
 
 DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
 
@@ -106,11 +106,11 @@ def calibrate(
 
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
-    from evals.cache import open_cache
-    from evals.calibration import fit_calibration
-    from evals.registry import UnknownJudgeError, build_judge
-    from evals.runner import run_judgments
-    from rag_agent.commands._common import EXIT_UNSCORED
+    from ragjury.evals.cache import open_cache
+    from ragjury.evals.calibration import fit_calibration
+    from ragjury.evals.registry import UnknownJudgeError, build_judge
+    from ragjury.evals.runner import run_judgments
+    from ragjury.rag_agent.commands._common import EXIT_UNSCORED
 
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
@@ -125,8 +125,8 @@ def calibrate(
     items: list[Any]
     gold: list[bool | int]
     if task == "relevance":
-        from evals.loaders import load_passages, load_qrels, load_topics
-        from rag_agent.items import JudgmentContext
+        from ragjury.evals.loaders import load_passages, load_qrels, load_topics
+        from ragjury.rag_agent.items import JudgmentContext
 
         if topics is None or passages is None:
             raise fail("--task relevance needs --topics and --passages beside the gold qrels in --data")
@@ -136,7 +136,7 @@ def calibrate(
         items = [JudgmentContext(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
         gold = [grade for _, grade in rows]
     else:
-        from evals.tasks import load_task_rows
+        from ragjury.evals.tasks import load_task_rows
 
         task_rows = load_task_rows(task, data)
         labelled = [row for row in task_rows if isinstance(row.gold, bool)]
@@ -155,7 +155,7 @@ def calibrate(
                    "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution (faithfulness)") from None
     cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
     if dry_run:
-        from rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.rag_agent.commands._dry_run import dry_run_batch
 
         try:
             dry_run_batch(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import typer
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
     JsonOption,
     ModelOption,
@@ -17,7 +18,9 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.health import Check, run_checks
+
+if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+    from ragjury.rag_agent.health import Check
 
 
 @user_errors
@@ -29,6 +32,8 @@ def doctor(
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
     """
     settings = settings_for(model, base_url)
+    from ragjury.rag_agent.health import run_checks  # deferred: pydantic-ai
+
     checks = run_sync(run_checks(settings))
     if json_output:
         print_json(doctor_payload(settings, checks), command="doctor")

@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
@@ -37,7 +37,7 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.json_contract import paths
+from ragjury.rag_agent.json_contract import paths
 
 EXIT_INTERRUPTED = 130
 
@@ -54,7 +54,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write all rows to ``path`` atomically, so a kill never leaves half a file (the judgments
     themselves are in the cache already). The path was checked before judging
     (``check_output_paths``): never an input, its folder exists."""
-    from evals.atomic_io import open_atomic
+    from ragjury.evals.atomic_io import open_atomic
 
     with open_atomic(path) as handle:
         for row in rows:
@@ -72,9 +72,9 @@ def _check_before_judging(
 ) -> None:
     """User mistakes that would otherwise surface after the whole batch: a gate on a figure this
     run never reports, an output that would overwrite an input (or land in a missing folder)."""
-    from evals.atomic_io import check_output_paths
-    from evals.gates import agent_figures, check_gate_names, task_figures
-    from evals.tasks import task_spec
+    from ragjury.evals.atomic_io import check_output_paths
+    from ragjury.evals.gates import agent_figures, check_gate_names, task_figures
+    from ragjury.evals.tasks import task_spec
 
     if agent:
         known = agent_figures(
@@ -115,7 +115,7 @@ def _fallback_note(stage: str | None, sources: Any, judgments: list[Any]) -> str
     """The HTML report's warning when a fallback produced verdicts, with one reason it was needed."""
     if not sources.fallback:
         return None
-    from evals.report import percent
+    from ragjury.evals.report import percent
 
     reason = next(
         (j.fallback_reason for j in judgments if j is not None and j.fallback_used and j.fallback_reason), None
@@ -137,7 +137,7 @@ def _gate(
 ) -> list[str]:
     """Failed ``--fail-under`` gates, then failed ``--max-fallback`` limits; written into the HTML
     report (when asked for) before anything is printed, so the page and the exit code agree."""
-    from evals.report import failed_gates, write_html
+    from ragjury.evals.report import failed_gates, write_html
 
     failures = failed_gates(figures, gates) if gates else []
     failures += fallback_failures or []
@@ -182,11 +182,11 @@ def _evaluate_dataset(
     progress: bool,
     dry_run: bool = False,
 ) -> None:
-    from evals.gates import fallback_failure
-    from evals.pipeline import evaluate_dataset
-    from evals.registry import build_judge
-    from evals.report import agreement_table, confusion_table, correlation_text, metrics_table
-    from evals.tasks import load_dataset, parse_mapping, task_spec
+    from ragjury.evals.gates import fallback_failure
+    from ragjury.evals.pipeline import evaluate_dataset
+    from ragjury.evals.registry import build_judge
+    from ragjury.evals.report import agreement_table, confusion_table, correlation_text, metrics_table
+    from ragjury.evals.tasks import load_dataset, parse_mapping, task_spec
 
     spec = task_spec(task)
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
@@ -194,7 +194,7 @@ def _evaluate_dataset(
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if dry_run:
-        from rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.rag_agent.commands._dry_run import dry_run_batch
 
         dry_run_batch(
             command="evaluate",
@@ -271,9 +271,9 @@ def _dataset_report(
     """The HTML report of a dataset run, built from its predictions rows exactly as
     ``ragjury report PRED.jsonl`` builds it (so the two pages agree), plus what only the run
     knows: the data file, the judge asked for, its identity and the run's statistics."""
-    from evals.predictions import run_of_rows
-    from evals.report import describe_identity
-    from evals.run_report import build_report
+    from ragjury.evals.predictions import run_of_rows
+    from ragjury.evals.report import describe_identity
+    from ragjury.evals.run_report import build_report
 
     rows = [(number, p.as_dict(output_key)) for number, p in enumerate(result.predictions, start=1)]
     run = run_of_rows(rows, path=str(data), name=data.stem)
@@ -312,12 +312,12 @@ def _evaluate_agent(
     concurrency: int | None,
     progress: bool,
 ) -> None:
-    from evals.gates import fallback_failure
-    from evals.pipeline import evaluate_rag_answers
-    from evals.registry import build_judge
-    from evals.report import HtmlReport
-    from evals.tasks import load_questions
-    from rag_agent.agent import RAGAgent
+    from ragjury.evals.gates import fallback_failure
+    from ragjury.evals.pipeline import evaluate_rag_answers
+    from ragjury.evals.registry import build_judge
+    from ragjury.evals.report import HtmlReport
+    from ragjury.evals.tasks import load_questions
+    from ragjury.rag_agent.agent import RAGAgent
 
     questions = load_questions(data, limit=limit)
     agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
@@ -458,7 +458,7 @@ def _agent_table(summary: dict[str, Any], title: str) -> Table:
 
 def _label(judgment: Any) -> Any:
     """The label of a judgment, None when unscored (histograms count those apart)."""
-    from evals.registry import label_of
+    from ragjury.evals.registry import label_of
 
     return label_of(judgment.value) if judgment.scored else None
 
@@ -592,11 +592,11 @@ def evaluate(
     Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
-    from evals.cache import open_cache
-    from evals.gates import max_fallback_limit
-    from evals.registry import UnknownJudgeError, judge_entry
-    from evals.report import parse_gates
-    from evals.runner import interrupted_message
+    from ragjury.evals.cache import open_cache
+    from ragjury.evals.gates import max_fallback_limit
+    from ragjury.evals.registry import UnknownJudgeError, judge_entry
+    from ragjury.evals.report import parse_gates
+    from ragjury.evals.runner import interrupted_message
 
     gates = parse_gates(fail_under or [])
     fallback_limit = max_fallback_limit(max_fallback, gated=bool(gates))
@@ -650,7 +650,7 @@ def evaluate(
 
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
-    judge_options = calibration_options(calibration, task.value, judge_name) if task is not None else {}
+    judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task is not None else {}
     cache = open_cache(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )

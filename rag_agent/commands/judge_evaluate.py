@@ -9,8 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -26,11 +26,10 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.factory import score_judge
-from rag_agent.inputs import load_answer, load_sources
-from rag_agent.items import ScoreItem
-from rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
-from rag_agent.results import Judgment
+from ragjury.rag_agent.inputs import load_answer, load_sources
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
+from ragjury.rag_agent.results import Judgment
 
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
@@ -39,8 +38,8 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
     each dimension, confidence, reasoning), the envelope, and the same ``judges`` / ``fallback``
     / ``verdicts_by`` as ``evaluate --json``, so a script reads who produced the verdict the same
     way in every command (never just "auto")."""
-    from evals.report import VerdictSources
-    from rag_agent.json_contract import judgment_fields
+    from ragjury.evals.report import VerdictSources
+    from ragjury.rag_agent.json_contract import judgment_fields
 
     value = judgment.value
     return {
@@ -61,8 +60,8 @@ def gate_failures(judgment: Judgment[JudgeScore], fail_under: float | None, max_
     if fail_under is not None and judgment.value.overall_score < fail_under:
         failures.append(f"overall {judgment.value.overall_score:.3f} < {fail_under}")
     if judgment.fallback_used:
-        from evals.gates import fallback_failure, max_fallback_limit
-        from evals.report import VerdictSources
+        from ragjury.evals.gates import fallback_failure, max_fallback_limit
+        from ragjury.evals.report import VerdictSources
 
         limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
         failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
@@ -148,6 +147,8 @@ def judge_evaluate(
     sources = load_sources(str(sources_file)) if sources_file else []
     settings = settings_for(model, base_url)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
+    from ragjury.rag_agent.factory import score_judge  # deferred: loads pydantic-ai and the model clients
+
     judgment = run_sync(score_judge(judge.value, settings).ajudge(item))
     failures = gate_failures(judgment, fail_under, max_fallback)
     if json_output:

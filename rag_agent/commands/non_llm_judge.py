@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from rich.table import Table
 
-from evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
-from evals.progress import make_progress
-from rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
-from rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings
-from rag_agent.inputs import InputError, iter_jsonl
-from rag_agent.json_contract import paths
+from ragjury.evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
+from ragjury.evals.progress import make_progress
+from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
+from ragjury.rag_agent.inputs import InputError, iter_jsonl
+from ragjury.rag_agent.json_contract import paths
 
 MEASURE = "AVG_GRADE"
 
@@ -201,6 +199,8 @@ def non_llm_judge(
     inputs = [("--rag-topics", rag_topics), ("--workflow", workflow)]
     inputs += [("--rag-responses", file) for file in files]
     check_outputs(out_dir, name, inputs, rag_responses)
+    from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings  # deferred: numpy
+
     settings = NonLLMSettings.from_workflow(workflow) if workflow else NonLLMSettings()
     topics = load_topics(rag_topics, settings.topic_format)
     reports: dict[tuple[str, str], RunResponse] = {}
@@ -249,6 +249,8 @@ def non_llm_judge(
         qrels_path, "".join(f"{topic} 0 {doc} {grade}\n" for (topic, doc), grade in sorted(qrels.items()))
     )
     config = {"name": name, "judge": judge.identity.key(), "judge_settings": settings.model_dump()}
+    import yaml  # deferred: only this output needs it
+
     write_text_atomic(config_path, yaml.safe_dump(config, sort_keys=False))
 
     ranks = competition_ranks(averages)

@@ -11,9 +11,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evals.atomic_io import check_output_paths, open_atomic
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.evals.atomic_io import check_output_paths, open_atomic
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     CacheOption,
     CalibrationOption,
@@ -35,8 +35,8 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.inputs import InputError
-from rag_agent.json_contract import paths
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.json_contract import paths
 
 EXIT_INTERRUPTED = 130
 
@@ -179,11 +179,11 @@ def relevance(
     Exit codes: 0 done, 2 bad input, 3 nothing could be scored (OUT is not written),
     130 interrupted (completed judgments are kept in the cache).
     """
-    from evals.cache import open_cache
-    from evals.loaders import load_passages, load_qrels, load_run, load_topics
-    from evals.pipeline import judge_pairs
-    from evals.registry import UnknownJudgeError, build_judge, judge_entry
-    from evals.runner import interrupted_message
+    from ragjury.evals.cache import open_cache
+    from ragjury.evals.loaders import load_passages, load_qrels, load_run, load_topics
+    from ragjury.evals.pipeline import judge_pairs
+    from ragjury.evals.registry import UnknownJudgeError, build_judge, judge_entry
+    from ragjury.evals.runner import interrupted_message
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
@@ -208,7 +208,7 @@ def relevance(
         raise fail(
             f"no pair to judge: {len(missing_topic)} lack a query, {len(missing_text)} lack passage text"
         )
-    judge_options = calibration_options(calibration, "relevance", judge)
+    judge_options = calibration_options(calibration, "relevance", judge, settings.judge_model)
     try:
         judge_obj = build_judge("relevance", judge, settings, **judge_options)
     except UnknownJudgeError as error:
@@ -217,8 +217,8 @@ def relevance(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )
     if dry_run:
-        from evals.pipeline import relevance_items
-        from rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.evals.pipeline import relevance_items
+        from ragjury.rag_agent.commands._dry_run import dry_run_batch
 
         try:
             dry_run_batch(

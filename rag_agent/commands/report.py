@@ -8,12 +8,12 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
     """One column per run: the figures with their bootstrap 95 % intervals."""
-    from evals.report import fmt
+    from ragjury.evals.report import fmt
 
     table = Table(title="Figures (bootstrap 95 % intervals)")
     table.add_column("figure")
@@ -38,8 +38,8 @@ def _figures_table(all_figures: list[Any]) -> Table:
 def _payload(all_figures: list[Any], predictions: list[Path], html: Path | None) -> dict[str, Any]:
     """``--json``: per run its counts, who judged, figures, intervals and ranking (the keys
     ``evaluate --json`` uses for the same things); comparing two runs, the comparison too."""
-    from evals.run_report import compare_runs
-    from rag_agent.json_contract import paths, ranking
+    from ragjury.evals.run_report import compare_runs
+    from ragjury.rag_agent.json_contract import paths, ranking
 
     runs = []
     for figures in all_figures:
@@ -108,10 +108,10 @@ def report(
 
     Exit codes: 0 done, 2 bad input.
     """
-    from evals.atomic_io import check_output_paths
-    from evals.predictions import load_predictions, run_names
-    from evals.report import write_html
-    from evals.run_report import build_report
+    from ragjury.evals.atomic_io import check_output_paths
+    from ragjury.evals.predictions import load_predictions, run_names
+    from ragjury.evals.report import write_html
+    from ragjury.evals.run_report import build_report
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
@@ -133,7 +133,7 @@ def report(
         )
     stdout.print(_figures_table(all_figures))
     if len(all_figures) == 2:
-        from evals.report import metrics_table
+        from ragjury.evals.report import metrics_table
 
         for table_title, rows in report_.tables.items():
             if table_title != "Runs":

@@ -25,9 +25,9 @@ import typer
 from pydantic import BaseModel
 from rich.table import Table
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.commands._common import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -42,21 +42,13 @@ from rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from rag_agent.fallback import FallbackJudge
-from rag_agent.inputs import InputError, parse_model, read_text
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
-from rag_agent.protocol import BaseJudge
-from rag_agent.results import Judgment
-from rag_agent.verdicts.correctness import BoolAsVerdict, CorrectnessJudge, Verdict
-from rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult
-from rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
-from rag_agent.verdicts.relevance import (
-    GRADE_NAMES,
-    GradedRelevanceJudge,
-    RelevanceGrade,
-    RelevanceVerdict,
-    RelevanceVerdictJudge,
-)
+from ragjury.rag_agent.inputs import InputError, parse_model, read_text
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
+from ragjury.rag_agent.protocol import BaseJudge
+from ragjury.rag_agent.results import Judgment
+
+# The verdict judges (and pydantic-ai with them) are imported inside the functions that build or
+# print them: `ragjury --help` and every other command start without them.
 
 VerdictKind = Literal["faithfulness", "correctness", "relevance", "relevance_graded", "goal"]
 ItemModelT = TypeVar("ItemModelT", bound=BaseModel)
@@ -89,13 +81,15 @@ FailOnNegativeOption = Annotated[
 # -- judge selection ---------------------------------------------------------------------------------------
 def _deterministic(kind: VerdictKind) -> BaseJudge[Any, Any] | None:
     """The model-free judge for ``kind``, imported lazily; ``None`` where there is none (or it is not installed)."""
+    from ragjury.rag_agent.verdicts.correctness import BoolAsVerdict
+
     try:
         if kind == "correctness":
-            from rag_agent.deterministic.contains import ContainsJudge
+            from ragjury.rag_agent.deterministic.contains import ContainsJudge
 
             return BoolAsVerdict(ContainsJudge())
         if kind == "relevance":
-            from rag_agent.deterministic.token_overlap import TokenOverlapJudge
+            from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
 
             judge: BaseJudge[Any, Any] = TokenOverlapJudge()
             return judge
@@ -121,6 +115,12 @@ def build_verdict_judge(
                 f"no deterministic judge exists for {kind.replace('_', ' ')}; use --judge llm or auto",
             )
         return judge
+    from ragjury.rag_agent.fallback import FallbackJudge
+    from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
+    from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge
+    from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
+
     llm: BaseJudge[Any, Any]
     if kind == "faithfulness":
         llm = FaithfulnessJudge(
@@ -207,8 +207,8 @@ def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int 
     ``task`` (faithfulness, correctness, relevance, relevance_graded, goal), the binary ``label``
     and the typed ``value`` (null when unscored), the envelope, and who produced the verdict
     (``judges`` / ``fallback`` / ``verdicts_by``, as in ``evaluate --json``)."""
-    from evals.report import VerdictSources
-    from rag_agent.json_contract import judgment_fields
+    from ragjury.evals.report import VerdictSources
+    from ragjury.rag_agent.json_contract import judgment_fields
 
     value = judgment.value
     dumped = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
@@ -259,6 +259,11 @@ def _print_footer(judgment: Judgment[Any]) -> None:
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
     if not _print_header(judgment):
         return
+    from ragjury.rag_agent.verdicts.correctness import Verdict
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessResult
+    from ragjury.rag_agent.verdicts.goal import GoalResult
+    from ragjury.rag_agent.verdicts.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
+
     value = judgment.value
     if isinstance(value, FaithfulnessResult):
         stdout.print(

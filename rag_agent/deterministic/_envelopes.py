@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, TypeVar
 
-from rag_agent.protocol import BaseJudge, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.rag_agent.protocol import BaseJudge, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 ValueT = TypeVar("ValueT", bound=Hashable)
 

@@ -19,9 +19,9 @@ import time
 import unicodedata
 from collections.abc import Sequence
 
-from rag_agent.items import CorrectnessItem
-from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _NOT_WORD = re.compile(r"[^\w\s]|_")

@@ -32,7 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 import httpx
 import numpy as np
 
-from config.settings import RagjurySettings, get_settings
+from ragjury.config.settings import RagjurySettings, get_settings
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"
 MINILM_NAME = "all-MiniLM-L6-v2"

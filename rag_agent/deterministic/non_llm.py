@@ -43,12 +43,12 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from config.settings import RagjurySettings
-from rag_agent.deterministic._envelopes import batch_envelopes
-from rag_agent.inputs import InputError, read_text, split_lines, validation_message
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
+from ragjury.rag_agent.inputs import InputError, read_text, split_lines, validation_message
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 WORD = re.compile(r"\w+")
 """The kit's ``\\b\\w+\\b`` (the word boundaries are implied by the greedy run)."""

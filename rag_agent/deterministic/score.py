@@ -22,14 +22,14 @@ of the deterministic judges (``token_overlap``, ``non_llm``):
 
 from __future__ import annotations
 
-from config.settings import RagjurySettings, get_settings
-from rag_agent.deterministic.non_llm import query_coverage
-from rag_agent.deterministic.token_overlap import token_weight
-from rag_agent.items import ScoreItem
-from rag_agent.models import DimensionRatings, JudgeScore
-from rag_agent.protocol import BaseJudge, JudgeIdentity
-from rag_agent.results import Judgment
-from rag_agent.text import content_tokens, normalise, split_sentences
+from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.rag_agent.deterministic.non_llm import query_coverage
+from ragjury.rag_agent.deterministic.token_overlap import token_weight
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.models import DimensionRatings, JudgeScore
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.text import content_tokens, normalise, split_sentences
 
 HEURISTIC_VERSION = "deterministic_score@1.1"
 

@@ -21,18 +21,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from config.settings import RagjurySettings
-from rag_agent._sync import run_sync
-from rag_agent.deterministic.embedders import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.deterministic.embedders import (
     CachingEmbedder,
     Embedder,
     EmbedderUnavailable,
     default_embedder,
     normalise_rows,
 )
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 
 @dataclass(frozen=True)

@@ -73,11 +73,11 @@ from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rag_agent.deterministic._envelopes import batch_envelopes
-from rag_agent.items import FaithfulnessItem
-from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
-from rag_agent.results import Judgment
-from rag_agent.text import STOPWORDS, normalise, split_sentences
+from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.text import STOPWORDS, normalise, split_sentences
 
 __all__ = [
     "DEFAULT_BIGRAM_WEIGHT",

@@ -58,10 +58,10 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 
-from rag_agent.deterministic._envelopes import batch_envelopes
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
-from rag_agent.results import Judgment
+from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
+from ragjury.rag_agent.results import Judgment
 
 Scoring = Literal["weighted", "ratio"]
 

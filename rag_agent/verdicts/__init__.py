@@ -7,12 +7,12 @@ the majority and the agreement rate. All of them implement the one judge protoco
 like any other judge.
 """
 
-from rag_agent.verdicts.base import LLMVerdictJudge, SampledJudgment, VerdictOutput
-from rag_agent.verdicts.correctness import CorrectnessJudge, Verdict
-from rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult, StatementVerdict
-from rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
-from rag_agent.verdicts.relevance import GRADE_NAMES, GradedRelevanceJudge, RelevanceVerdictJudge
-from rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
+from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, SampledJudgment, VerdictOutput
+from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge, Verdict
+from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge, FaithfulnessResult, StatementVerdict
+from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge, GoalResult
+from ragjury.rag_agent.verdicts.relevance import GRADE_NAMES, GradedRelevanceJudge, RelevanceVerdictJudge
+from ragjury.rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 
 __all__ = [
     "GRADE_NAMES",

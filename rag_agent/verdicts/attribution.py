@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from pydantic_ai.models import Model
 
-from config.instructions import FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN
-from config.settings import OutputMode, RagjurySettings
-from rag_agent.items import FaithfulnessItem
-from rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
-from rag_agent.results import Judgment
-from rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
-from rag_agent.verdicts.correctness import Verdict, binary_threshold, probability_verdict
+from ragjury.config.instructions import FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN
+from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
+from ragjury.rag_agent.verdicts.correctness import Verdict, binary_threshold, probability_verdict
 
 
 def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:

@@ -28,13 +28,13 @@ from pydantic import BaseModel, Field
 from pydantic_ai.framing import DataTag, RegisteredTag
 from pydantic_ai.models import Model
 
-from config.instructions import Instruction
-from config.settings import OutputMode, RagjurySettings, get_settings
-from rag_agent.llm import CallOutcome, StructuredCaller, build_model
-from rag_agent.logprobs import DistributionOutcome, LogprobCaller
-from rag_agent.prompting import CHARS_PER_TOKEN, tagged
-from rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
-from rag_agent.results import Judgment, Usage
+from ragjury.config.instructions import Instruction
+from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
+from ragjury.rag_agent.llm import CallOutcome, StructuredCaller, build_model
+from ragjury.rag_agent.logprobs import DistributionOutcome, LogprobCaller
+from ragjury.rag_agent.prompting import CHARS_PER_TOKEN, tagged
+from ragjury.rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
+from ragjury.rag_agent.results import Judgment, Usage
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""

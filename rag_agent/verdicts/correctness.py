@@ -12,13 +12,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 from pydantic_ai.models import Model
 
-from config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
-from config.settings import OutputMode, RagjurySettings
-from rag_agent.items import CorrectnessItem
-from rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
-from rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
-from rag_agent.results import Judgment, Usage
-from rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
+from ragjury.config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
+from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
+from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
 
 
 class Verdict(BaseModel):

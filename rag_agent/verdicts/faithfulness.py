@@ -21,14 +21,14 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, computed_field, create_model
 from pydantic_ai.models import Model
 
-from config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
-from config.settings import OutputMode, RagjurySettings
-from rag_agent.items import FaithfulnessItem
-from rag_agent.models import UnitFloat
-from rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
-from rag_agent.results import Judgment
-from rag_agent.text import normalise
-from rag_agent.verdicts.base import (
+from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.models import UnitFloat
+from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.text import normalise
+from ragjury.rag_agent.verdicts.base import (
     MAX_REASON_CHARS,
     BinaryVerdict,
     LLMVerdictJudge,

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
 
-from config.instructions import GOAL_INFERENCE, GOAL_VERDICT
-from rag_agent.items import GoalItem
-from rag_agent.prompting import REFERENCE, STATEMENT, TRACE, tagged
-from rag_agent.results import Judgment
-from rag_agent.verdicts.base import LLMVerdictJudge, VerdictOutput
-from rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
+from ragjury.config.instructions import GOAL_INFERENCE, GOAL_VERDICT
+from ragjury.rag_agent.items import GoalItem
+from ragjury.rag_agent.prompting import REFERENCE, STATEMENT, TRACE, tagged
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, VerdictOutput
+from ragjury.rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 
 MAX_GOAL_CHARS = 400
 """The goal and the end state are one sentence each; the bound is in the schema (see ``MAX_REASON_CHARS``)."""

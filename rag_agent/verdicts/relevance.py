@@ -26,12 +26,12 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 from pydantic_ai.models import Model
 
-from config.instructions import RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN, RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN
-from config.settings import OutputMode, RagjurySettings
-from rag_agent.items import JudgmentContext
-from rag_agent.prompting import PASSAGE, QUESTION, REFERENCE, tagged
-from rag_agent.results import Judgment
-from rag_agent.verdicts.base import (
+from ragjury.config.instructions import RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN, RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN
+from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.prompting import PASSAGE, QUESTION, REFERENCE, tagged
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.verdicts.base import (
     BinaryVerdict,
     LLMVerdictJudge,
     Method,

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_agent.items import TraceMessage
-from rag_agent.prompting import CHARS_PER_TOKEN
+from ragjury.rag_agent.items import TraceMessage
+from ragjury.rag_agent.prompting import CHARS_PER_TOKEN
 
 TRACE_FORMAT_VERSION = "trace_text@1.0"
 INDENT = "    "

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import RagjurySettings
-from rag_agent.agent import AgentResponse, RAGAgent
-from rag_agent.judge import JudgeLLM
-from rag_agent.models import JudgeScore, RAGAnswer
-from rag_agent.retrieval import BM25Index
+from ragjury.cli import app
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.judge import JudgeLLM
+from ragjury.rag_agent.models import JudgeScore, RAGAnswer
+from ragjury.rag_agent.retrieval import BM25Index
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "agent_passages.jsonl"

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from config.settings import RagjurySettings
-from rag_agent.judge import JudgeLLM
-from rag_agent.models import JudgeScore, SourceDocument
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.judge import JudgeLLM
+from ragjury.rag_agent.models import JudgeScore, SourceDocument
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,7 @@ async def test_judge_llm_returns_schema_valid_score_from_the_model(server_settin
 
 
 async def test_batch_against_the_server(server_settings: RagjurySettings) -> None:
-    from rag_agent.items import ScoreItem
+    from ragjury.rag_agent.items import ScoreItem
 
     judge = JudgeLLM(settings=server_settings)
     items = [ScoreItem(question="What is RAG?", answer=text, sources=SOURCES)

@@ -13,11 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from config.settings import RagjurySettings
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
-from rag_agent.results import Judgment
-from rag_agent.verdicts.relevance import RelevanceGrade, RelevanceVerdict
-from rag_agent.verdicts import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
+from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.verdicts.relevance import RelevanceGrade, RelevanceVerdict
+from ragjury.rag_agent.verdicts import (
     TRACE_FORMAT_VERSION,
     CorrectnessJudge,
     FaithfulnessJudge,

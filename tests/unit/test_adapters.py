@@ -17,14 +17,14 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from config.instructions import FAITHFULNESS_STATEMENTS
-from config.settings import RagjurySettings
-from rag_agent.adapters.judging import ItemError, Outcome, build_item, item_type_of
-from rag_agent.adapters.pytest_helpers import assert_judged, assert_judged_async
-from rag_agent.deterministic.contains import ContainsJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import CorrectnessItem, FaithfulnessItem
-from rag_agent.verdicts import CorrectnessJudge, FaithfulnessJudge
+from ragjury.config.instructions import FAITHFULNESS_STATEMENTS
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.adapters.judging import ItemError, Outcome, build_item, item_type_of
+from ragjury.rag_agent.adapters.pytest_helpers import assert_judged, assert_judged_async
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem
+from ragjury.rag_agent.verdicts import CorrectnessJudge, FaithfulnessJudge
 
 PYDANTIC_EVALS_ABSENT = (
     "pydantic-evals is not installed (not in the dev extra: no release on the package index matches "
@@ -173,7 +173,7 @@ def test_pydantic_evals_evaluator_reports_verdicts_reasons_and_unscored_as_failu
     pytest.importorskip("pydantic_evals", reason=PYDANTIC_EVALS_ABSENT)
     from pydantic_evals import Case, Dataset
 
-    from rag_agent.adapters.pydantic_evals import RagjuryEvaluator
+    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
 
     answers = {"hamlet": "William Shakespeare wrote it.", "marlowe": "Christopher Marlowe.", "empty": ""}
 
@@ -210,7 +210,7 @@ def test_pydantic_evals_evaluator_reads_contexts_from_metadata_and_gives_a_score
     pytest.importorskip("pydantic_evals", reason=PYDANTIC_EVALS_ABSENT)
     from pydantic_evals import Case, Dataset
 
-    from rag_agent.adapters.pydantic_evals import RagjuryEvaluator
+    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
 
     async def rag_task(question: str) -> dict[str, Any]:
         return {"answer": EIFFEL.answer}
@@ -241,7 +241,7 @@ def test_inspect_scorer_scores_explains_and_leaves_unscored_out_of_the_metrics(
     from inspect_ai.model import ModelOutput
     from inspect_ai.solver import Generate, TaskState, solver
 
-    from rag_agent.adapters.inspect import ragjury_scorer
+    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
 
     answers = {"hamlet": "William Shakespeare wrote it.", "marlowe": "Christopher Marlowe.", "empty": ""}
 
@@ -291,7 +291,7 @@ async def test_inspect_scorer_called_directly_carries_the_llm_judges_reason() ->
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
-    from rag_agent.adapters.inspect import ragjury_scorer
+    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
 
     state = TaskState(
         model=ModelName("mockllm/model"), sample_id="m", epoch=1, input="Who wrote Hamlet?", messages=[]

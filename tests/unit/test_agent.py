@@ -22,11 +22,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL
-from config.settings import RagjurySettings
-from rag_agent.agent import SEARCH_TOOL, AgentResponse, RAGAgent
-from rag_agent.models import RAGAnswer
-from rag_agent.retrieval import BM25Index
+from ragjury.config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.agent import SEARCH_TOOL, AgentResponse, RAGAgent
+from ragjury.rag_agent.models import RAGAnswer
+from ragjury.rag_agent.retrieval import BM25Index
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"
@@ -325,8 +325,8 @@ async def test_the_judge_in_the_loop_example_retries_with_feedback_until_faithfu
     """examples/judge_in_agent_loop.py: a low faithfulness score sends the unsupported claims back."""
     import importlib.util
 
-    from config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
-    from rag_agent.verdicts.faithfulness import FaithfulnessJudge
+    from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
 
     path = Path(__file__).resolve().parents[2] / "examples" / "judge_in_agent_loop.py"
     spec = importlib.util.spec_from_file_location("judge_in_agent_loop", path)

@@ -19,12 +19,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-import rag_agent.agent
-import rag_agent.judge
-import rag_agent.verdicts.base
-from cli import app
-from config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
-from rag_agent.agent import SEARCH_TOOL
+import ragjury.rag_agent.agent
+import ragjury.rag_agent.judge
+import ragjury.rag_agent.verdicts.base
+from ragjury.cli import app
+from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
+from ragjury.rag_agent.agent import SEARCH_TOOL
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = str(FIXTURES / "agent_tiny_corpus.jsonl")
@@ -105,7 +105,7 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         seen["models"].append(name)
         return FunctionModel(reply, model_name=name)
 
-    for module in (rag_agent.agent, rag_agent.judge, rag_agent.verdicts.base):
+    for module in (ragjury.rag_agent.agent, ragjury.rag_agent.judge, ragjury.rag_agent.verdicts.base):
         monkeypatch.setattr(module, "build_model", build)
     return seen
 

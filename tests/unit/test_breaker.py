@@ -20,17 +20,17 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from recording_server import closed_port, recording_server
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import RagjurySettings, get_settings
-from evals.cache import JudgmentCache
-from evals.registry import build_judge
-from evals.runner import run_judgments
-from rag_agent.breaker import NOT_ATTEMPTED, CircuitBreaker, breakers_of, is_connect_failure
-from rag_agent.deterministic.score import DeterministicScoreJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import CorrectnessItem, ScoreItem
-from rag_agent.judge import JudgeLLM
-from rag_agent.llm import StructuredCaller, build_model
+from ragjury.cli import app
+from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.evals.cache import JudgmentCache
+from ragjury.evals.registry import build_judge
+from ragjury.evals.runner import run_judgments
+from ragjury.rag_agent.breaker import NOT_ATTEMPTED, CircuitBreaker, breakers_of, is_connect_failure
+from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.judge import JudgeLLM
+from ragjury.rag_agent.llm import StructuredCaller, build_model
 
 N = 1000
 

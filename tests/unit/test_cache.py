@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import JudgmentCache, judgment_key, open_cache
-from rag_agent.inputs import InputError
-from rag_agent.items import CorrectnessItem, ScoreItem
-from rag_agent.models import JudgeScore
-from rag_agent.protocol import JudgeIdentity
-from rag_agent.results import Judgment, Usage
+from ragjury.evals.cache import JudgmentCache, judgment_key, open_cache
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.protocol import JudgeIdentity
+from ragjury.rag_agent.results import Judgment, Usage
 
 ITEM = CorrectnessItem(question="Who?", answer="Marie Curie", references=["Curie"])
 IDENT = JudgeIdentity(name="contains", model=None, prompt_version="contains@1.0")
@@ -77,7 +77,7 @@ def test_pydantic_values_come_back_as_their_class(cache: JudgmentCache) -> None:
 
 
 def test_subclassed_envelope_keeps_its_extra_fields(cache: JudgmentCache) -> None:
-    base = pytest.importorskip("rag_agent.verdicts.base")
+    base = pytest.importorskip("ragjury.rag_agent.verdicts.base")
     sampled = base.SampledJudgment[bool](value=True, judge="v", agreement=2 / 3, votes=["1", "1", "0"])
     cache.put("k", sampled)
     got = cache.get("k")

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import JudgmentCache, holder_alive, new_lease_owner
-from evals.runner import run_judgments
-from rag_agent.items import CorrectnessItem
-from rag_agent.protocol import BaseJudge, JudgeIdentity
-from rag_agent.results import Judgment
+from ragjury.evals.cache import JudgmentCache, holder_alive, new_lease_owner
+from ragjury.evals.runner import run_judgments
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -169,7 +169,7 @@ async def test_a_run_waits_for_items_another_holds_and_takes_their_judgments(pat
 DRIVER = """
 import sys, time
 from pathlib import Path
-from cli import app  # the imports are done before the barrier: both start judging together
+from ragjury.cli import app  # the imports are done before the barrier: both start judging together
 me, other = Path(sys.argv[1]), Path(sys.argv[2])
 me.touch()
 deadline = time.monotonic() + 120

@@ -13,9 +13,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import RagjurySettings
-from evals.calibration import (
+from ragjury.cli import app
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.calibration import (
     CALIBRATION_SCHEMA,
     CalibrationError,
     apply_isotonic,
@@ -30,8 +30,8 @@ from evals.calibration import (
     fit_threshold,
     load_calibration,
 )
-from rag_agent.verdicts.correctness import CorrectnessJudge
-from rag_agent.verdicts.relevance import RelevanceGrade
+from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+from ragjury.rag_agent.verdicts.relevance import RelevanceGrade
 
 runner = CliRunner()
 
@@ -211,3 +211,20 @@ def test_calibrate_refuses_to_overwrite_its_data(tmp_path: Path) -> None:
     before = data.read_bytes()
     result = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--out", str(data)])
     assert result.exit_code == 2 and data.read_bytes() == before
+
+
+@pytest.mark.usefixtures("plugin_path")
+def test_calibration_fitted_on_another_model_is_applied_with_a_warning(tmp_path: Path) -> None:
+    data = dev_set(tmp_path / "dev.jsonl")
+    out = tmp_path / "cal.json"
+    judge = "python:test_calibration:scripted_correctness"
+    fitted = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge", judge,
+                                 "--out", str(out), "--no-cache", "--no-progress"])
+    assert fitted.exit_code == 0, fitted.output
+    stored = json.loads(out.read_text())
+    stored["model"] = "some-other-model"
+    out.write_text(json.dumps(stored))
+    applied = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", judge, "--data", str(data),
+                                  "--model", "phi3:mini", "--calibration", str(out), "--no-cache", "--no-progress"])
+    assert applied.exit_code == 0, applied.output
+    assert "fitted on model some-other-model, this run uses phi3:mini" in applied.output

@@ -8,8 +8,8 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from cli import app
-from rag_agent.commands._help import EXAMPLE_WIDTH, reflow
+from ragjury.cli import app
+from ragjury.rag_agent.commands._help import EXAMPLE_WIDTH, reflow
 
 
 def command_paths() -> list[tuple[str, ...]]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from rag_agent.deterministic.contains import ContainsJudge
-from rag_agent.deterministic.token_overlap import TokenOverlapJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import CorrectnessItem, JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity
-from rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
+from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment, Usage
 
 
 class Primary(BaseJudge[JudgmentContext, bool]):

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from config.settings import RagjurySettings
-from rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings, length_score, score_pair, words
-from rag_agent.inputs import InputError
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import JudgmentUnscored
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings, length_score, score_pair, words
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import JudgmentUnscored
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

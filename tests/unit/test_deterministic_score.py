@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from config.settings import RagjurySettings
-from rag_agent.deterministic.score import DeterministicScoreJudge, heuristic_ratings, weighted_support
-from rag_agent.items import ScoreItem
-from rag_agent.models import SourceDocument
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge, heuristic_ratings, weighted_support
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.models import SourceDocument
 
 SOURCES = [
     SourceDocument(id="s1", content="Thomas Edison patented a practical incandescent light bulb in 1879."),

@@ -12,7 +12,7 @@ import httpx
 import numpy as np
 import pytest
 
-from rag_agent.deterministic.embedders import (
+from ragjury.rag_agent.deterministic.embedders import (
     CachingEmbedder,
     EmbedderUnavailable,
     OllamaEmbedder,
@@ -21,9 +21,9 @@ from rag_agent.deterministic.embedders import (
     packaged_minilm_path,
     text_key,
 )
-from rag_agent.deterministic.semantic import SemanticJudge
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.deterministic.semantic import SemanticJudge
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import JudgmentUnscored
 
 VOCAB = ["paris", "france", "capital", "banana", "fruit", "yellow", "edison", "bulb"]
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from config.settings import RagjurySettings
-from evals.registry import build_judge, judge_names, label_of
-from rag_agent.deterministic import SupportJudge as ExportedSupportJudge
-from rag_agent.deterministic.support import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.registry import build_judge, judge_names, label_of
+from ragjury.rag_agent.deterministic import SupportJudge as ExportedSupportJudge
+from ragjury.rag_agent.deterministic.support import (
     DEFAULT_THRESHOLD,
     NEGATION_TOKEN,
     SupportJudge,
     SupportScore,
     support_tokens,
 )
-from rag_agent.items import FaithfulnessItem
-from rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.protocol import JudgmentUnscored
 
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted
 

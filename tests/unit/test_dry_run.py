@@ -16,15 +16,15 @@ import pytest
 from genai_prices import Usage, calc_price
 from typer.testing import CliRunner
 
-from cli import app
-from config.instructions import ANSWER_CORRECTNESS_TOKEN
-from config.settings import RagjurySettings, get_settings
-from evals.dry_run import estimate, price
-from evals.tasks import load_task_rows, parse_mapping
-from rag_agent.dry_model import recording_models, tokens_of
-from rag_agent.items import FaithfulnessItem
-from rag_agent.verdicts.correctness import correctness_prompt
-from rag_agent.verdicts.faithfulness import FaithfulnessJudge
+from ragjury.cli import app
+from ragjury.config.instructions import ANSWER_CORRECTNESS_TOKEN
+from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.evals.dry_run import estimate, price
+from ragjury.evals.tasks import load_task_rows, parse_mapping
+from ragjury.rag_agent.dry_model import recording_models, tokens_of
+from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.rag_agent.verdicts.correctness import correctness_prompt
+from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
 from recording_server import recording_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.cache import JudgmentCache
-from evals.pipeline import GroundTruth, evaluate_rag_answers
-from evals.registry import build_judge
-from evals.tasks import load_task_rows, parse_mapping
-from rag_agent.inputs import InputError
-from rag_agent.models import RAGAnswer, SourceDocument
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.cache import JudgmentCache
+from ragjury.evals.pipeline import GroundTruth, evaluate_rag_answers
+from ragjury.evals.registry import build_judge
+from ragjury.evals.tasks import load_task_rows, parse_mapping
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
@@ -399,8 +399,7 @@ def test_agent_run_answers_judges_and_resumes_from_cached_answers(
     from pydantic_ai.messages import ModelResponse, TextPart
     from pydantic_ai.models.function import FunctionModel
 
-    import rag_agent.agent as agent_module
-
+    import ragjury.rag_agent.agent as agent_module
     calls: list[int] = []
 
     def answer(messages, info):  # type: ignore[no-untyped-def]

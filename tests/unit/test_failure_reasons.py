@@ -13,9 +13,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from recording_server import closed_port, recording_server
 
-from config.settings import RagjurySettings
-from rag_agent.judge import JudgeLLM
-from rag_agent.llm import StructuredCaller, build_model
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.judge import JudgeLLM
+from ragjury.rag_agent.llm import StructuredCaller, build_model
 
 
 class Label(BaseModel):

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.gates import fallback_failure, max_fallback_limit
-from evals.report import HtmlReport, VerdictSources, percent, render_html
-from rag_agent.results import Judgment
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.gates import fallback_failure, max_fallback_limit
+from ragjury.evals.report import HtmlReport, VerdictSources, percent, render_html
+from ragjury.rag_agent.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows, 4 questions x 5 systems
@@ -30,12 +30,12 @@ PASSAGES = FIXTURES / "pipeline_passages.jsonl"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
 
 PLUGIN = '''
-from rag_agent.deterministic.contains import ContainsJudge
-from rag_agent.deterministic.score import DeterministicScoreJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import CorrectnessItem, ScoreItem
-from rag_agent.models import JudgeScore
-from rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
+from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 
 
 class FakeModel(BaseJudge[CorrectnessItem, bool]):
@@ -213,8 +213,7 @@ def fake_agent_model(monkeypatch: pytest.MonkeyPatch) -> None:
     from pydantic_ai.messages import ModelResponse, TextPart
     from pydantic_ai.models.function import FunctionModel
 
-    import rag_agent.agent as agent_module
-
+    import ragjury.rag_agent.agent as agent_module
     def answer(messages, info):  # type: ignore[no-untyped-def]
         text = json.dumps(
             {

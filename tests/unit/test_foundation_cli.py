@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from ragjury.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
 SCORE_FIELDS = {"overall_score", "relevance", "completeness", "accuracy", "source_attribution", "coherence",

@@ -9,13 +9,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from config.instructions import JUDGE_SCORE
-from config.settings import RagjurySettings
-from rag_agent.deterministic.score import DeterministicScoreJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.judge import JudgeLLM, score_prompt
-from rag_agent.items import ScoreItem
-from rag_agent.models import SourceDocument
+from ragjury.config.instructions import JUDGE_SCORE
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.judge import JudgeLLM, score_prompt
+from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.models import SourceDocument
 
 GOOD = {"relevance": 9, "completeness": 8, "accuracy": 10, "source_attribution": 5, "coherence": 10,
         "confidence": 7, "reasoning": "fine"}

@@ -19,16 +19,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.loaders import load_labels, load_passages, load_qrels, load_rag_run, load_run, load_topics
-from evals.tasks import load_questions, load_task_rows
-from rag_agent.commands import non_llm_judge
-from rag_agent.commands.verdict import load_item
-from rag_agent.deterministic.non_llm import NonLLMSettings, load_yaml
-from rag_agent.inputs import InputError, load_answer, load_sources
-from rag_agent.items import CorrectnessItem
-from rag_agent.retrieval import BM25Index
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.loaders import load_labels, load_passages, load_qrels, load_rag_run, load_run, load_topics
+from ragjury.evals.tasks import load_questions, load_task_rows
+from ragjury.rag_agent.commands import non_llm_judge
+from ragjury.rag_agent.commands.verdict import load_item
+from ragjury.rag_agent.deterministic.non_llm import NonLLMSettings, load_yaml
+from ragjury.rag_agent.inputs import InputError, load_answer, load_sources
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.retrieval import BM25Index
 
 BOM = b"\xef\xbb\xbf"
 

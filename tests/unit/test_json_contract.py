@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from rag_agent.json_contract import (
+from ragjury.cli import app
+from ragjury.rag_agent.json_contract import (
     COMMAND_KEYS,
     SCHEMA_VERSION,
     SHARED_KEYS,

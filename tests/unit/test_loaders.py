@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.loaders import (
+from ragjury.evals.loaders import (
     load_jsonl_dataset,
     load_labels,
     load_passages,
@@ -17,8 +17,8 @@ from evals.loaders import (
     load_runs,
     load_topics,
 )
-from rag_agent.inputs import InputError
-from rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.items import CorrectnessItem
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -14,13 +14,13 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from config.settings import RagjurySettings
-from evals.registry import build_judge, label_of
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.logprobs import ChoiceDistribution, LogprobUnavailable, choice_distribution, logprob_settings
-from rag_agent.verdicts.attribution import AttributionJudge
-from rag_agent.verdicts.correctness import CorrectnessJudge
-from rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceGrade, RelevanceVerdictJudge
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.registry import build_judge, label_of
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.logprobs import ChoiceDistribution, LogprobUnavailable, choice_distribution, logprob_settings
+from ragjury.rag_agent.verdicts.attribution import AttributionJudge
+from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceGrade, RelevanceVerdictJudge
 
 CONTEXT = JudgmentContext(query="boiling point of water", retrieved_text="Water boils at 100 C at sea level.")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from evals.evret import EvretItem, Retrieved, as_retrieved, evaluate_retriever, evaluate_retriever_sync
-from evals.loaders import load_qrels, load_run, load_runs
-from evals.metrics import (
+from ragjury.evals.evret import EvretItem, Retrieved, as_retrieved, evaluate_retriever, evaluate_retriever_sync
+from ragjury.evals.loaders import load_qrels, load_run, load_runs
+from ragjury.evals.metrics import (
     average_precision,
     evaluate_run,
     hit_rate,
@@ -21,9 +21,9 @@ from evals.metrics import (
     precision,
     recall,
 )
-from rag_agent.items import JudgmentContext
-from rag_agent.protocol import BaseJudge
-from rag_agent.results import Judgment
+from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge
+from ragjury.rag_agent.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

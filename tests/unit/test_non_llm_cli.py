@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from ragjury.cli import app
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 runner = CliRunner()
@@ -196,7 +196,7 @@ def test_ragtime_topics_use_problem_statement(tmp_path: Path) -> None:
 
 
 def test_topic_query_formats() -> None:
-    from rag_agent.commands.non_llm_judge import topic_query
+    from ragjury.rag_agent.commands.non_llm_judge import topic_query
 
     topic = {"title": "T", "problem_statement": "P", "background": "B", "body": ""}
     assert topic_query(topic, "auto") == "T P B"

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
-from evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
-from rag_agent.inputs import InputError
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
+from ragjury.evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
+from ragjury.rag_agent.inputs import InputError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"
@@ -33,8 +33,8 @@ PLUGIN = '''
 import os
 from pathlib import Path
 
-from rag_agent.items import CorrectnessItem, JudgmentContext
-from rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 
 
 def _log(text):

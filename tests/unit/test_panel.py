@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from config.settings import RagjurySettings
-from evals.registry import UnknownJudgeError, build_judge, describe, judge_entry, label_of
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.panel import MemberVote, Panel, PanelVerdict, binarizer, binary_label, probability_of
-from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from rag_agent.results import Judgment, Usage
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.registry import UnknownJudgeError, build_judge, describe, judge_entry, label_of
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.panel import MemberVote, Panel, PanelVerdict, binarizer, binary_label, probability_of
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.results import Judgment, Usage
 
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: no LLM member here
 

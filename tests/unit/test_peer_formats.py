@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.pipeline import evaluate_dataset
-from evals.records import decode_list_cell
-from evals.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
-from rag_agent.deterministic.contains import ContainsJudge
-from rag_agent.inputs import InputError
-from rag_agent.items import CorrectnessItem, FaithfulnessItem
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.pipeline import evaluate_dataset
+from ragjury.evals.records import decode_list_cell
+from ragjury.evals.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
+from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem
 
 runner = CliRunner()
 

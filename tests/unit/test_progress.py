@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from cli import app
-from evals.progress import FitProgress, PlainProgress, duration, fit_columns, make_progress, plain_line
+from ragjury.cli import app
+from ragjury.evals.progress import FitProgress, PlainProgress, duration, fit_columns, make_progress, plain_line
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DESCRIPTION = "correctness: token-overlap"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from config.settings import RagjurySettings
-from evals.registry import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.evals.registry import (
     TASKS,
     AdaptedJudge,
     UnknownJudgeError,
@@ -21,10 +21,10 @@ from evals.registry import (
     label_of,
     register_judge,
 )
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from rag_agent.models import JudgeScore
-from rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
-from rag_agent.results import Judgment
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
+from ragjury.rag_agent.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call
@@ -100,7 +100,7 @@ def test_register_judge_adds_a_name() -> None:
         assert "always-test" in judge_names("correctness")
         assert build_judge("correctness", "always-test", SETTINGS).identity.name == "always"
     finally:
-        from evals import registry
+        from ragjury.evals import registry
 
         registry._REGISTRY["correctness"].pop("always-test")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.loaders import load_qrels
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.loaders import load_qrels
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")

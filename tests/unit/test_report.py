@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from evals.agreement import label_agreement, ranking_correlation
-from evals.report import (
+from ragjury.evals.agreement import label_agreement, ranking_correlation
+from ragjury.evals.report import (
     HtmlReport,
     agreement_table,
     confusion_table,
@@ -23,7 +23,7 @@ from evals.report import (
     scatter_svg,
     write_html,
 )
-from rag_agent.inputs import InputError
+from ragjury.rag_agent.inputs import InputError
 
 
 def test_parse_gates_resolves_aliases() -> None:

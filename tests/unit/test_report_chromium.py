@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from evals.predictions import load_predictions
-from evals.report import write_html
-from evals.run_report import build_report
+from ragjury.evals.predictions import load_predictions
+from ragjury.evals.report import write_html
+from ragjury.evals.run_report import build_report
 
 CHROMIUM = next(
     (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None

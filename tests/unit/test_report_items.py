@@ -13,24 +13,24 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from config.settings import get_settings
-from evals.agreement import label_agreement
-from evals.intervals import (
+from ragjury.cli import app
+from ragjury.config.settings import get_settings
+from ragjury.evals.agreement import label_agreement
+from ragjury.evals.intervals import (
     bootstrap_agreement,
     bootstrap_paired_difference,
     bootstrap_ranking_tau,
     bootstrap_system_tau,
     percentile_interval,
 )
-from evals.pipeline import evaluate_dataset
-from evals.predictions import load_predictions, run_names, run_of_rows
-from evals.registry import build_judge
-from evals.report import HtmlReport, describe_identity, render_html, scatter_svg
-from evals.report_items import MAX_TEXT_CHARS, item_table
-from evals.run_report import build_report, run_figures
-from evals.tasks import load_task_rows
-from rag_agent.inputs import InputError
+from ragjury.evals.pipeline import evaluate_dataset
+from ragjury.evals.predictions import load_predictions, run_names, run_of_rows
+from ragjury.evals.registry import build_judge
+from ragjury.evals.report import HtmlReport, describe_identity, render_html, scatter_svg
+from ragjury.evals.report_items import MAX_TEXT_CHARS, item_table
+from ragjury.evals.run_report import build_report, run_figures
+from ragjury.evals.tasks import load_task_rows
+from ragjury.rag_agent.inputs import InputError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems

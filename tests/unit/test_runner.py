@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import JudgmentCache
-from evals.runner import RunStats, interrupted_message, run_judgments
-from rag_agent.items import CorrectnessItem
-from rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from rag_agent.results import Judgment, Usage
+from ragjury.evals.cache import JudgmentCache
+from ragjury.evals.runner import RunStats, interrupted_message, run_judgments
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.results import Judgment, Usage
 
 
 def items(n: int) -> list[CorrectnessItem]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 from recording_server import recording_server
 
-from config.settings import RagjurySettings
-from rag_agent.llm import StructuredCaller, build_model, model_settings, token_cap_body
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.llm import StructuredCaller, build_model, model_settings, token_cap_body
 
 
 class Label(BaseModel):

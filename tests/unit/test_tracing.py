@@ -21,16 +21,16 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-from cli import app
-from config.instructions import ANSWER_CORRECTNESS
-from config.settings import RagjurySettings, get_settings
-from evals.cache import JudgmentCache
-from evals.runner import run_judgments
-from rag_agent import tracing
-from rag_agent.deterministic.contains import ContainsJudge
-from rag_agent.fallback import FallbackJudge
-from rag_agent.items import CorrectnessItem
-from rag_agent.verdicts.correctness import CorrectnessJudge
+from ragjury.cli import app
+from ragjury.config.instructions import ANSWER_CORRECTNESS
+from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.evals.cache import JudgmentCache
+from ragjury.evals.runner import run_judgments
+from ragjury.rag_agent import tracing
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
+from ragjury.rag_agent.fallback import FallbackJudge
+from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows

@@ -10,9 +10,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-from cli import app
-from config.instructions import FAITHFULNESS_STATEMENTS, GOAL_INFERENCE
-from rag_agent.commands.verdict import parse_turn
+from ragjury.cli import app
+from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, GOAL_INFERENCE
+from ragjury.rag_agent.commands.verdict import parse_turn
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ENVELOPE = {
@@ -66,7 +66,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
         return ModelResponse(parts=[TextPart(json.dumps(body))])
 
     monkeypatch.setattr(
-        "rag_agent.verdicts.base.build_model", lambda settings, name=None: FunctionModel(reply)
+        "ragjury.rag_agent.verdicts.base.build_model", lambda settings, name=None: FunctionModel(reply)
     )
 
 
@@ -144,7 +144,7 @@ def test_llm_only_with_server_down_is_unscored_exit_3() -> None:
 
 
 def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
-    pytest.importorskip("rag_agent.deterministic.token_overlap")
+    pytest.importorskip("ragjury.rag_agent.deterministic.token_overlap")
     result = invoke(
         "relevance",
         "-q",
@@ -160,7 +160,7 @@ def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
 
 
 def test_deterministic_correctness_uses_contains_judge() -> None:
-    pytest.importorskip("rag_agent.deterministic.contains")
+    pytest.importorskip("ragjury.rag_agent.deterministic.contains")
     result = invoke(
         "correctness",
         "-q",

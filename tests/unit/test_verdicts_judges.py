@@ -11,7 +11,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from config.instructions import (
+from ragjury.config.instructions import (
     ANSWER_CORRECTNESS,
     FAITHFULNESS_STATEMENTS,
     FAITHFULNESS_VERDICTS,
@@ -21,10 +21,10 @@ from config.instructions import (
     RELEVANCE_VERDICT,
     Instruction,
 )
-from config.settings import RagjurySettings
-from rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
-from rag_agent.protocol import JudgmentUnscored
-from rag_agent.verdicts import (
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
+from ragjury.rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.verdicts import (
     TRACE_FORMAT_VERSION,
     CorrectnessJudge,
     FaithfulnessJudge,
