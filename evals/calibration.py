@@ -259,11 +259,13 @@ class Calibration(BaseModel):
     model_config = {"populate_by_name": True}
 
     def judge_options(self) -> dict[str, object]:
-        """Constructor options that apply this calibration to the judge."""
+        """Constructor options that apply this calibration to the judge (a panel takes only its
+        threshold: its members are built with their defaults)."""
+        method: dict[str, object] = {} if self.judge.startswith(("panel:", "panel-mean:")) else {"method": "logprobs"}
         if self.cuts is not None:
-            return {"cuts": tuple(self.cuts), "method": "logprobs"}
+            return {"cuts": tuple(self.cuts), **method}
         if self.threshold is not None:
-            return {"threshold": self.threshold, "method": "logprobs"}
+            return {"threshold": self.threshold, **method}
         return {}
 
     def write(self, path: str | Path) -> None:
@@ -391,6 +393,9 @@ def value_scores(task: str, value: object) -> tuple[float, int | None, float | N
     probability = getattr(value, "probability", None)
     if isinstance(probability, float):
         return probability, None, probability
+    mean = getattr(value, "mean", None)
+    if getattr(value, "combine", None) == "mean" and isinstance(mean, float):
+        return mean, None, mean  # a panel-mean verdict: the members' mean P(True)
     return None
 
 

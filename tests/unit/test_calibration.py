@@ -17,6 +17,7 @@ from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings
 from ragjury.evals.calibration import (
     CALIBRATION_SCHEMA,
+    Calibration,
     CalibrationError,
     apply_isotonic,
     auc,
@@ -228,3 +229,22 @@ def test_calibration_fitted_on_another_model_is_applied_with_a_warning(tmp_path:
                                   "--model", "phi3:mini", "--calibration", str(out), "--no-cache", "--no-progress"])
     assert applied.exit_code == 0, applied.output
     assert "fitted on model some-other-model, this run uses phi3:mini" in applied.output
+
+
+def test_a_mean_panel_is_calibrated_on_its_mean_and_the_file_applies_to_it(tmp_path: Path) -> None:
+    """panel-mean:A,B carries the members' mean P(True): calibrate fits its cut-off, and
+    --calibration hands the panel only that threshold (its members keep their defaults)."""
+    data = Path(__file__).resolve().parents[2] / "examples" / "data" / "correctness.jsonl"
+    out = tmp_path / "panel.json"
+    judge = "panel-mean:contains,token-overlap"
+    fitted = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge", judge,
+                                 "--out", str(out), "--no-cache", "--no-progress", "--json"])
+    assert fitted.exit_code == 0, fitted.output
+    summary = json.loads(fitted.stdout)
+    assert summary["fitted"] == 40 and 0.0 < summary["threshold"] < 1.0
+    stored = json.loads(out.read_text())
+    assert stored["judge"] == judge and "method" not in Calibration.model_validate(stored).judge_options()
+    applied = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", judge, "--data", str(data),
+                                  "--calibration", str(out), "--no-cache", "--no-progress", "--json"])
+    assert applied.exit_code == 0, applied.output
+    assert json.loads(applied.stdout)["figures"]["cohen_kappa"] == pytest.approx(summary["kappa_in_sample"])
