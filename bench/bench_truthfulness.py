@@ -464,12 +464,12 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
     def det(task: str, name: str) -> Callable[[], Any]:
         return lambda: build_judge(task, name, settings)
 
-    def alternative(tag: str) -> Callable[[], Any]:
-        """The graded judge with another version of its one-token prompt (before/after rows)."""
+    def alternative(tag: str, task: str = "relevance", name: str = "llm-graded") -> Callable[[], Any]:
+        """A judge with another version of its one-token prompt (before/after rows)."""
         from ragjury.config.instructions import ALTERNATIVE_INSTRUCTIONS
 
         def build() -> Any:
-            judge = build_judge("relevance", "llm-graded", settings, method="logprobs")
+            judge = build_judge(task, name, settings, method="logprobs")
             judge.use_token_instruction(ALTERNATIVE_INSTRUCTIONS[tag])
             return judge
 
@@ -503,6 +503,8 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
                  lambda v: bool(label_of(v)), note="JSON verdict + reason"),
             Spec("llm, logprobs", llm("correctness", "llm", method="logprobs"),
                  lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True, panel_score=p_true),
+            Spec("llm, logprobs, prompt 1.1", alternative("answer_correctness_token@1.1", "correctness", "llm"),
+                 lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True),
             Spec("contains", det("correctness", "contains"), lambda v: bool(label_of(v)), note="no model"),
             Spec("token-overlap", det("correctness", "token-overlap"), lambda v: bool(label_of(v)), note="no model"),
         ]

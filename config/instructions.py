@@ -332,7 +332,31 @@ and lost: AUC 0.72 vs 0.73, 5-fold CV kappa 0.19 vs 0.30. So 1.0 stays the defau
 here, measured, for the bench's before/after rows.
 """
 
-ALTERNATIVE_INSTRUCTIONS: dict[str, Instruction] = {RELEVANCE_GRADE_TOKEN_1_1.tag: RELEVANCE_GRADE_TOKEN_1_1}
+ANSWER_CORRECTNESS_TOKEN_1_1 = Instruction(
+    name="answer_correctness_token",
+    version="1.1",
+    text=(
+        "You decide whether an answer to a question is correct, given reference answers written by people.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Compare the evaluated answer with the <reference> answers only; do not use your own knowledge of "
+        "what is true.\n"
+        "1 = correct: the evaluated answer states what at least one reference states (any one suffices): the "
+        "same entity, number, date or fact, in any wording, at the same or finer precision. An answer that "
+        "lists several items is correct when one of them matches a reference and none contradicts it; extra "
+        "detail is fine.\n"
+        "0 = incorrect: its answer differs from every reference (even when it sounds plausible or could also "
+        "be true), only hedges, refuses, or does not answer the question.\n\n"
+        f"Answer 1 or 0. {_ONE_DIGIT}"
+    ),
+)
+"""Correctness one-token prompt 1.1: judge against the references only (the 1.0 errors on evouna-nq
+were plausible-but-different answers judged correct, and answers listing the reference among
+others judged incorrect). Measured against 1.0 in bench/bench_truthfulness.py before any switch."""
+
+ALTERNATIVE_INSTRUCTIONS: dict[str, Instruction] = {
+    RELEVANCE_GRADE_TOKEN_1_1.tag: RELEVANCE_GRADE_TOKEN_1_1,
+    ANSWER_CORRECTNESS_TOKEN_1_1.tag: ANSWER_CORRECTNESS_TOKEN_1_1,
+}
 """Prompt versions measured by the benches beside the defaults (before/after), by ``name@version``."""
 
 TOKEN_INSTRUCTIONS: tuple[Instruction, ...] = (

@@ -53,6 +53,7 @@ class CorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
 
     name = "answer_correctness"
     instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN)
+    token_instruction = ANSWER_CORRECTNESS_TOKEN
     supports_logprobs = True
 
     def __init__(
@@ -79,7 +80,7 @@ class CorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
             return self.failed("empty answer: nothing to judge")
         prompt = correctness_prompt(item, self.settings.source_token_budget)
         probabilistic, probe = await probability_verdict(
-            self, ANSWER_CORRECTNESS_TOKEN, prompt, "correct", self.threshold
+            self, self.token_instruction, prompt, "correct", self.threshold
         )
         if probabilistic is not None:
             return probabilistic
