@@ -11,15 +11,13 @@ structured path answers with a one-sentence reason.
 
 from __future__ import annotations
 
-from pydantic_ai.models import Model
 
 from ragjury.config.instructions import FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN
-from ragjury.config.settings import OutputMode, RagjurySettings
 from ragjury.rag_agent.items import FaithfulnessItem
 from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
 from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
-from ragjury.rag_agent.verdicts.correctness import Verdict, binary_threshold, probability_verdict
+from ragjury.rag_agent.verdicts.base import ThresholdVerdictJudge, VerdictOutput, tagged_list
+from ragjury.rag_agent.verdicts.correctness import Verdict, probability_verdict
 
 
 def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:
@@ -34,31 +32,12 @@ def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
-class AttributionJudge(LLMVerdictJudge[FaithfulnessItem, Verdict]):
+class AttributionJudge(ThresholdVerdictJudge[FaithfulnessItem, Verdict]):
     """Is the whole answer supported by its contexts? One token's P("1") against ``threshold``."""
 
     name = "faithfulness_attribution"
     instructions = (FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN)
     supports_logprobs = True
-
-    def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        method: Method = "auto",
-        threshold: float = 0.5,
-    ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
-        )
-        self.threshold = binary_threshold(threshold)
-
-    def params(self) -> dict[str, str]:
-        return {**super().params(), "threshold": f"{self.threshold:g}"}
 
     async def _judge(self, item: FaithfulnessItem) -> Judgment[Verdict]:
         if not item.answer.strip():

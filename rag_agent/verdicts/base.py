@@ -71,6 +71,13 @@ class SampledJudgment(Judgment[ValueT], Generic[ValueT]):
     votes: list[str] = Field(default_factory=list)
 
 
+def probability_threshold(threshold: float) -> float:
+    """A threshold on P(verdict = "1"): in [0, 1]."""
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"probability threshold must be in [0, 1], got {threshold}")
+    return float(threshold)
+
+
 def validate_samples(samples: int) -> int:
     """Self-consistency needs an odd number of samples, so a binary vote always has a majority."""
     if isinstance(samples, bool) or not isinstance(samples, int):
@@ -375,6 +382,34 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
         return [self.label_of(require_value(j, index=i)) for i, j in enumerate(judgments)]
 
 
+class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
+    """A binary verdict judge whose logprob label is P("1") >= ``threshold`` (0.5, or calibrated).
+
+    One place for the option the correctness, binary relevance and attribution judges share, so
+    that a calibration file's threshold means the same thing, and enters the cache key the same
+    way, for each of them.
+    """
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        base_url: str | None = None,
+        settings: RagjurySettings | None = None,
+        output_mode: OutputMode | None = None,
+        samples: int = 1,
+        method: Method = "auto",
+        threshold: float = 0.5,
+    ) -> None:
+        super().__init__(
+            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
+        )
+        self.threshold = probability_threshold(threshold)
+
+    def params(self) -> dict[str, str]:
+        return {**super().params(), "threshold": f"{self.threshold:g}"}
+
+
 __all__ = [
     "METHODS",
     "MAX_REASON_CHARS",
@@ -384,10 +419,12 @@ __all__ = [
     "BinaryVerdict",
     "LLMVerdictJudge",
     "SampledJudgment",
+    "ThresholdVerdictJudge",
     "VerdictOutput",
     "budgeted",
     "lower_median",
     "majority",
+    "probability_threshold",
     "require_value",
     "sum_usage",
     "tagged_list",

@@ -10,15 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
-from pydantic_ai.models import Model
 
 from ragjury.config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
-from ragjury.config.settings import OutputMode, RagjurySettings
 from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment, Usage
-from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, Method, VerdictOutput, tagged_list
+from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, ThresholdVerdictJudge, VerdictOutput, tagged_list
 
 
 class Verdict(BaseModel):
@@ -48,32 +46,13 @@ def correctness_prompt(item: CorrectnessItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
-class CorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
+class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
     """Is the answer correct against any of the references? ``judge(item) -> bool``."""
 
     name = "answer_correctness"
     instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN)
     token_instruction = ANSWER_CORRECTNESS_TOKEN
     supports_logprobs = True
-
-    def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        method: Method = "auto",
-        threshold: float = 0.5,
-    ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
-        )
-        self.threshold = binary_threshold(threshold)
-
-    def params(self) -> dict[str, str]:
-        return {**super().params(), "threshold": f"{self.threshold:g}"}
 
     async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
         if not item.answer.strip():
@@ -93,13 +72,6 @@ class CorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
         return self.sampled(value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes).model_copy(
             update={"method": "structured"}
         )
-
-
-def binary_threshold(threshold: float) -> float:
-    """A probability threshold for P(verdict = "1"): in [0, 1]."""
-    if not 0.0 <= float(threshold) <= 1.0:
-        raise ValueError(f"probability threshold must be in [0, 1], got {threshold}")
-    return float(threshold)
 
 
 async def probability_verdict(
@@ -151,7 +123,6 @@ __all__ = [
     "BoolAsVerdict",
     "CorrectnessJudge",
     "Verdict",
-    "binary_threshold",
     "correctness_prompt",
     "probability_verdict",
 ]

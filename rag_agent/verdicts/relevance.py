@@ -35,6 +35,7 @@ from ragjury.rag_agent.verdicts.base import (
     BinaryVerdict,
     LLMVerdictJudge,
     Method,
+    ThresholdVerdictJudge,
     budgeted,
     lower_median,
     require_value,
@@ -95,12 +96,6 @@ def validate_cuts(cuts: Sequence[float] | None) -> tuple[float, float, float] | 
     return values  # type: ignore[return-value]
 
 
-def validate_threshold(threshold: float) -> float:
-    if not 0.0 <= float(threshold) <= 1.0:
-        raise ValueError(f"probability threshold must be in [0, 1], got {threshold}")
-    return float(threshold)
-
-
 class RelevanceOutput(BaseModel):
     """The binary relevance call's output."""
 
@@ -138,7 +133,7 @@ def _check_context(context: JudgmentContext) -> str | None:
     return None
 
 
-class RelevanceVerdictJudge(LLMVerdictJudge[JudgmentContext, RelevanceVerdict]):
+class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerdict]):
     """Is the passage relevant to the query? ``judge(ctx) -> bool``, ``batch_judge(ctxs) -> list[bool]``.
 
     On the logprob path the verdict is P("1") >= ``threshold`` (default 0.5, or a calibrated one).
@@ -148,25 +143,6 @@ class RelevanceVerdictJudge(LLMVerdictJudge[JudgmentContext, RelevanceVerdict]):
     instructions = (RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN)
     token_instruction = RELEVANCE_VERDICT_TOKEN
     supports_logprobs = True
-
-    def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        method: Method = "auto",
-        threshold: float = 0.5,
-    ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
-        )
-        self.threshold = validate_threshold(threshold)
-
-    def params(self) -> dict[str, str]:
-        return {**super().params(), "threshold": f"{self.threshold:g}"}
 
     async def _judge(self, item: JudgmentContext) -> Judgment[RelevanceVerdict]:
         problem = _check_context(item)
@@ -305,7 +281,6 @@ __all__ = [
     "RelevanceVerdict",
     "grade_from_expectation",
     "validate_cuts",
-    "validate_threshold",
     "Grade",
     "GradeOutput",
     "GradedRelevanceJudge",
