@@ -152,6 +152,15 @@ RELEVANCE_VERDICT = Instruction(
     ),
 )
 
+_UMBRELA_GRADES = (
+    "0 = irrelevant: the passage has nothing to do with the query.\n"
+    "1 = related: the passage seems related to the query but does not answer it.\n"
+    "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
+    "unclear or hidden among extraneous information.\n"
+    "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+)
+"""UMBRELA's grade definitions, shared by the structured and the one-token grading prompts."""
+
 RELEVANCE_GRADE = Instruction(
     name="relevance_grade_umbrela",
     version="1.0",
@@ -159,11 +168,7 @@ RELEVANCE_GRADE = Instruction(
         "You grade how relevant a retrieved passage is to a search query on the TREC scale (UMBRELA).\n"
         f"{UNTRUSTED_DATA_RULE}\n\n"
         "Grades:\n"
-        "0 = irrelevant: the passage has nothing to do with the query.\n"
-        "1 = related: the passage seems related to the query but does not answer it.\n"
-        "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
-        "unclear or hidden among extraneous information.\n"
-        "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+        f"{_UMBRELA_GRADES}"
         "Think about the intent behind the query, how well the passage matches that intent and how "
         "trustworthy it is, then give one integer grade.\n"
         "When a <reference> with the expected content is given, grade how well the passage covers it.\n\n"
@@ -315,11 +320,7 @@ RELEVANCE_GRADE_TOKEN = Instruction(
         "You grade how relevant a retrieved passage is to a search query on the TREC scale (UMBRELA).\n"
         f"{UNTRUSTED_DATA_RULE}\n\n"
         "Grades:\n"
-        "0 = irrelevant: the passage has nothing to do with the query.\n"
-        "1 = related: the passage seems related to the query but does not answer it.\n"
-        "2 = highly relevant: the passage has some answer for the query, but the answer may be a bit "
-        "unclear or hidden among extraneous information.\n"
-        "3 = perfectly relevant: the passage is dedicated to the query and contains the exact answer.\n"
+        f"{_UMBRELA_GRADES}"
         "When a <reference> with the expected content is given, grade how well the passage covers it.\n\n"
         f"Answer with one grade: 0, 1, 2 or 3. {_ONE_DIGIT}"
     ),
