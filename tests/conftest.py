@@ -60,3 +60,20 @@ def benchmarks_dir() -> Path:
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def offline_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A CLI test's world: no model server (a closed port, no HTTP retries), no .env or
+    RAGJURY_BASE_URL from the machine, a judgment cache and the working folder inside the test's
+    own folder, and fresh settings before and after. Yields that folder."""
+    from ragjury.config.settings import get_settings
+
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
+    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
+    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()

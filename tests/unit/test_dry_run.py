@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.instructions import ANSWER_CORRECTNESS_TOKEN
-from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.config.settings import RagjurySettings
 from ragjury.evals.dry_run import estimate, price
 from ragjury.evals.tasks import load_task_rows, parse_mapping
 from ragjury.rag_agent.dry_model import recording_models, tokens_of
@@ -38,16 +38,9 @@ runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
-    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
-    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
+def isolated(offline_cli: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``offline_cli``, and the default token cap (the token counts below depend on it)."""
     monkeypatch.delenv("RAGJURY_MAX_TOKENS", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
 
 
 def evaluate(*args: str) -> Any:

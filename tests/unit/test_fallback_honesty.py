@@ -11,6 +11,7 @@ fallback; a second one fails on every row.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import json
 import sys
 from pathlib import Path
@@ -19,7 +20,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.config.settings import get_settings
 from ragjury.evals.gates import fallback_failure, max_fallback_limit
 from ragjury.evals.report import HtmlReport, VerdictSources, percent, render_html
 from ragjury.rag_agent.results import Judgment
@@ -85,20 +85,13 @@ runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def isolated(offline_cli: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No model server, no .env, a cache and the plug-in judges inside the test's folder."""
-    plugins = tmp_path / "plugins"
+    plugins = offline_cli / "plugins"
     plugins.mkdir()
     (plugins / "honesty_judges.py").write_text(PLUGIN, encoding="utf-8")
     monkeypatch.syspath_prepend(str(plugins))
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
-    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
-    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
     yield
-    get_settings.cache_clear()
     sys.modules.pop("honesty_judges", None)
 
 

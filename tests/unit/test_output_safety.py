@@ -8,6 +8,7 @@ by an empty log.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import json
 import os
 import shutil
@@ -18,7 +19,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.config.settings import get_settings
 from ragjury.evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
 from ragjury.evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
 from ragjury.rag_agent.inputs import InputError
@@ -78,21 +78,14 @@ runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def isolated(offline_cli: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No model server, a cache and the plug-in judges inside the test's folder."""
-    plugins = tmp_path / "plugins"
+    plugins = offline_cli / "plugins"
     plugins.mkdir()
     (plugins / "safety_judges.py").write_text(PLUGIN, encoding="utf-8")
     monkeypatch.syspath_prepend(str(plugins))
-    monkeypatch.setenv("SAFETY_JUDGE_LOG", str(tmp_path / "judged.log"))
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
-    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
-    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
+    monkeypatch.setenv("SAFETY_JUDGE_LOG", str(offline_cli / "judged.log"))
     yield
-    get_settings.cache_clear()
     sys.modules.pop("safety_judges", None)
 
 

@@ -39,16 +39,8 @@ runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No model server, no .env, and a cache inside the test's folder."""
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
-    monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
-    monkeypatch.delenv("RAGJURY_BASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+def isolated(offline_cli: Path) -> None:
+    """No model server, no .env, and a cache inside the test's folder (``offline_cli``)."""
 
 
 def row(
