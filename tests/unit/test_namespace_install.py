@@ -12,6 +12,7 @@ modules of the same names.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -25,8 +26,13 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: setuptools builds in the source folder, and a build/ left in the clone
+    # would both dirty it and carry stale modules into later wheels.
+    source = tmp_path_factory.mktemp("source") / "ragjury"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".ragjury", ".pytest_cache"))
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
         capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
