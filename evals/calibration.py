@@ -237,6 +237,17 @@ class FitFigures(BaseModel):
     ece_before: float | None = None
 
 
+def logprob_options(judge: str) -> dict[str, object]:
+    """Options that put a judge on the one-token path its calibration is fitted on.
+
+    A panel takes none: its members are built with their defaults (the LLM members read logprobs
+    where the server returns them), and only the cut-off on its mean probability is fitted.
+    """
+    from ragjury.evals.registry import PANEL_PREFIXES
+
+    return {} if judge.startswith(tuple(PANEL_PREFIXES)) else {"method": "logprobs"}
+
+
 class Calibration(BaseModel):
     """A calibration file: which judge it fits, the fitted cut-offs, and the evidence for them."""
 
@@ -259,9 +270,8 @@ class Calibration(BaseModel):
     model_config = {"populate_by_name": True}
 
     def judge_options(self) -> dict[str, object]:
-        """Constructor options that apply this calibration to the judge (a panel takes only its
-        threshold: its members are built with their defaults)."""
-        method: dict[str, object] = {} if self.judge.startswith(("panel:", "panel-mean:")) else {"method": "logprobs"}
+        """Constructor options that apply this calibration to the judge."""
+        method = logprob_options(self.judge)
         if self.cuts is not None:
             return {"cuts": tuple(self.cuts), **method}
         if self.threshold is not None:
@@ -369,6 +379,7 @@ __all__ = [
     "calibrate_binary",
     "calibrate_graded",
     "check_applies",
+    "logprob_options",
     "cross_validate",
     "expected_calibration_error",
     "fit_isotonic",

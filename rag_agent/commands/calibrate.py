@@ -107,8 +107,8 @@ def calibrate(
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
     from ragjury.evals.cache import open_cache
-    from ragjury.evals.calibration import fit_calibration
-    from ragjury.evals.registry import PANEL_PREFIXES, UnknownJudgeError, build_judge
+    from ragjury.evals.calibration import fit_calibration, logprob_options
+    from ragjury.evals.registry import UnknownJudgeError, build_judge
     from ragjury.evals.runner import run_judgments
     from ragjury.rag_agent.commands._common import EXIT_UNSCORED
 
@@ -146,9 +146,7 @@ def calibrate(
         gold = [bool(row.gold) for row in labelled]
     if len(items) < 2 * folds:
         raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
-    # A panel's members are built with their defaults (the LLM members read logprobs where the
-    # server returns them); only its mean probability's cut-off is fitted.
-    judge_opts: dict[str, Any] = {} if judge_name.startswith(tuple(PANEL_PREFIXES)) else {"method": "logprobs"}
+    judge_opts = logprob_options(judge_name)
     try:
         judge_obj = build_judge(task, judge_name, settings, **judge_opts)
     except UnknownJudgeError as error:
