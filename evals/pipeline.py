@@ -113,20 +113,14 @@ class EvaluationResult:
 
     def figures(self) -> dict[str, float | None]:
         """Flat figures for ``--fail-under`` gates: coverage, agreement, correlations, mean label."""
-        flat: dict[str, float | None] = {
-            "coverage": self.stats.scored / self.stats.total if self.stats.total else None,
-        }
-        labels = [float(p.label) for p in self.predictions if p.label is not None]
-        flat["mean_label"] = sum(labels) / len(labels) if labels else None
-        if self.agreement is not None:
-            flat.update(self.agreement.figures())
-            flat["coverage"] = self.agreement.coverage
-        if self.correlation:
-            flat.update({k: v for k, v in self.correlation.items() if k in ("pearson", "spearman", "mae")})
-        if self.ranking is not None:
-            flat["kendall_tau"] = self.ranking.correlation.kendall_tau
-            flat["system_spearman"] = self.ranking.correlation.spearman
-        return flat
+        return flat_figures(
+            scored=self.stats.scored,
+            total=self.stats.total,
+            labels=[p.label for p in self.predictions],
+            agreement=self.agreement,
+            correlation=self.correlation,
+            ranking=self.ranking,
+        )
 
     @property
     def sources(self) -> VerdictSources:
@@ -147,6 +141,35 @@ class EvaluationResult:
         if self.ranking is not None:
             out["ranking"] = self.ranking.as_dict()
         return out
+
+
+def flat_figures(
+    *,
+    scored: int,
+    total: int,
+    labels: Sequence[float | bool | None],
+    agreement: Any,
+    correlation: Mapping[str, Any] | None,
+    ranking: SystemRanking | None,
+) -> dict[str, float | None]:
+    """The flat figures ``--fail-under`` gates and every JSON read: coverage (of the labelled
+    items when there is agreement), mean label, agreement, score correlations and the system
+    ranking's correlation. One definition for a fresh run and for a report rebuilt from
+    predictions, so a gate means the same in both."""
+    known = [float(label) for label in labels if label is not None]
+    flat: dict[str, float | None] = {
+        "coverage": scored / total if total else None,
+        "mean_label": sum(known) / len(known) if known else None,
+    }
+    if agreement is not None:
+        flat.update(agreement.figures())
+        flat["coverage"] = agreement.coverage
+    if correlation:
+        flat.update({k: v for k, v in correlation.items() if k in ("pearson", "spearman", "mae")})
+    if ranking is not None:
+        flat["kendall_tau"] = ranking.correlation.kendall_tau
+        flat["system_spearman"] = ranking.correlation.spearman
+    return flat
 
 
 async def evaluate_dataset(
@@ -670,6 +693,7 @@ __all__ = [
     "agent_key",
     "collect_answers",
     "evaluate_dataset",
+    "flat_figures",
     "evaluate_rag_answers",
     "SystemRanking",
     "binary_agreement",

@@ -25,7 +25,7 @@ from ragjury.evals.intervals import (
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
-from ragjury.evals.pipeline import SystemRanking, binary_agreement, score_correlation, system_ranking
+from ragjury.evals.pipeline import SystemRanking, binary_agreement, flat_figures, score_correlation, system_ranking
 from ragjury.evals.predictions import ItemRecord, PredictionRun
 from ragjury.evals.report import HtmlReport, Ranking, VerdictSources, fmt, percent
 from ragjury.evals.report_items import item_table
@@ -73,21 +73,14 @@ class RunFigures:
 
     def figures(self) -> dict[str, float | None]:
         """Flat figures, as ``EvaluationResult.figures`` names them (gates, JSON)."""
-        n = len(self.records)
-        labels = [float(r.label) for r in self.records if r.label is not None]
-        flat: dict[str, float | None] = {
-            "coverage": self.scored / n if n else None,
-            "mean_label": sum(labels) / len(labels) if labels else None,
-        }
-        if self.agreement is not None:
-            flat.update(self.agreement.figures())
-            flat["coverage"] = self.agreement.coverage
-        if self.correlation:
-            flat.update({k: v for k, v in self.correlation.items() if k in ("pearson", "spearman", "mae")})
-        if self.ranking is not None:
-            flat["kendall_tau"] = self.ranking.correlation.kendall_tau
-            flat["system_spearman"] = self.ranking.correlation.spearman
-        return flat
+        return flat_figures(
+            scored=self.scored,
+            total=len(self.records),
+            labels=[r.label for r in self.records],
+            agreement=self.agreement,
+            correlation=self.correlation,
+            ranking=self.ranking,
+        )
 
     def interval_dict(self) -> dict[str, list[float] | None]:
         """Intervals for JSON: figure -> [low, high] (None where no draw defined the figure)."""
