@@ -161,34 +161,29 @@ def _tidy_params(params: list[Any]) -> None:
             param._get_number_range_help_str = lambda compact=compact: compact
 
 
-class HelpCommand(TyperCommand):
+class _HelpConventions:
+    """Help that reflows and options with short metavars, for commands and groups alike."""
+
+    params: list[Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["help"] = reflow(kwargs.get("help"))
+        super().__init__(*args, **kwargs)
+        _tidy_params(self.params)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            _tidy_params([option])
+        return option
+
+
+class HelpCommand(_HelpConventions, TyperCommand):
     """A typer command whose help reflows and whose options show short metavars."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["help"] = reflow(kwargs.get("help"))
-        super().__init__(*args, **kwargs)
-        _tidy_params(self.params)
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        if option is not None:
-            _tidy_params([option])
-        return option
-
-
-class HelpGroup(TyperGroup):
+class HelpGroup(_HelpConventions, TyperGroup):
     """A typer group (``ragjury``, ``ragjury verdict``) with the same help conventions."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["help"] = reflow(kwargs.get("help"))
-        super().__init__(*args, **kwargs)
-        _tidy_params(self.params)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        if option is not None:
-            _tidy_params([option])
-        return option
 
 
 def _unset(cls: object) -> bool:
