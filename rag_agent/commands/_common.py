@@ -64,6 +64,7 @@ ConcurrencyOption = Annotated[
     int | None, typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
+NoProgressOption = Annotated[bool, typer.Option("--no-progress", help="No progress bar.")]
 MaxFallbackOption = Annotated[
     float | None,
     typer.Option(

@@ -20,6 +20,7 @@ from ragjury.rag_agent.commands._common import (
     CacheOption,
     ConcurrencyOption,
     DryRunOption,
+    NoProgressOption,
     TraceOption,
     end_trace,
     start_trace,
@@ -82,7 +83,7 @@ def calibrate(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     json_output: JsonOption = False,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    no_progress: NoProgressOption = False,
     dry_run: DryRunOption = False,
     trace: TraceOption = False,
 ) -> None:

@@ -18,6 +18,7 @@ from ragjury.rag_agent.commands._common import (
     CalibrationOption,
     ConcurrencyOption,
     DryRunOption,
+    NoProgressOption,
     TraceOption,
     end_trace,
     start_trace,
@@ -507,7 +508,7 @@ def evaluate(
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    no_progress: NoProgressOption = False,
     agent: Annotated[
         bool,
         typer.Option("--agent", help="Run the reference RAG agent over the questions in --data, then judge."),
