@@ -43,8 +43,15 @@ def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServ
 
 @pytest.fixture
 def server_settings(llm_server: RunningServer) -> RagjurySettings:
-    """Settings that point every judge at the test server, with room for the JSON output."""
-    return RagjurySettings(base_url=llm_server.base_url, max_tokens=384, timeout_s=300, retries=2, concurrency=1)
+    """Settings that point every judge at the test server, with room for the JSON output.
+
+    Temperature 0: the tiny model tests the plumbing, and sampling made it now and then ramble past
+    the token cap (an unscored judgment, correctly reported, failing a test about something else).
+    Greedy decoding gives the same output on every run.
+    """
+    return RagjurySettings(
+        base_url=llm_server.base_url, max_tokens=384, timeout_s=300, retries=2, concurrency=1, temperature=0.0
+    )
 
 
 @pytest.fixture(scope="session")
