@@ -67,7 +67,8 @@ from scipy.stats import kendalltau
 from ragjury.config.settings import RagjurySettings
 from ragjury.evals.cache import JudgmentCache, open_cache
 from ragjury.evals.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
-from ragjury.evals.registry import build_judge, label_of
+from ragjury.evals.registry import build_judge
+from ragjury.rag_agent.labels import label_of
 from ragjury.evals.runner import run_judgments
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity

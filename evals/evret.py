@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
-
 from ragjury.evals.metrics import MEASURES, RunEvaluation, evaluate_run
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.protocol import ResultCallback
 from ragjury.rag_agent.results import Judgment, Usage
 
@@ -104,10 +104,11 @@ class EvretResult:
 
 
 def judgment_bool(judgment: Judgment[Any]) -> bool | None:
-    """A judgment's verdict as bool (``None`` when unscored); accepts bool values or ``.label``."""
+    """A judgment's verdict as bool (``None`` when unscored); Evret's measures need binary labels,
+    so a grade or a score is an error here rather than a silent cut."""
     if judgment.unscored or judgment.value is None:
         return None
-    value = getattr(judgment.value, "label", judgment.value)
+    value = label_of(judgment.value)
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and value in (0, 1):

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic_ai.models import Model
-
 from ragjury.config.instructions import JUDGE_SCORE, Instruction
-from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.llm import StructuredCaller, build_model
+from ragjury.rag_agent.llm_judge import LLMJudge, LLMOptions
 from ragjury.rag_agent.models import JudgeScore, ModelRatings, SourceDocument
 from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.protocol import JudgeIdentity, ResultCallback
 from ragjury.rag_agent.results import Judgment
+from typing_extensions import Unpack
 
 
 def score_prompt(item: ScoreItem, token_budget: int) -> str:
@@ -36,7 +36,8 @@ def score_prompt(item: ScoreItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
-class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
+@judge_entry("score", "llm", "JudgeLLM, five dimensions", scale="score", uses_model=True, fallback="deterministic", default=True)
+class JudgeLLM(LLMJudge[ScoreItem, JudgeScore]):
     """Rates an answer on relevance, completeness, accuracy, source attribution and coherence.
 
     Defaults come from ``RagjurySettings``: local Ollama, ``phi3:mini``, temperature 0.1,
@@ -47,22 +48,10 @@ class JudgeLLM(BaseJudge[ScoreItem, JudgeScore]):
     name = "judge_llm"
 
     def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        instruction: Instruction = JUDGE_SCORE,
+        self, model: str | Model | None = None, *, instruction: Instruction = JUDGE_SCORE, **options: Unpack[LLMOptions]
     ) -> None:
-        settings = settings or get_settings()
-        if base_url is not None:
-            settings = settings.model_copy(update={"base_url": base_url})
-        self.settings = settings
+        super().__init__(model, **options)
         self.instruction = instruction
-        self.concurrency = settings.concurrency
-        resolved = model if isinstance(model, Model) else build_model(settings, model)
-        self.caller = StructuredCaller(resolved, settings, output_mode)
 
     @property
     def identity(self) -> JudgeIdentity:

@@ -83,6 +83,12 @@ class JudgeScore(DimensionRatings):
 
     overall_score: UnitFloat
 
+    @property
+    def label(self) -> float:
+        """The overall score is the label (the ``Labelled`` protocol); a plain property, so the
+        JSON of a score is unchanged."""
+        return self.overall_score
+
     @classmethod
     def from_ratings(cls, ratings: DimensionRatings, weights: dict[str, float]) -> JudgeScore:
         """Compute ``overall_score`` from the dimension ratings and normalised weights."""

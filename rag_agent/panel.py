@@ -9,7 +9,7 @@ How it decides, per item:
 - every member judges the whole batch through its own ``ajudge_batch`` (members run
   concurrently; a vectorised deterministic judge stays vectorised);
 - each scored member gives a binary label (``binarize``: by default its ``label`` as
-  ``evals.registry.label_of`` reads it: a bool as is, a 0-3 relevance grade as grade >= 2 (TREC's
+  ``rag_agent.labels.binary_label`` reads it: a bool as is, a 0-3 relevance grade as grade >= 2 (TREC's
   relevance boundary, as ``ragjury relevance``/``agreement`` use), a [0, 1] score as >= 0.5) and,
   where its value exposes one (``probability``, ``p_true`` or ``p_relevant``), a probability;
 - unscored members do not vote; when fewer than half of the members scored, the panel is
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
+from ragjury.rag_agent.labels import binary_label
 from ragjury.rag_agent.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.results import Judgment, Usage
 
@@ -44,63 +44,17 @@ __all__ = [
     "MemberVote",
     "Panel",
     "PanelVerdict",
-    "binarizer",
-    "binary_label",
     "probability_of",
 ]
 
 Combine = Literal["majority", "mean"]
 COMBINE_METHODS: tuple[str, ...] = ("majority", "mean")
 
-Binarize = Callable[[Any], bool]
-"""A member's value -> its binary label; raises ``TypeError``/``ValueError`` when it has none."""
+Binarize = Callable[[Any], bool | None]
+"""A member's value -> its binary label (``rag_agent.labels.binarizer`` of its scale)."""
 
 PROBABILITY_FIELDS: tuple[str, ...] = ("probability", "p_true", "p_relevant")
 """Where a member's value may carry P(label = True), in order of preference."""
-
-GRADE_CUT = 2
-"""A graded (0-3) relevance label counts as relevant from this grade, as TREC DL's binary measures."""
-SCORE_CUT = 0.5
-"""A [0, 1] score (``JudgeScore.overall_score``) counts as positive from this value."""
-
-
-def _label(value: object) -> bool | int | float | None:
-    # evals.registry holds the one definition of "the label of a value"; imported here, not at
-    # module level, because rag_agent (the library) must import without evals (the harness).
-    from ragjury.evals.registry import label_of
-
-    return label_of(value)
-
-
-def binary_label(value: object) -> bool:
-    """A member value's binary label, whatever its scale: a bool as it is, an int as a 0-3
-    grade (``>= GRADE_CUT``), a float as a [0, 1] score (``>= SCORE_CUT``)."""
-    label = _label(value)
-    if isinstance(label, bool):
-        return label
-    if isinstance(label, int):
-        return label >= GRADE_CUT
-    if isinstance(label, float):
-        return label >= SCORE_CUT
-    raise TypeError(f"a {type(value).__name__} value has no label")
-
-
-def binarizer(scale: str) -> Binarize:
-    """The binary label for values of a registry scale: ``binary``, ``graded`` (0-3) or ``score``."""
-    if scale == "binary":
-        return binary_label  # a bool as it is; a plug-in's int or float by its type
-    if scale == "graded":
-        return lambda value: _number(_label(value)) >= GRADE_CUT
-    if scale == "score":
-        return lambda value: _number(_label(value)) >= SCORE_CUT
-    raise ValueError(f"unknown scale {scale!r}: binary, graded or score")
-
-
-def _number(label: float | None) -> float:
-    if label is None:
-        raise TypeError("no label")
-    return float(label)
-
 
 def probability_of(value: object) -> float | None:
     """P(label = True) where the value carries one (``probability``, ``p_true``, ``p_relevant``)."""

@@ -23,8 +23,6 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 from pydantic import BaseModel
-from rich.table import Table
-
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
@@ -44,8 +42,10 @@ from ragjury.rag_agent.commands._common import (
 )
 from ragjury.rag_agent.inputs import InputError, parse_model, read_text
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
+from ragjury.rag_agent.labels import binary_label
 from ragjury.rag_agent.protocol import BaseJudge
 from ragjury.rag_agent.results import Judgment
+from rich.table import Table
 
 # The verdict judges (and pydantic-ai with them) are imported inside the functions that build or
 # print them: `ragjury --help` and every other command start without them.
@@ -79,23 +79,14 @@ FailOnNegativeOption = Annotated[
 
 
 # -- judge selection ---------------------------------------------------------------------------------------
-def _deterministic(kind: VerdictKind) -> BaseJudge[Any, Any] | None:
-    """The model-free judge for ``kind``, imported lazily; ``None`` where there is none (or it is not installed)."""
-    from ragjury.rag_agent.verdicts.correctness import BoolAsVerdict
-
-    try:
-        if kind == "correctness":
-            from ragjury.rag_agent.deterministic.contains import ContainsJudge
-
-            return BoolAsVerdict(ContainsJudge())
-        if kind == "relevance":
-            from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
-
-            judge: BaseJudge[Any, Any] = TokenOverlapJudge()
-            return judge
-    except ImportError:
-        return None
-    return None
+CATALOGUE_NAMES: dict[str, tuple[str, str]] = {
+    "faithfulness": ("faithfulness", "llm"),
+    "correctness": ("correctness", "llm"),
+    "relevance": ("relevance", "llm"),
+    "relevance_graded": ("relevance", "llm-graded"),
+    "goal": ("goal", "llm"),
+}
+"""Each verdict subcommand's LLM judge in the judge catalogue, as ``(task, name)``."""
 
 
 def build_verdict_judge(
@@ -106,40 +97,27 @@ def build_verdict_judge(
     samples: int = 1,
     threshold: float | None = None,
 ) -> BaseJudge[Any, Any]:
-    """The judge a ``--judge`` choice names for ``kind`` (see the module docstring for ``auto``)."""
+    """The judge a ``--judge`` choice names for ``kind``, resolved in the judge catalogue.
+
+    ``llm`` is the subcommand's LLM judge, ``deterministic`` the model-free fallback its catalogue
+    entry declares, ``auto`` the LLM judge with that fallback (see the module docstring)."""
+    from ragjury.rag_agent import catalogue
+
+    task, name = CATALOGUE_NAMES[kind]
     if choice == "deterministic":
-        judge = _deterministic(kind)
-        if judge is None:
+        fallback = catalogue.fallback_of(task, name, settings)
+        if fallback is None:
             raise InputError(
                 "--judge",
                 f"no deterministic judge exists for {kind.replace('_', ' ')}; use --judge llm or auto",
             )
-        return judge
-    from ragjury.rag_agent.fallback import FallbackJudge
-    from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
-    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
-    from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge
-    from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
-
-    llm: BaseJudge[Any, Any]
-    if kind == "faithfulness":
-        llm = FaithfulnessJudge(
-            settings=settings, samples=samples, threshold=1.0 if threshold is None else float(threshold)
-        )
-    elif kind == "correctness":
-        llm = CorrectnessJudge(settings=settings, samples=samples)
-    elif kind == "relevance":
-        llm = RelevanceVerdictJudge(settings=settings, samples=samples)
-    elif kind == "relevance_graded":
-        llm = GradedRelevanceJudge(
-            settings=settings, samples=samples, threshold=2 if threshold is None else int(threshold)
-        )
-    else:
-        llm = GoalAccuracyJudge(settings=settings, samples=samples)
+        return fallback  # type: ignore[return-value]
+    opts: dict[str, Any] = {"samples": samples}
+    if threshold is not None:
+        opts["threshold"] = int(threshold) if kind == "relevance_graded" else float(threshold)
     if choice == "llm":
-        return llm
-    fallback = _deterministic(kind)
-    return llm if fallback is None else FallbackJudge(llm, fallback)
+        return catalogue.build(task, name, settings, **opts)  # type: ignore[return-value]
+    return catalogue.with_fallback(task, name, settings, **opts)  # type: ignore[return-value]
 
 
 # -- items ---------------------------------------------------------------------------------------------------
@@ -189,17 +167,8 @@ def _require(flags: dict[str, object], command: str) -> None:
 
 # -- output --------------------------------------------------------------------------------------------------
 def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
-    value = judgment.value
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value >= threshold
-    grade = getattr(value, "grade", None)
-    if isinstance(grade, int):
-        return grade >= threshold
-    return bool(value.label)
+    """The verdict as pass/fail: a grade counts from ``threshold`` (``--threshold`` of graded relevance)."""
+    return binary_label(judgment.value, grade_cut=threshold)
 
 
 def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> dict[str, object]:

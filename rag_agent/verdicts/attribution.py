@@ -11,8 +11,8 @@ structured path answers with a one-sentence reason.
 
 from __future__ import annotations
 
-
 from ragjury.config.instructions import FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import FaithfulnessItem
 from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
 from ragjury.rag_agent.results import Judgment
@@ -32,6 +32,7 @@ def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
+@judge_entry("faithfulness", "llm-attribution", "LLM verdict on the whole answer, P(supported) from one token", uses_model=True)
 class AttributionJudge(ThresholdVerdictJudge[FaithfulnessItem, Verdict]):
     """Is the whole answer supported by its contexts? One token's P("1") against ``threshold``."""
 

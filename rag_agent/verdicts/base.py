@@ -22,19 +22,20 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 from pydantic_ai.framing import DataTag, RegisteredTag
 from pydantic_ai.models import Model
-
 from ragjury.config.instructions import Instruction
-from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
-from ragjury.rag_agent.llm import CallOutcome, StructuredCaller, build_model
+from ragjury.rag_agent.labels import label_of
+from ragjury.rag_agent.llm import CallOutcome
+from ragjury.rag_agent.llm_judge import LLMJudge, LLMOptions
 from ragjury.rag_agent.logprobs import DistributionOutcome, LogprobCaller
 from ragjury.rag_agent.prompting import CHARS_PER_TOKEN, tagged
-from ragjury.rag_agent.protocol import BaseJudge, ItemT, JudgeIdentity, JudgmentUnscored, ValueT
+from ragjury.rag_agent.protocol import ItemT, JudgeIdentity, JudgmentUnscored, ValueT
 from ragjury.rag_agent.results import Judgment, Usage
+from typing_extensions import Unpack
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
@@ -201,7 +202,16 @@ def require_value(judgment: Judgment[ValueT], *, index: int | None = None) -> Va
     return judgment.value
 
 
-class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
+class VerdictOptions(LLMOptions, total=False):
+    """What every verdict judge accepts besides its model and its own options."""
+
+    samples: int
+    """Self-consistency: this many verdicts, the majority wins (odd, at most ``MAX_SAMPLES``)."""
+    method: Method
+    """``auto`` (one token's probabilities where the server gives them), ``logprobs`` or ``structured``."""
+
+
+class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
     """Base of the LLM verdict judges: one model, typed calls, majority over ``samples``.
 
     Subclasses set ``name`` and ``instructions`` (every prompt they send, for the recorded
@@ -213,28 +223,14 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
     instructions: tuple[Instruction, ...] = ()
 
     def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        method: Method = "auto",
+        self, model: str | Model | None = None, *, samples: int = 1, method: Method = "auto", **options: Unpack[LLMOptions]
     ) -> None:
-        settings = settings or get_settings()
-        if base_url is not None:
-            settings = settings.model_copy(update={"base_url": base_url})
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-        self.settings = settings
+        super().__init__(model, **options)
         self.samples = validate_samples(samples)
-        self.output_mode: OutputMode = output_mode or settings.output_mode
-        self.concurrency = settings.concurrency
         self.method: Method = method
-        resolved = model if isinstance(model, Model) else build_model(settings, model)
-        self.caller = StructuredCaller(resolved, settings, self.output_mode)
-        self.logprob_caller = LogprobCaller(resolved, settings)
+        self.logprob_caller = LogprobCaller(self.model, self.settings)
 
     # -- identity ---------------------------------------------------------------------------------
     @property
@@ -365,8 +361,9 @@ class LLMVerdictJudge(BaseJudge[ItemT, ValueT]):
 
     # -- plain conveniences -----------------------------------------------------------------------
     def label_of(self, value: ValueT) -> bool:
-        """The binary label of a value: its ``.label`` when it has one, else the bool itself."""
-        label: Any = getattr(value, "label", value)
+        """The binary label of a value (``rag_agent.labels.label_of``); a judge whose label is not
+        binary (a 0-3 grade) overrides this with its own cut."""
+        label = label_of(value)
         if not isinstance(label, bool):
             raise TypeError(f"{type(self).__name__} values have no binary label: {value!r}")
         return label
@@ -391,19 +388,9 @@ class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
     """
 
     def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        method: Method = "auto",
-        threshold: float = 0.5,
+        self, model: str | Model | None = None, *, threshold: float = 0.5, **options: Unpack[VerdictOptions]
     ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
-        )
+        super().__init__(model, **options)
         self.threshold = probability_threshold(threshold)
 
     def params(self) -> dict[str, str]:
@@ -411,15 +398,16 @@ class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
 
 
 __all__ = [
-    "METHODS",
     "MAX_REASON_CHARS",
-    "Method",
     "MAX_SAMPLES",
+    "METHODS",
     "Ballot",
     "BinaryVerdict",
     "LLMVerdictJudge",
+    "Method",
     "SampledJudgment",
     "ThresholdVerdictJudge",
+    "VerdictOptions",
     "VerdictOutput",
     "budgeted",
     "lower_median",

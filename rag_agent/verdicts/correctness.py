@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
-
 from ragjury.config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
@@ -46,6 +46,7 @@ def correctness_prompt(item: CorrectnessItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
+@judge_entry("correctness", "llm", "LLM verdict", uses_model=True, fallback="contains", default=True)
 class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
     """Is the answer correct against any of the references? ``judge(item) -> bool``."""
 
@@ -53,6 +54,11 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
     instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN)
     token_instruction = ANSWER_CORRECTNESS_TOKEN
     supports_logprobs = True
+
+    @staticmethod
+    def view_fallback(judge: Judge[CorrectnessItem, bool]) -> Judge[CorrectnessItem, Verdict]:
+        """The model-free fallback's ``bool`` seen as a ``Verdict``, so ``auto`` has one value type."""
+        return BoolAsVerdict(judge)
 
     async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
         if not item.answer.strip():

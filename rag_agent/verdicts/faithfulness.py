@@ -20,9 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, computed_field, create_model
 from pydantic_ai.models import Model
-
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
-from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import FaithfulnessItem
 from ragjury.rag_agent.models import UnitFloat
 from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
@@ -32,10 +31,12 @@ from ragjury.rag_agent.verdicts.base import (
     MAX_REASON_CHARS,
     BinaryVerdict,
     LLMVerdictJudge,
+    VerdictOptions,
     majority,
     sum_usage,
     tagged_list,
 )
+from typing_extensions import Unpack
 
 MAX_STATEMENTS = 20
 """Upper bound on statements per answer: a small model that loops must not produce hundreds."""
@@ -138,6 +139,7 @@ def verdicts_prompt(contexts: list[str], statements: list[str], token_budget: in
     return "\n\n".join(parts)
 
 
+@judge_entry("faithfulness", "llm", "LLM claim check", uses_model=True, default=True)
 class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
     """Statement-level faithfulness of an answer to its contexts; ``label`` is ``score >= threshold``."""
 
@@ -145,18 +147,9 @@ class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
     instructions = (FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS)
 
     def __init__(
-        self,
-        model: str | Model | None = None,
-        *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
-        threshold: float = 1.0,
+        self, model: str | Model | None = None, *, threshold: float = 1.0, **options: Unpack[VerdictOptions]
     ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples
-        )
+        super().__init__(model, **options)
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {threshold}")
         self.threshold = threshold

@@ -15,8 +15,8 @@ and persuasive, and the comparison should not be swayed by the agent's own claim
 from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
-
 from ragjury.config.instructions import GOAL_INFERENCE, GOAL_VERDICT
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import GoalItem
 from ragjury.rag_agent.prompting import REFERENCE, STATEMENT, TRACE, tagged
 from ragjury.rag_agent.results import Judgment
@@ -76,6 +76,7 @@ def verdict_prompt(goal: str, end_state: str, *, from_reference: bool) -> str:
     )
 
 
+@judge_entry("goal", "llm", "LLM verdict: did the agent reach the user's goal", uses_model=True, default=True)
 class GoalAccuracyJudge(LLMVerdictJudge[GoalItem, GoalResult]):
     """Did the agent achieve the user's goal? Uses ``reference_goal`` when the item has one."""
 

@@ -25,21 +25,26 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 from pydantic_ai.models import Model
-
-from ragjury.config.instructions import RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN, RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN
-from ragjury.config.settings import OutputMode, RagjurySettings
+from ragjury.config.instructions import (
+    RELEVANCE_GRADE,
+    RELEVANCE_GRADE_TOKEN,
+    RELEVANCE_VERDICT,
+    RELEVANCE_VERDICT_TOKEN,
+)
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.prompting import PASSAGE, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.results import Judgment
 from ragjury.rag_agent.verdicts.base import (
     BinaryVerdict,
     LLMVerdictJudge,
-    Method,
     ThresholdVerdictJudge,
+    VerdictOptions,
     budgeted,
     lower_median,
     require_value,
 )
+from typing_extensions import Unpack
 
 Grade = Literal[0, 1, 2, 3]
 GRADE_NAMES: dict[int, str] = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
@@ -133,6 +138,7 @@ def _check_context(context: JudgmentContext) -> str | None:
     return None
 
 
+@judge_entry("relevance", "llm", "LLM verdict: relevant or not", uses_model=True, fallback="token-overlap")
 class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerdict]):
     """Is the passage relevant to the query? ``judge(ctx) -> bool``, ``batch_judge(ctxs) -> list[bool]``.
 
@@ -171,6 +177,7 @@ class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerd
         ).model_copy(update={"method": "structured"})
 
 
+@judge_entry("relevance", "llm-graded", "LLM grade 0-3 (UMBRELA)", scale="graded", uses_model=True)
 class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
     """UMBRELA grade 0-3 of a passage for a query; ``judge()`` is ``grade >= threshold``.
 
@@ -190,17 +197,11 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
         self,
         model: str | Model | None = None,
         *,
-        base_url: str | None = None,
-        settings: RagjurySettings | None = None,
-        output_mode: OutputMode | None = None,
-        samples: int = 1,
         threshold: int = 2,
-        method: Method = "auto",
         cuts: Sequence[float] | None = None,
+        **options: Unpack[VerdictOptions],
     ) -> None:
-        super().__init__(
-            model, base_url=base_url, settings=settings, output_mode=output_mode, samples=samples, method=method
-        )
+        super().__init__(model, **options)
         if threshold not in (1, 2, 3):
             raise ValueError(f"threshold must be 1, 2 or 3, got {threshold}")
         self.threshold = threshold
@@ -277,14 +278,14 @@ __all__ = [
     "BINARY_CHOICES",
     "GRADE_CHOICES",
     "GRADE_NAMES",
-    "RelevanceGrade",
-    "RelevanceVerdict",
-    "grade_from_expectation",
-    "validate_cuts",
     "Grade",
     "GradeOutput",
     "GradedRelevanceJudge",
+    "RelevanceGrade",
     "RelevanceOutput",
+    "RelevanceVerdict",
     "RelevanceVerdictJudge",
+    "grade_from_expectation",
     "relevance_prompt",
+    "validate_cuts",
 ]

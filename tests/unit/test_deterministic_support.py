@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import build_judge, judge_names, label_of
+from ragjury.evals.registry import build_judge, judge_names
+from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.deterministic import SupportJudge as ExportedSupportJudge
 from ragjury.rag_agent.deterministic.support import (
     DEFAULT_THRESHOLD,

@@ -11,9 +11,10 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import UnknownJudgeError, build_judge, describe, judge_entry, label_of
+from ragjury.evals.registry import UnknownJudgeError, build_judge, describe, judge_entry
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.panel import MemberVote, Panel, PanelVerdict, binarizer, binary_label, probability_of
+from ragjury.rag_agent.labels import binarizer, binary_label, label_of
+from ragjury.rag_agent.panel import MemberVote, Panel, PanelVerdict, probability_of
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.results import Judgment, Usage
 

@@ -10,17 +10,16 @@ from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.evals.registry import (
-    TASKS,
-    AdaptedJudge,
     UnknownJudgeError,
     build_judge,
-    correctness_contexts,
-    faithfulness_contexts,
+    describe,
     judge_entry,
     judge_names,
-    label_of,
     register_judge,
+    tasks,
 )
+from ragjury.rag_agent.adapted import AdaptedJudge, correctness_contexts, faithfulness_contexts
+from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
@@ -31,11 +30,13 @@ SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted:
 
 
 def test_every_task_has_the_documented_names() -> None:
-    assert set(TASKS) == {"relevance", "correctness", "faithfulness", "score"}
-    assert judge_names("relevance") == ["token-overlap", "semantic", "non-llm", "llm", "llm-graded"]
-    assert judge_names("correctness") == ["contains", "llm", "auto", "token-overlap", "semantic"]
-    assert {"llm", "llm-attribution", "token-overlap"} <= set(judge_names("faithfulness"))
-    assert judge_names("score") == ["llm", "deterministic", "auto"]
+    assert set(tasks()) == {"relevance", "correctness", "faithfulness", "score", "goal"}
+    # model-free judges first, then the LLM judges, then auto where the task has a default judge
+    assert judge_names("relevance") == ["non-llm", "semantic", "token-overlap", "llm", "llm-graded"]
+    assert judge_names("correctness") == ["contains", "semantic", "token-overlap", "llm", "auto"]
+    assert judge_names("faithfulness") == ["support", "token-overlap", "llm-attribution", "llm", "auto"]
+    assert judge_names("score") == ["deterministic", "llm", "auto"]
+    assert judge_names("goal") == ["llm", "auto"]
     assert judge_entry("relevance", "non-llm").scale == "graded"
     assert judge_entry("relevance", "llm").scale == "binary"
 
@@ -50,6 +51,9 @@ def test_every_task_has_the_documented_names() -> None:
         ("correctness", "contains", "contains"),
         ("correctness", "llm", "answer_correctness"),
         ("correctness", "auto", "answer_correctness|fallback:contains"),
+        ("score", "auto", "judge_llm|fallback:deterministic_score"),
+        ("faithfulness", "auto", "faithfulness"),
+        ("goal", "llm", "goal_accuracy"),
         ("correctness", "token-overlap", "token_overlap[correctness]"),
         ("faithfulness", "llm", "faithfulness"),
         ("faithfulness", "token-overlap", "token_overlap[faithfulness]"),
@@ -66,7 +70,7 @@ def test_each_name_builds_a_judge_with_the_settings(task: str, name: str, judge_
 
 
 def test_unknown_names_list_the_valid_ones() -> None:
-    with pytest.raises(UnknownJudgeError, match="valid judges: contains, llm, auto, token-overlap, semantic"):
+    with pytest.raises(UnknownJudgeError, match="valid judges: contains, semantic, token-overlap, llm, auto"):
         build_judge("correctness", "gpt-judge", SETTINGS)
     with pytest.raises(UnknownJudgeError, match="valid tasks: relevance, correctness"):
         judge_entry("summarisation", "llm")
@@ -100,9 +104,10 @@ def test_register_judge_adds_a_name() -> None:
         assert "always-test" in judge_names("correctness")
         assert build_judge("correctness", "always-test", SETTINGS).identity.name == "always"
     finally:
-        from ragjury.evals import registry
+        from ragjury.rag_agent import catalogue
 
-        registry._REGISTRY["correctness"].pop("always-test")
+        catalogue._ENTRIES.pop(("correctness", "always-test"))
+        catalogue._RUNTIME.discard(("correctness", "always-test"))
 
 
 class Graded(BaseModel):
@@ -127,8 +132,23 @@ def test_label_of() -> None:
         overall_score=0.75,
     )
     assert label_of(score) == 0.75
-    with pytest.raises(TypeError, match="cannot take a label"):
+    with pytest.raises(TypeError, match="has no label"):
         label_of(object())
+
+
+def test_help_texts_come_from_the_source_without_importing_judges() -> None:
+    """``describe`` (the ``--judge`` help) reads the declarations: no judge module is imported."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from ragjury.evals.registry import describe\n"
+        "text = describe('correctness')\n"
+        "assert 'contains (a reference occurs in the answer)' in text and 'auto (llm, with its fallback)' in text, text\n"
+        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.verdicts', 'ragjury.rag_agent.deterministic', 'pydantic_ai'))]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_adapter_contexts() -> None:

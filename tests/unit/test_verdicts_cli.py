@@ -66,7 +66,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
         return ModelResponse(parts=[TextPart(json.dumps(body))])
 
     monkeypatch.setattr(
-        "ragjury.rag_agent.verdicts.base.build_model", lambda settings, name=None: FunctionModel(reply)
+        "ragjury.rag_agent.llm_judge.build_model", lambda settings, name=None: FunctionModel(reply)
     )
 
 
