@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import httpx
 import ollama
-
 from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
 
 
@@ -57,14 +57,24 @@ async def run_checks(settings: RagjurySettings) -> list[Check]:
     if _model_matches(wanted, models):
         checks.append(Check("model available", True, wanted))
     else:
-        fix = f"ollama pull {wanted}" if settings.targets_ollama else "pass --model with one of the listed names"
+        fix = (
+            f"ollama pull {wanted}"
+            if settings.targets_ollama
+            else "pass --model with one of the listed names"
+        )
         shown = ", ".join(models[:8]) or "none"
         checks.append(Check("model available", False, f"{wanted} not among: {shown}", fix))
         return checks
-    judgment = await JudgeLLM(settings=settings).evaluate("What is 2 + 2?", "2 + 2 = 4.")
+    judgment = await JudgeLLM(settings=settings).ajudge(
+        ScoreItem(question="What is 2 + 2?", answer="2 + 2 = 4.")
+    )
     if judgment.value is not None:
         checks.append(
-            Check("structured call", True, f"overall {judgment.value.overall_score:.2f} in {judgment.latency_s:.1f}s")
+            Check(
+                "structured call",
+                True,
+                f"overall {judgment.value.overall_score:.2f} in {judgment.latency_s:.1f}s",
+            )
         )
     else:
         checks.append(

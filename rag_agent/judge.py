@@ -7,16 +7,14 @@ them. Sources go into the prompt in full up to a token budget, inside data tags.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pydantic_ai.models import Model
 from ragjury.config.instructions import JUDGE_SCORE, Instruction
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.llm_judge import LLMJudge, LLMOptions
-from ragjury.rag_agent.models import JudgeScore, ModelRatings, SourceDocument
+from ragjury.rag_agent.models import JudgeScore, ModelRatings
 from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
-from ragjury.rag_agent.protocol import JudgeIdentity, ResultCallback
+from ragjury.rag_agent.protocol import JudgeIdentity
 from ragjury.rag_agent.results import Judgment
 from typing_extensions import Unpack
 
@@ -36,7 +34,15 @@ def score_prompt(item: ScoreItem, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
-@judge_entry("score", "llm", "JudgeLLM, five dimensions", scale="score", uses_model=True, fallback="deterministic", default=True)
+@judge_entry(
+    "score",
+    "llm",
+    "JudgeLLM, five dimensions",
+    scale="score",
+    uses_model=True,
+    fallback="deterministic",
+    default=True,
+)
 class JudgeLLM(LLMJudge[ScoreItem, JudgeScore]):
     """Rates an answer on relevance, completeness, accuracy, source attribution and coherence.
 
@@ -48,7 +54,11 @@ class JudgeLLM(LLMJudge[ScoreItem, JudgeScore]):
     name = "judge_llm"
 
     def __init__(
-        self, model: str | Model | None = None, *, instruction: Instruction = JUDGE_SCORE, **options: Unpack[LLMOptions]
+        self,
+        model: str | Model | None = None,
+        *,
+        instruction: Instruction = JUDGE_SCORE,
+        **options: Unpack[LLMOptions],
     ) -> None:
         super().__init__(model, **options)
         self.instruction = instruction
@@ -74,25 +84,6 @@ class JudgeLLM(LLMJudge[ScoreItem, JudgeScore]):
             score = JudgeScore.from_ratings(outcome.output.to_ratings(), self.settings.weights.normalised())
             judgment = self.scored(score, usage=outcome.usage, attempts=1 + outcome.retries_used)
         return judgment.model_copy(update={"latency_s": outcome.latency_s})
-
-    async def evaluate(
-        self, question: str, answer: str, sources: Sequence[SourceDocument] | None = None
-    ) -> Judgment[JudgeScore]:
-        """Judge one answer; an unreachable server or invalid output gives an unscored judgment."""
-        return await self.ajudge(ScoreItem(question=question, answer=answer, sources=list(sources or [])))
-
-    async def evaluate_batch(
-        self, items: Sequence[ScoreItem], *, on_result: ResultCallback | None = None
-    ) -> list[Judgment[JudgeScore]]:
-        """Judge many answers with at most ``settings.concurrency`` requests in flight."""
-        return await self.ajudge_batch(items, on_result=on_result)
-
-    def evaluate_sync(
-        self, question: str, answer: str, sources: Sequence[SourceDocument] | None = None
-    ) -> Judgment[JudgeScore]:
-        from ragjury.rag_agent._sync import run_sync
-
-        return run_sync(self.evaluate(question, answer, sources))
 
 
 __all__ = ["JudgeLLM", "score_prompt"]

@@ -11,14 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
 from ragjury.rag_agent.models import JudgeScore, RAGAnswer
 from ragjury.rag_agent.retrieval import BM25Index
+from typer.testing import CliRunner
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "agent_passages.jsonl"
@@ -86,7 +86,9 @@ async def test_judge_llm_scores_the_agent_answer(agent_settings: RagjurySettings
     response = await agent.query(TOPICS[4])
     assert_honest(response, index)
     answer = response.answer.answer if response.answer else "Goldfish keep growing throughout their lives."
-    judgment = await JudgeLLM(settings=agent_settings).evaluate(response.question, answer, response.sources)
+    judgment = await JudgeLLM(settings=agent_settings).ajudge(
+        ScoreItem(question=response.question, answer=answer, sources=response.sources)
+    )
     assert judgment.model == agent_settings.judge_model and judgment.usage.requests >= 1
     if judgment.value is not None:
         assert isinstance(judgment.value, JudgeScore) and 0.0 <= judgment.value.overall_score <= 1.0

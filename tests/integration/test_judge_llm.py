@@ -14,20 +14,27 @@ import time
 from pathlib import Path
 
 from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
 from ragjury.rag_agent.models import JudgeScore, SourceDocument
 
 REPO = Path(__file__).resolve().parents[2]
 
 SOURCES = [
-    SourceDocument(id="d1", title="RAG", content="Retrieval-augmented generation (RAG) retrieves passages "
-                   "from a corpus and gives them to a language model, which writes an answer grounded in them."),
+    SourceDocument(
+        id="d1",
+        title="RAG",
+        content="Retrieval-augmented generation (RAG) retrieves passages "
+        "from a corpus and gives them to a language model, which writes an answer grounded in them.",
+    ),
 ]
 
 
 async def test_judge_llm_returns_schema_valid_score_from_the_model(server_settings: RagjurySettings) -> None:
     judge = JudgeLLM(settings=server_settings)
-    judgment = await judge.evaluate("What is RAG?", "RAG combines retrieval with generation.", SOURCES)
+    judgment = await judge.ajudge(
+        ScoreItem(question="What is RAG?", answer="RAG combines retrieval with generation.", sources=SOURCES)
+    )
     assert judgment.scored, judgment.unscored_reason
     assert isinstance(judgment.value, JudgeScore)
     JudgeScore.model_validate(judgment.value.model_dump())  # bounds hold
@@ -37,31 +44,51 @@ async def test_judge_llm_returns_schema_valid_score_from_the_model(server_settin
 
 
 async def test_batch_against_the_server(server_settings: RagjurySettings) -> None:
-    from ragjury.rag_agent.items import ScoreItem
 
     judge = JudgeLLM(settings=server_settings)
-    items = [ScoreItem(question="What is RAG?", answer=text, sources=SOURCES)
-             for text in ("Retrieval plus generation.", "A kind of cheese.", "RAG grounds answers in passages.")]
+    items = [
+        ScoreItem(question="What is RAG?", answer=text, sources=SOURCES)
+        for text in ("Retrieval plus generation.", "A kind of cheese.", "RAG grounds answers in passages.")
+    ]
     started = time.perf_counter()
-    judgments = await judge.evaluate_batch(items)
+    judgments = await judge.ajudge_batch(items)
     elapsed = time.perf_counter() - started
     assert len(judgments) == 3
     scored = [j for j in judgments if j.scored]
     assert scored, [j.unscored_reason for j in judgments]
     for judgment in judgments:
         assert judgment.scored or judgment.unscored_reason
-    print(f"\n[latency] {len(items)} judgments in {elapsed:.2f}s: "
-          f"{elapsed / len(items):.2f} s/judgment; per-call {[round(j.latency_s, 2) for j in judgments]}")
+    print(
+        f"\n[latency] {len(items)} judgments in {elapsed:.2f}s: "
+        f"{elapsed / len(items):.2f} s/judgment; per-call {[round(j.latency_s, 2) for j in judgments]}"
+    )
 
 
-def test_cli_judge_evaluate_llm_json_against_the_server(server_settings: RagjurySettings, tmp_path: Path) -> None:
+def test_cli_judge_evaluate_llm_json_against_the_server(
+    server_settings: RagjurySettings, tmp_path: Path
+) -> None:
     sources = tmp_path / "sources.json"
     sources.write_text(json.dumps([s.model_dump() for s in SOURCES]))
     done = subprocess.run(
-        [sys.executable, str(REPO / "cli.py"), "judge-evaluate", "What is RAG?",
-         "--answer", "RAG combines retrieval with generation.", "--sources-file", str(sources),
-         "--base-url", server_settings.openai_base_url, "--judge", "llm", "--json"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+        [
+            sys.executable,
+            str(REPO / "cli.py"),
+            "judge-evaluate",
+            "What is RAG?",
+            "--answer",
+            "RAG combines retrieval with generation.",
+            "--sources-file",
+            str(sources),
+            "--base-url",
+            server_settings.openai_base_url,
+            "--judge",
+            "llm",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
         env={"PATH": "/usr/bin:/bin", "RAGJURY_MAX_TOKENS": "384", "HOME": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr
@@ -75,7 +102,10 @@ def test_cli_judge_evaluate_llm_json_against_the_server(server_settings: Ragjury
 def test_doctor_passes_against_the_server(server_settings: RagjurySettings, tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(REPO / "cli.py"), "doctor", "--base-url", server_settings.openai_base_url],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
         env={"PATH": "/usr/bin:/bin", "RAGJURY_MAX_TOKENS": "384", "HOME": str(tmp_path)},
     )
     assert "server reachable" in done.stdout and "model available" in done.stdout, done.stdout + done.stderr

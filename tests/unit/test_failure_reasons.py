@@ -11,11 +11,11 @@ import json
 from pydantic import BaseModel
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from recording_server import closed_port, recording_server
-
 from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
 from ragjury.rag_agent.llm import StructuredCaller, build_model
+from recording_server import closed_port, recording_server
 
 
 class Label(BaseModel):
@@ -38,13 +38,21 @@ async def test_invalid_output_names_the_field_the_message_and_the_value() -> Non
 
 
 async def test_invalid_judge_output_names_the_missing_field() -> None:
-    incomplete = {"relevance": 9, "completeness": 8, "accuracy": 10, "coherence": 10, "confidence": 7,
-                  "reasoning": "no attribution rating"}
+    incomplete = {
+        "relevance": 9,
+        "completeness": 8,
+        "accuracy": 10,
+        "coherence": 10,
+        "confidence": 7,
+        "reasoning": "no attribution rating",
+    }
 
     def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart(json.dumps(incomplete))])
 
-    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=1)).evaluate("q", "a")
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=1)).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.unscored
     reason = judgment.unscored_reason or ""
     assert "invalid model output after 1 retries" in reason
@@ -68,7 +76,9 @@ async def test_server_down_is_unreachable_with_the_cause() -> None:
     outcome = await StructuredCaller(build_model(s), s).call("Judge.", Label, "Is it?")
     reason = outcome.error or ""
     assert reason.startswith(f"model server unreachable at {url}")
-    assert "ConnectionRefusedError" in reason or "ConnectError" in reason  # the cause, not "Connection error."
+    assert (
+        "ConnectionRefusedError" in reason or "ConnectError" in reason
+    )  # the cause, not "Connection error."
     assert outcome.usage.requests == 1  # one connection attempt was made
 
 

@@ -8,17 +8,23 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
-
 from ragjury.config.instructions import JUDGE_SCORE
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
 from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.judge import JudgeLLM, score_prompt
 from ragjury.rag_agent.items import ScoreItem
+from ragjury.rag_agent.judge import JudgeLLM, score_prompt
 from ragjury.rag_agent.models import SourceDocument
 
-GOOD = {"relevance": 9, "completeness": 8, "accuracy": 10, "source_attribution": 5, "coherence": 10,
-        "confidence": 7, "reasoning": "fine"}
+GOOD = {
+    "relevance": 9,
+    "completeness": 8,
+    "accuracy": 10,
+    "source_attribution": 5,
+    "coherence": 10,
+    "confidence": 7,
+    "reasoning": "fine",
+}
 
 
 def settings(**overrides: object) -> RagjurySettings:
@@ -40,7 +46,7 @@ async def test_valid_output_gives_scored_judgment_with_computed_overall() -> Non
         return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
 
     judge = JudgeLLM(FunctionModel(reply, model_name="fake"), settings=settings(max_tokens=333))
-    judgment = await judge.evaluate("What is RAG?", "Retrieval plus generation.")
+    judgment = await judge.ajudge(ScoreItem(question="What is RAG?", answer="Retrieval plus generation."))
     assert judgment.scored and judgment.value is not None
     expected = 0.25 * 0.9 + 0.2 * 0.8 + 0.3 * 1.0 + 0.15 * 0.5 + 0.1 * 1.0
     assert judgment.value.overall_score == pytest.approx(expected)
@@ -55,9 +61,10 @@ async def test_valid_output_gives_scored_judgment_with_computed_overall() -> Non
 
 async def test_model_cannot_set_overall_score_itself() -> None:
     lying = {**GOOD, "overall_score": 1.0, "relevance": 0, "accuracy": 0}
-    judge = JudgeLLM(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(json.dumps(lying))])),
-                     settings=settings())
-    judgment = await judge.evaluate("q", "a")
+    judge = JudgeLLM(
+        FunctionModel(lambda m, i: ModelResponse(parts=[TextPart(json.dumps(lying))])), settings=settings()
+    )
+    judgment = await judge.ajudge(ScoreItem(question="q", answer="a"))
     assert judgment.value is not None and judgment.value.overall_score < 0.5
 
 
@@ -68,7 +75,9 @@ async def test_ratings_are_integers_0_to_10_in_the_schema_and_scaled_in_code() -
         seen["schema"] = info.model_request_parameters.output_object.json_schema  # type: ignore[union-attr]
         return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
 
-    judgment = await JudgeLLM(FunctionModel(reply), settings=settings()).evaluate("q", "a")
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings()).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     relevance = seen["schema"]["properties"]["relevance"]  # type: ignore[index]
     assert relevance["type"] == "integer" and relevance["minimum"] == 0 and relevance["maximum"] == 10
     assert judgment.value is not None and judgment.value.relevance == pytest.approx(0.9)
@@ -83,7 +92,9 @@ async def test_invalid_output_is_retried_then_accepted() -> None:
             return ModelResponse(parts=[TextPart(json.dumps({**GOOD, "accuracy": 11}))])
         return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
 
-    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=2)).evaluate("q", "a")
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=2)).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.scored and len(calls) == 2
     assert judgment.attempts == 2 and judgment.usage.requests == 2
 
@@ -95,7 +106,9 @@ async def test_output_invalid_after_retries_is_unscored_never_zero() -> None:
         calls.append(1)
         return ModelResponse(parts=[TextPart("I think it is pretty good, 8/10")])
 
-    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=2)).evaluate("q", "a")
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(retries=2)).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.unscored and judgment.value is None
     assert "invalid model output after 2 retries" in (judgment.unscored_reason or "")
     assert len(calls) == 3
@@ -103,7 +116,7 @@ async def test_output_invalid_after_retries_is_unscored_never_zero() -> None:
 
 async def test_server_down_is_unscored_with_reason() -> None:
     judge = JudgeLLM(settings=settings(base_url="http://127.0.0.1:9/v1", http_retries=0, timeout_s=5))
-    judgment = await judge.evaluate("q", "a")
+    judgment = await judge.ajudge(ScoreItem(question="q", answer="a"))
     assert judgment.unscored
     assert "unreachable at http://127.0.0.1:9/v1" in (judgment.unscored_reason or "")
 
@@ -120,7 +133,9 @@ async def test_auto_falls_back_to_deterministic_and_says_so() -> None:
 
 async def test_test_model_produces_schema_valid_score() -> None:
     # TestModel answers through tool calls only, so this also covers the tool output mode.
-    judgment = await JudgeLLM(TestModel(), settings=settings(output_mode="tool")).evaluate("q", "a")
+    judgment = await JudgeLLM(TestModel(), settings=settings(output_mode="tool")).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.scored and judgment.value is not None
     assert 0.0 <= judgment.value.overall_score <= 1.0
 
@@ -132,7 +147,9 @@ async def test_prompted_output_mode_stays_selectable() -> None:
         seen.append(str(info.instructions))
         return ModelResponse(parts=[TextPart(json.dumps(GOOD))])
 
-    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(output_mode="prompted")).evaluate("q", "a")
+    judgment = await JudgeLLM(FunctionModel(reply), settings=settings(output_mode="prompted")).ajudge(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.scored
     assert "source_attribution" in seen[0]  # prompted mode puts the JSON schema into the instructions
 
@@ -155,7 +172,7 @@ async def test_batch_keeps_order_and_bounds_concurrency() -> None:
 
     judge = JudgeLLM(FunctionModel(reply), settings=settings(concurrency=2))
     items = [ScoreItem(question="q", answer=f"answer-{i}") for i in range(6)]
-    judgments = await judge.evaluate_batch(items)
+    judgments = await judge.ajudge_batch(items)
     assert [j.value.relevance for j in judgments if j.value] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     assert peak <= 2
 
@@ -176,5 +193,7 @@ def test_untrusted_answer_cannot_close_its_frame() -> None:
 
 
 def test_sync_wrapper() -> None:
-    judgment = JudgeLLM(TestModel(), settings=settings(output_mode="tool")).evaluate_sync("q", "a")
+    judgment = JudgeLLM(TestModel(), settings=settings(output_mode="tool")).judge_sync(
+        ScoreItem(question="q", answer="a")
+    )
     assert judgment.scored
