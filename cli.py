@@ -44,3 +44,10 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+__all__ = [
+    "COMMAND_MODULES",
+    "app",
+    "main",
+]

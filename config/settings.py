@@ -129,3 +129,11 @@ class RagjurySettings(BaseSettings):
 def get_settings() -> RagjurySettings:
     """Settings read once per process; pass explicit settings to override."""
     return RagjurySettings()
+
+
+__all__ = [
+    "OutputMode",
+    "RagjurySettings",
+    "ScoreWeights",
+    "get_settings",
+]

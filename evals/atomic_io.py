@@ -121,3 +121,15 @@ def write_text_atomic(path: PathArg, text: str) -> Path:
     with open_atomic(path) as handle:
         handle.write(text)
     return Path(path)
+
+
+__all__ = [
+    "NamedPaths",
+    "PathArg",
+    "TEMP_SUFFIX",
+    "check_output_paths",
+    "check_output_target",
+    "open_atomic",
+    "same_file",
+    "write_text_atomic",
+]

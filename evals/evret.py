@@ -262,3 +262,20 @@ def evaluate_retriever_sync(
 ) -> EvretResult:
     """Synchronous wrapper of ``evaluate_retriever`` (scripts, notebooks)."""
     return run_sync(evaluate_retriever(retriever, items, judge, k=k, ks=ks))
+
+
+__all__ = [
+    "BatchJudge",
+    "EvretItem",
+    "EvretResult",
+    "QueryMapping",
+    "Retrieved",
+    "Retriever",
+    "as_retrieved",
+    "contexts_for",
+    "evaluate_retriever",
+    "evaluate_retriever_sync",
+    "expected_docid",
+    "judgment_bool",
+    "map_query",
+]

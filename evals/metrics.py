@@ -309,3 +309,22 @@ def evaluate_runs(
         )
         for name, run in runs.items()
     }
+
+
+__all__ = [
+    "MEASURES",
+    "MetricScores",
+    "QrelsLike",
+    "RankedDocs",
+    "RunEvaluation",
+    "RunLike",
+    "UNCUT",
+    "average_precision",
+    "evaluate_run",
+    "evaluate_runs",
+    "hit_rate",
+    "mrr",
+    "ndcg",
+    "precision",
+    "recall",
+]

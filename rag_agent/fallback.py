@@ -60,3 +60,8 @@ class FallbackJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
         if first.scored:
             return first
         return self._merge(first, await self.fallback.ajudge(item))
+
+
+__all__ = [
+    "FallbackJudge",
+]

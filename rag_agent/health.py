@@ -87,3 +87,10 @@ async def run_checks(settings: RagjurySettings) -> list[Check]:
             )
         )
     return checks
+
+
+__all__ = [
+    "Check",
+    "list_models",
+    "run_checks",
+]

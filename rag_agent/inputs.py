@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
-
 from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -164,3 +163,18 @@ def load_answer(path: str | Path) -> RAGAnswer:
             raise InputError(path, f"malformed JSON: {error.msg}", line=error.lineno) from None
         return parse_model(path, data, RAGAnswer)
     return RAGAnswer(answer=text.strip())
+
+
+__all__ = [
+    "BOM",
+    "InputError",
+    "ModelT",
+    "iter_jsonl",
+    "load_answer",
+    "load_json_or_jsonl",
+    "load_sources",
+    "parse_model",
+    "read_text",
+    "split_lines",
+    "validation_message",
+]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-
 from ragjury.rag_agent.models import SourceDocument
 
 
@@ -60,3 +59,13 @@ class GoalItem(BaseModel):
 
     trace: list[TraceMessage] = Field(min_length=1)
     reference_goal: str | None = None
+
+
+__all__ = [
+    "CorrectnessItem",
+    "FaithfulnessItem",
+    "GoalItem",
+    "JudgmentContext",
+    "ScoreItem",
+    "TraceMessage",
+]

@@ -20,16 +20,16 @@ from pydantic_ai.exceptions import (
     ModelHTTPError,
     ModelRequestTimeout,
     ModelTimeoutError,
+    OutputTokenLimitExceeded,
+    ToolRetryError,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
 )
-from pydantic_ai.exceptions import OutputTokenLimitExceeded, ToolRetryError
 from pydantic_ai.models import Model, create_async_httpx2_client
 from pydantic_ai.models.ollama import OllamaModel
 from pydantic_ai.providers.ollama import OllamaProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
-
 from ragjury.config.settings import OutputMode, RagjurySettings
 from ragjury.rag_agent.breaker import CircuitBreaker, ModelServerUnreachable, is_connect_failure, root_cause
 from ragjury.rag_agent.results import Usage
@@ -414,3 +414,21 @@ class StructuredCaller:
         return CallOutcome(
             output, usage, time.perf_counter() - started, error, retries_used=max(0, model_requests - 1)
         )
+
+
+__all__ = [
+    "CallOutcome",
+    "GuardedOllamaModel",
+    "OutputT",
+    "StructuredCaller",
+    "breaker_for",
+    "build_model",
+    "describe_failure",
+    "last_validation_error",
+    "model_base_url",
+    "model_label",
+    "model_settings",
+    "new_breaker",
+    "output_spec",
+    "token_cap_body",
+]

@@ -97,3 +97,16 @@ class JudgeScore(DimensionRatings):
             raise ValueError("score weights must have a positive sum")
         overall = sum(getattr(ratings, name) * weights.get(name, 0.0) for name in DIMENSIONS) / total
         return cls(overall_score=round(min(1.0, max(0.0, overall)), 6), **ratings.model_dump())
+
+
+__all__ = [
+    "DIMENSIONS",
+    "DimensionRatings",
+    "Grade10",
+    "JudgeScore",
+    "MAX_REASONING_CHARS",
+    "ModelRatings",
+    "RAGAnswer",
+    "SourceDocument",
+    "UnitFloat",
+]

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic_ai.framing import DataTag, RegisteredTag, register_tag, wrap
-
 from ragjury.rag_agent.models import SourceDocument
 
 QUESTION = register_tag("question")
@@ -57,3 +56,19 @@ def format_sources(sources: Sequence[SourceDocument], token_budget: int) -> tupl
         remaining_chars -= len(content)
         parts.append(tagged(SOURCE, content, id=source.id, title=source.title or None))
     return "\n".join(parts), omitted
+
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "CONTEXT",
+    "EVALUATED_ANSWER",
+    "PASSAGE",
+    "QUESTION",
+    "REFERENCE",
+    "SOURCE",
+    "STATEMENT",
+    "TRACE",
+    "estimate_tokens",
+    "format_sources",
+    "tagged",
+]

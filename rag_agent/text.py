@@ -9,13 +9,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 _LINES = re.compile(r"\n+")
 
 STOPWORDS: frozenset[str] = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers herself him himself his how i if in into is it its itself just
-    me more most my myself no nor not now of off on once only or other our ours ourselves out over own
-    same she should so some such than that the their theirs them themselves then there these they this
-    those through to too under until up very was we were what when where which while who whom why will
-    with would you your yours yourself yourselves""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves"]
 )
 
 
@@ -52,3 +46,12 @@ def split_sentences(text: str, language: str = "en") -> list[str]:
         for sentence in sentencex.segment(language, line)
         if sentence.strip()
     ]
+
+
+__all__ = [
+    "STOPWORDS",
+    "content_tokens",
+    "normalise",
+    "split_sentences",
+    "tokens",
+]

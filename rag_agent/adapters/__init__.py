@@ -11,3 +11,5 @@ framework hands over, and reading a judgment's label, score and reason) is in
 ``rag_agent.adapters.judging``. In all three, an unscored judgment is a failure that carries the
 judge's reason, never a 0.
 """
+
+__all__: list[str] = []

@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import typer
-
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
@@ -61,3 +60,10 @@ def doctor_payload(settings: RagjurySettings, checks: list[Check]) -> dict[str, 
 
 def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor)
+
+
+__all__ = [
+    "doctor",
+    "doctor_payload",
+    "register",
+]

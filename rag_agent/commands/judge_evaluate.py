@@ -6,9 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
@@ -30,6 +27,8 @@ from ragjury.rag_agent.inputs import load_answer, load_sources
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
 from ragjury.rag_agent.results import Judgment
+from rich.markup import escape
+from rich.table import Table
 
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
@@ -147,9 +146,9 @@ def judge_evaluate(
     sources = load_sources(str(sources_file)) if sources_file else []
     settings = settings_for(model, base_url)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
-    from ragjury.rag_agent.factory import score_judge  # deferred: loads pydantic-ai and the model clients
+    from ragjury.rag_agent import catalogue  # judges (and pydantic-ai) load only when built
 
-    judgment = run_sync(score_judge(judge.value, settings).ajudge(item))
+    judgment = run_sync(catalogue.build("score", judge.value, settings).ajudge(item))
     failures = gate_failures(judgment, fail_under, max_fallback)
     if json_output:
         print_json({**judgment_payload(judgment), "gate_failures": failures}, command="judge-evaluate")
@@ -165,3 +164,11 @@ def judge_evaluate(
 
 def register(app: typer.Typer) -> None:
     app.command("judge-evaluate")(judge_evaluate)
+
+
+__all__ = [
+    "gate_failures",
+    "judge_evaluate",
+    "judgment_payload",
+    "register",
+]
