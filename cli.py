@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.rag_agent.commands.evaluate",
     "ragjury.rag_agent.commands.calibrate",
     "ragjury.rag_agent.commands.report",
+    "ragjury.rag_agent.commands.judges",
 )
 
 app = typer.Typer(

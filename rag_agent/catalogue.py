@@ -168,6 +168,10 @@ class Declaration:
     module: str
     description: str
     default: bool
+    scale: str = "binary"
+    uses_model: bool = False
+    fallback: str | None = None
+    adapt: str | None = None
 
 
 def _literal(node: ast.expr | None, fallback: object) -> object:
@@ -200,8 +204,21 @@ def _declarations(source: str, module: str) -> list[tuple[tuple[str, str], Decla
             description = _literal(
                 decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), ""
             )
-            default = _literal(keywords.get("default"), False)
-            found.append(((task, name), Declaration(module, str(description), bool(default))))
+            literal = {key: _literal(value, None) for key, value in keywords.items()}
+            found.append(
+                (
+                    (task, name),
+                    Declaration(
+                        module,
+                        str(description),
+                        bool(literal.get("default")),
+                        str(literal.get("scale") or "binary"),
+                        bool(literal.get("uses_model")),
+                        fb if isinstance(fb := literal.get("fallback"), str) else None,
+                        ad if isinstance(ad := literal.get("adapt"), str) else None,
+                    ),
+                )
+            )
     return found
 
 

@@ -1,0 +1,101 @@
+"""``ragjury judges``: the judge catalogue -- every name ``--judge`` accepts, per task.
+
+Read from the judges' declarations (``@judge_entry`` beside each class) without importing them,
+so it answers at once and lists judges whose optional extra is not installed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ragjury.rag_agent.commands._common import JsonOption, print_json, stdout, user_errors
+
+TaskOption = Annotated[
+    str | None, typer.Option("--task", "-t", help="Only this task (relevance, correctness, faithfulness, score, goal).")
+]
+
+
+def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
+    """One row per ``--judge`` name: task, name, scale, model or not, fallback, description."""
+    from ragjury.evals.registry import UnknownJudgeError
+    from ragjury.rag_agent import catalogue
+
+    tasks = catalogue.tasks()
+    if task is not None and task not in tasks:
+        raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(tasks)}")
+    rows: list[dict[str, object]] = []
+    declared = catalogue.declared()
+    for current in [task] if task else tasks:
+        for (t, name), found in declared.items():
+            if t == current:
+                rows.append(
+                    {
+                        "task": t,
+                        "name": name,
+                        "scale": found.scale,
+                        "model": found.uses_model,
+                        "fallback": found.fallback,
+                        "default": found.default,
+                        "description": found.description,
+                    }
+                )
+        default = catalogue.default_name(current)
+        if default is not None:
+            fallback = declared[(current, default)].fallback
+            rows.append(
+                {
+                    "task": current,
+                    "name": catalogue.AUTO,
+                    "scale": declared[(current, default)].scale,
+                    "model": True,
+                    "fallback": fallback,
+                    "default": False,
+                    "description": f"{default}" + (f", '{fallback}' where it fails" if fallback else " (no fallback)"),
+                }
+            )
+    return rows
+
+
+@user_errors
+def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
+    """List every judge: the names --judge accepts for each task, their scale and fallback.
+
+    Also: --judge panel:A,B,C (majority) or panel-mean:A,B,C (mean probability) of any judges
+    of one task, and --judge python:module:Factory for your own. A new judge is one class
+    file with @judge_entry in rag_agent/verdicts/ (LLM) or rag_agent/deterministic/ (no model).
+    """
+    from ragjury.evals.registry import UnknownJudgeError
+
+    try:
+        rows = catalogue_rows(task)
+    except UnknownJudgeError as error:
+        from ragjury.rag_agent.commands._common import fail
+
+        raise fail(str(error)) from None
+    if json_output:
+        print_json({"judges": rows}, command="judges")
+        return
+    table = Table(title="ragjury judges (--judge NAME)", title_justify="left")
+    for column in ("task", "name", "scale", "model", "fallback", "description"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            str(row["task"]),
+            str(row["name"]) + (" *" if row["default"] else ""),
+            str(row["scale"]),
+            "yes" if row["model"] else "no",
+            str(row["fallback"] or "-"),
+            str(row["description"]),
+        )
+    table.caption = "* the task's default judge, which auto builds on"
+    stdout.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judges")(judges)
+
+
+__all__ = ["catalogue_rows", "judges", "register"]
