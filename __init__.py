@@ -33,6 +33,9 @@ _EXPORTS: dict[str, str] = {
     "NonLLMJudge": "ragjury.rag_agent.deterministic.non_llm",
     "SemanticJudge": "ragjury.rag_agent.deterministic.semantic",
     "DeterministicScoreJudge": "ragjury.rag_agent.deterministic.score",
+    # declaring a judge, and reading its labels
+    "judge_entry": "ragjury.rag_agent.catalogue",
+    "label_of": "ragjury.rag_agent.labels",
     # combining judges
     "FallbackJudge": "ragjury.rag_agent.fallback",
     "Panel": "ragjury.rag_agent.panel",
@@ -58,7 +61,7 @@ _EXPORTS: dict[str, str] = {
     "build_judge": "ragjury.evals.registry",
     "run_judgments": "ragjury.evals.runner",
     "open_cache": "ragjury.evals.cache",
-    "evaluate_dataset": "ragjury.evals.pipeline",
+    "evaluate_dataset": "ragjury.evals.dataset_evaluation",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -80,7 +83,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
     from ragjury.evals.cache import open_cache
-    from ragjury.evals.pipeline import evaluate_dataset
+    from ragjury.evals.dataset_evaluation import evaluate_dataset
     from ragjury.evals.registry import build_judge
     from ragjury.evals.runner import run_judgments
     from ragjury.rag_agent.deterministic.contains import ContainsJudge
@@ -89,9 +92,11 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.deterministic.semantic import SemanticJudge
     from ragjury.rag_agent.deterministic.support import SupportJudge
     from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
+    from ragjury.rag_agent.catalogue import judge_entry
     from ragjury.rag_agent.fallback import FallbackJudge
     from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, ScoreItem
     from ragjury.rag_agent.judge import JudgeLLM
+    from ragjury.rag_agent.labels import label_of
     from ragjury.rag_agent.models import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
     from ragjury.rag_agent.panel import Panel
     from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored

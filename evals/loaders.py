@@ -6,13 +6,15 @@ deep inside a metric. Formats follow ``shared/benchmarks/PROVENANCE.md``:
 
 - TREC qrels: ``qid iter docid grade`` (whitespace separated; ``iter`` is ignored, grades are ints).
 - TREC run: ``qid Q0 docid rank score tag``.
-- topics: JSONL ``{"qid", "query"}``, or TREC RAG ``{"request_id", "title"}``, or TSV ``qid<TAB>query``.
+- topics: JSONL ``{"qid", "query"}``, or TREC RAG ``{"request_id", "title"}``, or TSV ``qid<TAB>query``;
+  with a ``topic_format``, TREC AutoJudge topics whose query is chosen as the kit chooses it.
 - passages: JSONL ``{"docid", "text"}`` (``id``/``doc_id`` and ``contents``/``segment``/``content`` accepted).
 - TREC RAG runs: one JSON object per topic, ``{"metadata": {"run_id", "topic_id"}, "responses": [...]}``.
 """
 
 from __future__ import annotations
 
+import glob
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +32,7 @@ Qrels = dict[str, dict[str, int]]
 """qid -> docid -> graded relevance label (the TREC convention: 0 not relevant, higher is better)."""
 
 RUN_SUFFIXES: tuple[str, ...] = (".trec", ".run")
-"""File names that ``load_runs`` picks up in a folder."""
+"""File names that ``find_run_files`` (and so ``load_runs``) picks up in a folder."""
 
 
 @dataclass(frozen=True)
@@ -144,19 +146,42 @@ def load_run(path: str | Path) -> Run:
     return Run(name=name or Path(path).stem, rankings=rankings)
 
 
-def load_runs(path: str | Path) -> dict[str, Run]:
-    """Every ``*.trec`` / ``*.run`` file of a folder (or one run file), keyed by run name.
+def find_run_files(patterns: str | Path | Sequence[str | Path]) -> list[Path]:
+    """The TREC run files named by paths, globs (``runs/*.trec``) and folders (their ``*.trec`` /
+    ``*.run``), in the order given (a glob's and a folder's sorted), each file once.
+
+    Why one function: ``relevance --runs`` and ``agreement --runs`` (through ``load_runs``) must
+    read the same files from the same argument, and fail the same way when there are none.
+    """
+    items = [patterns] if isinstance(patterns, str | Path) else list(patterns)
+    files: list[Path] = []
+    for pattern in map(str, items):
+        matches = sorted(glob.glob(pattern)) if any(ch in pattern for ch in "*?[") else [pattern]
+        if not matches:
+            raise InputError(pattern, "no run file matches this pattern")
+        for match in matches:
+            path = Path(match)
+            if path.is_dir():
+                found = sorted(p for p in path.iterdir() if p.suffix in RUN_SUFFIXES)
+                if not found:
+                    raise InputError(
+                        path, f"no run files ({', '.join('*' + s for s in RUN_SUFFIXES)}) in this folder"
+                    )
+                files.extend(found)
+            elif not path.exists():
+                raise InputError(path, "file not found")
+            else:
+                files.append(path)
+    return list(dict.fromkeys(files))
+
+
+def load_runs(path: str | Path | Sequence[str | Path]) -> dict[str, Run]:
+    """Every run of ``find_run_files(path)`` (a folder, one run file, a glob), keyed by run name.
 
     Two files with the same tag keep apart by file name, so no run silently replaces another.
     """
-    folder = Path(path)
-    if not folder.exists():
-        raise InputError(path, "not found")
-    files = [folder] if folder.is_file() else sorted(p for p in folder.iterdir() if p.suffix in RUN_SUFFIXES)
-    if not files:
-        raise InputError(path, f"no run files ({', '.join('*' + s for s in RUN_SUFFIXES)}) in this folder")
     runs: dict[str, Run] = {}
-    for file in files:
+    for file in find_run_files(path):
         run = load_run(file)
         key = run.name if run.name not in runs else file.stem
         if key in runs:
@@ -201,9 +226,62 @@ def _load_keyed_text(
     return result
 
 
-def load_topics(path: str | Path) -> dict[str, str]:
-    """Queries by id from ``topics.jsonl`` (``{qid, query}`` or TREC RAG ``{request_id, title}``),
-    or a TSV file ``qid<TAB>query`` as MS MARCO ships them."""
+TOPIC_FORMATS: tuple[str, ...] = ("auto", "rag", "ragtime", "dragun")
+"""The TREC AutoJudge kit's topic formats (``judge_settings.topic_format`` of a workflow.yml)."""
+
+
+def topic_query(topic: Mapping[str, object], topic_format: str) -> str:
+    """The query text of a TREC AutoJudge topic, chosen as the kit's ``extract_query`` chooses it:
+    ``rag`` the title, ``dragun`` the body (else the title), ``ragtime`` title + problem statement +
+    background, ``auto`` the body, else the ragtime text where there is a problem statement, else
+    the title."""
+    title = str(topic.get("title") or "")
+    body = topic.get("body")
+    ragtime = " ".join(
+        str(part) for part in (title, topic.get("problem_statement"), topic.get("background")) if part
+    ).strip()
+    if topic_format == "dragun":
+        return str(body) if body else title
+    if topic_format == "rag":
+        return title
+    if topic_format == "ragtime":
+        return ragtime
+    if body:
+        return str(body)
+    if "problem_statement" in topic:
+        return ragtime
+    return title
+
+
+def _kit_topics(path: str | Path, topic_format: str) -> dict[str, str]:
+    """``request_id -> query`` of TREC AutoJudge topics; a repeated ``request_id`` keeps its last
+    query, as the kit's own dictionary does."""
+    topics: dict[str, str] = {}
+    for number, row in _jsonl_rows(path):
+        if row.get("request_id") is None:
+            raise InputError(path, "missing", line=number, field="request_id")
+        request_id = str(row["request_id"])
+        if not request_id.strip():
+            raise InputError(path, "missing", line=number, field="request_id")
+        query = topic_query(row, topic_format)
+        if not query.strip():
+            raise InputError(path, "topic has no query text", line=number, field="title")
+        topics[request_id] = query
+    return topics
+
+
+def load_topics(path: str | Path, topic_format: str | None = None) -> dict[str, str]:
+    """Queries by id.
+
+    Without ``topic_format``: ``topics.jsonl`` rows ``{qid, query}`` or TREC RAG
+    ``{request_id, title}`` (a repeated id is an error), or a TSV file ``qid<TAB>query`` as
+    MS MARCO ships them. With a ``topic_format`` (one of ``TOPIC_FORMATS``): TREC AutoJudge topics,
+    keyed by ``request_id``, the query chosen by ``topic_query`` as the kit's non-LLM judge reads it.
+    """
+    if topic_format is not None:
+        if topic_format not in TOPIC_FORMATS:
+            raise ValueError(f"unknown topic format {topic_format!r} (known: {', '.join(TOPIC_FORMATS)})")
+        return _kit_topics(path, topic_format)
     if Path(path).suffix.lower() == ".tsv":
         topics: dict[str, str] = {}
         for number, raw in _nonempty_lines(path):
@@ -434,3 +512,27 @@ def load_labels(
             )
         rows[key] = LabelRow(number, value, None if system is None else str(system))
     return rows
+
+
+__all__ = [
+    "RUN_SUFFIXES",
+    "TOPIC_FORMATS",
+    "LabelRow",
+    "Qrels",
+    "RagResponse",
+    "RagRun",
+    "RagRunEntry",
+    "RagRunMetadata",
+    "Run",
+    "find_run_files",
+    "load_jsonl_dataset",
+    "load_labels",
+    "load_passages",
+    "load_qrels",
+    "load_rag_run",
+    "load_rag_runs",
+    "load_run",
+    "load_runs",
+    "load_topics",
+    "topic_query",
+]

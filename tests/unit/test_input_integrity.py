@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
 from ragjury.evals.loaders import load_labels, load_passages, load_qrels, load_rag_run, load_run, load_topics
+from ragjury.evals.non_llm_leaderboard import load_responses
 from ragjury.evals.tasks import load_questions, load_task_rows
-from ragjury.rag_agent.commands import non_llm_judge
 from ragjury.rag_agent.commands.verdict import load_item
 from ragjury.rag_agent.deterministic.non_llm import NonLLMSettings, load_yaml
 from ragjury.rag_agent.inputs import InputError, load_answer, load_sources
@@ -189,7 +189,7 @@ READERS = [
         "non-llm-topics",
         "rag_topics.jsonl",
         lambda s: jsonl({"request_id": "t1", "title": f"why{s}tides"}, {"request_id": "t2", "title": "sun"}),
-        lambda p: non_llm_judge.load_topics(p, "rag"),
+        lambda p: load_topics(p, "rag"),
         lambda r: r,
         lambda s: {"t1": f"why{s}tides", "t2": "sun"},
     ),
@@ -199,7 +199,7 @@ READERS = [
         lambda s: jsonl(
             {"metadata": {"run_id": "r", "topic_id": "t1"}, "responses": [{"text": f"A{s}B"}, {"text": "C"}]}
         ),
-        non_llm_judge.load_responses,
+        load_responses,
         lambda r: [(x.run_id, x.topic_id, x.text, x.line) for x in r],  # type: ignore[attr-defined]
         lambda s: [("r", "t1", f"A{s}B C", 1)],
     ),
@@ -369,7 +369,7 @@ INVALID = [
         "run_a.jsonl",
         lambda s: jsonl({"metadata": {"run_id": "r", "topic_id": "t1"}, "responses": [{"text": f"A{s}"}]})
         + "{oops}\n",
-        non_llm_judge.load_responses,
+        load_responses,
         2,
         "malformed JSON",
     ),

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragjury.evals.loaders import (
+    find_run_files,
     load_jsonl_dataset,
     load_labels,
     load_passages,
@@ -16,6 +17,7 @@ from ragjury.evals.loaders import (
     load_run,
     load_runs,
     load_topics,
+    topic_query,
 )
 from ragjury.rag_agent.inputs import InputError
 from ragjury.rag_agent.items import CorrectnessItem
@@ -107,6 +109,71 @@ def test_load_runs_reads_a_folder_and_keeps_same_named_runs_apart(tmp_path: Path
 def test_load_runs_on_an_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no run files"):
         load_runs(tmp_path)
+
+
+def test_find_run_files_takes_paths_globs_and_folders_once_each(tmp_path: Path) -> None:
+    one = write(tmp_path, "a.trec", "q Q0 a 1 1.0 x\n")
+    two = write(tmp_path, "b.run", "q Q0 b 1 1.0 y\n")
+    write(tmp_path, "notes.txt", "not a run")
+    # a folder gives its *.trec / *.run sorted; a file named again (here by a glob) is kept once
+    assert find_run_files([tmp_path, str(tmp_path / "*.trec")]) == [one, two]
+    assert find_run_files(str(tmp_path / "b.*")) == [two]
+    notes = tmp_path / "notes.txt"
+    assert find_run_files(notes) == [notes]  # a file named alone is read whatever its name
+    with pytest.raises(InputError, match="no run file matches this pattern"):
+        find_run_files(str(tmp_path / "none_*.trec"))
+    with pytest.raises(InputError, match="file not found") as caught:
+        find_run_files([one, tmp_path / "missing.trec"])
+    assert caught.value.source == str(tmp_path / "missing.trec")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match=r"no run files \(\*\.trec, \*\.run\) in this folder"):
+        find_run_files(empty)
+
+
+def test_load_runs_reads_a_glob_as_relevance_does(tmp_path: Path) -> None:
+    write(tmp_path, "a.trec", "q Q0 a 1 1.0 x\n")
+    write(tmp_path, "b.trec", "q Q0 b 1 1.0 y\n")
+    assert sorted(load_runs(str(tmp_path / "*.trec"))) == ["x", "y"]
+    with pytest.raises(InputError, match="file not found"):
+        load_runs(tmp_path / "nope")
+
+
+def test_topic_query_formats() -> None:
+    topic = {"title": "T", "problem_statement": "P", "background": "B", "body": ""}
+    assert topic_query(topic, "auto") == "T P B"
+    assert topic_query(topic, "ragtime") == "T P B"
+    assert topic_query(topic, "rag") == "T"
+    assert topic_query({"title": "T", "body": "Doc"}, "auto") == "Doc"
+    assert topic_query({"title": "T", "body": "Doc"}, "dragun") == "Doc"
+    assert topic_query({"title": "T"}, "dragun") == "T"
+
+
+def test_kit_topics_by_request_id_with_the_query_the_format_picks(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "topics.jsonl",
+        '{"request_id": "t1", "title": "Lamps", "problem_statement": "who invented the bulb"}\n'
+        '{"request_id": 7, "title": "Sun"}\n'
+        '{"request_id": "t1", "title": "Lamps again"}\n',
+    )
+    # the last of a repeated request_id counts, as in the kit
+    assert load_topics(path, "rag") == {"t1": "Lamps again", "7": "Sun"}
+    assert load_topics(path, "auto")["t1"] == "Lamps again"
+    ragtime = write(
+        tmp_path, "one.jsonl", '{"request_id": "t1", "title": "Lamps", "problem_statement": "who"}\n'
+    )
+    assert load_topics(ragtime, "auto") == {"t1": "Lamps who"}
+    for text, field in (
+        ('{"title": "x"}\n', "request_id"),
+        ('{"request_id": " ", "title": "x"}\n', "request_id"),
+        ('{"request_id": "t1", "title": ""}\n', "title"),
+    ):
+        with pytest.raises(InputError) as caught:
+            load_topics(write(tmp_path, "bad.jsonl", text), "rag")
+        assert (caught.value.line, caught.value.field) == (1, field)
+    with pytest.raises(ValueError, match="unknown topic format 'trec'"):
+        load_topics(path, "trec")
 
 
 def test_topics_jsonl_trec_rag_and_tsv(tmp_path: Path) -> None:

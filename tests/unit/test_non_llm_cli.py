@@ -193,13 +193,3 @@ def test_ragtime_topics_use_problem_statement(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         grades.append(json.loads(result.stdout)["leaderboard"][0]["AVG_GRADE"])
     assert grades[0] > grades[1]  # auto reads title + problem_statement; rag reads "Lamps" alone
-
-
-def test_topic_query_formats() -> None:
-    from ragjury.rag_agent.commands.non_llm_judge import topic_query
-
-    topic = {"title": "T", "problem_statement": "P", "background": "B", "body": ""}
-    assert topic_query(topic, "auto") == "T P B"
-    assert topic_query(topic, "rag") == "T"
-    assert topic_query({"title": "T", "body": "Doc"}, "auto") == "Doc"
-    assert topic_query({"title": "T"}, "dragun") == "T"

@@ -148,7 +148,7 @@ def test_human_summary(tmp_path: Path) -> None:
         (("--judge", "non-llm"), "give --runs"),
         (
             ("--runs", RUNS_GLOB, "--judge", "gpt-judge"),
-            "valid judges: token-overlap, semantic, non-llm, llm, llm-graded",
+            "valid judges: non-llm, semantic, token-overlap, llm, llm-graded",
         ),
         (("--runs", str(FIXTURES / "nothing_*.trec")), "no run file matches"),
         (("--runs", str(FIXTURES / "missing.trec")), "missing.trec: file not found"),
