@@ -10,12 +10,14 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import BaseModel, ValidationError
-from ragjury.rag_agent.models import RAGAnswer, SourceDocument
+if TYPE_CHECKING:  # pydantic and the schemas load when a model is parsed, not when the CLI starts
+    from pydantic import BaseModel, ValidationError
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+    from ragjury.rag_agent.models import RAGAnswer, SourceDocument
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 class InputError(ValueError):
@@ -79,6 +81,8 @@ def validation_message(error: ValidationError) -> tuple[str | None, str]:
 def parse_model(
     source: str | Path, data: object, model: type[ModelT], *, line: int | None = None, row: int | None = None
 ) -> ModelT:
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -143,6 +147,8 @@ def _source_dict(data: object) -> object:
 
 def load_sources(path: str | Path) -> list[SourceDocument]:
     """Sources from a JSON list or JSONL of ``{id, title, content}`` (``docid``/``text`` accepted)."""
+    from ragjury.rag_agent.models import SourceDocument
+
     sources = []
     for index, (line, data) in enumerate(load_json_or_jsonl(path)):
         if not isinstance(data, dict):
@@ -153,6 +159,8 @@ def load_sources(path: str | Path) -> list[SourceDocument]:
 
 def load_answer(path: str | Path) -> RAGAnswer:
     """A ``RAGAnswer`` from a JSON object, or the whole file as the answer text."""
+    from ragjury.rag_agent.models import RAGAnswer
+
     text = read_text(path)
     if not text.strip():
         raise InputError(path, "answer is empty")

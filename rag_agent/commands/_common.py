@@ -7,13 +7,15 @@ import json
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 
-from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.inputs import InputError
+
+if TYPE_CHECKING:
+    from ragjury.config.settings import RagjurySettings
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -151,6 +153,8 @@ def end_trace(session: Any) -> None:
 
 def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
     """Settings read fresh from the environment, with the command-line overrides applied."""
+    from ragjury.config.settings import RagjurySettings  # deferred: pydantic-settings costs every --help
+
     settings = RagjurySettings()
     update: dict[str, object] = {}
     if model:

@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import typer
-from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
@@ -18,7 +17,8 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 
-if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+if TYPE_CHECKING:
+    from ragjury.config.settings import RagjurySettings  # annotations only: loading them here would cost every --help
     from ragjury.rag_agent.health import Check
 
 

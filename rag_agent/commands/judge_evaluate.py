@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
@@ -24,12 +27,10 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.inputs import load_answer, load_sources
-from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.models import DIMENSIONS, JudgeScore, RAGAnswer
-from ragjury.rag_agent.results import Judgment
-from rich.markup import escape
-from rich.table import Table
 
+if TYPE_CHECKING:  # annotations only: pydantic and the schemas load when the command runs, not for --help
+    from ragjury.rag_agent.models import JudgeScore
+    from ragjury.rag_agent.results import Judgment
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
     """One score judgment as JSON, shaped as every one-judgment object (``verdict --json``):
@@ -87,6 +88,8 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
         table = Table(title="JudgeScore", show_lines=False)
         table.add_column("dimension")
         table.add_column("score", justify="right")
+        from ragjury.rag_agent.models import DIMENSIONS
+
         for name in (*DIMENSIONS, "confidence"):
             table.add_row(name, f"{getattr(score, name):.3f}")
         table.add_row("[bold]overall_score", f"[bold]{score.overall_score:.3f}")
@@ -140,6 +143,9 @@ def judge_evaluate(
     """
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
+    from ragjury.rag_agent.items import ScoreItem  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.models import RAGAnswer
+
     rag_answer = RAGAnswer(answer=answer) if answer is not None else load_answer(str(answer_file))
     if not rag_answer.answer.strip():
         raise fail("the answer is empty")

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
-from pydantic import BaseModel
-from ragjury.config.settings import RagjurySettings
+from rich.table import Table
+
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
@@ -41,17 +41,21 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.inputs import InputError, parse_model, read_text
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
 from ragjury.rag_agent.labels import binary_label
-from ragjury.rag_agent.protocol import BaseJudge
-from ragjury.rag_agent.results import Judgment
-from rich.table import Table
+
+if TYPE_CHECKING:  # annotations only: pydantic and the items load when a command runs, not for --help
+    from pydantic import BaseModel
+
+    from ragjury.config.settings import RagjurySettings
+    from ragjury.rag_agent.items import TraceMessage
+    from ragjury.rag_agent.protocol import BaseJudge
+    from ragjury.rag_agent.results import Judgment
 
 # The verdict judges (and pydantic-ai with them) are imported inside the functions that build or
 # print them: `ragjury --help` and every other command start without them.
 
 VerdictKind = Literal["faithfulness", "correctness", "relevance", "relevance_graded", "goal"]
-ItemModelT = TypeVar("ItemModelT", bound=BaseModel)
+ItemModelT = TypeVar("ItemModelT", bound="BaseModel")
 
 verdict_app = typer.Typer(
     name="verdict",
@@ -123,6 +127,7 @@ def build_verdict_judge(
 # -- items ---------------------------------------------------------------------------------------------------
 def load_item(path: Path, model: type[ItemModelT]) -> ItemModelT:
     """An item from a JSON object; errors name the file, the line and the field."""
+    from ragjury.rag_agent.items import GoalItem
     text = read_text(str(path))
     if not text.strip():
         raise InputError(path, "file is empty")
@@ -144,6 +149,7 @@ _TURN = re.compile(r"^\s*(user|assistant|tool|system)\s*(?:\(([^)]*)\))?\s*:\s?(
 
 def parse_turn(text: str, index: int) -> TraceMessage:
     """``"user: text"`` or ``"tool(search): result"`` as a trace turn."""
+    from ragjury.rag_agent.items import TraceMessage
     match = _TURN.match(text)
     if not match:
         raise InputError(
@@ -180,6 +186,8 @@ def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int 
     from ragjury.rag_agent.json_contract import judgment_fields
 
     value = judgment.value
+    from pydantic import BaseModel
+
     dumped = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     return {
         "task": kind,
@@ -324,6 +332,8 @@ def faithfulness(
     """
     flags = {"--answer": answer, "--context": context}
     _exactly_one_source(item_file, {**flags, "--question": question})
+    from ragjury.rag_agent.items import FaithfulnessItem  # deferred: pydantic loads when the command runs
+
     if item_file is not None:
         item = load_item(item_file, FaithfulnessItem)
     else:
@@ -367,6 +377,8 @@ def correctness(
     """
     flags = {"--question": question, "--answer": answer, "--reference": reference}
     _exactly_one_source(item_file, flags)
+    from ragjury.rag_agent.items import CorrectnessItem  # deferred: pydantic loads when the command runs
+
     if item_file is not None:
         item = load_item(item_file, CorrectnessItem)
     else:
@@ -418,6 +430,8 @@ def relevance(
     """
     flags = {"--query": query, "--passage": passage}
     _exactly_one_source(item_file, {**flags, "--expected": expected})
+    from ragjury.rag_agent.items import JudgmentContext  # deferred: pydantic loads when the command runs
+
     if item_file is not None:
         item = load_item(item_file, JudgmentContext)
     else:
@@ -472,6 +486,8 @@ def goal(
     reference goal (or the inferred goal). No model-free equivalent exists: --judge auto is llm.
     """
     _exactly_one_source(item_file, {"--turn": turn})
+    from ragjury.rag_agent.items import GoalItem  # deferred: pydantic loads when the command runs
+
     if item_file is not None:
         item = load_item(item_file, GoalItem)
         if reference_goal:

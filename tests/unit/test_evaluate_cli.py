@@ -1,5 +1,5 @@
 """``ragjury evaluate`` end to end on small real-data fixtures, its bad-input errors, and the
-``evaluate_rag_answers`` API behind ``evaluate --agent``."""
+``evaluate_agent`` API behind ``evaluate --agent``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
 from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.pipeline import GroundTruth, evaluate_rag_answers
+from ragjury.evals.agent_evaluation import GroundTruth, evaluate_agent
 from ragjury.evals.registry import build_judge
 from ragjury.evals.tasks import load_task_rows, parse_mapping
 from ragjury.rag_agent.inputs import InputError
@@ -251,7 +251,7 @@ def test_bad_input_is_one_line_naming_the_place_and_exit_2(
 
 def test_user_mistakes_in_options_exit_2() -> None:
     unknown = invoke("--task", "correctness", "--judge", "gpt-judge", "--data", str(CORRECTNESS))
-    assert unknown.exit_code == 2 and "valid judges: contains, llm, auto" in unknown.output
+    assert unknown.exit_code == 2 and "valid judges: contains, semantic, token-overlap, llm, auto" in unknown.output
     no_task = invoke("--data", str(CORRECTNESS))
     assert no_task.exit_code == 2 and "--task" in no_task.output
     missing = invoke("--task", "correctness", "--judge", "contains", "--data", "nope.jsonl")
@@ -342,7 +342,7 @@ class FakeAgentWithSources(FakeAgent):
         return response
 
 
-async def test_evaluate_rag_answers_judges_every_answer_and_resumes_from_the_cache(tmp_path: Path) -> None:
+async def test_evaluate_agent_judges_every_answer_and_resumes_from_the_cache(tmp_path: Path) -> None:
     truths = [
         GroundTruth("What is the capital of France?", ["Paris"], id="t1"),
         {"question": "Name the French capital", "references": "Lyon", "id": "t2"},
@@ -354,7 +354,7 @@ async def test_evaluate_rag_answers_judges_every_answer_and_resumes_from_the_cac
     correct = build_judge("correctness", "contains", settings)
     agent = FakeAgentWithSources()
     with JudgmentCache(tmp_path / "c.sqlite") as cache:
-        evaluation = await evaluate_rag_answers(
+        evaluation = await evaluate_agent(
             truths, agent, scorer, faithfulness_judge=faithful, correctness_judge=correct, cache=cache
         )
         assert len(agent.asked) == 3
@@ -368,7 +368,7 @@ async def test_evaluate_rag_answers_judges_every_answer_and_resumes_from_the_cac
         assert rows["t1"].as_dict()["sources"] == ["d1"] and rows["t1"].as_dict()["correct"] is True
 
         again = FakeAgentWithSources()
-        second = await evaluate_rag_answers(
+        second = await evaluate_agent(
             truths, again, scorer, faithfulness_judge=faithful, correctness_judge=correct, cache=cache
         )
     assert again.asked == ["please fail this one"]  # answered questions come from the cache
@@ -377,9 +377,9 @@ async def test_evaluate_rag_answers_judges_every_answer_and_resumes_from_the_cac
     assert [r.as_dict() for r in second.rows][:2] == [r.as_dict() for r in evaluation.rows][:2]
 
 
-async def test_evaluate_rag_answers_accepts_plain_answers_without_cache() -> None:
+async def test_evaluate_agent_accepts_plain_answers_without_cache() -> None:
     agent = FakeAgent()
-    evaluation = await evaluate_rag_answers(["q one", "q two"], agent, build_judge("score", "deterministic"))
+    evaluation = await evaluate_agent(["q one", "q two"], agent, build_judge("score", "deterministic"))
     assert [r.answer.sources for r in evaluation.rows] == [[], []]
     assert all(r.score is not None and r.score.scored for r in evaluation.rows)
 
