@@ -6,19 +6,22 @@ command can never report is a user mistake: exit 2 up front, listing the names t
 A valid name whose figure turns out undefined (no gold labels, no runs) still fails the gate at
 the end, as before: a gate never passes for lack of evidence.
 
-The lists mirror ``EvaluationResult.figures`` (``evals.pipeline``), the figures of
-``evaluate --agent`` and ``QrelsAgreement.figures`` / ``AgreementFigures.figures``
-(``evals.agreement``); ``tests/unit/test_output_safety.py`` checks them against real runs.
+The lists mirror ``EvaluationResult.figures`` (``evals.dataset_evaluation``),
+``AgentEvaluation.figures`` (``evals.agent_evaluation``) and ``QrelsAgreement.figures`` /
+``AgreementFigures.figures`` (``evals.agreement``); ``tests/unit/test_output_safety.py`` checks
+them against real runs.
 
 The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
 gate passed on verdicts the deterministic fallback produced says nothing about the model judge.
+``Gates`` holds both kinds for one run, so a result's ``gate`` checks them in one call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from ragjury.evals.report import GATE_ALIASES, VerdictSources, percent
+from ragjury.evals.report import GATE_ALIASES, VerdictSources, failed_gates, parse_gates, percent
 from ragjury.rag_agent.inputs import InputError
 
 _LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
@@ -127,3 +130,63 @@ def fallback_failure(
         f"fallback judge '{sources.fallback_judge}' ({setting}); the model gates measure the fallback, "
         "not the model. Pass --max-fallback 1 to accept that."
     )
+
+
+@dataclass(frozen=True)
+class Gates:
+    """A run's gates: the ``--fail-under`` thresholds and the ``--max-fallback`` limit.
+
+    Why one object: both kinds fail a run the same way (exit 1, listed under ``gate_failures``
+    and in the HTML report), and the fallback limit's default depends on whether any threshold
+    was given; a result's ``gate(gates)`` checks them together, so every command gates alike.
+    """
+
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    """Figure -> lowest value that passes (aliases resolved, ``parse_gates``)."""
+    max_fallback: float | None = None
+    """The share of scored verdicts a fallback judge may have produced; None: no limit."""
+    explicit_fallback: bool = False
+    """Whether the user gave ``--max-fallback`` (the failure message says when 0 was the default)."""
+
+    @classmethod
+    def parse(cls, fail_under: Sequence[str] = (), max_fallback: float | None = None) -> Gates:
+        """The gates of ``--fail-under METRIC=VALUE ...`` and ``--max-fallback`` (``InputError``
+        on a malformed threshold); under any threshold the fallback limit defaults to 0."""
+        thresholds = parse_gates(fail_under)
+        limit = max_fallback_limit(max_fallback, gated=bool(thresholds))
+        return cls(thresholds, limit, explicit_fallback=max_fallback is not None)
+
+    def check_names(self, known: Collection[str]) -> None:
+        """``InputError`` (exit 2) before any judging when a threshold names a figure outside ``known``."""
+        check_gate_names(self.thresholds, known)
+
+    def failures(
+        self, figures: Mapping[str, float | None], sources: Mapping[str, VerdictSources]
+    ) -> list[str]:
+        """Failed thresholds on ``figures``, then each stage whose fallback share is over the limit.
+
+        ``sources``: stage -> who produced its verdicts; ``""`` for a run with one judge (its
+        message has no stage prefix), e.g. ``{"score": ..., "faithfulness": ...}`` for an agent run.
+        """
+        failed = failed_gates(figures, self.thresholds) if self.thresholds else []
+        for stage, stage_sources in sources.items():
+            failure = fallback_failure(
+                stage_sources, self.max_fallback, explicit=self.explicit_fallback, stage=stage or None
+            )
+            if failure:
+                failed.append(failure)
+        return failed
+
+
+__all__ = [
+    "BINARY_TASK_FIGURES",
+    "LABEL_FIGURES",
+    "QRELS_FIGURES",
+    "SCORE_TASK_FIGURES",
+    "Gates",
+    "agent_figures",
+    "check_gate_names",
+    "fallback_failure",
+    "max_fallback_limit",
+    "task_figures",
+]

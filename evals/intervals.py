@@ -9,8 +9,9 @@ and recomputes every figure on each draw; the 2.5th and 97.5th percentiles bound
 Conventions shared with ``evals.agreement``: an unscored prediction (``None``) is never wrong
 nor 0; it is left out of accuracy and kappa on every draw, exactly as in the point figure. The
 system ranking of a draw uses the mean gold label of each system's drawn items and the mean judge
-label of its drawn *scored* items (``evals.pipeline.system_ranking``). A draw on which a figure is
-undefined (one label only, fewer than two systems) is skipped; ``None`` when no draw defines it.
+label of its drawn *scored* items (``evals.dataset_evaluation.system_ranking``). A draw on which a
+figure is undefined (one label only, fewer than two systems) is skipped; ``None`` when no draw
+defines it.
 
 Draws use a fixed seed, so the same inputs always give the same interval (reports can be diffed).
 """

@@ -1,4 +1,4 @@
-"""Predictions JSONL read back: one ``ItemRecord`` per judged item, with its text and verdict.
+"""Predictions JSONL written and read back: one ``ItemRecord`` per judged item, its text and verdict.
 
 Why a reader of our own output: a report must be rebuildable from the predictions file alone,
 months after the run, without the dataset or the cache (``ragjury report PRED.jsonl``). So each
@@ -297,6 +297,19 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
     )
 
 
+def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``rows`` as JSONL to ``path`` atomically, so a kill never leaves half a file (the
+    judgments themselves are in the cache already). Commands check the path before judging
+    (``evals.atomic_io.check_output_paths``): never an input, its folder exists."""
+    import json
+
+    from ragjury.evals.atomic_io import open_atomic
+
+    with open_atomic(Path(path)) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def load_predictions(path: str | Path, *, name: str | None = None) -> PredictionRun:
     """Read a predictions JSONL (``ragjury evaluate --out``) into a ``PredictionRun``."""
     return run_of_rows(iter_jsonl(path), path=str(path), name=name)
@@ -324,4 +337,5 @@ __all__ = [
     "record_of",
     "run_names",
     "run_of_rows",
+    "write_jsonl",
 ]

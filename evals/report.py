@@ -214,6 +214,29 @@ class VerdictSources:
         }
 
 
+def fallback_note(sources: VerdictSources, judgments: Sequence[object], prefix: str = "") -> str | None:
+    """The report's warning when a fallback judge produced verdicts, with one reason it was needed
+    (the first ``fallback_reason`` among ``judgments``: envelopes or predictions records); None
+    when no fallback answered. ``prefix`` names the stage or run (``"score: "``, ``"A: x: "``)."""
+    if not sources.fallback:
+        return None
+    reason = next(
+        (
+            reason
+            for judgment in judgments
+            if judgment is not None
+            and getattr(judgment, "fallback_used", False)
+            and (reason := getattr(judgment, "fallback_reason", None))
+        ),
+        None,
+    )
+    because = f" (e.g. because: {reason})" if reason else ""
+    return (
+        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
+        f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."
+    )
+
+
 # ---------------------------------------------------------------------------------- rich tables
 
 
@@ -672,3 +695,29 @@ def write_html(path: str | Path, report: HtmlReport) -> Path:
     except OSError as error:
         raise InputError(path, error.strerror or str(error)) from None
     return target
+
+
+__all__ = [
+    "AGREEMENT_ROWS",
+    "GATE_ALIASES",
+    "Figure",
+    "HtmlReport",
+    "Ranking",
+    "Value",
+    "VerdictSources",
+    "agreement_table",
+    "confusion_html",
+    "confusion_table",
+    "correlation_text",
+    "describe_identity",
+    "failed_gates",
+    "fallback_note",
+    "fmt",
+    "histogram_svg",
+    "metrics_table",
+    "parse_gates",
+    "percent",
+    "render_html",
+    "scatter_svg",
+    "write_html",
+]

@@ -3,8 +3,9 @@
 Why from predictions alone: ``ragjury evaluate --html`` and ``ragjury report PRED.jsonl`` must show
 the same page, and a report must be rebuildable long after the run (no dataset, no cache). So
 both go through ``build_report``: figures are recomputed from the records with the functions the
-pipeline uses (``evals.pipeline.binary_agreement``, ``system_ranking``, ``score_correlation``),
-intervals come from ``evals.intervals``, and the per-item table from ``evals.report_items``.
+dataset evaluation uses (``evals.dataset_evaluation``: ``binary_agreement``, ``system_ranking``,
+``score_correlation``), intervals come from ``evals.intervals``, and the per-item table from
+``evals.report_items``.
 
 Like with like: the people-vs-judge histogram counts the same items on both sides (those people
 labelled and the judge scored) and says how many were left out and why, instead of setting all
@@ -15,9 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 from ragjury.evals.agreement import AgreementFigures
+from ragjury.evals.dataset_evaluation import (
+    SystemRanking,
+    binary_agreement,
+    flat_figures,
+    score_correlation,
+    system_ranking,
+)
 from ragjury.evals.intervals import (
     RESAMPLES,
     Interval,
@@ -25,9 +34,8 @@ from ragjury.evals.intervals import (
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
-from ragjury.evals.pipeline import SystemRanking, binary_agreement, flat_figures, score_correlation, system_ranking
 from ragjury.evals.predictions import ItemRecord, PredictionRun
-from ragjury.evals.report import HtmlReport, Ranking, VerdictSources, fmt, percent
+from ragjury.evals.report import HtmlReport, Ranking, VerdictSources, fallback_note, fmt, percent
 from ragjury.evals.report_items import item_table
 
 
@@ -85,6 +93,21 @@ class RunFigures:
     def interval_dict(self) -> dict[str, list[float] | None]:
         """Intervals for JSON: figure -> [low, high] (None where no draw defined the figure)."""
         return {name: None if value is None else value.as_list() for name, value in self.intervals.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """One run in ``report --json``: its counts, who judged, figures, intervals and ranking
+        (the keys ``evaluate --json`` uses for the same things)."""
+        entry: dict[str, Any] = {
+            "name": self.run.name,
+            "task": self.run.task,
+            **self.counts(),
+            **self.sources.as_dict(),
+            "figures": self.figures(),
+            "intervals": self.interval_dict(),
+        }
+        if self.ranking is not None:
+            entry["ranking"] = self.ranking.as_dict()
+        return entry
 
 
 def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> RunFigures:
@@ -153,19 +176,6 @@ def summary_cards(figures: RunFigures) -> dict[str, str]:
     cards["fallback"] = "-" if share is None else percent(share)
     cards["tokens"] = f"{counts['tokens']:,}"
     return cards
-
-
-def fallback_note(figures: RunFigures, prefix: str = "") -> str | None:
-    """The warning when a fallback judge produced verdicts, with one reason it was needed."""
-    sources = figures.sources
-    if not sources.fallback:
-        return None
-    reason = next((r.fallback_reason for r in figures.records if r.fallback_used and r.fallback_reason), None)
-    because = f" (e.g. because: {reason})" if reason else ""
-    return (
-        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
-        f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."
-    )
 
 
 def _distribution(
@@ -288,6 +298,23 @@ def build_report(
     return report, all_figures
 
 
+def report_payload(
+    all_figures: Sequence[RunFigures], predictions: Sequence[Path], html: Path | None = None
+) -> dict[str, Any]:
+    """The ``report --json`` document (before ``schema_version`` and ``command``): the files read
+    and written, each run (``RunFigures.as_dict``) and, for two runs, their comparison."""
+    from ragjury.rag_agent.json_contract import paths
+
+    payload: dict[str, Any] = {
+        "inputs": paths(predictions=list(predictions)),
+        "outputs": paths(html=html),
+        "runs": [figures.as_dict() for figures in all_figures],
+    }
+    if len(all_figures) == 2:
+        payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
+    return payload
+
+
 def _meta(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> dict[str, str]:
     meta: dict[str, str] = {}
     for f in all_figures:
@@ -307,7 +334,7 @@ def _notes(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> lis
     two = len(all_figures) > 1
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if two else ""
-        note = fallback_note(f, prefix)
+        note = fallback_note(f.sources, f.records, prefix)
         if note:
             notes.append(note)
         if not f.run.has_text:
@@ -436,4 +463,12 @@ def _comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, 
     return tables
 
 
-__all__ = ["Comparison", "RunFigures", "build_report", "compare_runs", "fallback_note", "run_figures", "summary_cards"]
+__all__ = [
+    "Comparison",
+    "RunFigures",
+    "build_report",
+    "compare_runs",
+    "report_payload",
+    "run_figures",
+    "summary_cards",
+]

@@ -10,9 +10,9 @@ A subclass::
     class MentionsPrice(Evaluator):
         pass_threshold = 0.5
 
-        def evaluate(self, row: EvalRow) -> EvaluationResult:
+        def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
             hits = sum(word in row.output for word in ("$", "EUR", "price"))
-            return EvaluationResult(score_raw=hits / 3, tags={"hits": str(hits)})
+            return EvaluatorOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
 
 A function::
 
@@ -24,7 +24,7 @@ A function::
     judgments = judge.judge_batch_sync([EvalRow(output="...", gold_answer="...")])
 
 ``evaluate`` returns ``bool`` (pass/fail; score 1.0/0.0), a number (a raw score, passed when
-it reaches ``pass_threshold``), or an ``EvaluationResult``. Raise to say "cannot evaluate this
+it reaches ``pass_threshold``), or an ``EvaluatorOutcome``. Raise to say "cannot evaluate this
 row": the judgment is then unscored with your message, never a silent fail.
 """
 
@@ -39,7 +39,6 @@ from typing import Any, overload
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.deterministic.embedders import (
     CachingEmbedder,
@@ -73,8 +72,10 @@ class EvalRow(BaseModel):
         return [value] if isinstance(value, str) else value
 
 
-class EvaluationResult(BaseModel):
-    """An evaluator's verdict: a raw score, pass/fail, and free-form string tags.
+class EvaluatorOutcome(BaseModel):
+    """What one user evaluator concluded about one row: a raw score, pass/fail, free-form tags.
+
+    (Not ``evals.dataset_evaluation.EvaluationResult``, which is a whole finished dataset run.)
 
     ``pass_`` is ``"pass"`` in JSON. When an evaluator gives only ``score_raw`` and has a
     ``pass_threshold``, ``pass_`` is filled in as ``score_raw >= pass_threshold``.
@@ -93,7 +94,7 @@ class EvaluationResult(BaseModel):
         return self.pass_ if self.pass_ is not None else self.score_raw
 
 
-RawResult = bool | int | float | EvaluationResult
+RawResult = bool | int | float | EvaluatorOutcome
 """What ``Evaluator.evaluate`` may return."""
 
 
@@ -125,7 +126,7 @@ class Evaluator(ABC):
 
     @abstractmethod
     def evaluate(self, row: EvalRow) -> RawResult:
-        """Judge one row: ``bool``, a raw score, or an ``EvaluationResult``; raise to leave it unscored."""
+        """Judge one row: ``bool``, a raw score, or an ``EvaluatorOutcome``; raise to leave it unscored."""
 
     async def aevaluate(self, row: EvalRow) -> RawResult:
         """Async form; the default calls ``evaluate``. Override for network or disk work."""
@@ -141,16 +142,16 @@ class Evaluator(ABC):
                 out.append(error)
         return out
 
-    def to_result(self, raw: RawResult) -> EvaluationResult:
-        """Normalise what ``evaluate`` returned into an ``EvaluationResult``."""
+    def to_result(self, raw: RawResult) -> EvaluatorOutcome:
+        """Normalise what ``evaluate`` returned into an ``EvaluatorOutcome``."""
         if isinstance(raw, (bool, np.bool_)):
-            return EvaluationResult(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
+            return EvaluatorOutcome(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
         if isinstance(raw, (int, float, np.integer, np.floating)):
-            raw = EvaluationResult(score_raw=float(raw))
-        if not isinstance(raw, EvaluationResult):
+            raw = EvaluatorOutcome(score_raw=float(raw))
+        if not isinstance(raw, EvaluatorOutcome):
             raise TypeError(
                 f"evaluator {self.name!r} returned {type(raw).__name__}; expected bool, a number "
-                "or EvaluationResult"
+                "or EvaluatorOutcome"
             )
         if raw.pass_ is None and raw.score_raw is not None and self.pass_threshold is not None:
             return raw.model_copy(update={"pass_": raw.score_raw >= self.pass_threshold})
@@ -213,7 +214,7 @@ def evaluator(
     pass_threshold: float | None = None,
     version: str = "1",
 ) -> FunctionEvaluator | Callable[[EvaluatorFunction], FunctionEvaluator]:
-    """Make an ``Evaluator`` of a function ``(row: EvalRow) -> bool | float | EvaluationResult``.
+    """Make an ``Evaluator`` of a function ``(row: EvalRow) -> bool | float | EvaluatorOutcome``.
 
     Use bare (``@evaluator``) or with options (``@evaluator(name="x", pass_threshold=0.5)``).
     The decorated name is an ``Evaluator``; it still calls the function when called.
@@ -225,7 +226,7 @@ def evaluator(
     return wrap(func) if func is not None else wrap
 
 
-class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
+class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
     """Any ``Evaluator`` as a judge: envelopes, batching, unscored-with-reason on errors."""
 
     def __init__(self, evaluator: Evaluator) -> None:
@@ -248,7 +249,7 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
 
     def _wrap(
         self, raw: RawResult | BaseException, started: float | None = None
-    ) -> Judgment[EvaluationResult]:
+    ) -> Judgment[EvaluatorOutcome]:
         if isinstance(raw, BaseException):
             return self.unscored(f"{type(raw).__name__}: {raw}", started=started)
         try:
@@ -256,13 +257,13 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
         except (TypeError, ValueError) as error:
             return self.unscored(str(error), started=started)
 
-    async def _judge(self, item: EvalRow) -> Judgment[EvaluationResult]:
+    async def _judge(self, item: EvalRow) -> Judgment[EvaluatorOutcome]:
         started = time.perf_counter()
         return self._wrap(await self.evaluator.aevaluate(item), started)
 
     async def ajudge_batch(
         self, items: Sequence[EvalRow], *, on_result: ResultCallback | None = None
-    ) -> list[Judgment[EvaluationResult]]:
+    ) -> list[Judgment[EvaluatorOutcome]]:
         """The evaluator's own batch method (vectorised where it has one), one envelope per row."""
         started = time.perf_counter()
         try:
@@ -275,7 +276,7 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluationResult]):
             )
             raws = [mismatch] * len(items)
         share = (time.perf_counter() - started) / max(1, len(items))
-        out: list[Judgment[EvaluationResult]] = []
+        out: list[Judgment[EvaluatorOutcome]] = []
         for index, raw in enumerate(raws):
             judgment = self._wrap(raw)
             judgment.latency_s = share
@@ -353,7 +354,20 @@ class EmbeddingSimilarityEvaluator(Evaluator):
             precision = float(sims.max(axis=1).mean())
             recall = float(sims.max(axis=0).mean())
             f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-            out[i] = EvaluationResult(
+            out[i] = EvaluatorOutcome(
                 score_raw=round(f1, 6), tags={"precision": f"{precision:.4f}", "recall": f"{recall:.4f}"}
             )
         return out
+
+
+__all__ = [
+    "EmbeddingSimilarityEvaluator",
+    "EvalRow",
+    "Evaluator",
+    "EvaluatorFunction",
+    "EvaluatorJudge",
+    "EvaluatorOutcome",
+    "FunctionEvaluator",
+    "RawResult",
+    "evaluator",
+]

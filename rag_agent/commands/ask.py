@@ -6,16 +6,11 @@ to produce one and judge it on the spot, against exactly the passages the agent 
 
 from __future__ import annotations
 
-import asyncio
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-
-from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
@@ -29,12 +24,13 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
-from ragjury.rag_agent.items import FaithfulnessItem, ScoreItem
 from ragjury.rag_agent.json_contract import paths
-from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.results import Judgment
+from rich.markup import escape
+from rich.table import Table
 
 if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
+    from ragjury.evals.answer_judgments import AnswerJudgments
     from ragjury.rag_agent.agent import AgentResponse
 
 SNIPPET_CHARS = 160
@@ -47,37 +43,6 @@ class RetrievalMode(str, Enum):
     pre = "pre"
 
 
-async def judge_response(
-    response: AgentResponse, settings: RagjurySettings, mode: JudgeMode
-) -> tuple[Judgment[JudgeScore], Judgment[Any] | None, str | None]:
-    """JudgeLLM score and faithfulness of an answer against its retrieved sources, concurrently.
-
-    Returns (score judgment, faithfulness judgment or None, why faithfulness was skipped).
-    Faithfulness needs a model: with ``--judge-mode deterministic`` it is skipped, not guessed.
-    """
-    if response.answer is None:
-        raise ValueError(f"nothing to judge: the agent gave no answer ({response.error})")
-    item = ScoreItem(
-        question=response.question,
-        answer=response.answer.answer,
-        sources=response.sources,
-        sources_used=response.answer.sources_used,
-    )
-    from ragjury.rag_agent.factory import score_judge  # deferred: pydantic-ai
-
-    scorer = score_judge(mode.value, settings)
-    if mode == JudgeMode.deterministic:
-        return await scorer.ajudge(item), None, "--judge-mode deterministic uses no model"
-    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge  # lazy: only --judge needs it
-
-    faithfulness = FaithfulnessJudge(settings=settings)
-    faithful_item = FaithfulnessItem(
-        answer=response.answer.answer, contexts=response.contexts, question=response.question
-    )
-    score, faithful = await asyncio.gather(scorer.ajudge(item), faithfulness.ajudge(faithful_item))
-    return score, faithful, None
-
-
 def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
     """The faithfulness judgment as ``verdict faithfulness --json`` prints it (``label``, ``value``
     with the score and every statement's verdict, the envelope), or why it was skipped."""
@@ -86,10 +51,6 @@ def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) ->
     if judgment is None:
         return {"task": "faithfulness", "skipped": skipped} if skipped else None
     return verdict_payload("faithfulness", judgment)
-
-
-def response_payload(response: AgentResponse) -> dict[str, object]:
-    return response.model_dump(mode="json")
 
 
 def _print_answer(response: AgentResponse) -> None:
@@ -126,9 +87,8 @@ def _print_answer(response: AgentResponse) -> None:
         stdout.print(table)
 
 
-def _print_judgments(
-    score: Judgment[JudgeScore], faithful: Judgment[Any] | None, skipped: str | None
-) -> None:
+def _print_judgments(judgments: AnswerJudgments) -> None:
+    score, faithful, skipped = judgments.score, judgments.faithfulness, judgments.skipped
     origin = f"{score.judge} ({score.model or 'no model'})"
     if score.fallback_used:
         stderr.print(
@@ -227,21 +187,23 @@ def ask(
     else:
         with stderr.status(f"answering with {agent.model_name} over {len(agent.index)} passages..."):
             response = run_sync(agent.query(question))
-    payload = response_payload(response)
-    score: Judgment[JudgeScore] | None = None
+    payload: dict[str, object] = response.model_dump(mode="json")
+    judgments: AnswerJudgments | None = None
     if judge and response.answer is not None:
+        from ragjury.evals.answer_judgments import judge_answer
+
         if json_output:
-            score, faithful, skipped = run_sync(judge_response(response, settings, judge_mode))
+            judgments = run_sync(judge_answer(response, settings, judge_mode.value))
         else:
             _print_answer(response)
             with stderr.status("judging the answer..."):
-                score, faithful, skipped = run_sync(judge_response(response, settings, judge_mode))
+                judgments = run_sync(judge_answer(response, settings, judge_mode.value))
         payload["judgments"] = {
-            "score": judgment_payload(score),
-            "faithfulness": faithfulness_payload(faithful, skipped),
+            "score": judgment_payload(judgments.score),
+            "faithfulness": faithfulness_payload(judgments.faithfulness, judgments.skipped),
         }
         if not json_output:
-            _print_judgments(score, faithful, skipped)
+            _print_judgments(judgments)
     else:
         payload["judgments"] = None  # not asked (--judge), or no answer to judge
         if not json_output:
@@ -249,9 +211,12 @@ def ask(
     if json_output:
         payload["inputs"] = paths(corpus=corpus)
         print_json(payload, command="ask")
-    if response.answer is None or (score is not None and score.value is None):
+    if response.answer is None or (judgments is not None and not judgments.scored):
         raise typer.Exit(EXIT_UNSCORED)
 
 
 def register(app: typer.Typer) -> None:
     app.command("ask")(ask)
+
+
+__all__ = ["RetrievalMode", "ask", "faithfulness_payload", "register"]

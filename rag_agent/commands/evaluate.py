@@ -3,42 +3,43 @@ how far the judge agrees with people."""
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
+    EXIT_BELOW_THRESHOLD,
+    EXIT_UNSCORED,
+    BaseUrlOption,
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
     DryRunOption,
-    NoProgressOption,
-    TraceOption,
-    end_trace,
-    start_trace,
-    NoCacheOption,
-    NoRetryUnscoredOption,
-    EXIT_BELOW_THRESHOLD,
-    EXIT_UNSCORED,
-    BaseUrlOption,
     JsonOption,
     MaxFallbackOption,
     ModelOption,
+    NoCacheOption,
+    NoProgressOption,
+    NoRetryUnscoredOption,
+    TraceOption,
     calibration_options,
+    end_trace,
     fail,
     print_json,
     settings_for,
+    start_trace,
     stderr,
     stdout,
     user_errors,
 )
 from ragjury.rag_agent.json_contract import paths
+from rich.markup import escape
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from ragjury.evals.gates import Gates
 
 EXIT_INTERRUPTED = 130
 
@@ -51,19 +52,8 @@ class Task(str, Enum):
     score = "score"
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Write all rows to ``path`` atomically, so a kill never leaves half a file (the judgments
-    themselves are in the cache already). The path was checked before judging
-    (``check_output_paths``): never an input, its folder exists."""
-    from ragjury.evals.atomic_io import open_atomic
-
-    with open_atomic(path) as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
 def _check_before_judging(
-    gates: dict[str, float],
+    gates: Gates,
     *,
     task: Task | None,
     agent: bool,
@@ -74,7 +64,7 @@ def _check_before_judging(
     """User mistakes that would otherwise surface after the whole batch: a gate on a figure this
     run never reports, an output that would overwrite an input (or land in a missing folder)."""
     from ragjury.evals.atomic_io import check_output_paths
-    from ragjury.evals.gates import agent_figures, check_gate_names, task_figures
+    from ragjury.evals.gates import agent_figures, task_figures
     from ragjury.evals.tasks import task_spec
 
     if agent:
@@ -84,7 +74,7 @@ def _check_before_judging(
     else:
         assert task is not None
         known = task_figures(task_spec(task.value).gold_kind)
-    check_gate_names(gates, known)
+    gates.check_names(known)
     outputs = [(name, paths[name]) for name in ("--out", "--html")]
     inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration")]
     check_output_paths(outputs, inputs)
@@ -110,42 +100,6 @@ def _verdict_lines(stages: dict[str, Any]) -> None:
         prefix = f"{stage} verdicts by" if stage else "verdicts by"
         style = "yellow" if sources.fallback else None
         stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
-
-
-def _fallback_note(stage: str | None, sources: Any, judgments: list[Any]) -> str | None:
-    """The HTML report's warning when a fallback produced verdicts, with one reason it was needed."""
-    if not sources.fallback:
-        return None
-    from ragjury.evals.report import percent
-
-    reason = next(
-        (j.fallback_reason for j in judgments if j is not None and j.fallback_used and j.fallback_reason), None
-    )
-    prefix = f"{stage}: " if stage else ""
-    because = f" (e.g. because: {reason})" if reason else ""
-    return (
-        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
-        f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."
-    )
-
-
-def _gate(
-    gates: dict[str, float],
-    figures: dict[str, Any],
-    html_report: Any | None,
-    html: Path | None,
-    fallback_failures: list[str] | None = None,
-) -> list[str]:
-    """Failed ``--fail-under`` gates, then failed ``--max-fallback`` limits; written into the HTML
-    report (when asked for) before anything is printed, so the page and the exit code agree."""
-    from ragjury.evals.report import failed_gates, write_html
-
-    failures = failed_gates(figures, gates) if gates else []
-    failures += fallback_failures or []
-    if html is not None and html_report is not None:
-        html_report.gate_failures = failures
-        write_html(html, html_report)
-    return failures
 
 
 def _finish(
@@ -174,24 +128,18 @@ def _evaluate_dataset(
     limit: int | None,
     html: Path | None,
     json_output: bool,
-    gates: dict[str, float],
-    max_fallback: float | None,
-    max_fallback_explicit: bool,
+    gates: Gates,
     settings: Any,
     cache: Any,
     concurrency: int | None,
     progress: bool,
     dry_run: bool = False,
 ) -> None:
-    from ragjury.evals.gates import fallback_failure
-    from ragjury.evals.pipeline import evaluate_dataset
+    from ragjury.evals.dataset_evaluation import DatasetFiles, evaluate_dataset
     from ragjury.evals.registry import build_judge
-    from ragjury.evals.report import agreement_table, confusion_table, correlation_text, metrics_table
-    from ragjury.evals.tasks import load_dataset, parse_mapping, task_spec
+    from ragjury.evals.tasks import load_dataset, parse_mapping
 
-    spec = task_spec(task)
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
-    rows = dataset.rows
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if dry_run:
@@ -200,7 +148,7 @@ def _evaluate_dataset(
         dry_run_batch(
             command="evaluate",
             build=lambda: build_judge(task, judge_name, settings, **judge_options),
-            items=[row.item for row in rows],
+            items=[row.item for row in dataset.rows],
             cache=cache,
             json_output=json_output,
             title=f"dry run: {task} judged by {judge_name} on {data.name}",
@@ -210,85 +158,48 @@ def _evaluate_dataset(
     judge = build_judge(task, judge_name, settings, **judge_options)
     result = run_sync(
         evaluate_dataset(
-            task, rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+            task,
+            dataset.rows,
+            judge,
+            cache=cache,
+            concurrency=concurrency,
+            progress=progress,
+            judge_name=judge_name,
         )
     )
-    if out is not None:
-        write_jsonl(out, [p.as_dict(spec.output_key) for p in result.predictions])
-    summary = result.summary()
-    figures = result.figures()
-    sources = result.sources
-    verdict_judges = ", ".join(sources.judges) or judge_name
-    fallback_gate = fallback_failure(sources, max_fallback, explicit=max_fallback_explicit)
-    fallback_failures = [fallback_gate] if fallback_gate else []
-
-    html_report = None
-    if html is not None:
-        html_report = _dataset_report(
-            task, spec.output_key, data, judge_name, judge, verdict_judges, len(rows), result
-        )
-    failures = _gate(gates, figures, html_report, html, fallback_failures)
+    files = DatasetFiles(data, predictions=out, html=html)
+    failures = result.gate(gates)
+    result.write(files, gate_failures=failures)
     if json_output:
-        summary["mode"] = "dataset"
-        summary["inputs"] = paths(data=data)
-        summary["input_mapping"] = dataset.input_mapping.as_dict()
-        summary["outputs"] = paths(predictions=out, html=html)
-        summary["gate_failures"] = failures
-        print_json(summary, command="evaluate")
+        payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
+        print_json(payload, command="evaluate")
     else:
-        stdout.print(_run_table(f"{task} judged by {verdict_judges} on {data.name}", result.stats.as_dict()))
-        _verdict_lines({"": sources})
-        if result.agreement is not None:
-            stdout.print(agreement_table({"judge vs people": result.agreement}))
-            stdout.print(confusion_table(result.agreement))
-        if result.correlation:
-            stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
-        if result.ranking is not None:
-            per_system = {
-                s: {"people": result.ranking.human[s], "judge": result.ranking.judge[s]}
-                for s in result.ranking.human
-            }
-            stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
-            stdout.print(correlation_text(result.ranking.correlation), highlight=False)
-        if not result.labelled:
-            stdout.print("no gold labels in the data: agreement not computed", style="dim")
-        if out is not None:
-            stdout.print(f"predictions written to {out}", highlight=False)
-    reasons = [p.judgment.unscored_reason for p in result.predictions if p.judgment.unscored]
-    why = f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
-    _finish(failures, result.stats.scored, json_output, html, why_unscored=why)
+        _print_dataset_result(result, data, out)
+    _finish(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored)
 
 
-def _dataset_report(
-    task: str,
-    output_key: str,
-    data: Path,
-    judge_name: str,
-    judge: Any,
-    verdict_judges: str,
-    n_rows: int,
-    result: Any,
-) -> Any:
-    """The HTML report of a dataset run, built from its predictions rows exactly as
-    ``ragjury report PRED.jsonl`` builds it (so the two pages agree), plus what only the run
-    knows: the data file, the judge asked for, its identity and the run's statistics."""
-    from ragjury.evals.predictions import run_of_rows
-    from ragjury.evals.report import describe_identity
-    from ragjury.evals.run_report import build_report
+def _print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
+    """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
+    with people, the per-system ranking, and where the predictions went."""
+    from ragjury.evals.report import agreement_table, confusion_table, correlation_text, metrics_table
 
-    rows = [(number, p.as_dict(output_key)) for number, p in enumerate(result.predictions, start=1)]
-    run = run_of_rows(rows, path=str(data), name=data.stem)
-    report, figures = build_report([run], run_stats=result.stats.as_dict())
-    report.title = f"ragjury evaluate: {task} judged by {verdict_judges}"
-    report.meta = {
-        "data": str(data),
-        "task": task,
-        "judge": judge_name,
-        "verdicts by": result.sources.describe(),
-        "identity": describe_identity(judge.identity),
-        "rows": f"{n_rows:,}",
-    }
-    return report
+    title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
+    stdout.print(_run_table(title, result.stats.as_dict()))
+    _verdict_lines({"": result.sources})
+    if result.agreement is not None:
+        stdout.print(agreement_table({"judge vs people": result.agreement}))
+        stdout.print(confusion_table(result.agreement))
+    if result.correlation:
+        stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
+    if result.ranking is not None:
+        ranking = result.ranking
+        per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
+        stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
+        stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+    if not result.labelled:
+        stdout.print("no gold labels in the data: agreement not computed", style="dim")
+    if out is not None:
+        stdout.print(f"predictions written to {out}", highlight=False)
 
 
 def _evaluate_agent(
@@ -305,18 +216,14 @@ def _evaluate_agent(
     limit: int | None,
     html: Path | None,
     json_output: bool,
-    gates: dict[str, float],
-    max_fallback: float | None,
-    max_fallback_explicit: bool,
+    gates: Gates,
     settings: Any,
     cache: Any,
     concurrency: int | None,
     progress: bool,
 ) -> None:
-    from ragjury.evals.gates import fallback_failure
-    from ragjury.evals.pipeline import evaluate_rag_answers
+    from ragjury.evals.agent_evaluation import AgentFiles, evaluate_agent
     from ragjury.evals.registry import build_judge
-    from ragjury.evals.report import HtmlReport
     from ragjury.evals.tasks import load_questions
     from ragjury.rag_agent.agent import RAGAgent
 
@@ -328,7 +235,7 @@ def _evaluate_agent(
     )
     correct = None if correctness_judge == "none" else build_judge("correctness", correctness_judge, settings)
     evaluation = run_sync(
-        evaluate_rag_answers(
+        evaluate_agent(
             questions,
             agent,
             scorer,
@@ -339,85 +246,24 @@ def _evaluate_agent(
             progress=progress,
         )
     )
-    if out is not None:
-        write_jsonl(out, [row.as_dict() for row in evaluation.rows])
-    summary = evaluation.summary()
-    summary["agent"] = {**summary["agent"], "identity": agent.identity.key()}
-    figures: dict[str, float | None] = {
-        "answered": (evaluation.agent_stats.total - evaluation.agent_stats.errors)
-        / max(1, evaluation.agent_stats.total)
-    }
-    for name in ("score", "faithfulness", "correctness"):
-        if name in summary:
-            figures[name] = summary[name]["mean"]
-            total = summary[name]["n"]
-            figures[f"{name}_coverage"] = summary[name]["scored"] / total if total else None
-    scored = sum(
-        summary[name]["scored"] for name in ("score", "faithfulness", "correctness") if name in summary
-    )
-    stages = {
-        name: evaluation.sources(name)
-        for name in ("score", "faithfulness", "correctness")
-        if name in evaluation.judge_stats
-    }
-    fallback_failures = [
-        failure
-        for stage, sources in stages.items()
-        if (failure := fallback_failure(sources, max_fallback, explicit=max_fallback_explicit, stage=stage))
-    ]
-    html_report = None
-    if html is not None:
-        distributions = {
-            name: [_label(getattr(r, name)) for r in evaluation.rows if getattr(r, name) is not None]
-            for name in ("score", "faithfulness", "correctness")
-            if name in evaluation.judge_stats
-        }
-        notes = [
-            note
-            for stage, sources in stages.items()
-            if (note := _fallback_note(stage, sources, [getattr(r, stage) for r in evaluation.rows]))
-        ]
-        html_report = HtmlReport(
-            title="ragjury evaluate --agent",
-            meta={
-                "questions": str(data),
-                "corpus": str(corpus),
-                "agent": agent.identity.key(),
-                **{f"{stage} verdicts by": sources.describe() for stage, sources in stages.items()},
-            },
-            notes=notes,
-            distributions=distributions,
-            tables={
-                "Summary": {
-                    k: {kk: vv for kk, vv in v.items() if isinstance(vv, int | float)}
-                    for k, v in summary.items()
-                    if isinstance(v, dict)
-                }
-            },
-        )
-    failures = _gate(gates, figures, html_report, html, fallback_failures)
+    files = AgentFiles(data, corpus, answers=out, html=html)
+    failures = evaluation.gate(gates)
+    evaluation.write(files, gate_failures=failures)
     if json_output:
-        summary["mode"] = "agent"
-        summary["figures"] = figures
-        summary["inputs"] = paths(data=data, corpus=corpus)
-        summary["outputs"] = paths(answers=out, html=html)
-        summary["gate_failures"] = failures
-        print_json(summary, command="evaluate")
+        print_json(evaluation.payload(files, gate_failures=failures), command="evaluate")
     else:
-        stdout.print(_agent_table(summary, f"agent {agent.model_name} on {data.name}"))
-        _verdict_lines(stages)
+        stdout.print(_agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
+        _verdict_lines(evaluation.stage_sources())
         if out is not None:
             stdout.print(f"answers and judgments written to {out}", highlight=False)
-    errors = [row.answer.error for row in evaluation.rows if row.answer.error]
+    errors = evaluation.errors
     if errors and not json_output:
         stderr.print(
             f"[yellow]the agent failed on {len(errors)} question(s)[/], e.g.: {escape(errors[0])}",
             highlight=False,
             soft_wrap=True,
         )
-    answered = evaluation.agent_stats.total - evaluation.agent_stats.errors
-    why = f"the agent answered no question ({errors[0]})" if errors and not answered else None
-    _finish(failures, scored, json_output, html, why_unscored=why)
+    _finish(failures, evaluation.scored, json_output, html, why_unscored=evaluation.why_unscored)
 
 
 def _agent_table(summary: dict[str, Any], title: str) -> Table:
@@ -455,13 +301,6 @@ def _agent_table(summary: dict[str, Any], title: str) -> Table:
         )
     table.caption = "failed: agent errors / unscored judgments; questions the agent failed on are not judged"
     return table
-
-
-def _label(judgment: Any) -> Any:
-    """The label of a judgment, None when unscored (histograms count those apart)."""
-    from ragjury.evals.registry import label_of
-
-    return label_of(judgment.value) if judgment.scored else None
 
 
 @user_errors
@@ -594,13 +433,11 @@ def evaluate(
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
     from ragjury.evals.cache import open_cache
-    from ragjury.evals.gates import max_fallback_limit
+    from ragjury.evals.gates import Gates
     from ragjury.evals.registry import UnknownJudgeError, judge_entry
-    from ragjury.evals.report import parse_gates
     from ragjury.evals.runner import interrupted_message
 
-    gates = parse_gates(fail_under or [])
-    fallback_limit = max_fallback_limit(max_fallback, gated=bool(gates))
+    gates = Gates.parse(fail_under or [], max_fallback)
     settings = settings_for(model, base_url)
     if agent:
         if corpus is None:
@@ -661,8 +498,6 @@ def evaluate(
         html=html,
         json_output=json_output,
         gates=gates,
-        max_fallback=fallback_limit,
-        max_fallback_explicit=max_fallback is not None,
         settings=settings,
         cache=cache,
         concurrency=concurrency,
@@ -707,3 +542,6 @@ def evaluate(
 
 def register(app: typer.Typer) -> None:
     app.command("evaluate")(evaluate)
+
+
+__all__ = ["DEFAULT_JUDGES", "EXIT_INTERRUPTED", "Task", "evaluate", "register"]

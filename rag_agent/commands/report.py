@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-
 from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from rich.table import Table
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
@@ -33,37 +32,6 @@ def _figures_table(all_figures: list[Any]) -> Table:
     for count in ("n", "scored", "unscored", "fallback_used", "labelled", "tokens"):
         table.add_row(count, *(f"{f.counts()[count]:,}" for f in all_figures), style="dim")
     return table
-
-
-def _payload(all_figures: list[Any], predictions: list[Path], html: Path | None) -> dict[str, Any]:
-    """``--json``: per run its counts, who judged, figures, intervals and ranking (the keys
-    ``evaluate --json`` uses for the same things); comparing two runs, the comparison too."""
-    from ragjury.evals.run_report import compare_runs
-    from ragjury.rag_agent.json_contract import paths, ranking
-
-    runs = []
-    for figures in all_figures:
-        entry: dict[str, Any] = {
-            "name": figures.run.name,
-            "task": figures.run.task,
-            **figures.counts(),
-            **figures.sources.as_dict(),
-            "figures": figures.figures(),
-            "intervals": figures.interval_dict(),
-        }
-        if figures.ranking is not None:
-            entry["ranking"] = ranking(
-                "mean label", figures.ranking.human, figures.ranking.judge, figures.ranking.correlation
-            )
-        runs.append(entry)
-    payload: dict[str, Any] = {
-        "inputs": paths(predictions=predictions),
-        "outputs": paths(html=html),
-        "runs": runs,
-    }
-    if len(all_figures) == 2:
-        payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
-    return payload
 
 
 @user_errors
@@ -111,7 +79,7 @@ def report(
     from ragjury.evals.atomic_io import check_output_paths
     from ragjury.evals.predictions import load_predictions, run_names
     from ragjury.evals.report import write_html
-    from ragjury.evals.run_report import build_report
+    from ragjury.evals.run_report import build_report, report_payload
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
@@ -122,7 +90,7 @@ def report(
     if html is not None:
         write_html(html, report_)
     if json_output:
-        print_json(_payload(all_figures, predictions, html), command="report")
+        print_json(report_payload(all_figures, predictions, html), command="report")
         return
     for letter, figures in zip("AB", all_figures):
         name = f"{letter}: {figures.run.name} ({figures.run.path})" if len(all_figures) == 2 else figures.run.path
@@ -146,3 +114,6 @@ def report(
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
+
+
+__all__ = ["register", "report"]

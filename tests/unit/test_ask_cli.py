@@ -20,8 +20,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
 import ragjury.rag_agent.agent
-import ragjury.rag_agent.judge
-import ragjury.rag_agent.verdicts.base
+import ragjury.rag_agent.llm_judge
 from ragjury.cli import app
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
 from ragjury.rag_agent.agent import SEARCH_TOOL
@@ -105,7 +104,7 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         seen["models"].append(name)
         return FunctionModel(reply, model_name=name)
 
-    for module in (ragjury.rag_agent.agent, ragjury.rag_agent.judge, ragjury.rag_agent.verdicts.base):
+    for module in (ragjury.rag_agent.agent, ragjury.rag_agent.llm_judge):  # where models are built
         monkeypatch.setattr(module, "build_model", build)
     return seen
 

@@ -14,9 +14,9 @@ from ragjury.rag_agent.deterministic.embedders import EmbedderUnavailable
 from ragjury.rag_agent.evaluators import (
     EmbeddingSimilarityEvaluator,
     EvalRow,
-    EvaluationResult,
     Evaluator,
     EvaluatorJudge,
+    EvaluatorOutcome,
     FunctionEvaluator,
     evaluator,
 )
@@ -25,9 +25,9 @@ from ragjury.rag_agent.evaluators import (
 class MentionsPrice(Evaluator):
     pass_threshold = 0.5
 
-    def evaluate(self, row: EvalRow) -> EvaluationResult:
+    def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
         hits = sum(word in row.output for word in ("$", "EUR", "price"))
-        return EvaluationResult(score_raw=hits / 3, tags={"hits": str(hits)})
+        return EvaluatorOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
 
 
 @evaluator
@@ -56,7 +56,7 @@ def test_decorator_forms() -> None:
     assert isinstance(short_answer, FunctionEvaluator) and short_answer.name == "short_answer"
     assert short_answer(EvalRow(output="two words")) is True  # still callable as the function
     judgment = EvaluatorJudge(short_answer).judge_sync(EvalRow(output="one two three four five six"))
-    assert judgment.value == EvaluationResult(score_raw=0.0, pass_=False)
+    assert judgment.value == EvaluatorOutcome(score_raw=0.0, pass_=False)
     judge = EvaluatorJudge(gold_in_output)
     assert judge.identity.prompt_version == "gold_in_output@2"
     ok = judge.judge_sync(EvalRow(output="It is Paris.", gold_answer="paris"))
@@ -77,11 +77,11 @@ def test_failures_are_unscored_with_the_reason() -> None:
         return "yes"
 
     bad = EvaluatorJudge(wrong_type).judge_sync(EvalRow(output="x"))
-    assert bad.unscored and "expected bool, a number or EvaluationResult" in (bad.unscored_reason or "")
+    assert bad.unscored and "expected bool, a number or EvaluatorOutcome" in (bad.unscored_reason or "")
 
     @evaluator
-    def nothing(row: EvalRow) -> EvaluationResult:
-        return EvaluationResult(tags={"a": "b"})
+    def nothing(row: EvalRow) -> EvaluatorOutcome:
+        return EvaluatorOutcome(tags={"a": "b"})
 
     empty = EvaluatorJudge(nothing).judge_sync(EvalRow(output="x"))
     assert empty.unscored and "neither score_raw nor pass" in (empty.unscored_reason or "")
@@ -101,9 +101,9 @@ def test_score_without_threshold_keeps_pass_unknown_and_label_is_the_score() -> 
 def test_eval_row_and_result_shapes() -> None:
     row = EvalRow(output="o", context="one passage", question="q?", unknown_field=1)
     assert row.context == ["one passage"]
-    dumped = EvaluationResult(score_raw=0.3, pass_=False).model_dump(mode="json")
+    dumped = EvaluatorOutcome(score_raw=0.3, pass_=False).model_dump(mode="json")
     assert dumped["pass"] is False and "pass_" not in dumped
-    assert EvaluationResult.model_validate({"pass": True}).pass_ is True
+    assert EvaluatorOutcome.model_validate({"pass": True}).pass_ is True
 
 
 def test_batch_pipeline_reports_each_row() -> None:
@@ -154,7 +154,7 @@ def test_embedding_similarity_is_bertscore_style() -> None:
     )
     assert no_gold.unscored and "no gold_answer" in (no_gold.unscored_reason or "")
     same = ev.evaluate(EvalRow(output="The capital is Paris.", gold_answer="Paris is the capital."))
-    assert isinstance(same, EvaluationResult) and same.score_raw == pytest.approx(1.0)
+    assert isinstance(same, EvaluatorOutcome) and same.score_raw == pytest.approx(1.0)
     assert judge.identity.model == "test:axes"
 
 

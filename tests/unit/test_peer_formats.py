@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.pipeline import evaluate_dataset
+from ragjury.evals.dataset_evaluation import evaluate_dataset
 from ragjury.evals.records import decode_list_cell
 from ragjury.evals.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
 from ragjury.rag_agent.deterministic.contains import ContainsJudge

@@ -23,7 +23,7 @@ from ragjury.evals.intervals import (
     bootstrap_system_tau,
     percentile_interval,
 )
-from ragjury.evals.pipeline import evaluate_dataset
+from ragjury.evals.dataset_evaluation import evaluate_dataset
 from ragjury.evals.predictions import load_predictions, run_names, run_of_rows
 from ragjury.evals.registry import build_judge
 from ragjury.evals.report import HtmlReport, describe_identity, render_html, scatter_svg
