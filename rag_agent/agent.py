@@ -351,11 +351,11 @@ class RAGAgent:
 
 
 __all__ = [
+    "RETRIEVAL_MODES",
+    "SEARCH_TOOL",
     "AgentResponse",
     "RAGAgent",
-    "RETRIEVAL_MODES",
     "Retrieval",
-    "SEARCH_TOOL",
     "cited_answer_type",
     "load_corpus",
 ]

@@ -152,7 +152,7 @@ def reason_of(value: object) -> str | None:
 def score_of(value: object) -> float:
     """A number to hold against a threshold: a faithfulness score (share of supported
     statements), a JudgeScore's ``overall_score``, a grade, or 1.0 / 0.0 for a binary verdict."""
-    from ragjury.evals.registry import label_of
+    from ragjury.rag_agent.labels import label_of
 
     for attribute in ("score", "overall_score"):
         number = getattr(value, attribute, None)
@@ -184,7 +184,7 @@ class Outcome:
     @property
     def label(self) -> bool | int | float:
         """The verdict (bool), grade (int) or score (float); raises ``JudgmentUnscored``."""
-        from ragjury.evals.registry import label_of
+        from ragjury.rag_agent.labels import label_of
 
         self._require_scored()
         label = label_of(self.judgment.value)
