@@ -62,6 +62,10 @@ _EXPORTS: dict[str, str] = {
     "run_judgments": "ragjury.evals.runner",
     "open_cache": "ragjury.evals.cache",
     "evaluate_dataset": "ragjury.evals.dataset_evaluation",
+    "EvaluationResult": "ragjury.evals.dataset_evaluation",
+    "evaluate_agent": "ragjury.evals.agent_evaluation",
+    "AgentEvaluation": "ragjury.evals.agent_evaluation",
+    "Gates": "ragjury.evals.gates",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -83,7 +87,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
     from ragjury.evals.cache import open_cache
-    from ragjury.evals.dataset_evaluation import evaluate_dataset
+    from ragjury.evals.agent_evaluation import AgentEvaluation, evaluate_agent
+    from ragjury.evals.dataset_evaluation import EvaluationResult, evaluate_dataset
+    from ragjury.evals.gates import Gates
     from ragjury.evals.registry import build_judge
     from ragjury.evals.runner import run_judgments
     from ragjury.rag_agent.deterministic.contains import ContainsJudge

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
@@ -25,13 +28,11 @@ from ragjury.rag_agent.commands._common import (
 )
 from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
 from ragjury.rag_agent.json_contract import paths
-from ragjury.rag_agent.results import Judgment
-from rich.markup import escape
-from rich.table import Table
 
 if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
     from ragjury.evals.answer_judgments import AnswerJudgments
     from ragjury.rag_agent.agent import AgentResponse
+    from ragjury.rag_agent.results import Judgment
 
 SNIPPET_CHARS = 160
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import typer
+
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
@@ -18,7 +19,9 @@ from ragjury.rag_agent.commands._common import (
 )
 
 if TYPE_CHECKING:
-    from ragjury.config.settings import RagjurySettings  # annotations only: loading them here would cost every --help
+    from ragjury.config.settings import (
+        RagjurySettings,  # annotations only: loading them here would cost every --help
+    )
     from ragjury.rag_agent.health import Check
 
 

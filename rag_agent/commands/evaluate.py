@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
@@ -35,8 +38,6 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.json_contract import paths
-from rich.markup import escape
-from rich.table import Table
 
 if TYPE_CHECKING:
     from ragjury.evals.gates import Gates

@@ -33,41 +33,10 @@ if TYPE_CHECKING:  # annotations only: pydantic and the schemas load when the co
     from ragjury.rag_agent.results import Judgment
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
-    """One score judgment as JSON, shaped as every one-judgment object (``verdict --json``):
-    ``task``, ``label`` (here the overall score; null when unscored), ``value`` (the JudgeScore:
-    each dimension, confidence, reasoning), the envelope, and the same ``judges`` / ``fallback``
-    / ``verdicts_by`` as ``evaluate --json``, so a script reads who produced the verdict the same
-    way in every command (never just "auto")."""
-    from ragjury.evals.report import VerdictSources
-    from ragjury.rag_agent.json_contract import judgment_fields
+    """One score judgment as JSON (``evals.single_judgment``); the label is the overall score."""
+    from ragjury.evals.single_judgment import judgment_payload as payload
 
-    value = judgment.value
-    return {
-        "task": "score",
-        "label": value.overall_score if value is not None else None,
-        "value": value.model_dump(mode="json") if value is not None else None,
-        **judgment_fields(judgment),
-        **VerdictSources.of([judgment]).as_dict(),
-    }
-
-
-def gate_failures(judgment: Judgment[JudgeScore], fail_under: float | None, max_fallback: float | None) -> list[str]:
-    """``--fail-under`` and ``--max-fallback`` failures of one scored judgment (none when unscored:
-    that exits 3 on its own)."""
-    if judgment.value is None:
-        return []
-    failures: list[str] = []
-    if fail_under is not None and judgment.value.overall_score < fail_under:
-        failures.append(f"overall {judgment.value.overall_score:.3f} < {fail_under}")
-    if judgment.fallback_used:
-        from ragjury.evals.gates import fallback_failure, max_fallback_limit
-        from ragjury.evals.report import VerdictSources
-
-        limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
-        failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
-        if failure is not None:
-            failures.append(failure)
-    return failures
+    return payload("score", judgment, judgment.value.overall_score if judgment.value is not None else None)
 
 
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
@@ -155,7 +124,9 @@ def judge_evaluate(
     from ragjury.rag_agent import catalogue  # judges (and pydantic-ai) load only when built
 
     judgment = run_sync(catalogue.build("score", judge.value, settings).ajudge(item))
-    failures = gate_failures(judgment, fail_under, max_fallback)
+    from ragjury.evals.single_judgment import score_gate_failures
+
+    failures = score_gate_failures(judgment, fail_under, max_fallback)
     if json_output:
         print_json({**judgment_payload(judgment), "gate_failures": failures}, command="judge-evaluate")
     else:
@@ -173,7 +144,6 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = [
-    "gate_failures",
     "judge_evaluate",
     "judgment_payload",
     "register",

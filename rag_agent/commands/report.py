@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
 from rich.table import Table
+
+from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 
 def _figures_table(all_figures: list[Any]) -> Table:

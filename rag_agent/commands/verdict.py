@@ -178,24 +178,11 @@ def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
 
 
 def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> dict[str, object]:
-    """One verdict as JSON, shaped as every one-judgment object (``judge-evaluate --json``):
-    ``task`` (faithfulness, correctness, relevance, relevance_graded, goal), the binary ``label``
-    and the typed ``value`` (null when unscored), the envelope, and who produced the verdict
-    (``judges`` / ``fallback`` / ``verdicts_by``, as in ``evaluate --json``)."""
-    from ragjury.evals.report import VerdictSources
-    from ragjury.rag_agent.json_contract import judgment_fields
+    """One verdict as JSON (``evals.single_judgment``): ``task`` (faithfulness, correctness,
+    relevance, relevance_graded, goal), the binary ``label``, the typed ``value``, the envelope."""
+    from ragjury.evals.single_judgment import judgment_payload
 
-    value = judgment.value
-    from pydantic import BaseModel
-
-    dumped = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
-    return {
-        "task": kind,
-        "label": label_of(judgment, grade_threshold),
-        "value": dumped,
-        **judgment_fields(judgment),
-        **VerdictSources.of([judgment]).as_dict(),
-    }
+    return judgment_payload(kind, judgment, label_of(judgment, grade_threshold))
 
 
 def _print_header(judgment: Judgment[Any]) -> bool:
