@@ -6,8 +6,6 @@ notebook already has a running loop where ``asyncio.run`` would fail.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -20,7 +18,12 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     ``asyncio.run`` is called outside the ``except`` block on purpose: inside it, every exception the
     coroutine raises would carry the "no running event loop" RuntimeError as its ``__context__``,
     and failure reasons that walk the chain to its root would report that instead of the real cause.
+    asyncio is imported here, not at module level: every command imports this module, and
+    ``--help`` should not pay for the event loop machinery.
     """
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
