@@ -32,7 +32,7 @@ from ragjury.rag_agent.fallback import FallbackJudge
 from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows
 SETTINGS = RagjurySettings(preflight_timeout_s=0, retries=0, http_retries=0)
 AGENT = f"answer_correctness:{ANSWER_CORRECTNESS.tag}"

@@ -13,7 +13,7 @@ from ragjury.rag_agent.inputs import InputError
 from ragjury.rag_agent.retrieval import ANSERINI_B, ANSERINI_K1, BM25Index, RetrievedPassage
 from ragjury.rag_agent.text import content_tokens
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"
 DL19 = FIXTURES / "agent_passages.jsonl"
 

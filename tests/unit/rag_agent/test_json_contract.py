@@ -25,7 +25,7 @@ from ragjury.rag_agent.json_contract import (
     markdown_tables,
 )
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DEAD_SERVER = "http://127.0.0.1:9/v1"
 AGREEMENT_KEYS = {"n_total", "n_scored", "coverage", "accuracy", "cohen_kappa", "labels", "confusion"}
 CORRELATION_KEYS = {"n", "kendall_tau", "spearman", "kendall_p", "spearman_p"}

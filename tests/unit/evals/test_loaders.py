@@ -22,7 +22,7 @@ from ragjury.evals.loaders import (
 from ragjury.rag_agent.inputs import InputError
 from ragjury.rag_agent.items import CorrectnessItem
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

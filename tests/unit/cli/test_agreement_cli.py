@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 runner = CliRunner()
 
 

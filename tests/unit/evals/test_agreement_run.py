@@ -21,7 +21,7 @@ from ragjury.evals.agreement_run import (
 from ragjury.evals.loaders import LabelRow
 from ragjury.rag_agent.inputs import InputError
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def test_ranks_and_ranking_rows_follow_the_gold_order() -> None:

@@ -25,7 +25,7 @@ from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import BaseJudge
 from ragjury.rag_agent.results import Judgment
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 # our name -> pytrec_eval's name
 TREC_NAMES = {

@@ -14,7 +14,7 @@ from ragjury.cli import app
 from ragjury.config.settings import get_settings
 from ragjury.evals.loaders import load_qrels
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")
 PASSAGES = str(FIXTURES / "pipeline_passages.jsonl")
 RUNS_GLOB = str(FIXTURES / "pipeline_run_*.trec")

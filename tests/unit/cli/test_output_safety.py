@@ -23,7 +23,7 @@ from ragjury.evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic
 from ragjury.evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
 from ragjury.rag_agent.inputs import InputError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
 PASSAGES = FIXTURES / "pipeline_passages.jsonl"

@@ -25,7 +25,7 @@ from ragjury.cli import app
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
 from ragjury.rag_agent.agent import SEARCH_TOOL
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = str(FIXTURES / "agent_tiny_corpus.jsonl")
 QUESTION = "What is the capital of France?"
 RATINGS = {

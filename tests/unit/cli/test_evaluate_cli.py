@@ -18,7 +18,7 @@ from ragjury.evals.tasks import load_task_rows, parse_mapping
 from ragjury.rag_agent.inputs import InputError
 from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
 FAITHFULNESS = FIXTURES / "pipeline_faithfulness.jsonl"  # 6 begin-dev rows
 ENVELOPE = {

@@ -14,7 +14,7 @@ from ragjury.cli import app
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, GOAL_INFERENCE
 from ragjury.rag_agent.commands.verdict import parse_turn
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ENVELOPE = {
     "judge",
     "model",

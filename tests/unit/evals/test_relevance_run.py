@@ -25,7 +25,7 @@ from ragjury.evals.relevance_run import (
 from ragjury.evals.runner import RunStats
 from ragjury.rag_agent.inputs import InputError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
 PASSAGES = FIXTURES / "pipeline_passages.jsonl"
 RUNS_GLOB = str(FIXTURES / "pipeline_run_*.trec")

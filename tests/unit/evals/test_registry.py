@@ -25,7 +25,7 @@ from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call
 
 

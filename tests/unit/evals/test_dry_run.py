@@ -27,7 +27,7 @@ from ragjury.rag_agent.verdicts.correctness import correctness_prompt
 from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
 from recording_server import recording_server
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")
 PASSAGES = str(FIXTURES / "pipeline_passages.jsonl")

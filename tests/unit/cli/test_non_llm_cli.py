@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 runner = CliRunner()
 
 # The kit's published toy qrels (trec26/judges/non_llm_judge/toy_output/default.qrels.txt).

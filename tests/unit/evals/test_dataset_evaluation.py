@@ -21,7 +21,7 @@ from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
 
 

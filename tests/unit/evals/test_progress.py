@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.evals.progress import FitProgress, PlainProgress, duration, fit_columns, make_progress, plain_line
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DESCRIPTION = "correctness: token-overlap"
 PLAIN = re.compile(
     r"^(?P<desc>.+?):? (?P<done>\d+)/(?P<total>\d+) \((?P<pct>\d+)%\) (?P<rate>[\d.]+/s|-/s) "

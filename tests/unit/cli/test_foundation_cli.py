@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCORE_FIELDS = {"overall_score", "relevance", "completeness", "accuracy", "source_attribution", "coherence",
                 "confidence", "reasoning"}
 ENVELOPE_FIELDS = {"judge", "model", "prompt_version", "fallback_used", "fallback_reason", "latency_s", "usage",

@@ -32,7 +32,7 @@ from ragjury.evals.run_report import build_report, run_figures
 from ragjury.evals.tasks import load_task_rows
 from ragjury.rag_agent.inputs import InputError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
 
 runner = CliRunner()

@@ -24,7 +24,7 @@ from ragjury.evals.gates import fallback_failure, max_fallback_limit
 from ragjury.evals.report import HtmlReport, VerdictSources, percent, render_html
 from ragjury.rag_agent.results import Judgment
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows, 4 questions x 5 systems
 PASSAGES = FIXTURES / "pipeline_passages.jsonl"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
