@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic_ai.framing import DataTag, RegisteredTag, register_tag, wrap
+
 from ragjury.rag_agent.models import SourceDocument
 
 QUESTION = register_tag("question")
@@ -34,27 +35,37 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def format_sources(sources: Sequence[SourceDocument], token_budget: int) -> tuple[str, int]:
-    """All sources in full, in order, until ``token_budget`` is spent.
+def budgeted(texts: Sequence[str], token_budget: int) -> tuple[list[str], int]:
+    """The texts in order, in full until ``token_budget`` is spent; returns them and the characters left out.
 
-    Returns the prompt text and how many characters were left out. The source that crosses the
-    budget is cut with a visible marker, and later sources are listed by id only, so the judge
-    knows they exist but were not shown.
+    The text that crosses the budget is cut with a visible marker and later ones are replaced by a
+    marker, so the judge knows something exists that it was not shown.
     """
-    remaining_chars = token_budget * CHARS_PER_TOKEN
-    parts: list[str] = []
+    remaining = token_budget * CHARS_PER_TOKEN
+    shown: list[str] = []
     omitted = 0
-    for source in sources:
-        content = source.content
-        if remaining_chars <= 0:
-            omitted += len(content)
-            parts.append(tagged(SOURCE, "[not shown: token budget exhausted]", id=source.id, title=source.title or None))
+    for text in texts:
+        if remaining <= 0:
+            omitted += len(text)
+            shown.append("[not shown: token budget exhausted]")
             continue
-        if len(content) > remaining_chars:
-            omitted += len(content) - remaining_chars
-            content = content[:remaining_chars] + f" [... {len(source.content) - remaining_chars} characters cut]"
-        remaining_chars -= len(content)
-        parts.append(tagged(SOURCE, content, id=source.id, title=source.title or None))
+        if len(text) > remaining:
+            omitted += len(text) - remaining
+            text = text[:remaining] + f" [... {len(text) - remaining} characters cut]"
+        remaining -= len(text)
+        shown.append(text)
+    return shown, omitted
+
+
+def format_sources(sources: Sequence[SourceDocument], token_budget: int) -> tuple[str, int]:
+    """All sources in full, in order, until ``token_budget`` is spent (``budgeted``), each in its
+    ``<source>`` tag with its id and title: a source past the budget still shows its id, so the
+    judge knows it exists but was not shown. Returns the text and the characters left out."""
+    shown, omitted = budgeted([source.content for source in sources], token_budget)
+    parts = [
+        tagged(SOURCE, text, id=source.id, title=source.title or None)
+        for source, text in zip(sources, shown, strict=True)
+    ]
     return "\n".join(parts), omitted
 
 
@@ -68,6 +79,7 @@ __all__ = [
     "SOURCE",
     "STATEMENT",
     "TRACE",
+    "budgeted",
     "estimate_tokens",
     "format_sources",
     "tagged",

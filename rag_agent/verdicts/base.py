@@ -27,15 +27,16 @@ from typing import Generic, Literal, TypeVar
 from pydantic import BaseModel, Field
 from pydantic_ai.framing import DataTag, RegisteredTag
 from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
 from ragjury.config.instructions import Instruction
 from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.llm import CallOutcome
 from ragjury.rag_agent.llm_judge import LLMJudge, LLMOptions
 from ragjury.rag_agent.logprobs import DistributionOutcome, LogprobCaller
-from ragjury.rag_agent.prompting import CHARS_PER_TOKEN, tagged
+from ragjury.rag_agent.prompting import budgeted, tagged
 from ragjury.rag_agent.protocol import ItemT, JudgeIdentity, JudgmentUnscored, ValueT
 from ragjury.rag_agent.results import Judgment, Usage
-from typing_extensions import Unpack
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
@@ -164,28 +165,6 @@ def sum_usage(usages: Sequence[Usage]) -> Usage:
     for usage in usages:
         total = total + usage
     return total
-
-
-def budgeted(texts: Sequence[str], token_budget: int) -> tuple[list[str], int]:
-    """The texts in order, in full until ``token_budget`` is spent; returns them and the characters left out.
-
-    The text that crosses the budget is cut with a visible marker and later ones are replaced by a
-    marker, so the judge knows something exists that it was not shown.
-    """
-    remaining = token_budget * CHARS_PER_TOKEN
-    shown: list[str] = []
-    omitted = 0
-    for text in texts:
-        if remaining <= 0:
-            omitted += len(text)
-            shown.append("[not shown: token budget exhausted]")
-            continue
-        if len(text) > remaining:
-            omitted += len(text) - remaining
-            text = text[:remaining] + f" [... {len(text) - remaining} characters cut]"
-        remaining -= len(text)
-        shown.append(text)
-    return shown, omitted
 
 
 def tagged_list(tag: RegisteredTag | DataTag, texts: Sequence[str], token_budget: int) -> tuple[str, int]:
@@ -409,7 +388,6 @@ __all__ = [
     "ThresholdVerdictJudge",
     "VerdictOptions",
     "VerdictOutput",
-    "budgeted",
     "lower_median",
     "majority",
     "probability_threshold",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
+
 from ragjury.config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import CorrectnessItem

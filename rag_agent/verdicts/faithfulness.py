@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, computed_field, create_model
 from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import FaithfulnessItem
@@ -36,7 +38,6 @@ from ragjury.rag_agent.verdicts.base import (
     sum_usage,
     tagged_list,
 )
-from typing_extensions import Unpack
 
 MAX_STATEMENTS = 20
 """Upper bound on statements per answer: a small model that loops must not produce hundreds."""

@@ -15,6 +15,7 @@ and persuasive, and the comparison should not be swayed by the agent's own claim
 from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
+
 from ragjury.config.instructions import GOAL_INFERENCE, GOAL_VERDICT
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import GoalItem

@@ -25,6 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
 from ragjury.config.instructions import (
     RELEVANCE_GRADE,
     RELEVANCE_GRADE_TOKEN,
@@ -33,18 +35,16 @@ from ragjury.config.instructions import (
 )
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import JudgmentContext
-from ragjury.rag_agent.prompting import PASSAGE, QUESTION, REFERENCE, tagged
+from ragjury.rag_agent.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
 from ragjury.rag_agent.results import Judgment
 from ragjury.rag_agent.verdicts.base import (
     BinaryVerdict,
     LLMVerdictJudge,
     ThresholdVerdictJudge,
     VerdictOptions,
-    budgeted,
     lower_median,
     require_value,
 )
-from typing_extensions import Unpack
 
 Grade = Literal[0, 1, 2, 3]
 GRADE_NAMES: dict[int, str] = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}

@@ -16,9 +16,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.evals.registry import build_judge
-from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.logprobs import ChoiceDistribution, LogprobUnavailable, choice_distribution, logprob_settings
+from ragjury.rag_agent.labels import label_of
+from ragjury.rag_agent.logprobs import (
+    ChoiceDistribution,
+    LogprobUnavailable,
+    choice_distribution,
+    logprob_settings,
+)
 from ragjury.rag_agent.verdicts.attribution import AttributionJudge
 from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
 from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceGrade, RelevanceVerdictJudge

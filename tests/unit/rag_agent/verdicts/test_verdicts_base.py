@@ -6,7 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from ragjury.rag_agent.items import TraceMessage
-from ragjury.rag_agent.verdicts.base import VerdictOutput, budgeted, lower_median, majority, validate_samples
+from ragjury.rag_agent.prompting import budgeted
+from ragjury.rag_agent.verdicts.base import VerdictOutput, lower_median, majority, validate_samples
 from ragjury.rag_agent.verdicts.faithfulness import (
     FaithfulnessResult,
     StatementVerdict,
