@@ -11,15 +11,24 @@ On 100,000 (query, expected, retrieved) pairs built from TREC DL 2019 passages
   as a straightforward per-pair loop (``KitNonLlmLoop`` below: the kit's methods, each
   tokenising its inputs as the kit does), checking every grade is the same.
 
+And, per judge, the price of the envelopes: ``ajudge_batch`` (what ``ragjury evaluate`` and
+``run_judgments`` call: one ``Judgment`` per item, with provenance and latency) against the raw
+batch call on the same items (``batch_judge`` / ``batch_grade`` / ``decide``), both the best of
+``--repeat`` runs. The ratio is printed per judge; the target is <= 2x (``--check`` exits 1 when
+a ratio is over it). ``ContainsJudge`` runs on EVOUNA-NQ's answers
+(``../shared/benchmarks/evouna-nq``, repeated up to ``--pairs``), ``SupportJudge`` on the pairs
+below as (answer = retrieved, context = expected).
+
 Pairs: 70% passages judged for the same query (expected = a relevant one), 10% identical,
 10% a relevant passage against a chunk of it (a window of its words, or the passage inside a
 longer text: a fixed pool of two chunks per passage, up to 25 relevant passages per query),
 10% passages of other queries. Times are CPU seconds of this process (``time.process_time``),
 which other processes on the machine disturb less than wall time; wall time is printed too. Prints pairs/s and the ratios. The target is >= 20x on a 2-core machine.
 
-Every timing is the best of ``--repeat`` runs, references included.
+Every timing is the best of ``--repeat`` runs, references included. The load average is
+printed at the start and at the end: compare figures only between runs made at a similar load.
 
-Run: ``.venv/bin/python bench/bench_deterministic_speed.py [--pairs 100000] [--repeat 3]``
+Run: ``.venv/bin/python bench/bench_deterministic_speed.py [--pairs 100000] [--repeat 3] [--check]``
 """
 
 from __future__ import annotations
@@ -39,7 +48,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ragjury.rag_agent.deterministic.contains import ContainsJudge
 from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
+from ragjury.rag_agent.deterministic.support import SupportJudge
 from ragjury.rag_agent.deterministic.token_overlap import (
     EVRET_STOPWORDS,
     TokenOverlapJudge,
@@ -47,7 +58,7 @@ from ragjury.rag_agent.deterministic.token_overlap import (
     phrase_bonus,
     token_weight,
 )
-from ragjury.rag_agent.items import JudgmentContext
+from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 
 BENCHMARKS = Path(os.environ.get("RAGJURY_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 
@@ -186,6 +197,31 @@ def timed(repeat: int, func):  # type: ignore[no-untyped-def]
     return best_cpu, best_wall, result
 
 
+ENVELOPE_TARGET = 2.0
+"""``ajudge_batch`` may cost at most this many times the raw batch call (issue 11, item 7)."""
+
+
+def envelope_ratio(
+    label: str, n: int, raw: tuple[float, float], enveloped: tuple[float, float], ratios: dict[str, float]
+) -> None:
+    """Print ``ajudge_batch``'s CPU time against the raw batch call's, and record the ratio."""
+    ratio = enveloped[0] / raw[0]
+    ratios[label] = ratio
+    verdict = "ok" if ratio <= ENVELOPE_TARGET else f"OVER the {ENVELOPE_TARGET:g}x target"
+    print(line("ragjury ajudge_batch", n, *enveloped) + "  (Judgment envelopes)")
+    print(f"  envelope cost: ajudge_batch / raw batch = {ratio:.2f}x  ({verdict})")
+
+
+def load_evouna_items(count: int) -> list[CorrectnessItem]:
+    """EVOUNA-NQ's (question, answer, references), cycled up to ``count`` items."""
+    rows = [json.loads(text) for text in (BENCHMARKS / "evouna-nq" / "correctness.jsonl").open(encoding="utf-8")]
+    base = [
+        CorrectnessItem(question=row["question"], answer=row["answer"], references=row["references"])
+        for row in rows
+    ]
+    return [base[i % len(base)] for i in range(count)]
+
+
 def line(label: str, n: int, cpu: float, wall: float, reference_cpu: float | None = None) -> str:
     ratio = f"   ratio {reference_cpu / cpu:6.1f}x" if reference_cpu else ""
     return f"  {label:<26}: {cpu:8.3f} s CPU {n / cpu:12,.0f} pairs/s  (wall {wall:7.3f} s){ratio}"
@@ -195,7 +231,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs of every timed judge (the best is kept)")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 when an envelope ratio is over {ENVELOPE_TARGET:g}x")
     args = parser.parse_args()
+    ratios: dict[str, float] = {}
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     triples = load_pairs(args.pairs)
     n = len(triples)
@@ -230,9 +269,9 @@ def main() -> None:
             f"  verdicts: {sum(ours):,} true; differences from evret: {len(differ)} "
             f"({ties} exact ties: score == threshold, which evret decides by float summation order)"
         )
-        env_cpu, env_wall, judgments = timed(1, lambda j=ours_judge: asyncio.run(j.ajudge_batch(contexts)))
+        env_cpu, env_wall, judgments = timed(args.repeat, lambda j=ours_judge: asyncio.run(j.ajudge_batch(contexts)))
         assert [j.value for j in judgments] == ours
-        print(line("ragjury ajudge_batch", n, env_cpu, env_wall, ref_cpu) + "  (Judgment envelopes)")
+        envelope_ratio(f"TokenOverlapJudge ({label.split(':')[0]})", n, (cpu, wall), (env_cpu, env_wall), ratios)
 
     # -- NonLLMJudge vs the kit's per-pair loop ---------------------------------------------
     kit = KitNonLlmLoop()
@@ -246,9 +285,37 @@ def main() -> None:
         f"  grades: {dict(sorted(Counter(grades).items()))}; differences from the kit: "
         f"{sum(a != b for a, b in zip(kit_grades, grades))}"
     )
-    env_cpu, env_wall, judgments = timed(1, lambda: asyncio.run(grader.ajudge_batch(contexts)))
+    env_cpu, env_wall, judgments = timed(args.repeat, lambda: asyncio.run(grader.ajudge_batch(contexts)))
     assert [j.value for j in judgments] == grades
-    print(line("ragjury ajudge_batch", n, env_cpu, env_wall, kit_cpu) + "  (Judgment envelopes)")
+    envelope_ratio("NonLLMJudge", n, (cpu, wall), (env_cpu, env_wall), ratios)
+    del judgments
+
+    # -- envelopes of the other model-free judges ------------------------------------------
+    if (BENCHMARKS / "evouna-nq" / "correctness.jsonl").exists():
+        answers = load_evouna_items(n)
+        contains = ContainsJudge()
+        cpu, wall, verdicts = timed(args.repeat, lambda: contains.decide(answers))
+        print(f"\nContainsJudge (EVOUNA-NQ answers, cycled to {n:,})")
+        print(line("ragjury decide (raw batch)", n, cpu, wall))
+        env_cpu, env_wall, judgments = timed(args.repeat, lambda: asyncio.run(contains.ajudge_batch(answers)))
+        assert [j.value for j in judgments] == verdicts[0]
+        envelope_ratio("ContainsJudge", n, (cpu, wall), (env_cpu, env_wall), ratios)
+        del judgments
+    supported = [FaithfulnessItem(answer=r, contexts=[e]) for _, e, r in triples]
+    support = SupportJudge()
+    cpu, wall, decided = timed(args.repeat, lambda: support.decide(supported))
+    print("\nSupportJudge (answer = retrieved passage, context = expected passage)")
+    print(line("ragjury decide (raw batch)", n, cpu, wall))
+    env_cpu, env_wall, judgments = timed(args.repeat, lambda: asyncio.run(support.ajudge_batch(supported)))
+    assert [j.value for j in judgments] == decided[0]
+    envelope_ratio("SupportJudge", n, (cpu, wall), (env_cpu, env_wall), ratios)
+
+    print(f"\nenvelope cost (ajudge_batch / raw batch call, CPU, target <= {ENVELOPE_TARGET:g}x):")
+    for label, ratio in ratios.items():
+        print(f"  {label:<48} {ratio:5.2f}x  {'ok' if ratio <= ENVELOPE_TARGET else 'OVER'}")
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.check and any(ratio > ENVELOPE_TARGET for ratio in ratios.values()):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
-"""The judgment cache: every judgment is written to SQLite the moment it completes.
+"""The judgment cache: judgments are written to SQLite as they complete.
 
 Why: a batch run over thousands of items can be killed at any time (Ctrl-C, a crashed model
-server, a power cut). Each completed judgment is committed on its own, so a re-run of the same
-command looks every item up first and only judges what is missing: nothing judged twice,
-nothing lost but the judgments that were in flight.
+server, a power cut). Completed judgments are committed as they come (``evals.runner``: each
+model judgment on its own, a vectorised model-free judge's chunk in one ``put_many``
+transaction), so a re-run of the same command looks every item up first and only judges what is
+missing: nothing judged twice, nothing lost but the judgments that were in flight.
 
 Design notes:
 
 - The key is ``sha256(JudgeIdentity.key() + item JSON)``: the judge's name, model, prompt
   version and parameters, and the exact item. Changing any of these never reuses a judgment.
 - WAL journal with ``synchronous=NORMAL``: a commit is one ``write()`` to the WAL file, cheap
-  enough to do per judgment (tens of microseconds), and it survives the death of the process
-  (SIGKILL included). Only an operating-system crash or power cut can lose the last few commits;
-  pass ``durable=True`` (``synchronous=FULL``, one fsync per commit) when that matters more
-  than speed.
+  enough to do per model judgment (tens of microseconds; for 15,000 rows of a model-free judge,
+  per-row commits were most of the run's time: those go in batches), and it survives the death
+  of the process (SIGKILL included). Only an operating-system crash or power cut can lose the
+  last few commits; pass ``durable=True`` (``synchronous=FULL``, one fsync per commit) when
+  that matters more than speed.
 - Unscored judgments are stored too (their reason and cost are worth keeping), but by default a
   lookup treats them as missing so that a re-run retries them: a run made while the model
   server was down must not freeze "unscored" forever. ``retry_unscored=False`` (CLI
@@ -34,6 +36,7 @@ Design notes:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -100,7 +103,11 @@ def holder_alive(owner: str) -> bool:
     return True
 
 _LOOKUP_CHUNK = 500
-"""SQLite limits the number of bound parameters; look keys up in chunks of this size."""
+"""SQLite limits the number of bound parameters; look keys up in chunks of this size.
+
+The lookups say ``+kind = 'judgment'``: the unary ``+`` keeps SQLite from answering them through
+the ``(kind, owner)`` index, which it prefers once the ``IN`` list is long and which then reads
+every judgment in the file once per chunk (15,000 cached rows took 0.27 s instead of 0.05 s)."""
 
 
 def item_json(item: object) -> str:
@@ -124,7 +131,12 @@ def _type_name(value: object) -> str | None:
     """``module:QualName`` of a pydantic model's class (of its generic origin when parametrised)."""
     if not isinstance(value, BaseModel):
         return None
-    cls: type[BaseModel] = type(value)
+    return _class_name(type(value))
+
+
+@functools.lru_cache(maxsize=256)
+def _class_name(cls: type[BaseModel]) -> str:
+    """``_type_name`` of a class, computed once per class (every row of a batch asks)."""
     origin = cls.__pydantic_generic_metadata__.get("origin")
     cls = origin or cls
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -133,7 +145,9 @@ def _type_name(value: object) -> str | None:
 _PRE_NAMESPACE_PACKAGES = frozenset({"rag_agent", "evals", "config"})
 
 
+@functools.lru_cache(maxsize=256)
 def _import_model(type_name: str | None) -> type[BaseModel] | None:
+    """The pydantic class named ``module:QualName`` (once per name: every cached row names one)."""
     if not type_name:
         return None
     module_name, _, qualname = type_name.partition(":")
@@ -150,27 +164,38 @@ def _import_model(type_name: str | None) -> type[BaseModel] | None:
     return target if isinstance(target, type) and issubclass(target, BaseModel) else None
 
 
-def _judgment_from_payload(payload: str, value_type: str | None, judgment_type: str | None) -> Judgment[Any]:
-    """Rebuild a stored judgment: its value as its own model class, and the envelope as its own
-    class (e.g. a ``SampledJudgment`` keeps its votes)."""
-    data = json.loads(payload)
-    value_cls = _import_model(value_type)
-    if value_cls is not None and data.get("value") is not None:
-        data["value"] = value_cls.model_validate(data["value"])
+@functools.lru_cache(maxsize=256)
+def _envelope_class(judgment_type: str | None) -> type[Judgment[Any]]:
+    """The envelope class a row names (``Judgment`` when it names none, or one that is gone),
+    parametrised with ``Any`` when generic."""
     envelope_cls = _import_model(judgment_type)
     if envelope_cls is None or not issubclass(envelope_cls, Judgment):
         envelope_cls = Judgment
     if envelope_cls.__pydantic_generic_metadata__.get("parameters"):
         envelope_cls = envelope_cls[Any]  # type: ignore[index]
+    return envelope_cls  # type: ignore[return-value]
+
+
+def _judgment_from_payload(payload: str, value_type: str | None, judgment_type: str | None) -> Judgment[Any]:
+    """Rebuild a stored judgment: its value as its own model class, and the envelope as its own
+    class (e.g. a ``SampledJudgment`` keeps its votes). A plain value (bool, number, dict) is
+    validated straight from the JSON text (pydantic-core parses it: several times faster)."""
+    envelope_cls = _envelope_class(judgment_type)
+    value_cls = _import_model(value_type)
+    if value_cls is None:
+        return envelope_cls.model_validate_json(payload)
+    data = json.loads(payload)
+    if data.get("value") is not None:
+        data["value"] = value_cls.model_validate(data["value"])
     return envelope_cls.model_validate(data)
 
 
 class JudgmentCache:
     """A SQLite file of judgments (and agent answers), keyed by judge identity and item.
 
-    Every ``put`` commits at once. Calls are short and synchronous; they are safe to make from
-    the event loop's callbacks (a commit in WAL mode is one small write) and from several
-    threads (one connection, guarded by a lock).
+    Every ``put`` commits at once, every ``put_many`` in one transaction. Calls are short and
+    synchronous; they are safe to make from the event loop's callbacks (a commit in WAL mode is
+    one small write) and from several threads (one connection, guarded by a lock).
     """
 
     def __init__(self, path: str | Path, *, retry_unscored: bool = True, durable: bool = False) -> None:
@@ -211,7 +236,7 @@ class JudgmentCache:
                 marks = ",".join("?" * len(chunk))
                 rows = self._conn.execute(
                     f"SELECT key, unscored, value_type, judgment_type, payload, created_at FROM entries "
-                    f"WHERE kind = 'judgment' AND key IN ({marks})",
+                    f"WHERE +kind = 'judgment' AND key IN ({marks})",
                     chunk,
                 ).fetchall()
                 for key, unscored, value_type, judgment_type, payload, created_at in rows:
@@ -304,7 +329,7 @@ class JudgmentCache:
                         key
                         for key, unscored, created_at in self._conn.execute(
                             f"SELECT key, unscored, created_at FROM entries "
-                            f"WHERE kind = 'judgment' AND key IN ({marks})",
+                            f"WHERE +kind = 'judgment' AND key IN ({marks})",
                             chunk,
                         )
                         if not unscored
@@ -345,10 +370,16 @@ class JudgmentCache:
         with self._lock:
             if keys is None:
                 self._conn.execute("DELETE FROM leases WHERE owner = ?", (owner,))
-            else:
+                return
+            self._conn.execute("BEGIN")  # one commit for all the keys, not one per key
+            try:
                 self._conn.executemany(
                     "DELETE FROM leases WHERE key = ? AND owner = ?", [(key, owner) for key in keys]
                 )
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     def leases(self, *, owner: str | None = None) -> dict[str, tuple[str, float]]:
         """Current leases: ``{key: (owner, expires_at)}`` (diagnostics and tests)."""

@@ -1,12 +1,16 @@
 """Run a judge over many items without ever losing work, and show how it goes.
 
 ``run_judgments`` looks every item up in the cache first (zero model calls for cached items),
-judges the rest through ``judge.ajudge_batch`` with bounded concurrency, and writes each judgment
-to the cache from the ``on_result`` callback the moment it completes. Identical items in one
-batch are judged once. Progress (``evals.progress``) shows rate, ETA, tokens spent and unscored
-counts: fitted to the terminal width, or as periodic plain lines where stderr is not a terminal.
+judges the rest through ``judge.ajudge_batch`` with bounded concurrency, and writes the judgments
+to the cache from the ``on_result`` callback as they complete: a judgment that cost a model call
+(or its own task) is committed the moment it completes; a vectorised model-free judge's chunk
+(at most ``_MAX_CHUNK`` items) in one transaction when the chunk ends (``_Writes``). Identical
+items in one batch are judged once. Progress (``evals.progress``) shows rate, ETA, tokens spent
+and unscored counts: fitted to the terminal width, or as periodic plain lines where stderr is
+not a terminal.
 
-On Ctrl-C the run stops; everything that completed is already committed, so re-running the same
+On Ctrl-C the run stops; everything that completed is committed before it ends (a SIGKILL loses
+only what was in flight: at most one chunk of a vectorised judge), so re-running the same
 command resumes where it stopped (``interrupted_message`` says so to the user).
 
 Before judging, a judge that calls a model server gets a preflight (``rag_agent.breaker``): one
@@ -201,27 +205,32 @@ async def run_judgments(
     stored: set[int] = set()
     lease_owner = new_lease_owner()
 
+    def shown(advance: int) -> None:
+        if bar is not None and task_id is not None:
+            bar.update(task_id, advance=advance, **_counters(stats))
+
+    writes = _Writes(cache, owner=owner, lease_owner=lease_owner, each=_commits_each(judge), shown=shown)
+
     def on_result(index: int, judgment: Judgment[Any]) -> None:
-        """Called as each judgment completes: commit it first, then count and show it."""
+        """Called as each judgment completes: queue its commit (``_Writes``), count and show it."""
         key = todo_keys[index]
-        not_attempted = judgment.unscored and is_not_attempted(judgment.unscored_reason)
-        if cache is not None:
-            if not_attempted:  # nothing judged, nothing stored: let another process try it
-                cache.release(lease_owner, [key])
-            else:
-                cache.put(key, judgment, owner=owner)
+        unscored = judgment.unscored
+        not_attempted = unscored and is_not_attempted(judgment.unscored_reason)
+        filled = positions[key]
         stored.add(index)
         tracing.judged(traced_run, judgment)
-        filled = positions[key]
         for position in filled:
             results[position] = judgment
         stats.judged += 1
-        stats.unscored += judgment.unscored * len(filled)
-        stats.not_attempted += not_attempted * len(filled)
-        stats.fallback += int(judgment.fallback_used)
-        stats.usage = stats.usage + judgment.usage
-        if bar is not None and task_id is not None:
-            bar.update(task_id, advance=len(filled), **_counters(stats))
+        if unscored:
+            stats.unscored += len(filled)
+            stats.not_attempted += not_attempted * len(filled)
+        if judgment.fallback_used:
+            stats.fallback += 1
+        usage = judgment.usage
+        if usage.requests or usage.input_tokens or usage.output_tokens:
+            stats.usage = stats.usage + usage
+        writes.add(key, judgment, not_attempted=not_attempted, advance=len(filled))
 
     index_of = {key: index for index, key in enumerate(todo_keys)}
 
@@ -249,6 +258,7 @@ async def run_judgments(
         for position, judgment in enumerate(judged):
             if indices[position] not in stored:
                 on_result(indices[position], judgment)
+        writes.flush()  # the chunk is committed before the next one is claimed
 
     try:
         if todo_items and preflight:
@@ -272,12 +282,15 @@ async def run_judgments(
         stats.interrupted = True
         raise
     finally:
-        if cache is not None and todo_items:
-            cache.release(lease_owner)
-        stats.wall_s = time.perf_counter() - started
-        if bar is not None and own_progress:
-            bar.stop()
-        tracing.end_batch(traced_run, stats.as_dict())
+        try:
+            writes.flush()  # interrupted (Ctrl-C) or failed: what completed is kept all the same
+        finally:
+            if cache is not None and todo_items:
+                cache.release(lease_owner)
+            stats.wall_s = time.perf_counter() - started
+            if bar is not None and own_progress:
+                bar.stop()
+            tracing.end_batch(traced_run, stats.as_dict())
     stats.fallback += sum(j.fallback_used for j in hits.values())
     return RunResult([j for j in results if j is not None], stats)
 
@@ -286,15 +299,94 @@ _MAX_CHUNK = 512
 """Most items claimed (and handed to ``ajudge_batch``) at a time."""
 
 
+def _vectorised(judge: object) -> bool:
+    """A model-free judge with its own ``ajudge_batch`` (one pass over the batch, no model server)."""
+    per_item = getattr(type(judge), "ajudge_batch", None) is BaseJudge.ajudge_batch
+    return not per_item and not breakers_of(judge)
+
+
+def _commits_each(judge: Judge[Any, Any]) -> bool:
+    """Whether each judgment is worth a commit of its own: True unless the judge is vectorised
+    and names no model (a commit would cost more than the judgment); a judgment that took a
+    model call, or a task of its own, is committed the moment it completes."""
+    return not _vectorised(judge) or judge.identity.model is not None
+
+
 def _claim_chunk(judge: object, concurrency: int | None) -> int:
     """Items claimed at a time: a few per request slot for a judge with a model or one that
     judges item by item (so a second process on the cache gets its share), a large batch for a
     model-free judge with its own vectorised ``ajudge_batch``."""
-    per_item = getattr(type(judge), "ajudge_batch", None) is BaseJudge.ajudge_batch
-    if not per_item and not breakers_of(judge):
+    if _vectorised(judge):
         return _MAX_CHUNK
     slots = concurrency or int(getattr(judge, "concurrency", 4) or 4)
     return max(8, 2 * slots)
+
+
+class _Writes:
+    """The cache writes and progress updates of one run, in as few transactions as crash safety
+    allows.
+
+    - ``each=True`` (a judge naming a model, or one judging item by item): every judgment is
+      committed in ``add``, before anything else happens: a process killed at any moment (SIGKILL
+      included) has lost only the judgments still in flight.
+    - ``each=False`` (a vectorised judge that names no model): judgments are queued and committed
+      in one transaction when the chunk ends (``flush``, called by the runner before it claims
+      the next chunk), or as soon as the event loop gets control back if the judge awaits
+      between results; a SIGKILL loses at most the chunk being judged (up to ``_MAX_CHUNK``
+      items, well under a second of work). One commit per row cost more than judging the row
+      (15,094 rows of ``contains``: 3.5 s of commits for 0.8 s of judging).
+
+    Items a breaker stopped (not attempted) are not stored; their leases are given back so that
+    another process may try them. The progress bar advances at each commit.
+    """
+
+    def __init__(
+        self,
+        cache: JudgmentCache | None,
+        *,
+        owner: str,
+        lease_owner: str,
+        each: bool,
+        shown: Callable[[int], None],
+    ) -> None:
+        self.cache = cache
+        self.owner = owner
+        self.lease_owner = lease_owner
+        self.each = each
+        self.shown = shown
+        self.entries: list[tuple[str, Judgment[Any]]] = []
+        self.released: list[str] = []
+        self.advance = 0
+        self.scheduled = False
+        self.loop = asyncio.get_running_loop()
+
+    def add(self, key: str, judgment: Judgment[Any], *, not_attempted: bool, advance: int) -> None:
+        """Queue one completed judgment (commit it now when ``each``); called on the loop's thread."""
+        if self.cache is not None:
+            if not_attempted:  # nothing judged, nothing stored: let another process try it
+                self.released.append(key)
+            else:
+                self.entries.append((key, judgment))
+        self.advance += advance
+        if self.each:
+            self.flush()
+        elif not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what is queued (one transaction) and advance the progress bar."""
+        self.scheduled = False
+        entries, self.entries = self.entries, []
+        released, self.released = self.released, []
+        if self.cache is not None:
+            if entries:
+                self.cache.put_many(entries, owner=self.owner)
+            if released:
+                self.cache.release(self.lease_owner, released)
+        advance, self.advance = self.advance, 0
+        if advance:
+            self.shown(advance)
 
 
 async def _judge_shared(

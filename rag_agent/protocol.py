@@ -103,7 +103,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         except Exception as error:  # noqa: BLE001 - containment is the point: one bad item must not end a batch
             return self.unscored(f"{type(error).__name__}: {error}", started=started)
         if judgment.latency_s == 0.0:
-            judgment = judgment.model_copy(update={"latency_s": time.perf_counter() - started})
+            judgment = judgment.replicate(latency_s=time.perf_counter() - started)
         return judgment
 
     async def ajudge_batch(
@@ -162,3 +162,6 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
             unscored_reason=reason,
             attempts=attempts,
         )
+
+
+__all__ = ["BaseJudge", "ItemT", "Judge", "JudgeIdentity", "JudgmentUnscored", "ResultCallback", "ValueT"]

@@ -31,7 +31,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 import numpy as np
-
 from ragjury.config.settings import RagjurySettings, get_settings
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"
@@ -298,3 +297,20 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero), for cosine by matrix product."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+__all__ = [
+    "DEFAULT_OLLAMA_EMBED_MODEL",
+    "MINILM_NAME",
+    "CachingEmbedder",
+    "Embedder",
+    "EmbedderUnavailable",
+    "OllamaEmbedder",
+    "OpenAICompatibleEmbedder",
+    "SentenceTransformerEmbedder",
+    "cosine_rows",
+    "default_embedder",
+    "normalise_rows",
+    "packaged_minilm_path",
+    "text_key",
+]

@@ -42,8 +42,8 @@ from typing import Literal
 import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.inputs import InputError, read_text, split_lines, validation_message
 from ragjury.rag_agent.items import JudgmentContext
@@ -256,6 +256,7 @@ class _BatchScores:
     reasons: list[str | None]
 
 
+@judge_entry("relevance", "non-llm", "deterministic graded relevance 0-3", scale="graded")
 class NonLLMJudge(BaseJudge[JudgmentContext, int]):
     """Grade 0-3 of how well ``retrieved_text`` (a response or passage) answers ``query``.
 
@@ -466,3 +467,15 @@ def _raise_first(reasons: Sequence[str | None]) -> None:
     for reason in reasons:
         if reason is not None:
             raise JudgmentUnscored(reason)
+
+
+__all__ = [
+    "NonLLMJudge",
+    "NonLLMScores",
+    "NonLLMSettings",
+    "length_score",
+    "load_yaml",
+    "query_coverage",
+    "score_pair",
+    "words",
+]

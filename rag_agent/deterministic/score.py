@@ -23,6 +23,7 @@ of the deterministic judges (``token_overlap``, ``non_llm``):
 from __future__ import annotations
 
 from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic.non_llm import query_coverage
 from ragjury.rag_agent.deterministic.token_overlap import token_weight
 from ragjury.rag_agent.items import ScoreItem
@@ -105,6 +106,7 @@ def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
     )
 
 
+@judge_entry("score", "deterministic", "heuristic JudgeScore", scale="score", takes_settings=True)
 class DeterministicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
     """The model-free ``JudgeScore``: same weights as JudgeLLM, ratings from text signals."""
 
@@ -122,3 +124,6 @@ class DeterministicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
             return self.unscored("empty answer: nothing to score")
         score = JudgeScore.from_ratings(heuristic_ratings(item), self.settings.weights.normalised())
         return self.scored(score)
+
+
+__all__ = ["HEURISTIC_VERSION", "DeterministicScoreJudge", "heuristic_ratings", "weighted_support"]

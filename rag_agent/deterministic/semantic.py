@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.catalogue import judge_entry
+from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.deterministic.embedders import (
     CachingEmbedder,
     Embedder,
@@ -55,6 +56,8 @@ async def pair_similarities(embedder: Embedder, left: Sequence[str], right: Sequ
     return np.einsum("ij,ij->i", unit[li], unit[ri])
 
 
+@judge_entry("relevance", "semantic", "embedding similarity")
+@judge_entry("correctness", "semantic", "embedding similarity of answer and a reference", adapt="correctness")
 class SemanticJudge(BaseJudge[JudgmentContext, bool]):
     """Match when cos(expected or query, retrieved) >= ``threshold`` (Evret's default 0.75).
 
@@ -144,14 +147,10 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
         """One embedding pass for the whole batch; latency is each pair's share."""
         started = time.perf_counter()
         result = await self.asimilarities(items)
-        share = (time.perf_counter() - started) / max(1, len(items))
-        out: list[Judgment[bool]] = []
-        for index, (value, reason) in enumerate(zip(result.values.tolist(), result.reasons)):
-            judgment = (
-                self.unscored(reason) if reason is not None else self.scored(bool(value >= self.threshold))
-            )
-            judgment.latency_s = share
-            out.append(judgment)
-            if on_result is not None:
-                on_result(index, judgment)  # type: ignore[arg-type]
-        return out
+        verdicts = (result.values >= self.threshold).tolist()
+        return batch_envelopes(
+            self, verdicts, result.reasons, elapsed_s=time.perf_counter() - started, on_result=on_result
+        )
+
+
+__all__ = ["SemanticJudge", "Similarities", "pair_similarities"]

@@ -72,7 +72,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict, Field
-
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.items import FaithfulnessItem
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
@@ -196,6 +196,7 @@ def clear_caches() -> None:
     _sentences.cache_clear()
 
 
+@judge_entry("faithfulness", "support", "model-free default: share of the answer's content words the context supports")
 class SupportJudge(BaseJudge[FaithfulnessItem, SupportScore]):
     """Faithful when enough of the answer's content tokens occur in the context. Example::
 

@@ -56,12 +56,12 @@ from operator import attrgetter
 from typing import Literal
 
 import numpy as np
-from scipy import sparse
-
+from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.results import Judgment
+from scipy import sparse
 
 Scoring = Literal["weighted", "ratio"]
 
@@ -80,14 +80,7 @@ def evret_tokens(text: str) -> list[str]:
 
 
 EVRET_STOPWORDS: frozenset[str] = frozenset(
-    """a about above after again against ain all am an and any are aren as at be because been before
-    being below between both but by can couldn d did didn do does doesn doing don down during each few
-    for from further had hadn has hasn have haven having he her here hers herself him himself his how i
-    if in into is isn it its itself just ll m ma me mightn more most mustn my myself needn no nor not now
-    o of off on once only or other our ours ourselves out over own re s same shan she should shouldn so
-    some such t than that the their theirs them themselves then there these they this those through to
-    too under until up ve very was wasn we were weren what when where which while who whom why will with
-    won wouldn y you your yours yourself yourselves""".split()
+    ["a", "about", "above", "after", "again", "against", "ain", "all", "am", "an", "and", "any", "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "couldn", "d", "did", "didn", "do", "does", "doesn", "doing", "don", "down", "during", "each", "few", "for", "from", "further", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "ll", "m", "ma", "me", "mightn", "more", "most", "mustn", "my", "myself", "needn", "no", "nor", "not", "now", "o", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "re", "s", "same", "shan", "she", "should", "shouldn", "so", "some", "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "ve", "very", "was", "wasn", "we", "were", "weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "won", "wouldn", "y", "you", "your", "yours", "yourself", "yourselves"]
 )
 """Evret's default stopwords (NLTK's English list) minus the entries with an apostrophe, which
 its tokenizer can never produce, so the verdicts are the same."""
@@ -167,6 +160,9 @@ class _Analysis:
         return cached
 
 
+@judge_entry("relevance", "token-overlap", "token overlap, query/passage")
+@judge_entry("correctness", "token-overlap", "token overlap of answer and a reference", adapt="correctness")
+@judge_entry("faithfulness", "token-overlap", "token overlap of answer and context", adapt="faithfulness")
 class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
     """Is ``retrieved_text`` the expected text (or relevant to the query)? Evret's token rule.
 
@@ -499,3 +495,16 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def _hashes(words: frozenset[str]) -> np.ndarray:
     """The (per-process) hashes of a word set, for ``np.isin`` over token hashes."""
     return np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+
+
+__all__ = [
+    "EVRET_STOPWORDS",
+    "Scoring",
+    "TokenOverlapJudge",
+    "evret_normalise",
+    "evret_tokens",
+    "phrase_bonus",
+    "token_weight",
+    "unique_inverse",
+    "unique_sorted",
+]

@@ -51,3 +51,28 @@ def test_very_long_answer() -> None:
     long_answer = "filler words here " * 50_000 + "and finally Marie Curie."
     assert ContainsJudge().judge(item(long_answer, "Marie Curie")) is True
     assert ContainsJudge().batch_judge([item(long_answer, "Pierre"), item("Curie", "curie")]) == [False, True]
+
+
+async def test_the_batch_path_gives_every_item_the_judgment_it_gets_alone() -> None:
+    judge = ContainsJudge()
+    batch = [
+        item("It was Édouard Manet.", "Edouard Manet"),
+        item("Claude Monet", "Edouard Manet"),  # same references: normalised once for the batch
+        item("  ", "Paris"),
+        item("The answer", "the", "?!"),
+        item("in paris, france", "Paris", "Lyon"),
+    ]
+    judgments = await judge.ajudge_batch(batch)
+    alone = [await judge.ajudge(one) for one in batch]
+    assert [j.value for j in judgments] == [j.value for j in alone] == [True, False, None, None, True]
+    assert [j.unscored_reason for j in judgments] == [j.unscored_reason for j in alone]
+    assert all(j.judge == "contains" and j.prompt_version == "contains@1.0" for j in judgments)
+    assert all(j.latency_s > 0 for j in judgments)  # each item's share of the pass
+    assert judge.batch_judge([batch[0], batch[1]]) == [True, False]
+    with pytest.raises(JudgmentUnscored, match="empty answer"):
+        judge.batch_judge(batch)
+
+
+def test_ascii_text_skips_the_accent_pass_with_the_same_result() -> None:
+    assert normalise_answer("KELVIN \u212a and Ångström") == "kelvin k and angstrom"  # non-ASCII path
+    assert normalise_answer("The U.S. (an) Army_Corps") == "u s army corps"  # ASCII path

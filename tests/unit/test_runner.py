@@ -205,3 +205,99 @@ def test_stats_merge_and_messages(tmp_path: Path) -> None:
         message = interrupted_message(cache)
     assert "c.sqlite" in message and "run the same command again" in message
     assert "not kept" in interrupted_message(None)
+
+
+class Vectorised(BaseJudge[CorrectnessItem, bool]):
+    """A model-free judge with its own one-pass ``ajudge_batch``, like the deterministic ones:
+    unscored when the answer is "?", and ``stop_after`` makes it raise mid-batch (Ctrl-C)."""
+
+    name = "vectorised"
+
+    def __init__(self, *, stop_after: int | None = None, pause: bool = False) -> None:
+        self.stop_after = stop_after
+        self.pause = pause
+        self.calls = 0
+        self.seen_in_cache: list[int] = []
+        self.cache: JudgmentCache | None = None
+
+    async def _judge(self, item: CorrectnessItem) -> Judgment[bool]:
+        raise AssertionError("judged one by one")
+
+    def _one(self, item: CorrectnessItem) -> Judgment[bool]:
+        if item.answer == "?":
+            return self.unscored("nothing to judge")
+        return self.scored(item.references[0] in item.answer)
+
+    async def ajudge_batch(
+        self, batch: Sequence[CorrectnessItem], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[bool]]:
+        out = []
+        for index, item in enumerate(batch):
+            if self.stop_after is not None and self.calls >= self.stop_after:
+                raise KeyboardInterrupt
+            self.calls += 1
+            judgment = self._one(item)
+            out.append(judgment)
+            if on_result is not None:
+                on_result(index, judgment)  # type: ignore[arg-type]
+            if self.pause:  # a judge that awaits between results (e.g. several model calls)
+                await asyncio.sleep(0)
+                await asyncio.sleep(0)
+                assert self.cache is not None
+                self.seen_in_cache.append(self.cache.count())
+        return out
+
+
+def counted_put_many(cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of judgments of every ``put_many`` transaction from now on."""
+    sizes: list[int] = []
+    put_many = cache.put_many
+
+    def spy(entries: object, **kwargs: object) -> None:
+        entries = list(entries)  # type: ignore[call-overload]
+        sizes.append(len(entries))
+        put_many(entries, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache, "put_many", spy)
+    return sizes
+
+
+async def test_a_vectorised_judge_commits_its_chunk_in_one_transaction_and_unscored_stay_unscored(
+    cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = items(30) + [CorrectnessItem(question="q?", answer="?", references=["x"])]
+    sizes = counted_put_many(cache, monkeypatch)
+    judgments, stats = await run_judgments(Vectorised(), batch, cache=cache, progress=False)
+    assert sizes == [31]  # one chunk, one commit (not 31)
+    assert cache.count() == 31 and cache.count(unscored=True) == 1
+    assert judgments[30].unscored and judgments[30].value is None and stats.unscored == 1
+    again = Vectorised()
+    judgments, stats = await run_judgments(again, batch, cache=cache, progress=False)
+    assert again.calls == 1 and stats.cached == 30  # only the unscored one is judged again
+    assert judgments[30].unscored and judgments[30].unscored_reason == "nothing to judge"
+
+
+async def test_a_model_judge_commits_every_judgment_on_its_own(
+    cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sizes = counted_put_many(cache, monkeypatch)
+    await run_judgments(CountingJudge(), items(9), cache=cache, progress=False)
+    assert sizes == [1] * 9
+
+
+async def test_an_interrupted_vectorised_judge_keeps_what_it_finished(cache: JudgmentCache) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        await run_judgments(Vectorised(stop_after=7), items(20), cache=cache, progress=False)
+    assert cache.count() == 7  # queued for the chunk's commit, committed on the way out
+    second = Vectorised()
+    _, stats = await run_judgments(second, items(20), cache=cache, progress=False)
+    assert (second.calls, stats.cached, stats.judged) == (13, 7, 13)
+
+
+async def test_a_vectorised_judge_that_awaits_has_each_result_committed_when_the_loop_is_free(
+    cache: JudgmentCache,
+) -> None:
+    judge = Vectorised(pause=True)
+    judge.cache = cache
+    await run_judgments(judge, items(5), cache=cache, progress=False)
+    assert judge.seen_in_cache == [1, 2, 3, 4, 5]
