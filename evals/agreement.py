@@ -308,3 +308,18 @@ def qrels_agreement(
         binary=binary,
         graded=graded,
     )
+
+
+__all__ = [
+    "AgreementFigures",
+    "AlphaMetric",
+    "Label",
+    "QrelsAgreement",
+    "RankCorrelation",
+    "cohen_kappa",
+    "krippendorff_alpha",
+    "label_agreement",
+    "qrels_agreement",
+    "quadratic_weights",
+    "ranking_correlation",
+]

@@ -19,7 +19,7 @@ preflight that connects also closes it.
 
 Where it is enforced: ``rag_agent.llm.build_model`` returns a model whose every request goes
 through its breaker (so every path that uses the model, structured calls, one-token logprob calls
-and the agent, stops at once; an open breaker raises ``ModelServerUnreachable`` before anything is
+and the agent, stops at once; an open breaker raises ``llm.ModelServerUnreachable`` before anything is
 sent, so the SDK does not retry it). A ``StructuredCaller`` given another model keeps a breaker of
 its own around its calls. Judges without an HTTP model (deterministic judges, pydantic-ai's
 ``TestModel``/``FunctionModel``) have no base URL: no preflight.
@@ -33,19 +33,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import httpx
-from pydantic_ai.exceptions import ModelAPIError
-
 NOT_ATTEMPTED = "not attempted: model server unreachable at"
 """Start of the reason of every judgment the breaker stopped (never sent to the server)."""
 
 _CONNECT_ERROR_NAMES = frozenset({"ConnectError", "ConnectTimeout"})
 """Transport errors (httpx, httpx2, httpcore) raised before the request reached the server."""
-
-
-class ModelServerUnreachable(ModelAPIError):
-    """Raised by a guarded model instead of sending a request while its breaker is open: nothing
-    was sent. Its message is the breaker's "not attempted: ..." reason."""
 
 
 def _chain(error: BaseException) -> Iterable[BaseException]:
@@ -199,6 +191,8 @@ class CircuitBreaker:
         url = f"{self.where}/models"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         self.preflights += 1
+        import httpx  # here, not at the top: a run with no model server imports none of it
+
         try:
             async with httpx.AsyncClient(timeout=httpx.Timeout(self.preflight_timeout_s)) as client:
                 await client.get(url, headers=headers)
@@ -265,7 +259,6 @@ def is_not_attempted(reason: str | None) -> bool:
 __all__ = [
     "NOT_ATTEMPTED",
     "CircuitBreaker",
-    "ModelServerUnreachable",
     "any_open",
     "breakers_of",
     "is_connect_failure",

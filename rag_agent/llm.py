@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
 from pydantic_ai.exceptions import (
     AgentRunError,
+    ModelAPIError,
     ModelConnectionError,
     ModelHTTPError,
     ModelRequestTimeout,
@@ -30,12 +31,20 @@ from pydantic_ai.models.ollama import OllamaModel
 from pydantic_ai.providers.ollama import OllamaProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
+
 from ragjury.config.settings import OutputMode, RagjurySettings
-from ragjury.rag_agent.breaker import CircuitBreaker, ModelServerUnreachable, is_connect_failure, root_cause
+from ragjury.rag_agent.breaker import CircuitBreaker, is_connect_failure, root_cause
 from ragjury.rag_agent.results import Usage
 from ragjury.rag_agent.transport import CountingTransport, counting_requests
 
 OutputT = TypeVar("OutputT")
+
+
+class ModelServerUnreachable(ModelAPIError):
+    """Raised by a guarded model instead of sending a request while its breaker is open: nothing
+    was sent. Its message is the breaker's "not attempted: ..." reason. (Here, not in
+    ``rag_agent.breaker``: the breaker must import without pydantic-ai, 0.6 s, for runs that
+    call no model.)"""
 
 
 class GuardedOllamaModel(OllamaModel):

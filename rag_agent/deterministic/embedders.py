@@ -31,6 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 import numpy as np
+
 from ragjury.config.settings import RagjurySettings, get_settings
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"

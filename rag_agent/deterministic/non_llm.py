@@ -42,6 +42,7 @@ from typing import Literal
 import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes

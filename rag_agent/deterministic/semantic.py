@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.catalogue import judge_entry

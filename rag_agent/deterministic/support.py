@@ -72,6 +72,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.items import FaithfulnessItem

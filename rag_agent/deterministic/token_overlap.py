@@ -56,12 +56,13 @@ from operator import attrgetter
 from typing import Literal
 
 import numpy as np
+from scipy import sparse
+
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.results import Judgment
-from scipy import sparse
 
 Scoring = Literal["weighted", "ratio"]
 

@@ -14,7 +14,7 @@ from ragjury.rag_agent.inputs import InputError
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import JudgmentUnscored
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def ctx(query: str, response: str) -> JudgmentContext:

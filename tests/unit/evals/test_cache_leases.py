@@ -26,7 +26,7 @@ from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO / "tests" / "fixtures"
 N_ITEMS = 40
 
