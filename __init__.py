@@ -52,10 +52,10 @@ _EXPORTS: dict[str, str] = {
     "ScoreItem": "ragjury.rag_agent.items",
     "GoalItem": "ragjury.rag_agent.items",
     "JudgmentContext": "ragjury.rag_agent.items",
-    "SourceDocument": "ragjury.rag_agent.models",
-    "RAGAnswer": "ragjury.rag_agent.models",
-    "JudgeScore": "ragjury.rag_agent.models",
-    "DimensionRatings": "ragjury.rag_agent.models",
+    "SourceDocument": "ragjury.rag_agent.schemas",
+    "RAGAnswer": "ragjury.rag_agent.schemas",
+    "JudgeScore": "ragjury.rag_agent.schemas",
+    "DimensionRatings": "ragjury.rag_agent.schemas",
     # batch runs
     "RagjurySettings": "ragjury.config.settings",
     "build_judge": "ragjury.evals.registry",
@@ -86,27 +86,33 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
-    from ragjury.evals.cache import open_cache
     from ragjury.evals.agent_evaluation import AgentEvaluation, evaluate_agent
+    from ragjury.evals.cache import open_cache
     from ragjury.evals.dataset_evaluation import EvaluationResult, evaluate_dataset
     from ragjury.evals.gates import Gates
     from ragjury.evals.registry import build_judge
     from ragjury.evals.runner import run_judgments
+    from ragjury.rag_agent.catalogue import judge_entry
     from ragjury.rag_agent.deterministic.contains import ContainsJudge
     from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
     from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
     from ragjury.rag_agent.deterministic.semantic import SemanticJudge
     from ragjury.rag_agent.deterministic.support import SupportJudge
     from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
-    from ragjury.rag_agent.catalogue import judge_entry
     from ragjury.rag_agent.fallback import FallbackJudge
-    from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, ScoreItem
+    from ragjury.rag_agent.items import (
+        CorrectnessItem,
+        FaithfulnessItem,
+        GoalItem,
+        JudgmentContext,
+        ScoreItem,
+    )
     from ragjury.rag_agent.judge import JudgeLLM
     from ragjury.rag_agent.labels import label_of
-    from ragjury.rag_agent.models import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
     from ragjury.rag_agent.panel import Panel
     from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
     from ragjury.rag_agent.results import Judgment, Usage
+    from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
     from ragjury.rag_agent.verdicts.attribution import AttributionJudge
     from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
     from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge

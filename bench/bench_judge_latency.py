@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from ragjury.config.settings import RagjurySettings  # noqa: E402
 from ragjury.rag_agent.judge import JudgeLLM  # noqa: E402
-from ragjury.rag_agent.models import SourceDocument  # noqa: E402
+from ragjury.rag_agent.schemas import SourceDocument  # noqa: E402
 
 SOURCE = SourceDocument(
     id="d1",

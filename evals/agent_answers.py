@@ -24,9 +24,9 @@ from rich.progress import Progress
 
 from ragjury.evals.cache import JudgmentCache
 from ragjury.evals.runner import RunStats, run_judgments
-from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
 
 
 class RAGAgentLike(Protocol):

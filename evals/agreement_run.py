@@ -23,7 +23,7 @@ from ragjury.evals.atomic_io import check_output_paths
 from ragjury.evals.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names
 from ragjury.evals.loaders import LabelRow, Qrels, find_run_files, load_labels, load_qrels, load_runs
 from ragjury.evals.report import HtmlReport, failed_gates, write_html
-from ragjury.rag_agent.inputs import InputError, read_text
+from ragjury.rag_agent.input_files import InputError, read_text
 from ragjury.rag_agent.json_contract import paths, ranking
 
 if TYPE_CHECKING:  # annotations only: numpy and scipy load when a run starts, not on import

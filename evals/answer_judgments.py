@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.items import FaithfulnessItem, ScoreItem
-from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.schemas import JudgeScore
 
 if TYPE_CHECKING:  # annotations only: the agent module loads pydantic-ai
     from ragjury.config.settings import RagjurySettings

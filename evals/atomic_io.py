@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 PathArg = str | os.PathLike[str]
 NamedPaths = Iterable[tuple[str, PathArg | None]]

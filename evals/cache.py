@@ -144,6 +144,16 @@ def _class_name(cls: type[BaseModel]) -> str:
 
 _PRE_NAMESPACE_PACKAGES = frozenset({"rag_agent", "evals", "config"})
 
+_MOVED_MODULES: dict[str, str] = {
+    "ragjury.rag_agent.models": "ragjury.rag_agent.schemas",
+    "ragjury.rag_agent.inputs": "ragjury.rag_agent.input_files",
+}
+"""Modules renamed since rows were written: a cached value still finds its class."""
+_RENAMED_CLASSES: dict[str, str] = {
+    "ragjury.rag_agent.evaluators:EvaluationResult": "ragjury.rag_agent.evaluators:EvaluatorOutcome",
+}
+"""Classes renamed since rows were written (``module:QualName``, after the module renames)."""
+
 
 @functools.lru_cache(maxsize=256)
 def _import_model(type_name: str | None) -> type[BaseModel] | None:
@@ -155,6 +165,8 @@ def _import_model(type_name: str | None) -> type[BaseModel] | None:
         # Written before ragjury had one namespace (``rag_agent.verdicts.base``): the same class now
         # lives under ``ragjury.``; importing the old name could load a stranger's ``config``.
         module_name = f"ragjury.{module_name}"
+    module_name = _MOVED_MODULES.get(module_name, module_name)
+    module_name, _, qualname = _RENAMED_CLASSES.get(f"{module_name}:{qualname}", f"{module_name}:{qualname}").partition(":")
     try:
         target: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
@@ -444,7 +456,7 @@ def open_cache(
     try:
         return JudgmentCache(path, retry_unscored=retry_unscored)
     except sqlite3.DatabaseError as error:
-        from ragjury.rag_agent.inputs import InputError
+        from ragjury.rag_agent.input_files import InputError
 
         raise InputError(path, f"not a usable ragjury cache ({error})") from None
 

@@ -22,7 +22,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragjury.evals.report import GATE_ALIASES, VerdictSources, failed_gates, parse_gates, percent
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 _LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
 _RANKING = ("kendall_tau", "spearman")

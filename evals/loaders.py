@@ -1,7 +1,7 @@
 """Loaders for evaluation inputs: TREC qrels and runs, topics, passages, TREC RAG runs, JSONL datasets.
 
 Why one module: every file a user points ragjury at must fail the same way, with one line that
-names the file, the line and the field (``rag_agent.inputs.InputError``), never a traceback from
+names the file, the line and the field (``rag_agent.input_files.InputError``), never a traceback from
 deep inside a metric. Formats follow ``shared/benchmarks/PROVENANCE.md``:
 
 - TREC qrels: ``qid iter docid grade`` (whitespace separated; ``iter`` is ignored, grades are ints).
@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragjury.rag_agent.inputs import InputError, iter_jsonl, read_text, split_lines, validation_message
+from ragjury.rag_agent.input_files import InputError, iter_jsonl, read_text, split_lines, validation_message
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

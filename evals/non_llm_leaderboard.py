@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ragjury.evals.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
 from ragjury.evals.loaders import load_topics
 from ragjury.evals.progress import make_progress
-from ragjury.rag_agent.inputs import InputError, iter_jsonl
+from ragjury.rag_agent.input_files import InputError, iter_jsonl
 from ragjury.rag_agent.json_contract import paths
 
 if TYPE_CHECKING:  # annotations only: the judge loads numpy when a run starts, not on import

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ragjury.rag_agent.inputs import InputError, iter_jsonl
+from ragjury.rag_agent.input_files import InputError, iter_jsonl
 
 Kind = Literal["binary", "score"]
 Outcome = Literal["tp", "tn", "fp", "fn", "unscored", "nogold", "scored"]

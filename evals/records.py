@@ -4,7 +4,7 @@ a pandas DataFrame, a Hugging Face ``datasets.Dataset``, or a list of dicts.
 Why one reader: ``evaluate --data``, ``calibrate`` and the Python API must accept the files that
 Ragas and DeepEval users already have (Ragas exports CSV and JSON arrays; notebooks hold
 DataFrames), and every one of them must fail the same way, with one line naming the file, the
-line (or a table's row) and the field (``rag_agent.inputs.InputError``).
+line (or a table's row) and the field (``rag_agent.input_files.InputError``).
 
 Each record keeps where it came from: ``line`` is the file line its text starts on (as
 ``grep -n`` counts, header included for CSV), ``row`` a table's 0-based position (as ``df.iloc``).
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ragjury.rag_agent.inputs import InputError, iter_jsonl, read_text
+from ragjury.rag_agent.input_files import InputError, iter_jsonl, read_text
 
 Reader = Literal["jsonl", "json", "csv", "tsv", "dataframe", "dataset", "records"]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from ragjury.evals.agreement import AgreementFigures, RankCorrelation
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.evals.intervals import Interval

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ragjury.evals.peer_formats import InputMapping, resolve
 from ragjury.evals.records import Record, decode_list_cell, records_of
-from ragjury.rag_agent.inputs import InputError, parse_model
+from ragjury.rag_agent.input_files import InputError, parse_model
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, ScoreItem
 
 GoldKind = Literal["binary", "score"]

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "FallbackJudge": "fallback",
     "JudgeLLM": "judge",
-    "DimensionRatings": "models",
-    "JudgeScore": "models",
-    "RAGAnswer": "models",
-    "SourceDocument": "models",
+    "DimensionRatings": "schemas",
+    "JudgeScore": "schemas",
+    "RAGAnswer": "schemas",
+    "SourceDocument": "schemas",
     "BaseJudge": "protocol",
     "Judge": "protocol",
     "JudgeIdentity": "protocol",
@@ -39,6 +39,6 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from ragjury.rag_agent.fallback import FallbackJudge
     from ragjury.rag_agent.judge import JudgeLLM
-    from ragjury.rag_agent.models import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
     from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
     from ragjury.rag_agent.results import Judgment, Usage
+    from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument

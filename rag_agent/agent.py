@@ -43,11 +43,11 @@ from ragjury.config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL, Instructi
 from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
 from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.llm import build_model, describe_failure, model_label, model_settings, output_spec
-from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 from ragjury.rag_agent.prompting import QUESTION, format_sources, tagged
 from ragjury.rag_agent.protocol import JudgeIdentity
 from ragjury.rag_agent.results import Usage
 from ragjury.rag_agent.retrieval import BM25Index, RetrievedPassage
+from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
 
 Retrieval = Literal["tool", "pre"]
 RETRIEVAL_MODES: tuple[Retrieval, ...] = ("tool", "pre")

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from ragjury.rag_agent.models import SourceDocument
+
+from ragjury.rag_agent.schemas import SourceDocument
 
 
 class ScoreItem(BaseModel):

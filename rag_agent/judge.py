@@ -8,15 +8,16 @@ them. Sources go into the prompt in full up to a token budget, inside data tags.
 from __future__ import annotations
 
 from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
 from ragjury.config.instructions import JUDGE_SCORE, Instruction
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.llm_judge import LLMJudge, LLMOptions
-from ragjury.rag_agent.models import JudgeScore, ModelRatings
 from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
 from ragjury.rag_agent.protocol import JudgeIdentity
 from ragjury.rag_agent.results import Judgment
-from typing_extensions import Unpack
+from ragjury.rag_agent.schemas import JudgeScore, ModelRatings
 
 
 def score_prompt(item: ScoreItem, token_budget: int) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.framing import DataTag, RegisteredTag, register_tag, wrap
 
-from ragjury.rag_agent.models import SourceDocument
+from ragjury.rag_agent.schemas import SourceDocument
 
 QUESTION = register_tag("question")
 EVALUATED_ANSWER = register_tag("evaluated_answer")

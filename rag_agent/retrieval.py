@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ragjury.rag_agent.inputs import InputError, iter_jsonl
-from ragjury.rag_agent.models import SourceDocument
+from ragjury.rag_agent.input_files import InputError, iter_jsonl
+from ragjury.rag_agent.schemas import SourceDocument
 from ragjury.rag_agent.text import content_tokens
 
 ANSERINI_K1 = 0.9

@@ -90,7 +90,7 @@ def build_item(
     """
     from ragjury.evals.peer_formats import resolve
     from ragjury.evals.tasks import row_to_task_row, task_spec
-    from ragjury.rag_agent.inputs import InputError
+    from ragjury.rag_agent.input_files import InputError
 
     item_type = item_type_of(judge)
     name = task or (task_of(item_type) if item_type is not None else None)

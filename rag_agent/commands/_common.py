@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings

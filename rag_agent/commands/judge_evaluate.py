@@ -26,11 +26,11 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.inputs import load_answer, load_sources
+from ragjury.rag_agent.input_files import load_answer, load_sources
 
 if TYPE_CHECKING:  # annotations only: pydantic and the schemas load when the command runs, not for --help
-    from ragjury.rag_agent.models import JudgeScore
     from ragjury.rag_agent.results import Judgment
+    from ragjury.rag_agent.schemas import JudgeScore
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
     """One score judgment as JSON (``evals.single_judgment``); the label is the overall score."""
@@ -57,7 +57,7 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
         table = Table(title="JudgeScore", show_lines=False)
         table.add_column("dimension")
         table.add_column("score", justify="right")
-        from ragjury.rag_agent.models import DIMENSIONS
+        from ragjury.rag_agent.schemas import DIMENSIONS
 
         for name in (*DIMENSIONS, "confidence"):
             table.add_row(name, f"{getattr(score, name):.3f}")
@@ -113,7 +113,7 @@ def judge_evaluate(
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
     from ragjury.rag_agent.items import ScoreItem  # deferred: pydantic loads when the command runs
-    from ragjury.rag_agent.models import RAGAnswer
+    from ragjury.rag_agent.schemas import RAGAnswer
 
     rag_answer = RAGAnswer(answer=answer) if answer is not None else load_answer(str(answer_file))
     if not rag_answer.answer.strip():

@@ -40,7 +40,7 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.inputs import InputError, parse_model, read_text
+from ragjury.rag_agent.input_files import InputError, parse_model, read_text
 from ragjury.rag_agent.labels import binary_label
 
 if TYPE_CHECKING:  # annotations only: pydantic and the items load when a command runs, not for --help

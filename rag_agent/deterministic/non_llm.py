@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic._envelopes import batch_envelopes
-from ragjury.rag_agent.inputs import InputError, read_text, split_lines, validation_message
+from ragjury.rag_agent.input_files import InputError, read_text, split_lines, validation_message
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.results import Judgment

@@ -27,9 +27,9 @@ from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.deterministic.non_llm import query_coverage
 from ragjury.rag_agent.deterministic.token_overlap import token_weight
 from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.models import DimensionRatings, JudgeScore
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore
 from ragjury.rag_agent.text import content_tokens, normalise, split_sentences
 
 HEURISTIC_VERSION = "deterministic_score@1.1"

@@ -25,9 +25,9 @@ from typing_extensions import Unpack
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
 from ragjury.rag_agent.catalogue import judge_entry
 from ragjury.rag_agent.items import FaithfulnessItem
-from ragjury.rag_agent.models import UnitFloat
 from ragjury.rag_agent.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.schemas import UnitFloat
 from ragjury.rag_agent.text import normalise
 from ragjury.rag_agent.verdicts.base import (
     MAX_REASON_CHARS,

@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.agent import AgentResponse, RAGAgent
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.models import JudgeScore, RAGAnswer
 from ragjury.rag_agent.retrieval import BM25Index
-from typer.testing import CliRunner
+from ragjury.rag_agent.schemas import JudgeScore, RAGAnswer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "agent_passages.jsonl"

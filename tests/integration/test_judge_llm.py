@@ -16,7 +16,7 @@ from pathlib import Path
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.models import JudgeScore, SourceDocument
+from ragjury.rag_agent.schemas import JudgeScore, SourceDocument
 
 REPO = Path(__file__).resolve().parents[2]
 

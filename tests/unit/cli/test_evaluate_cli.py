@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.cache import JudgmentCache
 from ragjury.evals.agent_evaluation import GroundTruth, evaluate_agent
+from ragjury.evals.cache import JudgmentCache
 from ragjury.evals.registry import build_judge
 from ragjury.evals.tasks import load_task_rows, parse_mapping
-from ragjury.rag_agent.inputs import InputError
-from ragjury.rag_agent.models import RAGAnswer, SourceDocument
+from ragjury.rag_agent.input_files import InputError
+from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems

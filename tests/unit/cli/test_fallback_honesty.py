@@ -11,9 +11,9 @@ fallback; a second one fails on every row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,7 @@ from ragjury.rag_agent.deterministic.contains import ContainsJudge
 from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
 from ragjury.rag_agent.fallback import FallbackJudge
 from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
-from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.schemas import JudgeScore
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 
 

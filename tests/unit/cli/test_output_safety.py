@@ -8,11 +8,11 @@ by an empty log.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
 from ragjury.evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"

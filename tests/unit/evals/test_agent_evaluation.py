@@ -18,9 +18,9 @@ from ragjury.evals.cache import JudgmentCache
 from ragjury.evals.gates import Gates, agent_figures
 from ragjury.evals.registry import build_judge
 from ragjury.rag_agent.agent import AgentResponse
-from ragjury.rag_agent.models import RAGAnswer, SourceDocument
 from ragjury.rag_agent.protocol import JudgeIdentity
 from ragjury.rag_agent.results import Usage
+from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
 
 PARIS = SourceDocument(id="d1", content="Paris is the capital of France.")
 LYON = SourceDocument(id="d2", content="Lyon is a city in France.")

@@ -19,7 +19,7 @@ from ragjury.evals.agreement_run import (
     system_scores,
 )
 from ragjury.evals.loaders import LabelRow
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from ragjury.evals.cache import JudgmentCache, judgment_key, open_cache
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
-from ragjury.rag_agent.models import JudgeScore
 from ragjury.rag_agent.protocol import JudgeIdentity
 from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.schemas import JudgeScore
 
 ITEM = CorrectnessItem(question="Who?", answer="Marie Curie", references=["Curie"])
 IDENT = JudgeIdentity(name="contains", model=None, prompt_version="contains@1.0")
@@ -153,3 +153,32 @@ def test_long_lookups_search_by_key_not_through_every_judgment(cache: JudgmentCa
     for statement in lookups:
         plan = " ".join(str(row[3]) for row in cache._conn.execute(f"EXPLAIN QUERY PLAN {statement}"))
         assert "(key=?)" in plan and "entries_owner" not in plan, plan
+
+
+@pytest.mark.parametrize(
+    ("written_as", "read_as"),
+    [
+        ("rag_agent.models:JudgeScore", JudgeScore),  # before one namespace and before the rename
+        ("ragjury.rag_agent.models:JudgeScore", JudgeScore),  # models.py is schemas.py now
+    ],
+)
+def test_rows_written_under_old_module_names_still_find_their_class(
+    tmp_path: Path, written_as: str, read_as: type
+) -> None:
+    from ragjury.evals import cache as cache_module
+
+    path = tmp_path / "old.sqlite"
+    cache = open_cache(path)
+    score = JudgeScore(
+        relevance=1, completeness=1, accuracy=1, source_attribution=1, coherence=1, confidence=1,
+        reasoning="ok", overall_score=0.5,
+    )
+    cache.put("k", scored(score))
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE entries SET value_type = ? WHERE key = 'k'", (written_as,))
+    cache_module._import_model.cache_clear()
+    reopened = open_cache(path)
+    got = reopened.get("k")
+    reopened.close()
+    assert got is not None and isinstance(got.value, read_as) and got.value.overall_score == 0.5

@@ -16,7 +16,7 @@ from ragjury.evals.registry import build_judge
 from ragjury.evals.run_report import build_report, report_payload
 from ragjury.rag_agent.deterministic.contains import ContainsJudge
 from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment

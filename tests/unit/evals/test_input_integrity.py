@@ -26,7 +26,7 @@ from ragjury.evals.non_llm_leaderboard import load_responses
 from ragjury.evals.tasks import load_questions, load_task_rows
 from ragjury.rag_agent.commands.verdict import load_item
 from ragjury.rag_agent.deterministic.non_llm import NonLLMSettings, load_yaml
-from ragjury.rag_agent.inputs import InputError, load_answer, load_sources
+from ragjury.rag_agent.input_files import InputError, load_answer, load_sources
 from ragjury.rag_agent.items import CorrectnessItem
 from ragjury.rag_agent.retrieval import BM25Index
 

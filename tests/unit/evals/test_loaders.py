@@ -19,7 +19,7 @@ from ragjury.evals.loaders import (
     load_topics,
     topic_query,
 )
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.items import CorrectnessItem
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -14,7 +14,7 @@ from ragjury.evals.non_llm_leaderboard import (
     run_files,
     run_non_llm_judge,
 )
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 GOOD = "Thomas Edison invented the light bulb in 1879."
 

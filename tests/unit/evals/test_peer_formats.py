@@ -20,7 +20,7 @@ from ragjury.evals.dataset_evaluation import evaluate_dataset
 from ragjury.evals.records import decode_list_cell
 from ragjury.evals.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
 from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem
 
 runner = CliRunner()

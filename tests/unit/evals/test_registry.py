@@ -19,11 +19,11 @@ from ragjury.evals.registry import (
     tasks,
 )
 from ragjury.rag_agent.adapted import AdaptedJudge, correctness_contexts, faithfulness_contexts
-from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.models import JudgeScore
+from ragjury.rag_agent.labels import label_of
 from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.schemas import JudgeScore
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call

@@ -23,7 +23,7 @@ from ragjury.evals.relevance_run import (
     write_unscored,
 )
 from ragjury.evals.runner import RunStats
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"

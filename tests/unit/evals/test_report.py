@@ -23,7 +23,7 @@ from ragjury.evals.report import (
     scatter_svg,
     write_html,
 )
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 
 
 def test_parse_gates_resolves_aliases() -> None:

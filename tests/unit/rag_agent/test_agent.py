@@ -25,8 +25,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from ragjury.config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.agent import SEARCH_TOOL, AgentResponse, RAGAgent
-from ragjury.rag_agent.models import RAGAnswer
 from ragjury.rag_agent.retrieval import BM25Index
+from ragjury.rag_agent.schemas import RAGAnswer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"

@@ -8,13 +8,14 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+
 from ragjury.config.instructions import JUDGE_SCORE
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
 from ragjury.rag_agent.fallback import FallbackJudge
 from ragjury.rag_agent.items import ScoreItem
 from ragjury.rag_agent.judge import JudgeLLM, score_prompt
-from ragjury.rag_agent.models import SourceDocument
+from ragjury.rag_agent.schemas import SourceDocument
 
 GOOD = {
     "relevance": 9,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.retrieval import ANSERINI_B, ANSERINI_K1, BM25Index, RetrievedPassage
 from ragjury.rag_agent.text import content_tokens
 

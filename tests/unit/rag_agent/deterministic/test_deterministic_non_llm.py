@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge, NonLLMSettings, length_score, score_pair, words
-from ragjury.rag_agent.inputs import InputError
+from ragjury.rag_agent.deterministic.non_llm import (
+    NonLLMJudge,
+    NonLLMSettings,
+    length_score,
+    score_pair,
+    words,
+)
+from ragjury.rag_agent.input_files import InputError
 from ragjury.rag_agent.items import JudgmentContext
 from ragjury.rag_agent.protocol import JudgmentUnscored
 

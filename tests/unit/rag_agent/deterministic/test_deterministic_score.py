@@ -7,7 +7,7 @@ import pytest
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge, heuristic_ratings, weighted_support
 from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.models import SourceDocument
+from ragjury.rag_agent.schemas import SourceDocument
 
 SOURCES = [
     SourceDocument(id="s1", content="Thomas Edison patented a practical incandescent light bulb in 1879."),

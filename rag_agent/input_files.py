@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:  # pydantic and the schemas load when a model is parsed, not when the CLI starts
     from pydantic import BaseModel, ValidationError
 
-    from ragjury.rag_agent.models import RAGAnswer, SourceDocument
+    from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -147,7 +147,7 @@ def _source_dict(data: object) -> object:
 
 def load_sources(path: str | Path) -> list[SourceDocument]:
     """Sources from a JSON list or JSONL of ``{id, title, content}`` (``docid``/``text`` accepted)."""
-    from ragjury.rag_agent.models import SourceDocument
+    from ragjury.rag_agent.schemas import SourceDocument
 
     sources = []
     for index, (line, data) in enumerate(load_json_or_jsonl(path)):
@@ -159,7 +159,7 @@ def load_sources(path: str | Path) -> list[SourceDocument]:
 
 def load_answer(path: str | Path) -> RAGAnswer:
     """A ``RAGAnswer`` from a JSON object, or the whole file as the answer text."""
-    from ragjury.rag_agent.models import RAGAnswer
+    from ragjury.rag_agent.schemas import RAGAnswer
 
     text = read_text(path)
     if not text.strip():
