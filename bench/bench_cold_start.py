@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import statistics
+import shlex
 import subprocess
 import sys
 import time
@@ -57,8 +58,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--ragjury",
+        help="the command that runs ragjury, e.g. 'python -m ragjury.cli' with PYTHONPATH set to compare an"
+        " older checkout (default: the console script beside this interpreter)",
+    )
     args = parser.parse_args()
-    base = ragjury_command()
+    base = shlex.split(args.ragjury) if args.ragjury else ragjury_command()
     floor = median_wall(FLOOR, args.runs)
     rows = [("ragjury --help", median_wall([*base, "--help"], args.runs))]
     rows += [(f"ragjury {name} --help", median_wall([*base, name, "--help"], args.runs)) for name in commands(base)]

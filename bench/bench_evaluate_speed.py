@@ -25,6 +25,7 @@ import json
 import os
 import resource
 import shutil
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -99,6 +100,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="correctness JSONL (default: EVOUNA-NQ)")
     parser.add_argument("--rounds", type=int, default=3, help="fresh + cached pairs to run (best wall kept)")
+    parser.add_argument(
+        "--ragjury",
+        help="the command that runs ragjury, e.g. 'python -m ragjury.cli' with PYTHONPATH set to compare an"
+        " older checkout (default: the console script beside this interpreter)",
+    )
     parser.add_argument("extra", nargs="*", help="more `ragjury evaluate` options (after --)")
     args = parser.parse_args()
     if not args.data.exists():
@@ -111,7 +117,7 @@ def main() -> None:
         for round_number in range(1, args.rounds + 1):
             cache = work / f"cache-{round_number}.sqlite"
             command = [
-                *ragjury_command(),
+                *(shlex.split(args.ragjury) if args.ragjury else ragjury_command()),
                 "evaluate",
                 "--task",
                 "correctness",

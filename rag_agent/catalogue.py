@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -178,47 +178,68 @@ def _literal(node: ast.expr | None, fallback: object) -> object:
     return node.value if isinstance(node, ast.Constant) else fallback
 
 
+def _decorator_calls(source: str) -> Iterator[str]:
+    """The text of each ``judge_entry(...)`` call that decorates something in ``source``.
+
+    Why not ``ast.parse`` of the whole module: the CLI's ``--help`` reads every judge module's
+    declarations, and parsing only the decorator calls is about ten times cheaper than parsing
+    ~20 modules whole. Strings are skipped while matching parentheses."""
+    marker = "@judge_entry("
+    start = source.find(marker)
+    while start >= 0:
+        index, depth, quote = start + len(marker), 1, ""
+        while index < len(source) and depth:
+            char = source[index]
+            if quote:
+                if char == "\\":
+                    index += 1
+                elif source.startswith(quote, index):
+                    index += len(quote) - 1
+                    quote = ""
+            elif char in "\"'":
+                quote = source[index : index + 3] if source[index : index + 3] in ('"""', "'''") else char
+                index += len(quote) - 1
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+            index += 1
+        line_start = source.rfind("\n", 0, start) + 1
+        if not source[line_start:start].strip():  # a decorator line, not a mention in a docstring
+            yield source[start + 1 : index]
+        start = source.find(marker, index)
+
+
 def _declarations(source: str, module: str) -> list[tuple[tuple[str, str], Declaration]]:
     """Every ``@judge_entry("task", "name", "description", ..., default=...)`` in a module's source."""
     found: list[tuple[tuple[str, str], Declaration]] = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+    for text in _decorator_calls(source):
+        try:
+            decorator = ast.parse(text, mode="eval").body
+        except SyntaxError:
             continue
-        for decorator in node.decorator_list:
-            if not isinstance(decorator, ast.Call):
-                continue
-            func = decorator.func
-            called = (
-                func.id
-                if isinstance(func, ast.Name)
-                else func.attr
-                if isinstance(func, ast.Attribute)
-                else ""
+        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
+            continue
+        task, name = (_literal(arg, None) for arg in decorator.args[:2])
+        if not isinstance(task, str) or not isinstance(name, str):
+            continue
+        keywords = {kw.arg: kw.value for kw in decorator.keywords if kw.arg}
+        description = _literal(decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), "")
+        literal = {key: _literal(value, None) for key, value in keywords.items()}
+        found.append(
+            (
+                (task, name),
+                Declaration(
+                    module,
+                    str(description),
+                    bool(literal.get("default")),
+                    str(literal.get("scale") or "binary"),
+                    bool(literal.get("uses_model")),
+                    fb if isinstance(fb := literal.get("fallback"), str) else None,
+                    ad if isinstance(ad := literal.get("adapt"), str) else None,
+                ),
             )
-            if called != "judge_entry" or len(decorator.args) < 2:
-                continue
-            task, name = (_literal(arg, None) for arg in decorator.args[:2])
-            if not isinstance(task, str) or not isinstance(name, str):
-                continue
-            keywords = {kw.arg: kw.value for kw in decorator.keywords if kw.arg}
-            description = _literal(
-                decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), ""
-            )
-            literal = {key: _literal(value, None) for key, value in keywords.items()}
-            found.append(
-                (
-                    (task, name),
-                    Declaration(
-                        module,
-                        str(description),
-                        bool(literal.get("default")),
-                        str(literal.get("scale") or "binary"),
-                        bool(literal.get("uses_model")),
-                        fb if isinstance(fb := literal.get("fallback"), str) else None,
-                        ad if isinstance(ad := literal.get("adapt"), str) else None,
-                    ),
-                )
-            )
+        )
     return found
 
 

@@ -135,10 +135,14 @@ def test_auto_is_the_default_judge_with_its_fallback_of_the_same_value_type() ->
         catalogue.build("relevance", "auto", settings)  # no default judge: no auto
 
 
-def test_a_name_declared_in_two_modules_is_refused(tmp_path: Path) -> None:
-    source = '@judge_entry("correctness", "x", "one")\nclass A: ...\n@judge_entry("correctness", "y", "two", default=True)\nclass B: ...\n'
+def test_declarations_are_read_from_decorator_lines_only() -> None:
+    source = (
+        '"""Docs may show `@judge_entry("correctness", "z", "not a declaration")`."""\n'
+        '@judge_entry("correctness", "x", "one (with a paren) and \\"quotes\\"")\nclass A: ...\n'
+        '@judge_entry(\n    "correctness",\n    "y",\n    "two",\n    default=True,\n)\nclass B: ...\n'
+    )
     found = catalogue._declarations(source, "pkg.mod")
     assert [(key, d.description, d.default) for key, d in found] == [
-        (("correctness", "x"), "one", False),
+        (("correctness", "x"), 'one (with a paren) and "quotes"', False),
         (("correctness", "y"), "two", True),
     ]
