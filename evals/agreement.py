@@ -224,7 +224,7 @@ def ranking_correlation(a: Mapping[str, float], b: Mapping[str, float]) -> RankC
 
     ``None`` figures when fewer than two systems are shared or a scoring is constant.
     """
-    from scipy import stats  # lazy: scipy.stats takes seconds to import, and every CLI start would pay it
+    from ragjury.evals.rank_correlation import kendall_tau_b, spearman  # scipy's figures, without its import
 
     shared = sorted(set(a) & set(b))
     if len(shared) < 2:
@@ -233,14 +233,14 @@ def ranking_correlation(a: Mapping[str, float], b: Mapping[str, float]) -> RankC
     y = [float(b[name]) for name in shared]
     if len(set(x)) < 2 or len(set(y)) < 2:
         return RankCorrelation(n=len(shared), kendall_tau=None, spearman=None)
-    tau = stats.kendalltau(x, y)
-    rho = stats.spearmanr(x, y)
+    tau, tau_p = kendall_tau_b(x, y)
+    rho, rho_p = spearman(x, y)
     return RankCorrelation(
         n=len(shared),
-        kendall_tau=_finite(float(tau.statistic)),
-        spearman=_finite(float(rho.statistic)),
-        kendall_p=_finite(float(tau.pvalue)),
-        spearman_p=_finite(float(rho.pvalue)),
+        kendall_tau=_finite(tau),
+        spearman=_finite(rho),
+        kendall_p=_finite(tau_p),
+        spearman_p=_finite(rho_p),
     )
 
 
