@@ -7,10 +7,8 @@ file that later runs load with ``--calibration F``; nothing is ever fitted on th
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -37,24 +35,6 @@ from ragjury.rag_agent.commands._common import (
 from ragjury.rag_agent.json_contract import paths
 
 DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
-
-
-def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], limit: int | None, seed: int
-                 ) -> list[tuple[tuple[str, str], int]]:
-    """Gold (pair, grade) rows with text; with ``limit``, a seeded sample that keeps each grade's share."""
-    rows = [((qid, docid), grade) for qid, docs in sorted(qrels.items()) for docid, grade in sorted(docs.items())
-            if (qid, docid) in have]
-    if limit is None or limit >= len(rows):
-        return rows
-    by_grade: dict[int, list[tuple[tuple[str, str], int]]] = defaultdict(list)
-    for row in rows:
-        by_grade[row[1]].append(row)
-    rng = random.Random(seed)
-    sample: list[tuple[tuple[str, str], int]] = []
-    for grade in sorted(by_grade):
-        share = round(limit * len(by_grade[grade]) / len(rows))
-        sample.extend(rng.sample(by_grade[grade], min(share, len(by_grade[grade]))))
-    return sorted(sample)
 
 
 @user_errors
@@ -123,28 +103,12 @@ def calibrate(
     if not out.parent.exists():
         raise fail(f"--out {out}: folder {out.parent} does not exist")
     settings = settings_for(model, base_url)
-    items: list[Any]
-    gold: list[bool | int]
-    if task == "relevance":
-        from ragjury.evals.loaders import load_passages, load_qrels, load_topics
-        from ragjury.rag_agent.items import JudgmentContext
+    from ragjury.evals.calibration_data import calibration_items
 
-        if topics is None or passages is None:
-            raise fail("--task relevance needs --topics and --passages beside the gold qrels in --data")
-        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), load_qrels(data)
-        have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
-        rows = sample_pairs(qrels, have, limit, seed)
-        items = [JudgmentContext(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
-        gold = [grade for _, grade in rows]
-    else:
-        from ragjury.evals.tasks import load_task_rows
-
-        task_rows = load_task_rows(task, data)
-        labelled = [row for row in task_rows if isinstance(row.gold, bool)]
-        if limit is not None and limit < len(labelled):
-            labelled = random.Random(seed).sample(labelled, limit)
-        items = [row.item for row in labelled]
-        gold = [bool(row.gold) for row in labelled]
+    try:
+        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed)
+    except ValueError as error:
+        raise fail(str(error)) from None
     if len(items) < 2 * folds:
         raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
     judge_opts = logprob_options(judge_name)
@@ -230,4 +194,4 @@ def register(app: typer.Typer) -> None:
     app.command("calibrate")(calibrate)
 
 
-__all__ = ["calibrate", "register", "sample_pairs"]
+__all__ = ["calibrate", "register"]
