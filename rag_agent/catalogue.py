@@ -97,7 +97,6 @@ def judge_entry(
     default: bool = False,
     adapt: Adapter | None = None,
     label: Callable[[object], Label | None] = label_of,
-    registering_at_runtime: bool = False,
 ) -> Callable[[JudgeT], JudgeT]:
     """Declare the decorated judge class (or factory) as ``--judge name`` for ``task``.
 
@@ -106,8 +105,20 @@ def judge_entry(
     strings: the catalogue finds them in the source text before importing the module.
     """
 
-    def register(target: JudgeT) -> JudgeT:
-        entry = CatalogueEntry(
+    def declare(target: JudgeT) -> JudgeT:
+        key = (task, name)
+        if key in _RUNTIME:  # replaced from Python code (``register``): that one stands
+            return target
+        previous = _ENTRIES.get(key)
+        if (
+            previous is not None
+            and previous.target is not target
+            and _qualname(previous.target) != _qualname(target)
+        ):
+            raise ValueError(
+                f"judge '{name}' of task {task} is declared twice: {_qualname(previous.target)} and {_qualname(target)}"
+            )
+        _ENTRIES[key] = CatalogueEntry(
             task=task,
             name=name,
             target=target,  # type: ignore[arg-type]
@@ -120,22 +131,9 @@ def judge_entry(
             adapt=adapt,
             label=label,
         )
-        if (task, name) in _RUNTIME and not registering_at_runtime:
-            return target
-        previous = _ENTRIES.get((task, name))
-        if (
-            not registering_at_runtime
-            and previous is not None
-            and previous.target is not target
-            and _qualname(previous.target) != _qualname(target)
-        ):
-            raise ValueError(
-                f"judge '{name}' of task {task} is declared twice: {_qualname(previous.target)} and {_qualname(target)}"
-            )
-        _ENTRIES[(task, name)] = entry
         return target
 
-    return register
+    return declare
 
 
 def register(
@@ -148,9 +146,14 @@ def register(
     takes_settings: bool = True,
 ) -> None:
     """Add (or replace) a judge from Python code at run time (not from a judge package's source)."""
-    judge_entry(
-        task, name, description, scale=scale, takes_settings=takes_settings, registering_at_runtime=True
-    )(target)
+    _ENTRIES[(task, name)] = CatalogueEntry(
+        task=task,
+        name=name,
+        target=target,
+        description=description,
+        scale=scale,
+        takes_settings=takes_settings,
+    )
     _RUNTIME.add((task, name))
 
 
@@ -182,8 +185,8 @@ def _decorator_calls(source: str) -> Iterator[str]:
     """The text of each ``judge_entry(...)`` call that decorates something in ``source``.
 
     Why not ``ast.parse`` of the whole module: the CLI's ``--help`` reads every judge module's
-    declarations, and parsing only the decorator calls is about ten times cheaper than parsing
-    ~20 modules whole. Strings are skipped while matching parentheses."""
+    declarations, and parsing only the decorator calls made reading them about three times
+    cheaper than parsing ~20 modules whole (64 ms to 22 ms, import of the catalogue included). Strings are skipped while matching parentheses."""
     marker = "@judge_entry("
     start = source.find(marker)
     while start >= 0:
@@ -224,7 +227,9 @@ def _declarations(source: str, module: str) -> list[tuple[tuple[str, str], Decla
         if not isinstance(task, str) or not isinstance(name, str):
             continue
         keywords = {kw.arg: kw.value for kw in decorator.keywords if kw.arg}
-        description = _literal(decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), "")
+        description = _literal(
+            decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), ""
+        )
         literal = {key: _literal(value, None) for key, value in keywords.items()}
         found.append(
             (

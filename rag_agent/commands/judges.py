@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import JsonOption, print_json, stdout, user_errors
+from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 TaskOption = Annotated[
     str | None, typer.Option("--task", "-t", help="Only this task (relevance, correctness, faithfulness, score, goal).")
@@ -71,9 +71,7 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
 
     try:
         rows = catalogue_rows(task)
-    except UnknownJudgeError as error:
-        from ragjury.rag_agent.commands._common import fail
-
+    except UnknownJudgeError as error:  # one line, without user_errors' type-name prefix
         raise fail(str(error)) from None
     if json_output:
         print_json({"judges": rows}, command="judges")
