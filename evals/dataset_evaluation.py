@@ -16,8 +16,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rich.progress import Progress
 
 from ragjury.evals.cache import JudgmentCache
 from ragjury.evals.report import VerdictSources
@@ -26,7 +29,6 @@ from ragjury.evals.tasks import DataSource, TaskRow, as_task_rows, task_spec
 from ragjury.rag_agent.labels import Label, label_of
 from ragjury.rag_agent.protocol import Judge, JudgeIdentity
 from ragjury.rag_agent.results import Judgment
-from rich.progress import Progress
 
 if TYPE_CHECKING:
     from ragjury.evals.gates import Gates
@@ -132,9 +134,12 @@ class EvaluationResult:
             ranking=self.ranking,
         )
 
-    @property
+    @cached_property
     def sources(self) -> VerdictSources:
-        """Which judges produced the scored verdicts (``judge`` names the requested one, e.g. "auto")."""
+        """Which judges produced the scored verdicts (``judge`` names the requested one, e.g. "auto").
+
+        Counted once: the gate, the summary, the titles and the report all ask, and on a
+        15,000-row run each count walks every prediction."""
         return VerdictSources.of([p.judgment for p in self.predictions])
 
     @property
@@ -178,11 +183,16 @@ class EvaluationResult:
         """The HTML report of ``data``'s run, built from the predictions rows exactly as ``ragjury
         report PRED.jsonl`` builds it (so the two pages agree), plus what only the run knows: the
         data file, the judge asked for, its identity, the run's statistics and its gate failures."""
+        return self._html_report(data, self.prediction_rows(), gate_failures)
+
+    def _html_report(
+        self, data: Path, prediction_rows: list[dict[str, object]], gate_failures: Sequence[str]
+    ) -> HtmlReport:
         from ragjury.evals.predictions import run_of_rows
         from ragjury.evals.report import describe_identity
         from ragjury.evals.run_report import build_report
 
-        rows = list(enumerate(self.prediction_rows(), start=1))
+        rows = list(enumerate(prediction_rows, start=1))
         run = run_of_rows(rows, path=str(data), name=data.stem)
         report, _figures = build_report([run], run_stats=self.stats.as_dict())
         report.title = f"ragjury evaluate: {self.task} judged by {self.verdict_judges}"
@@ -199,15 +209,19 @@ class EvaluationResult:
 
     def write(self, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
         """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
-        and the exit code agree), each where ``files`` names a path; both atomically."""
+        and the exit code agree), each where ``files`` names a path; both atomically. The rows are
+        built once for both."""
+        if files.predictions is None and files.html is None:
+            return
+        rows = self.prediction_rows()
         if files.predictions is not None:
             from ragjury.evals.predictions import write_jsonl
 
-            write_jsonl(files.predictions, self.prediction_rows())
+            write_jsonl(files.predictions, rows)
         if files.html is not None:
             from ragjury.evals.report import write_html
 
-            write_html(files.html, self.html_report(files.data, gate_failures=gate_failures))
+            write_html(files.html, self._html_report(files.data, rows, gate_failures))
 
     def payload(
         self,
