@@ -19,53 +19,53 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     # judges with a model
-    "JudgeLLM": "ragjury.rag_agent.judge",
-    "FaithfulnessJudge": "ragjury.rag_agent.verdicts.faithfulness",
-    "AttributionJudge": "ragjury.rag_agent.verdicts.attribution",
-    "CorrectnessJudge": "ragjury.rag_agent.verdicts.correctness",
-    "RelevanceVerdictJudge": "ragjury.rag_agent.verdicts.relevance",
-    "GradedRelevanceJudge": "ragjury.rag_agent.verdicts.relevance",
-    "GoalAccuracyJudge": "ragjury.rag_agent.verdicts.goal",
+    "JudgeLLM": "ragjury.rag_agent.judges.llm.multi_dimension",
+    "FaithfulnessJudge": "ragjury.rag_agent.judges.llm.faithfulness",
+    "AttributionJudge": "ragjury.rag_agent.judges.llm.attribution",
+    "CorrectnessJudge": "ragjury.rag_agent.judges.llm.correctness",
+    "RelevanceVerdictJudge": "ragjury.rag_agent.judges.llm.relevance",
+    "GradedRelevanceJudge": "ragjury.rag_agent.judges.llm.relevance",
+    "GoalAccuracyJudge": "ragjury.rag_agent.judges.llm.goal",
     # judges without a model
-    "ContainsJudge": "ragjury.rag_agent.deterministic.contains",
-    "SupportJudge": "ragjury.rag_agent.deterministic.support",
-    "TokenOverlapJudge": "ragjury.rag_agent.deterministic.token_overlap",
-    "NonLLMJudge": "ragjury.rag_agent.deterministic.non_llm",
-    "SemanticJudge": "ragjury.rag_agent.deterministic.semantic",
-    "DeterministicScoreJudge": "ragjury.rag_agent.deterministic.score",
+    "ContainsJudge": "ragjury.rag_agent.judges.model_free.contains",
+    "SupportJudge": "ragjury.rag_agent.judges.model_free.support",
+    "TokenOverlapJudge": "ragjury.rag_agent.judges.model_free.token_overlap",
+    "NonLLMJudge": "ragjury.rag_agent.judges.model_free.non_llm",
+    "SemanticJudge": "ragjury.rag_agent.judges.model_free.semantic",
+    "DeterministicScoreJudge": "ragjury.rag_agent.judges.model_free.score",
     # declaring a judge, and reading its labels
-    "judge_entry": "ragjury.rag_agent.catalogue",
-    "label_of": "ragjury.rag_agent.labels",
+    "judge_entry": "ragjury.rag_agent.judges.catalogue",
+    "label_of": "ragjury.rag_agent.core.labels",
     # combining judges
-    "FallbackJudge": "ragjury.rag_agent.fallback",
-    "Panel": "ragjury.rag_agent.panel",
+    "FallbackJudge": "ragjury.rag_agent.judges.combined.fallback",
+    "Panel": "ragjury.rag_agent.judges.combined.panel",
     # the protocol and the envelope
-    "Judge": "ragjury.rag_agent.protocol",
-    "BaseJudge": "ragjury.rag_agent.protocol",
-    "JudgeIdentity": "ragjury.rag_agent.protocol",
-    "JudgmentUnscored": "ragjury.rag_agent.protocol",
-    "Judgment": "ragjury.rag_agent.results",
-    "Usage": "ragjury.rag_agent.results",
+    "Judge": "ragjury.rag_agent.core.protocol",
+    "BaseJudge": "ragjury.rag_agent.core.protocol",
+    "JudgeIdentity": "ragjury.rag_agent.core.protocol",
+    "JudgmentUnscored": "ragjury.rag_agent.core.protocol",
+    "Judgment": "ragjury.rag_agent.core.results",
+    "Usage": "ragjury.rag_agent.core.results",
     # what is judged, and what a multi-dimension judge returns
-    "CorrectnessItem": "ragjury.rag_agent.items",
-    "FaithfulnessItem": "ragjury.rag_agent.items",
-    "ScoreItem": "ragjury.rag_agent.items",
-    "GoalItem": "ragjury.rag_agent.items",
-    "JudgmentContext": "ragjury.rag_agent.items",
-    "SourceDocument": "ragjury.rag_agent.schemas",
-    "RAGAnswer": "ragjury.rag_agent.schemas",
-    "JudgeScore": "ragjury.rag_agent.schemas",
-    "DimensionRatings": "ragjury.rag_agent.schemas",
+    "CorrectnessItem": "ragjury.rag_agent.core.items",
+    "FaithfulnessItem": "ragjury.rag_agent.core.items",
+    "ScoreItem": "ragjury.rag_agent.core.items",
+    "GoalItem": "ragjury.rag_agent.core.items",
+    "JudgmentContext": "ragjury.rag_agent.core.items",
+    "SourceDocument": "ragjury.rag_agent.core.schemas",
+    "RAGAnswer": "ragjury.rag_agent.core.schemas",
+    "JudgeScore": "ragjury.rag_agent.core.schemas",
+    "DimensionRatings": "ragjury.rag_agent.core.schemas",
     # batch runs
     "RagjurySettings": "ragjury.config.settings",
-    "build_judge": "ragjury.evals.registry",
-    "run_judgments": "ragjury.evals.runner",
-    "open_cache": "ragjury.evals.cache",
-    "evaluate_dataset": "ragjury.evals.dataset_evaluation",
-    "EvaluationResult": "ragjury.evals.dataset_evaluation",
-    "evaluate_agent": "ragjury.evals.agent_evaluation",
-    "AgentEvaluation": "ragjury.evals.agent_evaluation",
-    "Gates": "ragjury.evals.gates",
+    "build_judge": "ragjury.evals.pipelines.registry",
+    "run_judgments": "ragjury.evals.runs.runner",
+    "open_cache": "ragjury.evals.runs.cache",
+    "evaluate_dataset": "ragjury.evals.pipelines.dataset_evaluation",
+    "EvaluationResult": "ragjury.evals.pipelines.dataset_evaluation",
+    "evaluate_agent": "ragjury.evals.pipelines.agent_evaluation",
+    "AgentEvaluation": "ragjury.evals.pipelines.agent_evaluation",
+    "Gates": "ragjury.evals.report.gates",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -86,35 +86,35 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
-    from ragjury.evals.agent_evaluation import AgentEvaluation, evaluate_agent
-    from ragjury.evals.cache import open_cache
-    from ragjury.evals.dataset_evaluation import EvaluationResult, evaluate_dataset
-    from ragjury.evals.gates import Gates
-    from ragjury.evals.registry import build_judge
-    from ragjury.evals.runner import run_judgments
-    from ragjury.rag_agent.catalogue import judge_entry
-    from ragjury.rag_agent.deterministic.contains import ContainsJudge
-    from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
-    from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
-    from ragjury.rag_agent.deterministic.semantic import SemanticJudge
-    from ragjury.rag_agent.deterministic.support import SupportJudge
-    from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
-    from ragjury.rag_agent.fallback import FallbackJudge
-    from ragjury.rag_agent.items import (
+    from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, evaluate_agent
+    from ragjury.evals.pipelines.dataset_evaluation import EvaluationResult, evaluate_dataset
+    from ragjury.evals.pipelines.registry import build_judge
+    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.runs.cache import open_cache
+    from ragjury.evals.runs.runner import run_judgments
+    from ragjury.rag_agent.core.items import (
         CorrectnessItem,
         FaithfulnessItem,
         GoalItem,
         JudgmentContext,
         ScoreItem,
     )
-    from ragjury.rag_agent.judge import JudgeLLM
-    from ragjury.rag_agent.labels import label_of
-    from ragjury.rag_agent.panel import Panel
-    from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
-    from ragjury.rag_agent.results import Judgment, Usage
-    from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
-    from ragjury.rag_agent.verdicts.attribution import AttributionJudge
-    from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
-    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
-    from ragjury.rag_agent.verdicts.goal import GoalAccuracyJudge
-    from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
+    from ragjury.rag_agent.core.labels import label_of
+    from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
+    from ragjury.rag_agent.core.results import Judgment, Usage
+    from ragjury.rag_agent.core.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
+    from ragjury.rag_agent.judges.catalogue import judge_entry
+    from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+    from ragjury.rag_agent.judges.combined.panel import Panel
+    from ragjury.rag_agent.judges.llm.attribution import AttributionJudge
+    from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+    from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
+    from ragjury.rag_agent.judges.llm.goal import GoalAccuracyJudge
+    from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
+    from ragjury.rag_agent.judges.llm.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
+    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+    from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
+    from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+    from ragjury.rag_agent.judges.model_free.semantic import SemanticJudge
+    from ragjury.rag_agent.judges.model_free.support import SupportJudge
+    from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
-import shlex
 import subprocess
 import sys
 import time

@@ -37,10 +37,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
-from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
-from ragjury.rag_agent.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
+from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
 
 BENCHMARKS = Path(os.environ.get("RAGJURY_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 
@@ -101,8 +101,8 @@ def any_reference(judge: TokenOverlapJudge, rows: list[dict]) -> list[bool]:
 
 def semantic_judge():  # type: ignore[no-untyped-def]
     """The SemanticJudge on the local MiniLM, or the reason it cannot run."""
-    from ragjury.rag_agent.deterministic.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
-    from ragjury.rag_agent.deterministic.semantic import SemanticJudge
+    from ragjury.rag_agent.judges.model_free.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
+    from ragjury.rag_agent.judges.model_free.semantic import SemanticJudge
 
     embedder = SentenceTransformerEmbedder()
     try:

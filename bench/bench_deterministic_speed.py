@@ -48,17 +48,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.deterministic.non_llm import NonLLMJudge
-from ragjury.rag_agent.deterministic.support import SupportJudge
-from ragjury.rag_agent.deterministic.token_overlap import (
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
+from ragjury.rag_agent.judges.model_free.support import SupportJudge
+from ragjury.rag_agent.judges.model_free.token_overlap import (
     EVRET_STOPWORDS,
     TokenOverlapJudge,
     evret_normalise,
     phrase_bonus,
     token_weight,
 )
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 
 BENCHMARKS = Path(os.environ.get("RAGJURY_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 

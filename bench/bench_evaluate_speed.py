@@ -24,8 +24,8 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile

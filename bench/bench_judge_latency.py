@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from ragjury.config.settings import RagjurySettings  # noqa: E402
-from ragjury.rag_agent.judge import JudgeLLM  # noqa: E402
-from ragjury.rag_agent.schemas import SourceDocument  # noqa: E402
+from ragjury.rag_agent.core.schemas import SourceDocument  # noqa: E402
+from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM  # noqa: E402
 
 SOURCE = SourceDocument(
     id="d1",

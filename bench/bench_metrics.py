@@ -31,8 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from ragjury.evals.loaders import load_qrels, load_runs  # noqa: E402
-from ragjury.evals.metrics import evaluate_run  # noqa: E402
+from ragjury.evals.io.loaders import load_qrels, load_runs  # noqa: E402
+from ragjury.evals.stats.metrics import evaluate_run  # noqa: E402
 
 # ranx name -> ragjury name
 MEASURES = {

@@ -40,9 +40,9 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragjury.evals.agreement import cohen_kappa
-from ragjury.rag_agent.deterministic.support import SupportJudge, clear_caches
-from ragjury.rag_agent.items import FaithfulnessItem
+from ragjury.evals.stats.agreement import cohen_kappa
+from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.judges.model_free.support import SupportJudge, clear_caches
 
 BENCHMARKS = Path(os.environ.get("RAGJURY_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 DEFAULT_DATA = BENCHMARKS / "begin-dev" / "faithfulness.jsonl"

@@ -50,7 +50,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +65,14 @@ from rich.table import Table
 from scipy.stats import kendalltau
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.cache import JudgmentCache, open_cache
-from ragjury.evals.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
-from ragjury.evals.registry import build_judge
-from ragjury.rag_agent.labels import label_of
-from ragjury.evals.runner import run_judgments
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
-from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.runs.cache import JudgmentCache, open_cache
+from ragjury.evals.runs.runner import run_judgments
+from ragjury.evals.stats.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment, Usage
 
 console = Console(stderr=True)
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks"
@@ -197,7 +197,7 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
         sys.path.insert(0, str(ensure_umbrela()))
         from umbrela.utils import common_utils  # the peer's own code
 
-        from ragjury.rag_agent.llm import build_model
+        from ragjury.rag_agent.model.client import build_model
 
         self._common = common_utils
         self.template = files("umbrela").joinpath("prompts/qrel_fewshot_bing.txt").read_text().strip()
@@ -385,7 +385,7 @@ def panel_rows(dataset: str, cases: Sequence[Case], members: Sequence[str], fold
     rows = [figures(dataset, label, cases, predicted, None, means, "from the members' judgments")]
     usable = [(m, c.gold) for m, c in zip(means, cases, strict=True) if m is not None]
     if len(usable) >= 2 * folds:
-        from ragjury.evals.calibration import fit_threshold, fold_indices
+        from ragjury.evals.stats.calibration import fit_threshold, fold_indices
 
         s = np.array([m for m, _ in usable])
         g = np.array([b for _, b in usable])
@@ -434,7 +434,7 @@ async def measure(
         else:
             # Out-of-fold labels, for tau as well: refit per fold, as cross_validate does.
             oof: list[bool | None] = [None] * len(cases)
-            from ragjury.evals.calibration import fit_threshold, fold_indices
+            from ragjury.evals.stats.calibration import fit_threshold, fold_indices
 
             index_of = [i for i, x in enumerate(scores) if x is not None]
             for held in fold_indices(len(pairs), folds, seed):

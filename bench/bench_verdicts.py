@@ -45,10 +45,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.protocol import BaseJudge
-from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.verdicts import (
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.protocol import BaseJudge
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.judges.llm import (
     CorrectnessJudge,
     FaithfulnessJudge,
     GradedRelevanceJudge,

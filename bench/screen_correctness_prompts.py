@@ -35,11 +35,11 @@ import bench_truthfulness as bt
 from ragjury import RagjurySettings, build_judge
 from ragjury.config.instructions import _ONE_DIGIT, ANSWER_CORRECTNESS_TOKEN
 from ragjury.config.instructions import UNTRUSTED_DATA_RULE as RULE
-from ragjury.evals.calibration import auc, binary_kappa, cross_validate
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
-from ragjury.rag_agent.verdicts.base import tagged_list
-from ragjury.rag_agent.verdicts.correctness import correctness_prompt
+from ragjury.evals.stats.calibration import auc, binary_kappa, cross_validate
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
+from ragjury.rag_agent.judges.llm.correctness import correctness_prompt
+from ragjury.rag_agent.judges.llm.verdict_base import tagged_list
 
 KEY_RULES = (
     "1 = the evaluated answer gives the answer in the key: it names the same entity, number or date as at least "

@@ -220,7 +220,7 @@ GOAL_VERDICT = Instruction(
     ),
 )
 
-# --- One-token instructions (the logprob path, rag_agent/logprobs.py) -----------------------------------
+# --- One-token instructions (the logprob path, rag_agent/model/logprobs.py) -----------------------------------
 # The answer is one digit and nothing else, so that the distribution of that single token is the judge's
 # belief: P(grade = g) for relevance, P(verdict = "1") for binary verdicts. The grade definitions are
 # those of the structured prompts, tightened against the leniency that small models show.
@@ -384,7 +384,7 @@ VERDICT_INSTRUCTIONS: tuple[Instruction, ...] = (
 ALL_INSTRUCTIONS = (*ALL_INSTRUCTIONS, *VERDICT_INSTRUCTIONS)
 
 
-# --- Reference RAG agent (rag_agent/agent.py) -------------------------------------------------
+# --- Reference RAG agent (rag_agent/agent/reference_agent.py) -------------------------------------------------
 
 _RAG_ANSWER_RULES = (
     "Answer ONLY from the passages; never from memory. Reply with the JSON object only:\n"

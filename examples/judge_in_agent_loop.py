@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.agent import AgentResponse, RAGAgent
-from ragjury.rag_agent.items import FaithfulnessItem
-from ragjury.rag_agent.prompting import STATEMENT, tagged
-from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
+from ragjury.rag_agent.agent.reference_agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.core.prompting import STATEMENT, tagged
+from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / "tests" / "fixtures" / "agent_passages.jsonl"  # 50 TREC DL 2019 passages

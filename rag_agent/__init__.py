@@ -10,18 +10,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
-    "FallbackJudge": "fallback",
-    "JudgeLLM": "judge",
-    "DimensionRatings": "schemas",
-    "JudgeScore": "schemas",
-    "RAGAnswer": "schemas",
-    "SourceDocument": "schemas",
-    "BaseJudge": "protocol",
-    "Judge": "protocol",
-    "JudgeIdentity": "protocol",
-    "JudgmentUnscored": "protocol",
-    "Judgment": "results",
-    "Usage": "results",
+    "FallbackJudge": "judges.combined.fallback",
+    "JudgeLLM": "judges.llm.multi_dimension",
+    "DimensionRatings": "core.schemas",
+    "JudgeScore": "core.schemas",
+    "RAGAnswer": "core.schemas",
+    "SourceDocument": "core.schemas",
+    "BaseJudge": "core.protocol",
+    "Judge": "core.protocol",
+    "JudgeIdentity": "core.protocol",
+    "JudgmentUnscored": "core.protocol",
+    "Judgment": "core.results",
+    "Usage": "core.results",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -37,8 +37,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from ragjury.rag_agent.fallback import FallbackJudge
-    from ragjury.rag_agent.judge import JudgeLLM
-    from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
-    from ragjury.rag_agent.results import Judgment, Usage
-    from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
+    from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
+    from ragjury.rag_agent.core.results import Judgment, Usage
+    from ragjury.rag_agent.core.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
+    from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+    from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM

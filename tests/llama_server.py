@@ -27,14 +27,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
-import zipfile
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path

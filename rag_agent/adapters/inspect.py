@@ -7,7 +7,7 @@ judge's reason as the score's explanation. Example::
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from ragjury.rag_agent.adapters.inspect import ragjury_scorer
-    from ragjury.rag_agent.deterministic.contains import ContainsJudge
+    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
     task = Task(
         dataset=[Sample(input="Who wrote Hamlet?", target=["Shakespeare", "William Shakespeare"])],

@@ -23,8 +23,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from ragjury.rag_agent.protocol import JudgmentUnscored
-from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.core.results import Judgment
 
 MAX_LISTED = 3
 """How many unsupported statements (or panel votes) a reason quotes before "and N more"."""
@@ -53,7 +53,7 @@ def item_type_of(judge: object) -> type[BaseModel] | None:
 
 def task_of(item_type: type[BaseModel]) -> str | None:
     """The ``ragjury evaluate`` task whose rows hold ``item_type`` items (None for other items)."""
-    from ragjury.evals.tasks import TASK_SPECS
+    from ragjury.evals.io.tasks import TASK_SPECS
 
     return next((name for name, spec in TASK_SPECS.items() if spec.item_type is item_type), None)
 
@@ -88,9 +88,9 @@ def build_item(
     Items of other judges (relevance's ``JudgmentContext``, goal's ``GoalItem``) are validated
     from ``fields`` as they are.
     """
-    from ragjury.evals.peer_formats import resolve
-    from ragjury.evals.tasks import row_to_task_row, task_spec
-    from ragjury.rag_agent.input_files import InputError
+    from ragjury.evals.io.peer_formats import resolve
+    from ragjury.evals.io.tasks import row_to_task_row, task_spec
+    from ragjury.rag_agent.core.input_files import InputError
 
     item_type = item_type_of(judge)
     name = task or (task_of(item_type) if item_type is not None else None)
@@ -152,7 +152,7 @@ def reason_of(value: object) -> str | None:
 def score_of(value: object) -> float:
     """A number to hold against a threshold: a faithfulness score (share of supported
     statements), a JudgeScore's ``overall_score``, a grade, or 1.0 / 0.0 for a binary verdict."""
-    from ragjury.rag_agent.labels import label_of
+    from ragjury.rag_agent.core.labels import label_of
 
     for attribute in ("score", "overall_score"):
         number = getattr(value, attribute, None)
@@ -184,7 +184,7 @@ class Outcome:
     @property
     def label(self) -> bool | int | float:
         """The verdict (bool), grade (int) or score (float); raises ``JudgmentUnscored``."""
-        from ragjury.rag_agent.labels import label_of
+        from ragjury.rag_agent.core.labels import label_of
 
         self._require_scored()
         label = label_of(self.judgment.value)

@@ -6,7 +6,7 @@ a multi-dimension score with the judge's reason in the report. Example::
 
     from pydantic_evals import Case, Dataset
     from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
-    from ragjury.rag_agent.deterministic.contains import ContainsJudge
+    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
     dataset = Dataset(
         cases=[Case(inputs="Who wrote Hamlet?", expected_output=["Shakespeare"])],
@@ -43,7 +43,7 @@ except ImportError as error:  # pragma: no cover - depends on the environment
     ) from error
 
 from ragjury.rag_agent.adapters.judging import Outcome, build_item, fields_of
-from ragjury.rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
 
 
 def context_fields(ctx: EvaluatorContext[Any, Any, Any]) -> dict[str, Any]:

@@ -7,8 +7,8 @@ A judge that cannot judge (server down, invalid output) fails the test too, with
 an unscored judgment is never a pass, and never reported as a low score. Example::
 
     from ragjury.rag_agent.adapters.pytest_helpers import assert_judged
-    from ragjury.rag_agent.deterministic.contains import ContainsJudge
-    from ragjury.rag_agent.items import CorrectnessItem
+    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+    from ragjury.rag_agent.core.items import CorrectnessItem
 
     def test_hamlet_answer() -> None:
         assert_judged(ContainsJudge(), CorrectnessItem(
@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.adapters.judging import Outcome, build_item
+from ragjury.rag_agent.core.sync import run_sync
 
 
 def _item(judge: Any, item: BaseModel | Mapping[str, Any], task: str | None) -> BaseModel:

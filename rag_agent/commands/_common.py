@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from ragjury.rag_agent.input_files import InputError
+from ragjury.rag_agent.core.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -114,7 +114,7 @@ def calibration_options(path: Path | None, task: str, judge: str, model: str | N
     """
     if path is None:
         return {}
-    from ragjury.evals.calibration import CalibrationError, check_applies, load_calibration
+    from ragjury.evals.stats.calibration import CalibrationError, check_applies, load_calibration
 
     try:
         calibration = load_calibration(path)
@@ -135,7 +135,7 @@ def start_trace(trace: bool, settings: RagjurySettings) -> Any:
     returns the session for ``end_trace``, or None. Without the OpenTelemetry SDK: one line, exit 2."""
     if not (trace or settings.trace):
         return None
-    from ragjury.rag_agent.tracing import TracingUnavailable, start_tracing
+    from ragjury.rag_agent.core.tracing import TracingUnavailable, start_tracing
 
     try:
         return start_tracing(settings)
@@ -190,6 +190,6 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 def print_json(payload: Mapping[str, object], *, command: str) -> None:
     """One JSON object on stdout, nothing else (rich would wrap long lines), under the contract
     every command shares (``schema_version`` and ``command`` first; see ``rag_agent.json_contract``)."""
-    from ragjury.rag_agent.json_contract import document
+    from ragjury.evals.io.json_contract import document
 
     typer.echo(json.dumps(document(command, payload), ensure_ascii=False))

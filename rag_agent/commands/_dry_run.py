@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import print_json, stdout
+from ragjury.rag_agent.core.sync import run_sync
 
 
 def _user_code(header: Mapping[str, Any]) -> bool:
     """Whether the judge asked for holds a ``python:`` plug-in (alone or in a panel): user code
     that a dry run must not run, since it may call a server of its own."""
-    from ragjury.evals.registry import PLUGIN_PREFIX
+    from ragjury.evals.pipelines.registry import PLUGIN_PREFIX
 
     return PLUGIN_PREFIX in str(header.get("judge", ""))
 
@@ -37,8 +37,8 @@ def dry_run_batch(
     a server (and no other model may be called). ``header`` leads the ``--json`` object (task,
     judge, inputs).
     """
-    from ragjury.evals.dry_run import estimate, estimate_notes, estimate_table
-    from ragjury.rag_agent.dry_model import recording_models
+    from ragjury.evals.runs.dry_run import estimate, estimate_notes, estimate_table
+    from ragjury.rag_agent.model.dry_model import recording_models
 
     with recording_models() as log:
         judge = build()

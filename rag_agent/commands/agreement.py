@@ -81,8 +81,8 @@ def agreement(
 
     Exit codes: 0 ok, 1 a --fail-under gate failed, 2 bad input.
     """
-    from ragjury.evals.agreement_run import AgreementOptionError, run_agreement
-    from ragjury.evals.report import parse_gates
+    from ragjury.evals.pipelines.agreement_run import AgreementOptionError, run_agreement
+    from ragjury.evals.report.tables import parse_gates
 
     gates = parse_gates(fail_under or [])
     try:

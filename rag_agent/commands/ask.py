@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.rag_agent._sync import run_sync
+from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -27,12 +27,12 @@ from ragjury.rag_agent.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
-from ragjury.rag_agent.json_contract import paths
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
-    from ragjury.evals.answer_judgments import AnswerJudgments
-    from ragjury.rag_agent.agent import AgentResponse
-    from ragjury.rag_agent.results import Judgment
+    from ragjury.evals.pipelines.answer_judgments import AnswerJudgments
+    from ragjury.rag_agent.agent.reference_agent import AgentResponse
+    from ragjury.rag_agent.core.results import Judgment
 
 SNIPPET_CHARS = 160
 
@@ -178,7 +178,9 @@ def ask(
     settings = settings_for(judge_model, base_url)
     if model:
         settings = settings.model_copy(update={"agent_model": model})
-    from ragjury.rag_agent.agent import RAGAgent  # deferred: pydantic-ai and the model clients
+    from ragjury.rag_agent.agent.reference_agent import (
+        RAGAgent,  # deferred: pydantic-ai and the model clients
+    )
 
     agent = RAGAgent(
         corpus, settings=settings, top_k=top_k, retrieval=retrieval.value, max_searches=max_searches
@@ -191,7 +193,7 @@ def ask(
     payload: dict[str, object] = response.model_dump(mode="json")
     judgments: AnswerJudgments | None = None
     if judge and response.answer is not None:
-        from ragjury.evals.answer_judgments import judge_answer
+        from ragjury.evals.pipelines.answer_judgments import judge_answer
 
         if json_output:
             judgments = run_sync(judge_answer(response, settings, judge_mode.value))

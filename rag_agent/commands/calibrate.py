@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ragjury.rag_agent._sync import run_sync
+from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
     CacheOption,
@@ -32,7 +32,7 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.json_contract import paths
+from ragjury.rag_agent.core.sync import run_sync
 
 DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
 
@@ -87,10 +87,10 @@ def calibrate(
 
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
-    from ragjury.evals.cache import open_cache
-    from ragjury.evals.calibration import fit_calibration, logprob_options
-    from ragjury.evals.registry import UnknownJudgeError, build_judge
-    from ragjury.evals.runner import run_judgments
+    from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge
+    from ragjury.evals.runs.cache import open_cache
+    from ragjury.evals.runs.runner import run_judgments
+    from ragjury.evals.stats.calibration import fit_calibration, logprob_options
     from ragjury.rag_agent.commands._common import EXIT_UNSCORED
 
     if task not in DEFAULT_JUDGES:
@@ -103,7 +103,7 @@ def calibrate(
     if not out.parent.exists():
         raise fail(f"--out {out}: folder {out.parent} does not exist")
     settings = settings_for(model, base_url)
-    from ragjury.evals.calibration_data import calibration_items
+    from ragjury.evals.pipelines.calibration_data import calibration_items
 
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed)

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     BaseUrlOption,
     JsonOption,
@@ -17,12 +16,13 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
     from ragjury.config.settings import (
         RagjurySettings,  # annotations only: loading them here would cost every --help
     )
-    from ragjury.rag_agent.health import Check
+    from ragjury.rag_agent.judges.health import Check
 
 
 @user_errors
@@ -34,7 +34,7 @@ def doctor(
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
     """
     settings = settings_for(model, base_url)
-    from ragjury.rag_agent.health import run_checks  # deferred: pydantic-ai
+    from ragjury.rag_agent.judges.health import run_checks  # deferred: pydantic-ai
 
     checks = run_sync(run_checks(settings))
     if json_output:

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.rag_agent._sync import run_sync
+from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
@@ -37,10 +37,10 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.json_contract import paths
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
-    from ragjury.evals.gates import Gates
+    from ragjury.evals.report.gates import Gates
 
 EXIT_INTERRUPTED = 130
 
@@ -64,9 +64,9 @@ def _check_before_judging(
 ) -> None:
     """User mistakes that would otherwise surface after the whole batch: a gate on a figure this
     run never reports, an output that would overwrite an input (or land in a missing folder)."""
-    from ragjury.evals.atomic_io import check_output_paths
-    from ragjury.evals.gates import agent_figures, task_figures
-    from ragjury.evals.tasks import task_spec
+    from ragjury.evals.io.atomic_io import check_output_paths
+    from ragjury.evals.io.tasks import task_spec
+    from ragjury.evals.report.gates import agent_figures, task_figures
 
     if agent:
         known = agent_figures(
@@ -136,9 +136,9 @@ def _evaluate_dataset(
     progress: bool,
     dry_run: bool = False,
 ) -> None:
-    from ragjury.evals.dataset_evaluation import DatasetFiles, evaluate_dataset
-    from ragjury.evals.registry import build_judge
-    from ragjury.evals.tasks import load_dataset, parse_mapping
+    from ragjury.evals.io.tasks import load_dataset, parse_mapping
+    from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, evaluate_dataset
+    from ragjury.evals.pipelines.registry import build_judge
 
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
@@ -182,7 +182,7 @@ def _evaluate_dataset(
 def _print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
     with people, the per-system ranking, and where the predictions went."""
-    from ragjury.evals.report import agreement_table, confusion_table, correlation_text, metrics_table
+    from ragjury.evals.report.tables import agreement_table, confusion_table, correlation_text, metrics_table
 
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(_run_table(title, result.stats.as_dict()))
@@ -223,10 +223,10 @@ def _evaluate_agent(
     concurrency: int | None,
     progress: bool,
 ) -> None:
-    from ragjury.evals.agent_evaluation import AgentFiles, evaluate_agent
-    from ragjury.evals.registry import build_judge
-    from ragjury.evals.tasks import load_questions
-    from ragjury.rag_agent.agent import RAGAgent
+    from ragjury.evals.io.tasks import load_questions
+    from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
+    from ragjury.evals.pipelines.registry import build_judge
+    from ragjury.rag_agent.agent.reference_agent import RAGAgent
 
     questions = load_questions(data, limit=limit)
     agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
@@ -433,10 +433,10 @@ def evaluate(
     Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.evals.cache import open_cache
-    from ragjury.evals.gates import Gates
-    from ragjury.evals.registry import UnknownJudgeError, judge_entry
-    from ragjury.evals.runner import interrupted_message
+    from ragjury.evals.pipelines.registry import UnknownJudgeError, judge_entry
+    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.runs.cache import open_cache
+    from ragjury.evals.runs.runner import interrupted_message
 
     gates = Gates.parse(fail_under or [], max_fallback)
     settings = settings_for(model, base_url)

@@ -9,7 +9,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
@@ -26,15 +25,16 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.input_files import load_answer, load_sources
+from ragjury.rag_agent.core.input_files import load_answer, load_sources
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: pydantic and the schemas load when the command runs, not for --help
-    from ragjury.rag_agent.results import Judgment
-    from ragjury.rag_agent.schemas import JudgeScore
+    from ragjury.rag_agent.core.results import Judgment
+    from ragjury.rag_agent.core.schemas import JudgeScore
 
 def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
     """One score judgment as JSON (``evals.single_judgment``); the label is the overall score."""
-    from ragjury.evals.single_judgment import judgment_payload as payload
+    from ragjury.evals.pipelines.single_judgment import judgment_payload as payload
 
     return payload("score", judgment, judgment.value.overall_score if judgment.value is not None else None)
 
@@ -57,7 +57,7 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
         table = Table(title="JudgeScore", show_lines=False)
         table.add_column("dimension")
         table.add_column("score", justify="right")
-        from ragjury.rag_agent.schemas import DIMENSIONS
+        from ragjury.rag_agent.core.schemas import DIMENSIONS
 
         for name in (*DIMENSIONS, "confidence"):
             table.add_row(name, f"{getattr(score, name):.3f}")
@@ -112,8 +112,8 @@ def judge_evaluate(
     """
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
-    from ragjury.rag_agent.items import ScoreItem  # deferred: pydantic loads when the command runs
-    from ragjury.rag_agent.schemas import RAGAnswer
+    from ragjury.rag_agent.core.items import ScoreItem  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.schemas import RAGAnswer
 
     rag_answer = RAGAnswer(answer=answer) if answer is not None else load_answer(str(answer_file))
     if not rag_answer.answer.strip():
@@ -121,10 +121,10 @@ def judge_evaluate(
     sources = load_sources(str(sources_file)) if sources_file else []
     settings = settings_for(model, base_url)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
-    from ragjury.rag_agent import catalogue  # judges (and pydantic-ai) load only when built
+    from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
     judgment = run_sync(catalogue.build("score", judge.value, settings).ajudge(item))
-    from ragjury.evals.single_judgment import score_gate_failures
+    from ragjury.evals.pipelines.single_judgment import score_gate_failures
 
     failures = score_gate_failures(judgment, fail_under, max_fallback)
     if json_output:

@@ -20,8 +20,8 @@ TaskOption = Annotated[
 
 def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
     """One row per ``--judge`` name: task, name, scale, model or not, fallback, description."""
-    from ragjury.evals.registry import UnknownJudgeError
-    from ragjury.rag_agent import catalogue
+    from ragjury.evals.pipelines.registry import UnknownJudgeError
+    from ragjury.rag_agent.judges import catalogue
 
     tasks = catalogue.tasks()
     if task is not None and task not in tasks:
@@ -65,9 +65,9 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
 
     Also: --judge panel:A,B,C (majority) or panel-mean:A,B,C (mean probability) of any judges
     of one task, and --judge python:module:Factory for your own. A new judge is one class
-    file with @judge_entry in rag_agent/verdicts/ (LLM) or rag_agent/deterministic/ (no model).
+    file with @judge_entry in rag_agent/judges/llm/ (LLM) or rag_agent/judges/model_free/ (no model).
     """
-    from ragjury.evals.registry import UnknownJudgeError
+    from ragjury.evals.pipelines.registry import UnknownJudgeError
 
     try:
         rows = catalogue_rows(task)

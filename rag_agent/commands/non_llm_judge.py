@@ -53,7 +53,7 @@ def non_llm_judge(
 
     Reports for topics missing from --rag-topics are skipped with a warning, as the kit skips them.
     """
-    from ragjury.evals.non_llm_leaderboard import run_non_llm_judge  # deferred: numpy
+    from ragjury.evals.pipelines.non_llm_leaderboard import run_non_llm_judge  # deferred: numpy
 
     board = run_non_llm_judge(rag_topics, rag_responses, out_dir, workflow=workflow, name=name)
     if board.skipped:

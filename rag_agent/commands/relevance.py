@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
     BaseUrlOption,
@@ -32,9 +31,10 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: the pipeline loads when the command runs, not on --help
-    from ragjury.evals.relevance_run import RelevanceRunResult
+    from ragjury.evals.pipelines.relevance_run import RelevanceRunResult
 
 EXIT_INTERRUPTED = 130
 
@@ -108,10 +108,10 @@ def relevance(
     Exit codes: 0 done, 2 bad input, 3 nothing could be scored (OUT is not written),
     130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.evals.cache import open_cache
-    from ragjury.evals.registry import UnknownJudgeError, build_judge, judge_entry
-    from ragjury.evals.relevance_run import NothingToJudge, plan_relevance, run_relevance
-    from ragjury.evals.runner import interrupted_message
+    from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge, judge_entry
+    from ragjury.evals.pipelines.relevance_run import NothingToJudge, plan_relevance, run_relevance
+    from ragjury.evals.runs.cache import open_cache
+    from ragjury.evals.runs.runner import interrupted_message
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 import typer
 from rich.table import Table
 
-from ragjury.rag_agent._sync import run_sync
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
@@ -40,16 +39,17 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.input_files import InputError, parse_model, read_text
-from ragjury.rag_agent.labels import binary_label
+from ragjury.rag_agent.core.input_files import InputError, parse_model, read_text
+from ragjury.rag_agent.core.labels import binary_label
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: pydantic and the items load when a command runs, not for --help
     from pydantic import BaseModel
 
     from ragjury.config.settings import RagjurySettings
-    from ragjury.rag_agent.items import TraceMessage
-    from ragjury.rag_agent.protocol import BaseJudge
-    from ragjury.rag_agent.results import Judgment
+    from ragjury.rag_agent.core.items import TraceMessage
+    from ragjury.rag_agent.core.protocol import BaseJudge
+    from ragjury.rag_agent.core.results import Judgment
 
 # The verdict judges (and pydantic-ai with them) are imported inside the functions that build or
 # print them: `ragjury --help` and every other command start without them.
@@ -105,7 +105,7 @@ def build_verdict_judge(
 
     ``llm`` is the subcommand's LLM judge, ``deterministic`` the model-free fallback its catalogue
     entry declares, ``auto`` the LLM judge with that fallback (see the module docstring)."""
-    from ragjury.rag_agent import catalogue
+    from ragjury.rag_agent.judges import catalogue
 
     task, name = CATALOGUE_NAMES[kind]
     if choice == "deterministic":
@@ -127,7 +127,7 @@ def build_verdict_judge(
 # -- items ---------------------------------------------------------------------------------------------------
 def load_item(path: Path, model: type[ItemModelT]) -> ItemModelT:
     """An item from a JSON object; errors name the file, the line and the field."""
-    from ragjury.rag_agent.items import GoalItem
+    from ragjury.rag_agent.core.items import GoalItem
     text = read_text(str(path))
     if not text.strip():
         raise InputError(path, "file is empty")
@@ -149,7 +149,7 @@ _TURN = re.compile(r"^\s*(user|assistant|tool|system)\s*(?:\(([^)]*)\))?\s*:\s?(
 
 def parse_turn(text: str, index: int) -> TraceMessage:
     """``"user: text"`` or ``"tool(search): result"`` as a trace turn."""
-    from ragjury.rag_agent.items import TraceMessage
+    from ragjury.rag_agent.core.items import TraceMessage
     match = _TURN.match(text)
     if not match:
         raise InputError(
@@ -180,7 +180,7 @@ def label_of(judgment: Judgment[Any], threshold: int) -> bool | None:
 def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> dict[str, object]:
     """One verdict as JSON (``evals.single_judgment``): ``task`` (faithfulness, correctness,
     relevance, relevance_graded, goal), the binary ``label``, the typed ``value``, the envelope."""
-    from ragjury.evals.single_judgment import judgment_payload
+    from ragjury.evals.pipelines.single_judgment import judgment_payload
 
     return judgment_payload(kind, judgment, label_of(judgment, grade_threshold))
 
@@ -223,10 +223,10 @@ def _print_footer(judgment: Judgment[Any]) -> None:
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
     if not _print_header(judgment):
         return
-    from ragjury.rag_agent.verdicts.correctness import Verdict
-    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessResult
-    from ragjury.rag_agent.verdicts.goal import GoalResult
-    from ragjury.rag_agent.verdicts.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
+    from ragjury.rag_agent.judges.llm.correctness import Verdict
+    from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult
+    from ragjury.rag_agent.judges.llm.goal import GoalResult
+    from ragjury.rag_agent.judges.llm.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
 
     value = judgment.value
     if isinstance(value, FaithfulnessResult):
@@ -319,7 +319,9 @@ def faithfulness(
     """
     flags = {"--answer": answer, "--context": context}
     _exactly_one_source(item_file, {**flags, "--question": question})
-    from ragjury.rag_agent.items import FaithfulnessItem  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.items import (
+        FaithfulnessItem,  # deferred: pydantic loads when the command runs
+    )
 
     if item_file is not None:
         item = load_item(item_file, FaithfulnessItem)
@@ -364,7 +366,7 @@ def correctness(
     """
     flags = {"--question": question, "--answer": answer, "--reference": reference}
     _exactly_one_source(item_file, flags)
-    from ragjury.rag_agent.items import CorrectnessItem  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.items import CorrectnessItem  # deferred: pydantic loads when the command runs
 
     if item_file is not None:
         item = load_item(item_file, CorrectnessItem)
@@ -417,7 +419,7 @@ def relevance(
     """
     flags = {"--query": query, "--passage": passage}
     _exactly_one_source(item_file, {**flags, "--expected": expected})
-    from ragjury.rag_agent.items import JudgmentContext  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.items import JudgmentContext  # deferred: pydantic loads when the command runs
 
     if item_file is not None:
         item = load_item(item_file, JudgmentContext)
@@ -473,7 +475,7 @@ def goal(
     reference goal (or the inferred goal). No model-free equivalent exists: --judge auto is llm.
     """
     _exactly_one_source(item_file, {"--turn": turn})
-    from ragjury.rag_agent.items import GoalItem  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.items import GoalItem  # deferred: pydantic loads when the command runs
 
     if item_file is not None:
         item = load_item(item_file, GoalItem)

@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.agent import AgentResponse, RAGAgent
-from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.retrieval import BM25Index
-from ragjury.rag_agent.schemas import JudgeScore, RAGAnswer
+from ragjury.rag_agent.agent.reference_agent import AgentResponse, RAGAgent
+from ragjury.rag_agent.agent.retrieval import BM25Index
+from ragjury.rag_agent.core.items import ScoreItem
+from ragjury.rag_agent.core.schemas import JudgeScore, RAGAnswer
+from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "agent_passages.jsonl"

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.schemas import JudgeScore, SourceDocument
+from ragjury.rag_agent.core.items import ScoreItem
+from ragjury.rag_agent.core.schemas import JudgeScore, SourceDocument
+from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,15 @@ import sys
 from pathlib import Path
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
-from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.verdicts.relevance import RelevanceGrade, RelevanceVerdict
-from ragjury.rag_agent.verdicts import (
+from ragjury.rag_agent.core.items import (
+    CorrectnessItem,
+    FaithfulnessItem,
+    GoalItem,
+    JudgmentContext,
+    TraceMessage,
+)
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.judges.llm import (
     TRACE_FORMAT_VERSION,
     CorrectnessJudge,
     FaithfulnessJudge,
@@ -29,6 +34,7 @@ from ragjury.rag_agent.verdicts import (
     SampledJudgment,
     Verdict,
 )
+from ragjury.rag_agent.judges.llm.relevance import RelevanceGrade, RelevanceVerdict
 
 REPO = Path(__file__).resolve().parents[2]
 CTX = JudgmentContext(

@@ -19,11 +19,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
-import ragjury.rag_agent.agent
-import ragjury.rag_agent.llm_judge
+import ragjury.rag_agent.agent.reference_agent
+import ragjury.rag_agent.judges.llm.llm_judge
 from ragjury.cli import app
 from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
-from ragjury.rag_agent.agent import SEARCH_TOOL
+from ragjury.rag_agent.agent.reference_agent import SEARCH_TOOL
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = str(FIXTURES / "agent_tiny_corpus.jsonl")
@@ -104,7 +104,7 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         seen["models"].append(name)
         return FunctionModel(reply, model_name=name)
 
-    for module in (ragjury.rag_agent.agent, ragjury.rag_agent.llm_judge):  # where models are built
+    for module in (ragjury.rag_agent.agent.reference_agent, ragjury.rag_agent.judges.llm.llm_judge):  # where models are built
         monkeypatch.setattr(module, "build_model", build)
     return seen
 

@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.agent_evaluation import GroundTruth, evaluate_agent
-from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.registry import build_judge
-from ragjury.evals.tasks import load_task_rows, parse_mapping
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
+from ragjury.evals.io.tasks import load_task_rows, parse_mapping
+from ragjury.evals.pipelines.agent_evaluation import GroundTruth, evaluate_agent
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.schemas import RAGAnswer, SourceDocument
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
@@ -391,7 +391,7 @@ def test_agent_run_answers_judges_and_resumes_from_cached_answers(
     from pydantic_ai.messages import ModelResponse, TextPart
     from pydantic_ai.models.function import FunctionModel
 
-    import ragjury.rag_agent.agent as agent_module
+    import ragjury.rag_agent.agent.reference_agent as agent_module
     calls: list[int] = []
 
     def answer(messages, info):  # type: ignore[no-untyped-def]

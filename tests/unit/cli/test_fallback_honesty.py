@@ -20,9 +20,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.evals.gates import fallback_failure, max_fallback_limit
-from ragjury.evals.report import HtmlReport, VerdictSources, percent, render_html
-from ragjury.rag_agent.results import Judgment
+from ragjury.evals.report.gates import fallback_failure, max_fallback_limit
+from ragjury.evals.report.tables import HtmlReport, VerdictSources, percent, render_html
+from ragjury.rag_agent.core.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows, 4 questions x 5 systems
@@ -30,12 +30,12 @@ PASSAGES = FIXTURES / "pipeline_passages.jsonl"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
 
 PLUGIN = '''
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
-from ragjury.rag_agent.schemas import JudgeScore
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.core.schemas import JudgeScore
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 
 
 class FakeModel(BaseJudge[CorrectnessItem, bool]):
@@ -206,7 +206,7 @@ def fake_agent_model(monkeypatch: pytest.MonkeyPatch) -> None:
     from pydantic_ai.messages import ModelResponse, TextPart
     from pydantic_ai.models.function import FunctionModel
 
-    import ragjury.rag_agent.agent as agent_module
+    import ragjury.rag_agent.agent.reference_agent as agent_module
     def answer(messages, info):  # type: ignore[no-untyped-def]
         text = json.dumps(
             {

@@ -42,8 +42,8 @@ def test_listing_imports_no_judge_module() -> None:
         "import sys\n"
         "from ragjury.rag_agent.commands.judges import catalogue_rows\n"
         "assert len(catalogue_rows()) > 10\n"
-        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.verdicts', "
-        "'ragjury.rag_agent.deterministic', 'pydantic_ai'))]\n"
+        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.judges.llm', "
+        "'ragjury.rag_agent.judges.model_free', 'pydantic_ai'))]\n"
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -19,9 +19,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.evals.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
-from ragjury.evals.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
-from ragjury.rag_agent.input_files import InputError
+from ragjury.evals.io.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
+from ragjury.evals.report.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
+from ragjury.rag_agent.core.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"
@@ -33,8 +33,8 @@ PLUGIN = '''
 import os
 from pathlib import Path
 
-from ragjury.rag_agent.items import CorrectnessItem, JudgmentContext
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 
 
 def _log(text):

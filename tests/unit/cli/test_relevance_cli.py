@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.loaders import load_qrels
+from ragjury.evals.io.loaders import load_qrels
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")

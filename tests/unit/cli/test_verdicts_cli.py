@@ -66,7 +66,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
         return ModelResponse(parts=[TextPart(json.dumps(body))])
 
     monkeypatch.setattr(
-        "ragjury.rag_agent.llm_judge.build_model", lambda settings, name=None: FunctionModel(reply)
+        "ragjury.rag_agent.judges.llm.llm_judge.build_model", lambda settings, name=None: FunctionModel(reply)
     )
 
 
@@ -144,7 +144,7 @@ def test_llm_only_with_server_down_is_unscored_exit_3() -> None:
 
 
 def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
-    pytest.importorskip("ragjury.rag_agent.deterministic.token_overlap")
+    pytest.importorskip("ragjury.rag_agent.judges.model_free.token_overlap")
     result = invoke(
         "relevance",
         "-q",
@@ -160,7 +160,7 @@ def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
 
 
 def test_deterministic_correctness_uses_contains_judge() -> None:
-    pytest.importorskip("ragjury.rag_agent.deterministic.contains")
+    pytest.importorskip("ragjury.rag_agent.judges.model_free.contains")
     result = invoke(
         "correctness",
         "-q",

@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.agent_answers import AgentJudge, AgentRun, agent_identity, ask_agent
-from ragjury.evals.agent_evaluation import AgentEvaluation, AgentFiles, GroundTruth, evaluate_agent
-from ragjury.evals.answer_judgments import judge_answer
-from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.gates import Gates, agent_figures
-from ragjury.evals.registry import build_judge
-from ragjury.rag_agent.agent import AgentResponse
-from ragjury.rag_agent.protocol import JudgeIdentity
-from ragjury.rag_agent.results import Usage
-from ragjury.rag_agent.schemas import RAGAnswer, SourceDocument
+from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, AgentFiles, GroundTruth, evaluate_agent
+from ragjury.evals.pipelines.answer_judgments import judge_answer
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.report.gates import Gates, agent_figures
+from ragjury.evals.runs.agent_answers import AgentJudge, AgentRun, agent_identity, ask_agent
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.rag_agent.agent.reference_agent import AgentResponse
+from ragjury.rag_agent.core.protocol import JudgeIdentity
+from ragjury.rag_agent.core.results import Usage
+from ragjury.rag_agent.core.schemas import RAGAnswer, SourceDocument
 
 PARIS = SourceDocument(id="d1", content="Paris is the capital of France.")
 LYON = SourceDocument(id="d2", content="Lyon is a city in France.")

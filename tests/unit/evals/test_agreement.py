@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ragjury.evals.agreement import label_agreement, qrels_agreement, ranking_correlation
+from ragjury.evals.stats.agreement import label_agreement, qrels_agreement, ranking_correlation
 
 # 12 graded labels; reference figures computed with scikit-learn 1.9.1 (cohen_kappa_score) and the
 # `krippendorff` package 0.9.0 (alpha with value_domain [0, 1, 2, 3]), which are not dependencies.

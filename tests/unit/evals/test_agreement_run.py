@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragjury.evals.agreement_run import (
+from ragjury.evals.io.loaders import LabelRow
+from ragjury.evals.pipelines.agreement_run import (
     AgreementOptionError,
     agreement_mode,
     ranking_rows,
@@ -18,8 +19,7 @@ from ragjury.evals.agreement_run import (
     run_inputs,
     system_scores,
 )
-from ragjury.evals.loaders import LabelRow
-from ragjury.rag_agent.input_files import InputError
+from ragjury.rag_agent.core.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.cache import JudgmentCache, judgment_key, open_cache
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
-from ragjury.rag_agent.protocol import JudgeIdentity
-from ragjury.rag_agent.results import Judgment, Usage
-from ragjury.rag_agent.schemas import JudgeScore
+from ragjury.evals.runs.cache import JudgmentCache, judgment_key, open_cache
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.core.protocol import JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.core.schemas import JudgeScore
 
 ITEM = CorrectnessItem(question="Who?", answer="Marie Curie", references=["Curie"])
 IDENT = JudgeIdentity(name="contains", model=None, prompt_version="contains@1.0")
@@ -77,7 +77,7 @@ def test_pydantic_values_come_back_as_their_class(cache: JudgmentCache) -> None:
 
 
 def test_subclassed_envelope_keeps_its_extra_fields(cache: JudgmentCache) -> None:
-    base = pytest.importorskip("ragjury.rag_agent.verdicts.base")
+    base = pytest.importorskip("ragjury.rag_agent.judges.llm.verdict_base")
     sampled = base.SampledJudgment[bool](value=True, judge="v", agreement=2 / 3, votes=["1", "1", "0"])
     cache.put("k", sampled)
     got = cache.get("k")
@@ -165,7 +165,7 @@ def test_long_lookups_search_by_key_not_through_every_judgment(cache: JudgmentCa
 def test_rows_written_under_old_module_names_still_find_their_class(
     tmp_path: Path, written_as: str, read_as: type
 ) -> None:
-    from ragjury.evals import cache as cache_module
+    from ragjury.evals.runs import cache as cache_module
 
     path = tmp_path / "old.sqlite"
     cache = open_cache(path)

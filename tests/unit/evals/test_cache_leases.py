@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.cache import JudgmentCache, holder_alive, new_lease_owner
-from ragjury.evals.runner import run_judgments
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
-from ragjury.rag_agent.results import Judgment
+from ragjury.evals.runs.cache import JudgmentCache, holder_alive, new_lease_owner
+from ragjury.evals.runs.runner import run_judgments
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO / "tests" / "fixtures"

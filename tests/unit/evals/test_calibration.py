@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.calibration import (
+from ragjury.evals.stats.calibration import (
     CALIBRATION_SCHEMA,
     Calibration,
     CalibrationError,
@@ -31,8 +31,8 @@ from ragjury.evals.calibration import (
     fit_threshold,
     load_calibration,
 )
-from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
-from ragjury.rag_agent.verdicts.relevance import RelevanceGrade
+from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+from ragjury.rag_agent.judges.llm.relevance import RelevanceGrade
 
 runner = CliRunner()
 

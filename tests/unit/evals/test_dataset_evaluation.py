@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.dataset_evaluation import DatasetFiles, EvaluationResult, evaluate_dataset
-from ragjury.evals.gates import BINARY_TASK_FIGURES, Gates
-from ragjury.evals.predictions import load_predictions
-from ragjury.evals.registry import build_judge
-from ragjury.evals.run_report import build_report, report_payload
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
-from ragjury.rag_agent.results import Judgment
+from ragjury.evals.io.predictions import load_predictions
+from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, EvaluationResult, evaluate_dataset
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.report.gates import BINARY_TASK_FIGURES, Gates
+from ragjury.evals.report.run_report import build_report, report_payload
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems

@@ -14,18 +14,18 @@ from typing import Any
 
 import pytest
 from genai_prices import Usage, calc_price
+from recording_server import recording_server
 from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.instructions import ANSWER_CORRECTNESS_TOKEN
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.dry_run import estimate, price
-from ragjury.evals.tasks import load_task_rows, parse_mapping
-from ragjury.rag_agent.dry_model import recording_models, tokens_of
-from ragjury.rag_agent.items import FaithfulnessItem
-from ragjury.rag_agent.verdicts.correctness import correctness_prompt
-from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
-from recording_server import recording_server
+from ragjury.evals.io.tasks import load_task_rows, parse_mapping
+from ragjury.evals.runs.dry_run import estimate, price
+from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.judges.llm.correctness import correctness_prompt
+from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
+from ragjury.rag_agent.model.dry_model import recording_models, tokens_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows

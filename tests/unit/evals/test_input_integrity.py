@@ -21,14 +21,21 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.loaders import load_labels, load_passages, load_qrels, load_rag_run, load_run, load_topics
-from ragjury.evals.non_llm_leaderboard import load_responses
-from ragjury.evals.tasks import load_questions, load_task_rows
+from ragjury.evals.io.loaders import (
+    load_labels,
+    load_passages,
+    load_qrels,
+    load_rag_run,
+    load_run,
+    load_topics,
+)
+from ragjury.evals.io.tasks import load_questions, load_task_rows
+from ragjury.evals.pipelines.non_llm_leaderboard import load_responses
+from ragjury.rag_agent.agent.retrieval import BM25Index
 from ragjury.rag_agent.commands.verdict import load_item
-from ragjury.rag_agent.deterministic.non_llm import NonLLMSettings, load_yaml
-from ragjury.rag_agent.input_files import InputError, load_answer, load_sources
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.retrieval import BM25Index
+from ragjury.rag_agent.core.input_files import InputError, load_answer, load_sources
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.judges.model_free.non_llm import NonLLMSettings, load_yaml
 
 BOM = b"\xef\xbb\xbf"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.loaders import (
+from ragjury.evals.io.loaders import (
     find_run_files,
     load_jsonl_dataset,
     load_labels,
@@ -19,8 +19,8 @@ from ragjury.evals.loaders import (
     load_topics,
     topic_query,
 )
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.items import CorrectnessItem
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.items import CorrectnessItem
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

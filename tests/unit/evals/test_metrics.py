@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from ragjury.evals.evret import EvretItem, Retrieved, as_retrieved, evaluate_retriever, evaluate_retriever_sync
-from ragjury.evals.loaders import load_qrels, load_run, load_runs
-from ragjury.evals.metrics import (
+from ragjury.evals.io.loaders import load_qrels, load_run, load_runs
+from ragjury.evals.pipelines.evret import (
+    EvretItem,
+    Retrieved,
+    as_retrieved,
+    evaluate_retriever,
+    evaluate_retriever_sync,
+)
+from ragjury.evals.stats.metrics import (
     average_precision,
     evaluate_run,
     hit_rate,
@@ -21,9 +27,9 @@ from ragjury.evals.metrics import (
     precision,
     recall,
 )
-from ragjury.rag_agent.items import JudgmentContext
-from ragjury.rag_agent.protocol import BaseJudge
-from ragjury.rag_agent.results import Judgment
+from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.protocol import BaseJudge
+from ragjury.rag_agent.core.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.non_llm_leaderboard import (
+from ragjury.evals.pipelines.non_llm_leaderboard import (
     MEASURE,
     competition_ranks,
     doc_id_md5,
     run_files,
     run_non_llm_judge,
 )
-from ragjury.rag_agent.input_files import InputError
+from ragjury.rag_agent.core.input_files import InputError
 
 GOOD = "Thomas Edison invented the light bulb in 1879."
 

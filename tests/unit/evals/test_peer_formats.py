@@ -16,12 +16,12 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.dataset_evaluation import evaluate_dataset
-from ragjury.evals.records import decode_list_cell
-from ragjury.evals.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem
+from ragjury.evals.io.records import decode_list_cell
+from ragjury.evals.io.tasks import load_dataset, load_questions, load_task_rows, parse_mapping
+from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
 runner = CliRunner()
 

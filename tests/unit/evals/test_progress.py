@@ -12,7 +12,14 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.evals.progress import FitProgress, PlainProgress, duration, fit_columns, make_progress, plain_line
+from ragjury.evals.runs.progress import (
+    FitProgress,
+    PlainProgress,
+    duration,
+    fit_columns,
+    make_progress,
+    plain_line,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DESCRIPTION = "correctness: token-overlap"

@@ -9,21 +9,24 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import (
+from ragjury.evals.pipelines.registry import (
     UnknownJudgeError,
     build_judge,
-    describe,
     judge_entry,
     judge_names,
     register_judge,
     tasks,
 )
-from ragjury.rag_agent.adapted import AdaptedJudge, correctness_contexts, faithfulness_contexts
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.labels import label_of
-from ragjury.rag_agent.protocol import BaseJudge, Judge, JudgeIdentity
-from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.schemas import JudgeScore
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.schemas import JudgeScore
+from ragjury.rag_agent.judges.combined.adapted import (
+    AdaptedJudge,
+    correctness_contexts,
+    faithfulness_contexts,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call
@@ -104,7 +107,7 @@ def test_register_judge_adds_a_name() -> None:
         assert "always-test" in judge_names("correctness")
         assert build_judge("correctness", "always-test", SETTINGS).identity.name == "always"
     finally:
-        from ragjury.rag_agent import catalogue
+        from ragjury.rag_agent.judges import catalogue
 
         catalogue._ENTRIES.pop(("correctness", "always-test"))
         catalogue._RUNTIME.discard(("correctness", "always-test"))
@@ -142,10 +145,10 @@ def test_help_texts_come_from_the_source_without_importing_judges() -> None:
 
     code = (
         "import sys\n"
-        "from ragjury.evals.registry import describe\n"
+        "from ragjury.evals.pipelines.registry import describe\n"
         "text = describe('correctness')\n"
         "assert 'contains (a reference occurs in the answer)' in text and 'auto (llm, with its fallback)' in text, text\n"
-        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.verdicts', 'ragjury.rag_agent.deterministic', 'pydantic_ai'))]\n"
+        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.judges.llm', 'ragjury.rag_agent.judges.model_free', 'pydantic_ai'))]\n"
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

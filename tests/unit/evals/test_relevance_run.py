@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragjury.evals.loaders import load_qrels
-from ragjury.evals.relevance_run import (
+from ragjury.evals.io.loaders import load_qrels
+from ragjury.evals.pipelines.relevance_run import (
     NothingToJudge,
     PairJudgments,
     RelevanceRunResult,
@@ -22,8 +22,8 @@ from ragjury.evals.relevance_run import (
     write_qrels,
     write_unscored,
 )
-from ragjury.evals.runner import RunStats
-from ragjury.rag_agent.input_files import InputError
+from ragjury.evals.runs.runner import RunStats
+from ragjury.rag_agent.core.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragjury.evals.agreement import label_agreement, ranking_correlation
-from ragjury.evals.report import (
+from ragjury.evals.report.tables import (
     HtmlReport,
     agreement_table,
     confusion_table,
@@ -23,7 +22,8 @@ from ragjury.evals.report import (
     scatter_svg,
     write_html,
 )
-from ragjury.rag_agent.input_files import InputError
+from ragjury.evals.stats.agreement import label_agreement, ranking_correlation
+from ragjury.rag_agent.core.input_files import InputError
 
 
 def test_parse_gates_resolves_aliases() -> None:

@@ -15,22 +15,22 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
-from ragjury.evals.agreement import label_agreement
-from ragjury.evals.dataset_evaluation import evaluate_dataset
-from ragjury.evals.intervals import (
+from ragjury.evals.io.predictions import load_predictions, run_names, run_of_rows
+from ragjury.evals.io.tasks import load_task_rows
+from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.report.item_table import MAX_TEXT_CHARS, item_table
+from ragjury.evals.report.run_report import build_report, run_figures
+from ragjury.evals.report.tables import HtmlReport, describe_identity, render_html, scatter_svg
+from ragjury.evals.stats.agreement import label_agreement
+from ragjury.evals.stats.intervals import (
     bootstrap_agreement,
     bootstrap_paired_difference,
     bootstrap_ranking_tau,
     bootstrap_system_tau,
     percentile_interval,
 )
-from ragjury.evals.predictions import load_predictions, run_names, run_of_rows
-from ragjury.evals.registry import build_judge
-from ragjury.evals.report import HtmlReport, describe_identity, render_html, scatter_svg
-from ragjury.evals.report_items import MAX_TEXT_CHARS, item_table
-from ragjury.evals.run_report import build_report, run_figures
-from ragjury.evals.tasks import load_task_rows
-from ragjury.rag_agent.input_files import InputError
+from ragjury.rag_agent.core.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.runner import RunStats, interrupted_message, run_judgments
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.runner import RunStats, interrupted_message, run_judgments
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.core.results import Judgment, Usage
 
 
 def items(n: int) -> list[CorrectnessItem]:

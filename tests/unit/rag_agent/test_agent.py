@@ -24,9 +24,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.agent import SEARCH_TOOL, AgentResponse, RAGAgent
-from ragjury.rag_agent.retrieval import BM25Index
-from ragjury.rag_agent.schemas import RAGAnswer
+from ragjury.rag_agent.agent.reference_agent import SEARCH_TOOL, AgentResponse, RAGAgent
+from ragjury.rag_agent.agent.retrieval import BM25Index
+from ragjury.rag_agent.core.schemas import RAGAnswer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"
@@ -326,7 +326,7 @@ async def test_the_judge_in_the_loop_example_retries_with_feedback_until_faithfu
     import importlib.util
 
     from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
-    from ragjury.rag_agent.verdicts.faithfulness import FaithfulnessJudge
+    from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 
     path = Path(__file__).resolve().parents[3] / "examples" / "judge_in_agent_loop.py"
     spec = importlib.util.spec_from_file_location("judge_in_agent_loop", path)

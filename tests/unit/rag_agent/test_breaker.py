@@ -22,15 +22,15 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings, get_settings
-from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.registry import build_judge
-from ragjury.evals.runner import run_judgments
-from ragjury.rag_agent.breaker import NOT_ATTEMPTED, CircuitBreaker, breakers_of, is_connect_failure
-from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.items import CorrectnessItem, ScoreItem
-from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.llm import StructuredCaller, build_model
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.runner import run_judgments
+from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
+from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.model.breaker import NOT_ATTEMPTED, CircuitBreaker, breakers_of, is_connect_failure
+from ragjury.rag_agent.model.client import StructuredCaller
 
 N = 1000
 

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from recording_server import recording_server
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent import catalogue
-from recording_server import recording_server
+from ragjury.rag_agent.judges import catalogue
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -28,11 +28,11 @@ TOY_JUDGE = '''"""A toy LLM judge: correct when the model says so."""
 from __future__ import annotations
 
 from ragjury.config.instructions import TOY_VERDICT
-from ragjury.rag_agent.catalogue import judge_entry
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.prompting import EVALUATED_ANSWER, tagged
-from ragjury.rag_agent.results import Judgment
-from ragjury.rag_agent.verdicts.base import LLMVerdictJudge, VerdictOutput
+from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, tagged
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
 
 
 @judge_entry("correctness", "toy", "a toy LLM verdict", uses_model=True)
@@ -65,7 +65,7 @@ def package_with_a_toy_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     package = site / "ragjury"
     shutil.copytree(ROOT, package, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".ragjury", "tests", "bench", "examples"))
-    (package / "rag_agent" / "verdicts" / "toy.py").write_text(TOY_JUDGE, encoding="utf-8")
+    (package / "rag_agent" / "judges" / "llm" / "toy.py").write_text(TOY_JUDGE, encoding="utf-8")
     with (package / "config" / "instructions.py").open("a", encoding="utf-8") as instructions:
         instructions.write(TOY_PROMPT)
     return site
@@ -84,7 +84,7 @@ def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: 
     with recording_server(content='{"reason": "it is a toy", "verdict": "1"}') as server:
         python_api = run_python(site, (
             "import ragjury\n"
-            "from ragjury.evals.registry import judge_names, describe\n"
+            "from ragjury.evals.pipelines.registry import judge_names, describe\n"
             "assert ragjury.__file__.startswith(sys.argv[1]), ragjury.__file__\n"
             "assert 'toy' in judge_names('correctness'), judge_names('correctness')\n"
             "assert 'toy (a toy LLM verdict)' in describe('correctness')\n"
@@ -114,7 +114,7 @@ def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: 
 
 def test_declarations_are_read_from_source_and_match_the_decorators() -> None:
     declared = catalogue.declared()
-    assert declared[("correctness", "contains")].module == "ragjury.rag_agent.deterministic.contains"
+    assert declared[("correctness", "contains")].module == "ragjury.rag_agent.judges.model_free.contains"
     assert declared[("correctness", "llm")].default and not declared[("correctness", "contains")].default
     for (task, name), declaration in declared.items():
         entry = catalogue.entry(task, name)  # importing the module ran the decorator

@@ -10,8 +10,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from ragjury.rag_agent.deterministic.embedders import EmbedderUnavailable
-from ragjury.rag_agent.evaluators import (
+from ragjury.rag_agent.judges.model_free.embedders import EmbedderUnavailable
+from ragjury.rag_agent.judges.user_defined import (
     EmbeddingSimilarityEvaluator,
     EvalRow,
     Evaluator,

@@ -11,11 +11,12 @@ import json
 from pydantic import BaseModel
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.judge import JudgeLLM
-from ragjury.rag_agent.llm import StructuredCaller, build_model
 from recording_server import closed_port, recording_server
+
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.core.items import ScoreItem
+from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
+from ragjury.rag_agent.model.client import StructuredCaller, build_model
 
 
 class Label(BaseModel):

@@ -6,8 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from ragjury.config.settings import RagjurySettings, ScoreWeights
-from ragjury.rag_agent.results import Judgment, Usage
-from ragjury.rag_agent.schemas import DimensionRatings, JudgeScore, RAGAnswer
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.core.schemas import DimensionRatings, JudgeScore, RAGAnswer
 
 RATINGS = dict(relevance=1.0, completeness=0.5, accuracy=0.8, source_attribution=0.0, coherence=1.0,
                confidence=0.9, reasoning="ok")

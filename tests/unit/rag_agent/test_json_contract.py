@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.rag_agent.json_contract import (
+from ragjury.evals.io.json_contract import (
     COMMAND_KEYS,
     SCHEMA_VERSION,
     SHARED_KEYS,
@@ -157,7 +157,7 @@ def test_header_and_only_documented_keys(payloads: dict[str, dict[str, Any]], ca
     assert payload["schema_version"] == SCHEMA_VERSION
     assert payload["command"] == case.split(" (")[0]
     undocumented = set(payload) - documented(payload["command"])
-    assert not undocumented, f"{case}: document these keys in rag_agent/json_contract.py: {undocumented}"
+    assert not undocumented, f"{case}: document these keys in evals/io/json_contract.py: {undocumented}"
     assert not set(payload) & RETIRED_KEYS
 
 

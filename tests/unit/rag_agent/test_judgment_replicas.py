@@ -8,8 +8,8 @@ import gc
 
 import pytest
 
-from ragjury.rag_agent.results import Judgment, Usage, replicas
-from ragjury.rag_agent.verdicts.base import SampledJudgment
+from ragjury.rag_agent.core.results import Judgment, Usage, replicas
+from ragjury.rag_agent.judges.llm.verdict_base import SampledJudgment
 
 
 def test_copies_equal_the_validated_judgment_with_the_change() -> None:

@@ -11,12 +11,12 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import UnknownJudgeError, build_judge, describe, judge_entry
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.labels import binarizer, binary_label, label_of
-from ragjury.rag_agent.panel import MemberVote, Panel, PanelVerdict, probability_of
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity, ResultCallback
-from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge, describe, judge_entry
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.labels import binarizer, binary_label, label_of
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.judges.combined.panel import MemberVote, Panel, PanelVerdict, probability_of
 
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: no LLM member here
 

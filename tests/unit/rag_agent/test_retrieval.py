@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.retrieval import ANSERINI_B, ANSERINI_K1, BM25Index, RetrievedPassage
-from ragjury.rag_agent.text import content_tokens
+from ragjury.rag_agent.agent.retrieval import ANSERINI_B, ANSERINI_K1, BM25Index, RetrievedPassage
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.text import content_tokens
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from ragjury.rag_agent._sync import run_sync
+from ragjury.rag_agent.core.sync import run_sync
 
 
 async def _refused() -> None:

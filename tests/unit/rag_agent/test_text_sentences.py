@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ragjury.rag_agent.text import split_sentences
+from ragjury.rag_agent.core.text import split_sentences
 
 
 def test_abbreviations_and_decimals_stay_inside_their_sentence() -> None:

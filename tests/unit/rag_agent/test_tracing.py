@@ -24,13 +24,13 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.config.instructions import ANSWER_CORRECTNESS
 from ragjury.config.settings import RagjurySettings, get_settings
-from ragjury.evals.cache import JudgmentCache
-from ragjury.evals.runner import run_judgments
-from ragjury.rag_agent import tracing
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.runner import run_judgments
+from ragjury.rag_agent.core import tracing
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows

@@ -21,10 +21,10 @@ from ragjury.config.instructions import FAITHFULNESS_STATEMENTS
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.adapters.judging import ItemError, Outcome, build_item, item_type_of
 from ragjury.rag_agent.adapters.pytest_helpers import assert_judged, assert_judged_async
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem
-from ragjury.rag_agent.verdicts import CorrectnessJudge, FaithfulnessJudge
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.judges.llm import CorrectnessJudge, FaithfulnessJudge
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
 PYDANTIC_EVALS_ABSENT = (
     "pydantic-evals is not installed (not in the dev extra: no release on the package index matches "

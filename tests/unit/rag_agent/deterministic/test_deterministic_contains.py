@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragjury.rag_agent.deterministic.contains import ContainsJudge, contains_reference, normalise_answer
-from ragjury.rag_agent.items import CorrectnessItem
-from ragjury.rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.core.items import CorrectnessItem
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge, contains_reference, normalise_answer
 
 
 def item(answer: str, *references: str) -> CorrectnessItem:

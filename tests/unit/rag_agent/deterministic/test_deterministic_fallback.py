@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ragjury.rag_agent.deterministic.contains import ContainsJudge
-from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge
-from ragjury.rag_agent.fallback import FallbackJudge
-from ragjury.rag_agent.items import CorrectnessItem, JudgmentContext
-from ragjury.rag_agent.protocol import BaseJudge, JudgeIdentity
-from ragjury.rag_agent.results import Judgment, Usage
+from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
 
 
 class Primary(BaseJudge[JudgmentContext, bool]):

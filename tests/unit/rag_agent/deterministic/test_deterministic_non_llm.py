@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.deterministic.non_llm import (
+from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free.non_llm import (
     NonLLMJudge,
     NonLLMSettings,
     length_score,
     score_pair,
     words,
 )
-from ragjury.rag_agent.input_files import InputError
-from ragjury.rag_agent.items import JudgmentContext
-from ragjury.rag_agent.protocol import JudgmentUnscored
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 

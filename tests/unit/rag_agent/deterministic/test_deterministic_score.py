@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.deterministic.score import DeterministicScoreJudge, heuristic_ratings, weighted_support
-from ragjury.rag_agent.items import ScoreItem
-from ragjury.rag_agent.schemas import SourceDocument
+from ragjury.rag_agent.core.items import ScoreItem
+from ragjury.rag_agent.core.schemas import SourceDocument
+from ragjury.rag_agent.judges.model_free.score import (
+    DeterministicScoreJudge,
+    heuristic_ratings,
+    weighted_support,
+)
 
 SOURCES = [
     SourceDocument(id="s1", content="Thomas Edison patented a practical incandescent light bulb in 1879."),

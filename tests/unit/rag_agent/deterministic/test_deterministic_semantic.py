@@ -12,7 +12,9 @@ import httpx
 import numpy as np
 import pytest
 
-from ragjury.rag_agent.deterministic.embedders import (
+from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free.embedders import (
     CachingEmbedder,
     EmbedderUnavailable,
     OllamaEmbedder,
@@ -21,9 +23,7 @@ from ragjury.rag_agent.deterministic.embedders import (
     packaged_minilm_path,
     text_key,
 )
-from ragjury.rag_agent.deterministic.semantic import SemanticJudge
-from ragjury.rag_agent.items import JudgmentContext
-from ragjury.rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free.semantic import SemanticJudge
 
 VOCAB = ["paris", "france", "capital", "banana", "fruit", "yellow", "edison", "bulb"]
 

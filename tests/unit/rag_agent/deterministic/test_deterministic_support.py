@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import build_judge, judge_names
-from ragjury.rag_agent.labels import label_of
-from ragjury.rag_agent.deterministic import SupportJudge as ExportedSupportJudge
-from ragjury.rag_agent.deterministic.support import (
+from ragjury.evals.pipelines.registry import build_judge, judge_names
+from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free import SupportJudge as ExportedSupportJudge
+from ragjury.rag_agent.judges.model_free.support import (
     DEFAULT_THRESHOLD,
     NEGATION_TOKEN,
     SupportJudge,
     SupportScore,
     support_tokens,
 )
-from ragjury.rag_agent.items import FaithfulnessItem
-from ragjury.rag_agent.protocol import JudgmentUnscored
 
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted
 

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from ragjury.rag_agent.deterministic.token_overlap import TokenOverlapJudge, evret_tokens
-from ragjury.rag_agent.items import JudgmentContext
-from ragjury.rag_agent.protocol import JudgmentUnscored
+from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge, evret_tokens
 
 WORDS = "apple bread chair dance eagle flute grape horse igloo joker kite lemon mango nest olive piano queen robin snake tiger".split()
 EXPECTED = " ".join(WORDS)  # 20 content tokens of weight 1.0 each
@@ -189,7 +189,7 @@ def _random_pairs(count: int, seed: int) -> list[tuple[str, str, str]]:
 
 def exact_weighted_score(query: str, expected: str, retrieved: str, *, boost: bool) -> Fraction:
     """Evret's weighted score in exact arithmetic (no tie can depend on float summation order)."""
-    from ragjury.rag_agent.deterministic.token_overlap import (
+    from ragjury.rag_agent.judges.model_free.token_overlap import (
         EVRET_STOPWORDS,
         evret_normalise,
         phrase_bonus,

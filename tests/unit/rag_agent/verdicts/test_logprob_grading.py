@@ -15,18 +15,18 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.registry import build_judge
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
-from ragjury.rag_agent.labels import label_of
-from ragjury.rag_agent.logprobs import (
+from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.judges.llm.attribution import AttributionJudge
+from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+from ragjury.rag_agent.judges.llm.relevance import GradedRelevanceJudge, RelevanceGrade, RelevanceVerdictJudge
+from ragjury.rag_agent.model.logprobs import (
     ChoiceDistribution,
     LogprobUnavailable,
     choice_distribution,
     logprob_settings,
 )
-from ragjury.rag_agent.verdicts.attribution import AttributionJudge
-from ragjury.rag_agent.verdicts.correctness import CorrectnessJudge
-from ragjury.rag_agent.verdicts.relevance import GradedRelevanceJudge, RelevanceGrade, RelevanceVerdictJudge
 
 CONTEXT = JudgmentContext(query="boiling point of water", retrieved_text="Water boils at 100 C at sea level.")
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from ragjury.rag_agent.items import TraceMessage
-from ragjury.rag_agent.prompting import budgeted
-from ragjury.rag_agent.verdicts.base import VerdictOutput, lower_median, majority, validate_samples
-from ragjury.rag_agent.verdicts.faithfulness import (
+from ragjury.rag_agent.core.items import TraceMessage
+from ragjury.rag_agent.core.prompting import budgeted
+from ragjury.rag_agent.judges.llm.faithfulness import (
     FaithfulnessResult,
     StatementVerdict,
     clean_statements,
     verdicts_output,
 )
-from ragjury.rag_agent.verdicts.relevance import GradeOutput
-from ragjury.rag_agent.verdicts.trace_format import TRACE_FORMAT_VERSION, format_trace
+from ragjury.rag_agent.judges.llm.relevance import GradeOutput
+from ragjury.rag_agent.judges.llm.trace_format import TRACE_FORMAT_VERSION, format_trace
+from ragjury.rag_agent.judges.llm.verdict_base import VerdictOutput, lower_median, majority, validate_samples
 
 
 def test_majority_needs_more_than_half_of_all_samples() -> None:
@@ -123,7 +123,7 @@ def test_trace_format_cuts_one_huge_turn_in_the_middle() -> None:
 
 
 def test_reasons_and_statements_are_bounded_in_the_schema() -> None:
-    from ragjury.rag_agent.verdicts.faithfulness import StatementsOutput
+    from ragjury.rag_agent.judges.llm.faithfulness import StatementsOutput
 
     with pytest.raises(ValidationError):
         VerdictOutput.model_validate({"reason": "x" * 301, "verdict": "1"})

@@ -22,9 +22,15 @@ from ragjury.config.instructions import (
     Instruction,
 )
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.items import CorrectnessItem, FaithfulnessItem, GoalItem, JudgmentContext, TraceMessage
-from ragjury.rag_agent.protocol import JudgmentUnscored
-from ragjury.rag_agent.verdicts import (
+from ragjury.rag_agent.core.items import (
+    CorrectnessItem,
+    FaithfulnessItem,
+    GoalItem,
+    JudgmentContext,
+    TraceMessage,
+)
+from ragjury.rag_agent.core.protocol import JudgmentUnscored
+from ragjury.rag_agent.judges.llm import (
     TRACE_FORMAT_VERSION,
     CorrectnessJudge,
     FaithfulnessJudge,

@@ -1,0 +1,3 @@
+"""Input files and output formats: datasets, TREC files, predictions, the ``--json`` contract."""
+
+__all__: list[str] = []

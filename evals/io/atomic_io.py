@@ -1,0 +1,135 @@
+"""Writing outputs so that they never destroy an input and never leave half a file.
+
+Why one module: every command writes something (predictions, qrels, HTML reports, leaderboards),
+and each used to write in its own way: straight into the target, so a kill left half a file, and
+onto any path, so ``--out data.jsonl`` silently replaced the dataset it had just read. Here the
+rules live once:
+
+- ``check_output_paths`` runs before any work: an output that is an input (same path, a symlink
+  or a hard link to it), two outputs on one file, an output that is a folder, or whose folder is
+  missing or not writable, is an ``InputError`` (one line, exit 2 in the CLI) naming both paths.
+- ``write_text_atomic`` / ``open_atomic`` write a temporary file beside the target and rename it
+  over the target (``os.replace`` is atomic on one file system): a reader sees the old file or the
+  new one, never a mix, and a failure leaves the old file untouched and no temporary behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from ragjury.rag_agent.core.input_files import InputError
+
+PathArg = str | os.PathLike[str]
+NamedPaths = Iterable[tuple[str, PathArg | None]]
+"""(option name, path) pairs, e.g. ``[("--out", out), ("--html", html)]``; ``None`` paths are skipped."""
+
+TEMP_SUFFIX = ".tmp"
+
+
+def same_file(first: PathArg, second: PathArg) -> bool:
+    """Whether two paths name one file: the same inode when both exist (symlinks and hard links
+    included), else the same resolved path (an output that does not exist yet)."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return Path(first).resolve() == Path(second).resolve()
+
+
+def _present(paths: NamedPaths) -> list[tuple[str, Path]]:
+    """The given paths, standard input (``-``) and absent options left out."""
+    return [(option, Path(path)) for option, path in paths if path is not None and str(path) != "-"]
+
+
+def check_output_target(option: str, path: PathArg) -> None:
+    """An output must be a file path in an existing, writable folder: checked before any
+    judging, so a typo costs nothing rather than a whole batch."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(option, f"{target} is a folder; give a file path to write")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InputError(option, f"{target}: folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(option, f"{target}: folder {folder} is not writable")
+
+
+def check_output_paths(outputs: NamedPaths, inputs: NamedPaths) -> None:
+    """Refuse, before any work, outputs that would destroy an input or each other.
+
+    Raises ``InputError`` naming the output option and path and the input it collides with.
+    """
+    written = _present(outputs)
+    read = _present(inputs)
+    for option, path in written:
+        check_output_target(option, path)
+        for input_option, input_path in read:
+            if same_file(path, input_path):
+                raise InputError(
+                    option,
+                    f"{path} is the input {input_option} {input_path}: ragjury never overwrites "
+                    "an input; write the output elsewhere",
+                )
+    for index, (option, path) in enumerate(written):
+        for other_option, other in written[index + 1 :]:
+            if same_file(path, other):
+                raise InputError(
+                    other_option, f"{other} is also the output {option} {path}: give each output its own file"
+                )
+
+
+def _temporary_beside(target: Path) -> tuple[int, Path]:
+    """A new, uniquely named file in the target's folder (so the final rename stays on one file
+    system), created with the permissions a plain ``open`` would give it (umask applied)."""
+    while True:
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temporary
+        except FileExistsError:
+            continue
+
+
+@contextlib.contextmanager
+def open_atomic(path: PathArg) -> Iterator[IO[str]]:
+    """A text handle whose content replaces ``path`` only when the ``with`` block succeeds.
+
+    On any error (including Ctrl-C) the temporary file is removed and ``path`` is untouched.
+    Lines are written with ``\\n`` endings on every platform.
+    """
+    target = Path(path)
+    descriptor, temporary = _temporary_beside(target)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the mode the user gave it
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_text_atomic(path: PathArg, text: str) -> Path:
+    """Replace ``path`` with ``text`` (UTF-8) atomically; see ``open_atomic``."""
+    with open_atomic(path) as handle:
+        handle.write(text)
+    return Path(path)
+
+
+__all__ = [
+    "NamedPaths",
+    "PathArg",
+    "TEMP_SUFFIX",
+    "check_output_paths",
+    "check_output_target",
+    "open_atomic",
+    "same_file",
+    "write_text_atomic",
+]

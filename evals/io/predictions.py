@@ -1,0 +1,341 @@
+"""Predictions JSONL written and read back: one ``ItemRecord`` per judged item, its text and verdict.
+
+Why a reader of our own output: a report must be rebuildable from the predictions file alone,
+months after the run, without the dataset or the cache (``ragjury report PRED.jsonl``). So each
+row written by ``ragjury evaluate --out`` carries the task and the item it judged (question,
+answer, references or contexts); this module turns such rows into plain records: gold label,
+verdict, probability, reason, faithfulness statements, judge, fallback and tokens.
+
+Rows written before the item was added still load: their text is simply absent.
+Bad rows name file, line and field (``InputError``), never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
+
+Kind = Literal["binary", "score"]
+Outcome = Literal["tp", "tn", "fp", "fn", "unscored", "nogold", "scored"]
+
+SCORE_TASKS = ("score",)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One faithfulness statement and the judge's verdict on it."""
+
+    text: str
+    supported: bool
+    reason: str = ""
+
+
+@dataclass
+class ItemRecord:
+    """One judged item as the predictions file tells it."""
+
+    id: str
+    line: int
+    label: bool | int | float | None
+    gold: bool | int | float | None = None
+    system: str | None = None
+    task: str | None = None
+    item: Mapping[str, Any] = field(default_factory=dict)
+    value: Mapping[str, Any] = field(default_factory=dict)
+    judge: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+    fallback_used: bool = False
+    fallback_reason: str | None = None
+    unscored: bool = False
+    unscored_reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+    latency_s: float | None = None
+    method: str | None = None
+
+    # -- what the report shows --------------------------------------------------------------
+
+    @property
+    def question(self) -> str | None:
+        value = self.item.get("question")
+        return value if isinstance(value, str) else None
+
+    @property
+    def answer(self) -> str | None:
+        value = self.item.get("answer")
+        return value if isinstance(value, str) else None
+
+    @property
+    def references(self) -> list[str]:
+        return _texts(self.item.get("references"))
+
+    @property
+    def contexts(self) -> list[str]:
+        """Faithfulness contexts, or the score task's sources (``[id] content``)."""
+        if "contexts" in self.item:
+            return _texts(self.item.get("contexts"))
+        sources = self.item.get("sources")
+        if isinstance(sources, list):
+            out = []
+            for source in sources:
+                if isinstance(source, Mapping):
+                    ident = source.get("id")
+                    content = str(source.get("content", ""))
+                    out.append(f"[{ident}] {content}" if ident else content)
+                elif isinstance(source, str):
+                    out.append(source)
+            return out
+        return []
+
+    @property
+    def probability(self) -> float | None:
+        """The judge's P(verdict = yes) where it reported one (logprob path)."""
+        value = self.value.get("probability")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    @property
+    def reason(self) -> str | None:
+        """Why: the verdict's reason (or JudgeScore's reasoning); for unscored items, why not."""
+        if self.unscored:
+            return self.unscored_reason
+        for key in ("reason", "reasoning"):
+            value = self.value.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    @property
+    def statements(self) -> list[Statement]:
+        raw = self.value.get("statements")
+        if not isinstance(raw, list):
+            return []
+        out = []
+        for entry in raw:
+            if isinstance(entry, Mapping) and isinstance(entry.get("statement"), str):
+                out.append(
+                    Statement(entry["statement"], bool(entry.get("verdict")), str(entry.get("reason") or ""))
+                )
+        return out
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def outcome(self, kind: Kind) -> Outcome:
+        """tp / tn / fp / fn against the gold label (binary tasks); unscored; nogold; scored."""
+        if self.unscored or self.label is None:
+            return "unscored"
+        if self.gold is None:
+            return "nogold"
+        if kind == "score":
+            return "scored"
+        judged, gold = bool(self.label), bool(self.gold)
+        if judged and gold:
+            return "tp"
+        if not judged and not gold:
+            return "tn"
+        return "fp" if judged else "fn"
+
+
+@dataclass
+class PredictionRun:
+    """All records of one predictions file, with what the report needs to know about the run."""
+
+    name: str
+    path: str
+    records: list[ItemRecord]
+    kind: Kind
+    task: str | None
+    output_key: str
+    duplicates: int = 0
+    """Rows whose id appeared earlier in the file (the later one is kept, the count is shown)."""
+
+    @property
+    def has_text(self) -> bool:
+        return any(record.item for record in self.records)
+
+    def by_id(self) -> dict[str, ItemRecord]:
+        return {record.id: record for record in self.records}
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) if not isinstance(v, Mapping) else str(v.get("text") or v.get("content") or v) for v in value]
+    return []
+
+
+def _int(row: Mapping[str, Any], key: str) -> int:
+    value = row.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _optional_str(path: str, line: int, row: Mapping[str, Any], key: str) -> str | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise InputError(path, f"expected a string, got {type(value).__name__}", line=line, field=key)
+    return str(value)
+
+
+def _label(path: str, line: int, row: Mapping[str, Any], key: str) -> bool | int | float | None:
+    value = row.get(key)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    raise InputError(path, f"expected true/false, a number or null, got {value!r}", line=line, field=key)
+
+
+def infer_task(row: Mapping[str, Any]) -> str | None:
+    """The task of a row that does not name it: ``score`` rows carry a score, faithfulness items
+    contexts, correctness items references (None when the row says nothing)."""
+    task = row.get("task")
+    if isinstance(task, str):
+        return task
+    if "score" in row and "label" not in row:
+        return "score"
+    item = row.get("item")
+    if isinstance(item, Mapping):
+        if "contexts" in item:
+            return "faithfulness"
+        if "references" in item:
+            return "correctness"
+        if "sources" in item:
+            return "score"
+    return None
+
+
+def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
+    """One predictions row → ``ItemRecord``; a row that is not one names the field."""
+    if not isinstance(row, Mapping):
+        raise InputError(path, f"expected a JSON object, got {type(row).__name__}", line=line)
+    if "faithful_judgment" in row or "score_judgment" in row or "correct_judgment" in row:
+        raise InputError(
+            path,
+            "this is an 'evaluate --agent' answers file; report reads dataset predictions "
+            "('evaluate --task ... --out')",
+            line=line,
+        )
+    ident = row.get("id")
+    if not isinstance(ident, str | int) or isinstance(ident, bool):
+        raise InputError(path, "missing" if ident is None else f"expected a string, got {ident!r}", line=line, field="id")
+    unscored = row.get("unscored", False)
+    if not isinstance(unscored, bool):
+        raise InputError(path, f"expected true/false, got {unscored!r}", line=line, field="unscored")
+    if output_key not in row and not unscored:
+        raise InputError(path, "missing", line=line, field=output_key)
+    item = row.get("item", {})
+    if not isinstance(item, Mapping):
+        raise InputError(path, f"expected an object, got {type(item).__name__}", line=line, field="item")
+    value = row.get("value", {})
+    if not isinstance(value, Mapping):
+        value = {}
+    usage = row.get("usage") if isinstance(row.get("usage"), Mapping) else {}
+    latency = row.get("latency_s")
+    label = None if unscored else _label(path, line, row, output_key)
+    return ItemRecord(
+        id=str(ident),
+        line=line,
+        label=label,
+        gold=_label(path, line, row, "gold"),
+        system=_optional_str(path, line, row, "system"),
+        task=infer_task(row),
+        item=item,
+        value=value,
+        judge=_optional_str(path, line, row, "judge"),
+        model=_optional_str(path, line, row, "model"),
+        prompt_version=_optional_str(path, line, row, "prompt_version"),
+        fallback_used=row.get("fallback_used") is True,
+        fallback_reason=_optional_str(path, line, row, "fallback_reason"),
+        unscored=unscored or label is None,
+        unscored_reason=_optional_str(path, line, row, "unscored_reason")
+        or ("no label in the row" if label is None and not unscored else None),
+        input_tokens=_int(usage, "input_tokens"),  # type: ignore[arg-type]
+        output_tokens=_int(usage, "output_tokens"),  # type: ignore[arg-type]
+        requests=_int(usage, "requests"),  # type: ignore[arg-type]
+        latency_s=float(latency) if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
+        method=_optional_str(path, line, row, "method"),
+    )
+
+
+def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | None = None) -> PredictionRun:
+    """A ``PredictionRun`` from (line, row) pairs: the output key (``label`` or ``score``) and
+    the task are taken from the first row, every row is checked against them."""
+    records: dict[str, ItemRecord] = {}
+    duplicates = 0
+    output_key: str | None = None
+    task: str | None = None
+    for line, row in rows:
+        if output_key is None:
+            if not isinstance(row, Mapping):
+                raise InputError(path, f"expected a JSON object, got {type(row).__name__}", line=line)
+            task = infer_task(row)
+            output_key = "score" if task in SCORE_TASKS or ("score" in row and "label" not in row) else "label"
+        record = record_of(path, line, row, output_key)
+        if record.id in records:
+            duplicates += 1
+            del records[record.id]
+        records[record.id] = record
+    if output_key is None:
+        raise InputError(path, "no predictions in the file")
+    kind: Kind = "score" if output_key == "score" else "binary"
+    return PredictionRun(
+        name=name or Path(path).stem,
+        path=path,
+        records=list(records.values()),
+        kind=kind,
+        task=task,
+        output_key=output_key,
+        duplicates=duplicates,
+    )
+
+
+def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``rows`` as JSONL to ``path`` atomically, so a kill never leaves half a file (the
+    judgments themselves are in the cache already). Commands check the path before judging
+    (``evals.atomic_io.check_output_paths``): never an input, its folder exists."""
+    import json
+
+    from ragjury.evals.io.atomic_io import open_atomic
+
+    with open_atomic(Path(path)) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def load_predictions(path: str | Path, *, name: str | None = None) -> PredictionRun:
+    """Read a predictions JSONL (``ragjury evaluate --out``) into a ``PredictionRun``."""
+    return run_of_rows(iter_jsonl(path), path=str(path), name=name)
+
+
+def run_names(paths: Sequence[str | Path]) -> list[str]:
+    """Short distinct names for runs: file stems, with the folder when two stems clash."""
+    stems = [Path(p).stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    longer = [f"{Path(p).parent.name}/{Path(p).stem}" if Path(p).parent.name else Path(p).stem for p in paths]
+    if len(set(longer)) == len(longer):
+        return longer
+    return [f"{name} #{number}" for number, name in enumerate(longer, start=1)]
+
+
+__all__ = [
+    "ItemRecord",
+    "Kind",
+    "Outcome",
+    "PredictionRun",
+    "Statement",
+    "infer_task",
+    "load_predictions",
+    "record_of",
+    "run_names",
+    "run_of_rows",
+    "write_jsonl",
+]

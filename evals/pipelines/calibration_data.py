@@ -1,0 +1,66 @@
+"""The labelled items a calibration is fitted on: judged items and their people's labels.
+
+Why apart from ``evals.calibration`` (the fitting) and from the command: reading a dev set --
+TREC qrels with topics and passages, or a labelled JSONL dataset -- and drawing a seeded,
+grade-stratified sample is data work that a script fitting its own calibration needs too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+
+def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], limit: int | None, seed: int
+                 ) -> list[tuple[tuple[str, str], int]]:
+    """Gold (pair, grade) rows with text; with ``limit``, a seeded sample that keeps each grade's share."""
+    rows = [((qid, docid), grade) for qid, docs in sorted(qrels.items()) for docid, grade in sorted(docs.items())
+            if (qid, docid) in have]
+    if limit is None or limit >= len(rows):
+        return rows
+    by_grade: dict[int, list[tuple[tuple[str, str], int]]] = defaultdict(list)
+    for row in rows:
+        by_grade[row[1]].append(row)
+    rng = random.Random(seed)
+    sample: list[tuple[tuple[str, str], int]] = []
+    for grade in sorted(by_grade):
+        share = round(limit * len(by_grade[grade]) / len(rows))
+        sample.extend(rng.sample(by_grade[grade], min(share, len(by_grade[grade]))))
+    return sorted(sample)
+
+
+def calibration_items(
+    task: str,
+    data: Path,
+    *,
+    topics: Path | None = None,
+    passages: Path | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+) -> tuple[list[Any], list[bool | int]]:
+    """The items to judge and their gold labels: for ``relevance``, the qrels pairs of ``data``
+    whose topic and passage texts are known (0-3 grades); otherwise the labelled rows of a
+    ``task`` dataset (bool labels). With ``limit``, a seeded sample (per grade for qrels).
+    ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
+    if task == "relevance":
+        from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
+        from ragjury.rag_agent.core.items import JudgmentContext
+
+        if topics is None or passages is None:
+            raise ValueError("--task relevance needs --topics and --passages beside the gold qrels in --data")
+        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), load_qrels(data)
+        have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
+        rows = sample_pairs(qrels, have, limit, seed)
+        items: list[Any] = [JudgmentContext(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
+        return items, [grade for _, grade in rows]
+    from ragjury.evals.io.tasks import load_task_rows
+
+    labelled = [row for row in load_task_rows(task, data) if isinstance(row.gold, bool)]
+    if limit is not None and limit < len(labelled):
+        labelled = random.Random(seed).sample(labelled, limit)
+    return [row.item for row in labelled], [bool(row.gold) for row in labelled]
+
+
+__all__ = ["calibration_items", "sample_pairs"]

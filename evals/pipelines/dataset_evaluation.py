@@ -1,0 +1,389 @@
+"""Dataset evaluation: judge every row of a labelled (or unlabelled) dataset, and hand back a
+finished ``EvaluationResult``.
+
+Why a finished result: ``ragjury evaluate`` and a Python user want the same things from a run —
+its figures, its gates, its predictions file, its JSON and its HTML report — and each must mean
+the same wherever it is produced. So the result owns them (report-level analyses kept apart from
+the per-item judges, as pydantic-evals' ``ReportEvaluator``); the command only parses options,
+calls ``evaluate_dataset`` and prints.
+
+Every judgment goes through ``run_judgments`` and the cache, so each is stored the moment it
+completes and a re-run resumes instead of starting over.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.progress import Progress
+
+from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
+from ragjury.evals.report.tables import VerdictSources
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.runner import RunStats, run_judgments
+from ragjury.rag_agent.core.labels import Label, label_of
+from ragjury.rag_agent.core.protocol import Judge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.report.tables import HtmlReport
+
+
+@dataclass
+class Prediction:
+    """One dataset row's judgment and the label taken from it (None when unscored)."""
+
+    id: str
+    system: str | None
+    gold: bool | float | None
+    judgment: Judgment[Any]
+    label: Label | None
+    task: str | None = None
+    item: Any = None
+    """The judged item (``rag_agent.items``), written to the row so that a report can be
+    rebuilt from the predictions file alone (``ragjury report``)."""
+
+    def as_dict(self, output_key: str = "label") -> dict[str, object]:
+        """The predictions-JSONL row: id, system, task, label (or score), gold, the value's
+        details, the envelope, and last the item that was judged (its text)."""
+        row: dict[str, object] = {"id": self.id}
+        if self.system is not None:
+            row["system"] = self.system
+        if self.task is not None:
+            row["task"] = self.task
+        row[output_key] = self.label
+        if self.gold is not None:
+            row["gold"] = self.gold
+        value = self.judgment.value
+        if value is not None and hasattr(value, "model_dump"):
+            row["value"] = value.model_dump(mode="json")
+        row.update(self.judgment.envelope())
+        if self.item is not None:
+            row["item"] = self.item.model_dump(mode="json") if hasattr(self.item, "model_dump") else self.item
+        return row
+
+
+@dataclass
+class SystemRanking:
+    """Mean gold label and mean judge label per system, and how the two rankings correlate."""
+
+    human: dict[str, float]
+    judge: dict[str, float]
+    correlation: Any
+    """``evals.agreement.RankCorrelation`` (Kendall's tau, Spearman)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``ranking`` object every ``--json`` shares (``rag_agent.json_contract.ranking``)."""
+        from ragjury.evals.io.json_contract import ranking
+
+        return ranking("mean label", self.human, self.judge, self.correlation)
+
+
+@dataclass(frozen=True)
+class DatasetFiles:
+    """The files of one dataset run: the data read, the predictions and report written (None:
+    not written). The JSON payload names them; ``EvaluationResult.write`` writes the outputs."""
+
+    data: Path
+    predictions: Path | None = None
+    html: Path | None = None
+
+
+@dataclass
+class EvaluationResult:
+    """What ``evaluate_dataset`` returns: predictions, run stats and agreement when labelled, and
+    everything a run hands on — gates, the predictions file, the JSON payload, the HTML report."""
+
+    task: str
+    judge: str
+    """The judge asked for (e.g. "auto"); ``sources`` says which judges produced the verdicts."""
+    predictions: list[Prediction]
+    stats: RunStats
+    agreement: Any = None
+    """Binary tasks: ``evals.agreement.AgreementFigures`` against the gold labels."""
+    correlation: dict[str, Any] | None = None
+    """Score tasks: Pearson / Spearman / MAE of judge scores against gold scores."""
+    ranking: SystemRanking | None = None
+    """Per-system scores under people and the judge, and the rank correlation between them."""
+    identity: JudgeIdentity | None = None
+    """The judge's identity (model, prompt version, parameters), shown in the HTML report."""
+
+    @property
+    def labelled(self) -> int:
+        return sum(p.gold is not None for p in self.predictions)
+
+    @property
+    def output_key(self) -> str:
+        """The predictions rows' name for the judge's label: ``label``, or ``score`` for the score task."""
+        return task_spec(self.task).output_key
+
+    def figures(self) -> dict[str, float | None]:
+        """Flat figures for ``--fail-under`` gates: coverage, agreement, correlations, mean label."""
+        return flat_figures(
+            scored=self.stats.scored,
+            total=self.stats.total,
+            labels=[p.label for p in self.predictions],
+            agreement=self.agreement,
+            correlation=self.correlation,
+            ranking=self.ranking,
+        )
+
+    @cached_property
+    def sources(self) -> VerdictSources:
+        """Which judges produced the scored verdicts (``judge`` names the requested one, e.g. "auto").
+
+        Counted once: the gate, the summary, the titles and the report all ask, and on a
+        15,000-row run each count walks every prediction."""
+        return VerdictSources.of([p.judgment for p in self.predictions])
+
+    @property
+    def verdict_judges(self) -> str:
+        """The judges that produced the verdicts, for titles ("judged by contains"); the judge
+        asked for when nothing was scored."""
+        return ", ".join(self.sources.judges) or self.judge
+
+    @property
+    def why_unscored(self) -> str | None:
+        """One judgment's reason for being unscored ("nothing was scored" says why); None when
+        every judgment is scored."""
+        reasons = [p.judgment.unscored_reason for p in self.predictions if p.judgment.unscored]
+        return f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
+
+    def summary(self) -> dict[str, Any]:
+        """Everything for ``--json``: run stats, the judges that produced the verdicts (and the
+        fallback's share), figures, agreement details and the ranking."""
+        out: dict[str, Any] = {"task": self.task, "judge": self.judge, **self.stats.as_dict()}
+        out.update(self.sources.as_dict())
+        out["labelled"] = self.labelled
+        out["figures"] = self.figures()
+        if self.agreement is not None:
+            out["agreement"] = _as_dict(self.agreement)
+        if self.correlation:
+            out["score_correlation"] = self.correlation
+        if self.ranking is not None:
+            out["ranking"] = self.ranking.as_dict()
+        return out
+
+    def gate(self, gates: Gates) -> list[str]:
+        """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-fallback`` limit
+        on ``sources``; empty when the run passes."""
+        return gates.failures(self.figures(), {"": self.sources})
+
+    def prediction_rows(self) -> list[dict[str, object]]:
+        """The predictions JSONL rows, in dataset order (``Prediction.as_dict``)."""
+        return [p.as_dict(self.output_key) for p in self.predictions]
+
+    def html_report(self, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+        """The HTML report of ``data``'s run, built from the predictions rows exactly as ``ragjury
+        report PRED.jsonl`` builds it (so the two pages agree), plus what only the run knows: the
+        data file, the judge asked for, its identity, the run's statistics and its gate failures."""
+        return self._html_report(data, self.prediction_rows(), gate_failures)
+
+    def _html_report(
+        self, data: Path, prediction_rows: list[dict[str, object]], gate_failures: Sequence[str]
+    ) -> HtmlReport:
+        from ragjury.evals.io.predictions import run_of_rows
+        from ragjury.evals.report.run_report import build_report
+        from ragjury.evals.report.tables import describe_identity
+
+        rows = list(enumerate(prediction_rows, start=1))
+        run = run_of_rows(rows, path=str(data), name=data.stem)
+        report, _figures = build_report([run], run_stats=self.stats.as_dict())
+        report.title = f"ragjury evaluate: {self.task} judged by {self.verdict_judges}"
+        report.meta = {
+            "data": str(data),
+            "task": self.task,
+            "judge": self.judge,
+            "verdicts by": self.sources.describe(),
+            "identity": describe_identity(self.identity if self.identity is not None else self.judge),
+            "rows": f"{len(self.predictions):,}",
+        }
+        report.gate_failures = list(gate_failures)
+        return report
+
+    def write(self, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+        """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
+        and the exit code agree), each where ``files`` names a path; both atomically. The rows are
+        built once for both."""
+        if files.predictions is None and files.html is None:
+            return
+        rows = self.prediction_rows()
+        if files.predictions is not None:
+            from ragjury.evals.io.predictions import write_jsonl
+
+            write_jsonl(files.predictions, rows)
+        if files.html is not None:
+            from ragjury.evals.report.tables import write_html
+
+            write_html(files.html, self._html_report(files.data, rows, gate_failures))
+
+    def payload(
+        self,
+        files: DatasetFiles,
+        *,
+        input_mapping: Mapping[str, Any] | None = None,
+        gate_failures: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        """The ``evaluate --json`` document (before ``schema_version`` and ``command``): the
+        ``summary``, then the mode, the files read and written, how the data's columns were read
+        (``evals.tasks.InputMapping.as_dict``) and the failed gates."""
+        from ragjury.evals.io.json_contract import paths
+
+        out = self.summary()
+        out["mode"] = "dataset"
+        out["inputs"] = paths(data=files.data)
+        out["input_mapping"] = dict(input_mapping) if input_mapping is not None else None
+        out["outputs"] = paths(predictions=files.predictions, html=files.html)
+        out["gate_failures"] = list(gate_failures)
+        return out
+
+
+def flat_figures(
+    *,
+    scored: int,
+    total: int,
+    labels: Sequence[float | bool | None],
+    agreement: Any,
+    correlation: Mapping[str, Any] | None,
+    ranking: SystemRanking | None,
+) -> dict[str, float | None]:
+    """The flat figures ``--fail-under`` gates and every JSON read: coverage (of the labelled
+    items when there is agreement), mean label, agreement, score correlations and the system
+    ranking's correlation. One definition for a fresh run and for a report rebuilt from
+    predictions, so a gate means the same in both."""
+    known = [float(label) for label in labels if label is not None]
+    flat: dict[str, float | None] = {
+        "coverage": scored / total if total else None,
+        "mean_label": sum(known) / len(known) if known else None,
+    }
+    if agreement is not None:
+        flat.update(agreement.figures())
+        flat["coverage"] = agreement.coverage
+    if correlation:
+        flat.update({k: v for k, v in correlation.items() if k in ("pearson", "spearman", "mae")})
+    if ranking is not None:
+        flat["kendall_tau"] = ranking.correlation.kendall_tau
+        flat["system_spearman"] = ranking.correlation.spearman
+    return flat
+
+
+async def evaluate_dataset(
+    task: str,
+    rows: Sequence[TaskRow] | DataSource,
+    judge: Judge[Any, Any],
+    *,
+    cache: JudgmentCache | None = None,
+    concurrency: int | None = None,
+    progress: bool | Progress = True,
+    judge_name: str | None = None,
+) -> EvaluationResult:
+    """Judge every row's item and compare with the rows' gold labels when they have them.
+
+    ``rows`` are ``TaskRow``s (``evals.tasks.load_dataset``), or anything that loads into them:
+    a path, a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts (Ragas and DeepEval
+    column names recognised).
+    """
+    spec = task_spec(task)
+    rows = as_task_rows(task, rows)
+    judgments, stats = await run_judgments(
+        judge,
+        [row.item for row in rows],
+        cache=cache,
+        concurrency=concurrency,
+        progress=progress,
+        description=f"{task}: {judge_name or judge.identity.name}",
+    )
+    predictions = [
+        Prediction(row.id, row.system, row.gold, judgment, label_of(judgment.value), task=task, item=row.item)
+        for row, judgment in zip(rows, judgments, strict=True)
+    ]
+    result = EvaluationResult(
+        task, judge_name or judge.identity.name, predictions, stats, identity=judge.identity
+    )
+    if any(p.gold is not None for p in predictions):
+        if spec.gold_kind == "binary":
+            result.agreement = binary_agreement(predictions)
+        else:
+            result.correlation = score_correlation(predictions)
+        result.ranking = system_ranking(predictions)
+    return result
+
+
+def binary_agreement(predictions: Sequence[Prediction]) -> Any:
+    """``evals.agreement.label_agreement`` of the judge's labels with the gold labels, over the
+    labelled rows; unscored rows are passed as None, so they lower coverage, never count as wrong."""
+    from ragjury.evals.stats.agreement import label_agreement
+
+    labelled = [p for p in predictions if p.gold is not None]
+    gold = [bool(p.gold) for p in labelled]
+    predicted = [None if p.label is None else bool(p.label) for p in labelled]
+    return label_agreement(gold, predicted, labels=[False, True])
+
+
+def score_correlation(predictions: Sequence[Prediction]) -> dict[str, Any]:
+    """Pearson, Spearman and mean absolute error of judge scores against gold scores (rows both scored)."""
+    labelled = [p for p in predictions if p.gold is not None]
+    pairs = [(float(p.gold), float(p.label)) for p in labelled if p.label is not None]  # type: ignore[arg-type]
+    figures: dict[str, Any] = {"n_total": len(labelled), "n_scored": len(pairs)}
+    if len(pairs) >= 2:
+        from ragjury.evals.stats.rank_correlation import pearson, spearman
+
+        xs, ys = zip(*pairs, strict=True)
+        if len(set(xs)) > 1 and len(set(ys)) > 1:
+            figures["pearson"] = pearson(xs, ys)[0]
+            figures["spearman"] = spearman(xs, ys)[0]
+        figures["mae"] = sum(abs(x - y) for x, y in pairs) / len(pairs)
+    return figures
+
+
+def system_ranking(predictions: Sequence[Prediction]) -> SystemRanking | None:
+    """Mean gold label and mean judge label per system, and Kendall's tau between the rankings
+    (``evals.agreement.ranking_correlation``); None with fewer than two systems."""
+    human: dict[str, list[float]] = defaultdict(list)
+    judged: dict[str, list[float]] = defaultdict(list)
+    for p in predictions:
+        if p.system is None or p.gold is None:
+            continue
+        human[p.system].append(float(p.gold))
+        if p.label is not None:
+            judged[p.system].append(float(p.label))
+    systems = sorted(s for s in human if judged.get(s))
+    if len(systems) < 2:
+        return None
+    from ragjury.evals.stats.agreement import ranking_correlation
+
+    human_scores = {s: sum(human[s]) / len(human[s]) for s in systems}
+    judge_scores = {s: sum(judged[s]) / len(judged[s]) for s in systems}
+    return SystemRanking(human_scores, judge_scores, ranking_correlation(human_scores, judge_scores))
+
+
+def _as_dict(figures: Any) -> dict[str, Any]:
+    """Agreement results may be pydantic models, dataclasses or dicts; summaries want dicts."""
+    if isinstance(figures, Mapping):
+        return dict(figures)
+    if hasattr(figures, "model_dump"):
+        return figures.model_dump(mode="json")
+    import dataclasses
+
+    if dataclasses.is_dataclass(figures):
+        return dataclasses.asdict(figures)  # type: ignore[arg-type]
+    return {"value": figures}
+
+
+__all__ = [
+    "DatasetFiles",
+    "EvaluationResult",
+    "Prediction",
+    "SystemRanking",
+    "binary_agreement",
+    "evaluate_dataset",
+    "flat_figures",
+    "score_correlation",
+    "system_ranking",
+]

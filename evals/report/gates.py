@@ -1,0 +1,192 @@
+"""The figures a ``--fail-under`` gate may name, checked before any judging.
+
+Why: a misspelt gate (``kapa=0.4``) used to surface only after the whole batch, as a failed gate
+(exit 1), when the batch had already cost its time and the exit code blamed the judge. A name the
+command can never report is a user mistake: exit 2 up front, listing the names that are valid.
+A valid name whose figure turns out undefined (no gold labels, no runs) still fails the gate at
+the end, as before: a gate never passes for lack of evidence.
+
+The lists mirror ``EvaluationResult.figures`` (``evals.dataset_evaluation``),
+``AgentEvaluation.figures`` (``evals.agent_evaluation``) and ``QrelsAgreement.figures`` /
+``AgreementFigures.figures`` (``evals.agreement``); ``tests/unit/test_output_safety.py`` checks
+them against real runs.
+
+The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
+gate passed on verdicts the deterministic fallback produced says nothing about the model judge.
+``Gates`` holds both kinds for one run, so a result's ``gate`` checks them in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ragjury.evals.report.tables import GATE_ALIASES, VerdictSources, failed_gates, parse_gates, percent
+from ragjury.rag_agent.core.input_files import InputError
+
+_LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
+_RANKING = ("kendall_tau", "spearman")
+
+BINARY_TASK_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "mean_label", "kendall_tau", "system_spearman")
+"""``evaluate`` on a binary task (correctness, faithfulness)."""
+
+SCORE_TASK_FIGURES: tuple[str, ...] = (
+    "coverage",
+    "mean_label",
+    "pearson",
+    "spearman",
+    "mae",
+    "kendall_tau",
+    "system_spearman",
+)
+"""``evaluate --task score``."""
+
+QRELS_FIGURES: tuple[str, ...] = (
+    "coverage",
+    "accuracy",
+    "cohen_kappa",
+    "binary_krippendorff_alpha",
+    "precision",
+    "recall",
+    "f1",
+    "graded_accuracy",
+    "graded_cohen_kappa",
+    "quadratic_kappa",
+    "krippendorff_alpha",
+    *_RANKING,
+)
+"""``agreement`` on TREC qrels (the ranking figures need ``--runs``)."""
+
+LABEL_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "quadratic_kappa", *_RANKING)
+"""``agreement`` on JSONL labels (quadratic kappa for graded labels, rankings when rows carry a system)."""
+
+
+def agent_figures(*, faithfulness: bool, correctness: bool) -> tuple[str, ...]:
+    """``evaluate --agent``: the share answered, then each judge's mean and coverage."""
+    stages = ["score"]
+    if faithfulness:
+        stages.append("faithfulness")
+    if correctness:
+        stages.append("correctness")
+    return ("answered", *(name for stage in stages for name in (stage, f"{stage}_coverage")))
+
+
+def task_figures(gold_kind: str) -> tuple[str, ...]:
+    """``evaluate`` on a dataset whose gold labels are ``binary`` or ``score``."""
+    return BINARY_TASK_FIGURES if gold_kind == "binary" else SCORE_TASK_FIGURES
+
+
+def _described(known: Collection[str]) -> str:
+    aliases = {name: [alias for alias, target in GATE_ALIASES.items() if target == name] for name in known}
+    return ", ".join(
+        name + (f" ({', '.join(aliases[name])})" if aliases[name] else "") for name in sorted(known)
+    )
+
+
+def check_gate_names(gates: Mapping[str, float], known: Collection[str]) -> None:
+    """Raise ``InputError`` (exit 2) when a gate names a figure outside ``known``, listing the valid names.
+
+    ``gates`` comes from ``evals.report.parse_gates``, so aliases are already resolved.
+    """
+    unknown = [name for name in gates if name not in known]
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        raise InputError(
+            "--fail-under", f"unknown figure {names}; valid names here: {_described(known)}"
+        )
+
+
+def max_fallback_limit(max_fallback: float | None, *, gated: bool) -> float | None:
+    """The fallback share a run may have: ``--max-fallback`` when given, else 0 for a gated run
+    (any ``--fail-under``) and no limit otherwise.
+
+    Why 0 by default under a gate: a gate is a claim about the model judge; when the deterministic
+    fallback answered instead, the gate measures the fallback, and a green CI run would say the
+    model passed when it never judged. Ungated runs only report, so the report's provenance suffices.
+    """
+    if max_fallback is not None:
+        return max_fallback
+    return 0.0 if gated else None
+
+
+def fallback_failure(
+    sources: VerdictSources, limit: float | None, *, explicit: bool, stage: str | None = None
+) -> str | None:
+    """The gate-failure message when more than ``limit`` of the scored verdicts came from a
+    fallback judge, else None (no limit, nothing scored, or within the limit).
+
+    ``explicit``: whether the user gave ``--max-fallback`` (the message says when 0 was the default).
+    ``stage``: prefix for runs with several judges (``evaluate --agent``: score, faithfulness, ...).
+    """
+    share = sources.share
+    if limit is None or share is None or sources.fallback == 0:
+        return None
+    if sources.fallback <= limit * sources.scored + 1e-9:
+        return None
+    setting = f"--max-fallback {limit:g}" + ("" if explicit else ", the default with --fail-under")
+    prefix = f"{stage}: " if stage else ""
+    return (
+        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(share)}) came from the "
+        f"fallback judge '{sources.fallback_judge}' ({setting}); the model gates measure the fallback, "
+        "not the model. Pass --max-fallback 1 to accept that."
+    )
+
+
+@dataclass(frozen=True)
+class Gates:
+    """A run's gates: the ``--fail-under`` thresholds and the ``--max-fallback`` limit.
+
+    Why one object: both kinds fail a run the same way (exit 1, listed under ``gate_failures``
+    and in the HTML report), and the fallback limit's default depends on whether any threshold
+    was given; a result's ``gate(gates)`` checks them together, so every command gates alike.
+    """
+
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    """Figure -> lowest value that passes (aliases resolved, ``parse_gates``)."""
+    max_fallback: float | None = None
+    """The share of scored verdicts a fallback judge may have produced; None: no limit."""
+    explicit_fallback: bool = False
+    """Whether the user gave ``--max-fallback`` (the failure message says when 0 was the default)."""
+
+    @classmethod
+    def parse(cls, fail_under: Sequence[str] = (), max_fallback: float | None = None) -> Gates:
+        """The gates of ``--fail-under METRIC=VALUE ...`` and ``--max-fallback`` (``InputError``
+        on a malformed threshold); under any threshold the fallback limit defaults to 0."""
+        thresholds = parse_gates(fail_under)
+        limit = max_fallback_limit(max_fallback, gated=bool(thresholds))
+        return cls(thresholds, limit, explicit_fallback=max_fallback is not None)
+
+    def check_names(self, known: Collection[str]) -> None:
+        """``InputError`` (exit 2) before any judging when a threshold names a figure outside ``known``."""
+        check_gate_names(self.thresholds, known)
+
+    def failures(
+        self, figures: Mapping[str, float | None], sources: Mapping[str, VerdictSources]
+    ) -> list[str]:
+        """Failed thresholds on ``figures``, then each stage whose fallback share is over the limit.
+
+        ``sources``: stage -> who produced its verdicts; ``""`` for a run with one judge (its
+        message has no stage prefix), e.g. ``{"score": ..., "faithfulness": ...}`` for an agent run.
+        """
+        failed = failed_gates(figures, self.thresholds) if self.thresholds else []
+        for stage, stage_sources in sources.items():
+            failure = fallback_failure(
+                stage_sources, self.max_fallback, explicit=self.explicit_fallback, stage=stage or None
+            )
+            if failure:
+                failed.append(failure)
+        return failed
+
+
+__all__ = [
+    "BINARY_TASK_FIGURES",
+    "LABEL_FIGURES",
+    "QRELS_FIGURES",
+    "SCORE_TASK_FIGURES",
+    "Gates",
+    "agent_figures",
+    "check_gate_names",
+    "fallback_failure",
+    "max_fallback_limit",
+    "task_figures",
+]

@@ -1,0 +1,474 @@
+"""The HTML report of one predictions run, or of two side by side, built from predictions alone.
+
+Why from predictions alone: ``ragjury evaluate --html`` and ``ragjury report PRED.jsonl`` must show
+the same page, and a report must be rebuildable long after the run (no dataset, no cache). So
+both go through ``build_report``: figures are recomputed from the records with the functions the
+dataset evaluation uses (``evals.dataset_evaluation``: ``binary_agreement``, ``system_ranking``,
+``score_correlation``), intervals come from ``evals.intervals``, and the per-item table from
+``evals.report_items``.
+
+Like with like: the people-vs-judge histogram counts the same items on both sides (those people
+labelled and the judge scored) and says how many were left out and why, instead of setting all
+gold labels against the judged ones beside a large "unscored" bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.pipelines.dataset_evaluation import (
+    SystemRanking,
+    binary_agreement,
+    flat_figures,
+    score_correlation,
+    system_ranking,
+)
+from ragjury.evals.report.item_table import item_table
+from ragjury.evals.report.tables import HtmlReport, Ranking, VerdictSources, fallback_note, fmt, percent
+from ragjury.evals.stats.agreement import AgreementFigures
+from ragjury.evals.stats.intervals import (
+    RESAMPLES,
+    Interval,
+    bootstrap_agreement,
+    bootstrap_paired_difference,
+    bootstrap_system_tau,
+)
+
+
+@dataclass
+class RunFigures:
+    """What one run measured: agreement (binary tasks) or score correlation, the system ranking,
+    bootstrap intervals, and who produced the verdicts."""
+
+    run: PredictionRun
+    agreement: AgreementFigures | None = None
+    correlation: dict[str, Any] | None = None
+    ranking: SystemRanking | None = None
+    intervals: dict[str, Interval | None] = field(default_factory=dict)
+    sources: VerdictSources = field(default_factory=lambda: VerdictSources({}))
+
+    @property
+    def records(self) -> list[ItemRecord]:
+        return self.run.records
+
+    @property
+    def scored(self) -> int:
+        return sum(not r.unscored for r in self.records)
+
+    @property
+    def labelled(self) -> int:
+        return sum(r.gold is not None for r in self.records)
+
+    def counts(self) -> dict[str, int]:
+        """Items, scored, unscored, fallback, labelled, tokens and requests of the run."""
+        records = self.records
+        out = {
+            "n": len(records),
+            "scored": self.scored,
+            "unscored": len(records) - self.scored,
+            "fallback_used": sum(r.fallback_used for r in records),
+            "labelled": self.labelled,
+            "tokens": sum(r.tokens for r in records),
+            "requests": sum(r.requests for r in records),
+        }
+        if self.run.duplicates:
+            out["duplicate_ids"] = self.run.duplicates
+        return out
+
+    def figures(self) -> dict[str, float | None]:
+        """Flat figures, as ``EvaluationResult.figures`` names them (gates, JSON)."""
+        return flat_figures(
+            scored=self.scored,
+            total=len(self.records),
+            labels=[r.label for r in self.records],
+            agreement=self.agreement,
+            correlation=self.correlation,
+            ranking=self.ranking,
+        )
+
+    def interval_dict(self) -> dict[str, list[float] | None]:
+        """Intervals for JSON: figure -> [low, high] (None where no draw defined the figure)."""
+        return {name: None if value is None else value.as_list() for name, value in self.intervals.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """One run in ``report --json``: its counts, who judged, figures, intervals and ranking
+        (the keys ``evaluate --json`` uses for the same things)."""
+        entry: dict[str, Any] = {
+            "name": self.run.name,
+            "task": self.run.task,
+            **self.counts(),
+            **self.sources.as_dict(),
+            "figures": self.figures(),
+            "intervals": self.interval_dict(),
+        }
+        if self.ranking is not None:
+            entry["ranking"] = self.ranking.as_dict()
+        return entry
+
+
+def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> RunFigures:
+    """Recompute a run's figures from its records, with bootstrap 95 % intervals."""
+    records = run.records
+    figures = RunFigures(run, sources=VerdictSources.of(records))
+    labelled = [r for r in records if r.gold is not None]
+    if not labelled:
+        return figures
+    as_predictions = cast(Any, records)  # ItemRecord has what the pipeline reads: gold, label, system
+    systems = [r.system for r in labelled]
+    with_systems = systems if any(s is not None for s in systems) else None
+    if run.kind == "binary":
+        figures.agreement = binary_agreement(as_predictions)
+        figures.intervals = bootstrap_agreement(
+            [bool(r.gold) for r in labelled],
+            [None if r.label is None else bool(r.label) for r in labelled],
+            labels=[False, True],
+            systems=with_systems,
+            resamples=resamples,
+            seed=seed,
+        )
+    else:
+        figures.correlation = score_correlation(as_predictions)
+        if with_systems is not None:
+            figures.intervals = {
+                "kendall_tau": bootstrap_system_tau(
+                    [float(r.gold) for r in labelled],  # type: ignore[arg-type]
+                    [None if r.label is None else float(r.label) for r in labelled],
+                    with_systems,
+                    resamples=resamples,
+                    seed=seed,
+                )
+            }
+    figures.ranking = system_ranking(as_predictions)
+    if figures.ranking is None:
+        figures.intervals.pop("kendall_tau", None)
+    return figures
+
+
+def _with_interval(value: float | None, interval: Interval | None) -> str:
+    text = fmt(value, 3)
+    return f"{text} {interval.text()}" if interval is not None and value is not None else text
+
+
+def summary_cards(figures: RunFigures) -> dict[str, str]:
+    """The headline: items, coverage, accuracy / kappa / tau with intervals, fallback, tokens."""
+    counts = figures.counts()
+    n = counts["n"]
+    cards = {
+        "items": f"{n:,}",
+        "scored": f"{counts['scored']:,} ({percent(counts['scored'] / n) if n else '-'})",
+    }
+    if figures.agreement is not None:
+        a = figures.agreement
+        cards["accuracy"] = _with_interval(a.accuracy, figures.intervals.get("accuracy"))
+        cards["Cohen's kappa"] = _with_interval(a.cohen_kappa, figures.intervals.get("cohen_kappa"))
+    if figures.correlation:
+        for name in ("pearson", "spearman", "mae"):
+            if name in figures.correlation:
+                cards[name] = fmt(figures.correlation[name], 3)
+    if figures.ranking is not None:
+        c = figures.ranking.correlation
+        cards[f"Kendall tau ({c.n} systems)"] = _with_interval(c.kendall_tau, figures.intervals.get("kendall_tau"))
+    share = figures.sources.share
+    cards["fallback"] = "-" if share is None else percent(share)
+    cards["tokens"] = f"{counts['tokens']:,}"
+    return cards
+
+
+def _distribution(
+    runs: Sequence[RunFigures],
+) -> tuple[dict[str, list[Any]], str]:
+    """People's labels and each run's verdicts over the same items, and a note saying which."""
+    indexes = [f.run.by_id() for f in runs]
+    ids = [r.id for r in runs[0].records if all(r.id in index for index in indexes[1:])]
+    both = [i for i in ids if all(index[i].gold is not None and index[i].label is not None for index in indexes)]
+    series: dict[str, list[Any]] = {}
+    names = ["judge"] if len(runs) == 1 else [f"judge {chr(65 + k)}" for k in range(len(runs))]
+    if both:
+        series["people"] = [indexes[0][i].gold for i in both]
+    for name, index in zip(names, indexes, strict=True):
+        series[name] = [index[i].label for i in (both or [i for i in ids if index[i].label is not None])]
+    labelled = sum(indexes[0][i].gold is not None for i in ids)
+    unscored = sum(
+        any(index[i].label is None for index in indexes) for i in ids if indexes[0][i].gold is not None
+    )
+    what = "people labelled and " + ("the judge" if len(runs) == 1 else "both runs") + " scored"
+    if both:
+        note = f"Both sides count the same {len(both):,} items, those {what}."
+        left = []
+        if unscored:
+            left.append(f"{unscored:,} labelled item(s) unscored by the judge")
+        if len(ids) - labelled:
+            left.append(f"{len(ids) - labelled:,} item(s) without a gold label")
+        if len(ids) < len(runs[0].records):
+            left.append(f"{len(runs[0].records) - len(ids):,} item(s) not in every run")
+        if left:
+            note += " Not shown: " + ", ".join(left) + "."
+    else:
+        shown = len(series[names[0]])
+        note = f"The judge's verdicts on the {shown:,} scored item(s); no item has both a gold label and a verdict."
+    return series, note
+
+
+def _flatten(figures: RunFigures) -> dict[str, Any]:
+    return {k: v for k, v in figures.counts().items()}
+
+
+def build_report(
+    runs: Sequence[PredictionRun],
+    *,
+    title: str | None = None,
+    meta: Mapping[str, str] | None = None,
+    notes: Sequence[str] | None = None,
+    run_stats: Mapping[str, Any] | None = None,
+    resamples: int = RESAMPLES,
+) -> tuple[HtmlReport, list[RunFigures]]:
+    """The report of one run (summary, figures with intervals, plots, per-item table), or of two
+    runs side by side (figures of each, paired differences, verdict changes, per-item diff).
+
+    ``run_stats`` (one run): the run's own statistics (wall time, cached, ...) for the Run table,
+    which a predictions file alone cannot know; without them the table counts the records.
+    """
+    if not runs or len(runs) > 2:
+        raise ValueError("a report shows one run or compares two")
+    if len(runs) == 2 and runs[0].kind != runs[1].kind:
+        raise ValueError(
+            f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
+            "compare runs of the same task"
+        )
+    all_figures = [run_figures(run, resamples=resamples) for run in runs]
+    two = len(runs) == 2
+    section = {f.run.name: f"{chr(65 + k)}: {f.run.name}" if two else "judge vs people" for k, f in enumerate(all_figures)}
+    first = all_figures[0]
+    task = runs[0].task or runs[0].kind
+    report = HtmlReport(
+        title=title
+        or (
+            f"ragjury report: {task}, {runs[0].name} vs {runs[1].name}"
+            if two
+            else f"ragjury report: {task} judged by {', '.join(first.sources.judges) or '?'}"
+        )
+    )
+    report.meta = dict(meta) if meta is not None else _meta(all_figures, section)
+    report.notes = list(notes) if notes is not None else _notes(all_figures, section)
+    comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
+    if comparison is None:
+        report.summary = summary_cards(first)
+    else:
+        report.summary = _compare_cards(all_figures, comparison)
+    agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}
+    if agreements:
+        report.figures = agreements
+        report.intervals = {section[f.run.name]: f.intervals for f in all_figures if f.agreement is not None}
+    series, note = _distribution(all_figures)
+    report.distributions = series
+    report.distribution_note = note
+    rankings = [(f, f.ranking) for f in all_figures if f.ranking is not None]
+    if rankings and not two:
+        f, ranking = rankings[0]
+        report.systems = {s: (ranking.human[s], ranking.judge[s]) for s in ranking.human}
+        report.correlation = ranking.correlation
+        report.tau_interval = f.intervals.get("kendall_tau")
+        report.axis_labels = ("people (mean label)", "judge (mean label)")
+    elif rankings:
+        report.rankings = {
+            section[f.run.name]: Ranking(
+                {s: (ranking.human[s], ranking.judge[s]) for s in ranking.human},
+                ranking.correlation,
+                f.intervals.get("kendall_tau"),
+                ("people (mean label)", f"{chr(65 + all_figures.index(f))} (mean label)"),
+            )
+            for f, ranking in rankings
+        }
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    if not two:
+        stats = {k: v for k, v in (run_stats or {}).items() if isinstance(v, int | float) and not isinstance(v, bool)}
+        tables["Run"] = {"": stats or _flatten(first)}
+        if first.correlation:
+            tables["Score correlation"] = {"judge vs people": first.correlation}
+    else:
+        tables["Runs"] = {section[f.run.name]: _flatten(f) for f in all_figures}
+        assert comparison is not None
+        tables.update(_comparison_tables(comparison))
+    report.tables = tables
+    report.items = item_table(runs)
+    return report, all_figures
+
+
+def report_payload(
+    all_figures: Sequence[RunFigures], predictions: Sequence[Path], html: Path | None = None
+) -> dict[str, Any]:
+    """The ``report --json`` document (before ``schema_version`` and ``command``): the files read
+    and written, each run (``RunFigures.as_dict``) and, for two runs, their comparison."""
+    from ragjury.evals.io.json_contract import paths
+
+    payload: dict[str, Any] = {
+        "inputs": paths(predictions=list(predictions)),
+        "outputs": paths(html=html),
+        "runs": [figures.as_dict() for figures in all_figures],
+    }
+    if len(all_figures) == 2:
+        payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
+    return payload
+
+
+def _meta(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> dict[str, str]:
+    meta: dict[str, str] = {}
+    for f in all_figures:
+        prefix = f"{section[f.run.name]}: " if len(all_figures) > 1 else ""
+        run = f.run
+        meta[f"{prefix}predictions"] = run.path
+        meta[f"{prefix}task"] = run.task or run.kind
+        meta[f"{prefix}verdicts by"] = f.sources.describe()
+        prompts = sorted({r.prompt_version for r in run.records if r.prompt_version})
+        if prompts:
+            meta[f"{prefix}prompts"] = ", ".join(prompts)
+    return meta
+
+
+def _notes(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> list[str]:
+    notes: list[str] = []
+    two = len(all_figures) > 1
+    for f in all_figures:
+        prefix = f"{section[f.run.name]}: " if two else ""
+        note = fallback_note(f.sources, f.records, prefix)
+        if note:
+            notes.append(note)
+        if not f.run.has_text:
+            notes.append(
+                f"{prefix}{f.run.path} carries no item text (written by an older ragjury): the items "
+                "table shows ids and verdicts only; re-run 'ragjury evaluate --out' to include the text."
+            )
+        if f.run.duplicates:
+            notes.append(f"{prefix}{f.run.duplicates:,} row(s) repeat an earlier id; the later row is kept.")
+    if two:
+        a, b = (f.run.by_id() for f in all_figures)
+        only_a, only_b = len(a.keys() - b.keys()), len(b.keys() - a.keys())
+        if only_a or only_b:
+            notes.append(
+                f"{only_a:,} item(s) only in A and {only_b:,} only in B: figures are per run; paired "
+                "differences and verdict changes count the items both have."
+            )
+        differing = sum(
+            1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
+        )
+        if differing:
+            notes.append(f"{differing:,} shared item(s) have different gold labels in A and B; A's are shown.")
+    return notes
+
+
+@dataclass
+class Comparison:
+    """Two runs on the items both have: paired B - A differences with intervals (binary runs),
+    how many verdicts changed, and the matrix of verdicts A (rows) vs B (columns)."""
+
+    shared: int
+    changed: int
+    labelled: int
+    differences: dict[str, dict[str, Any]]
+    transitions: dict[str, dict[str, int]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "items_shared": self.shared,
+            "verdicts_changed": self.changed,
+            "paired_items": self.labelled,
+            "paired_difference": self.differences,
+            "transitions": self.transitions,
+        }
+
+
+def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+    """What changed from run A to run B, joined on the item id."""
+    a, b = first.run.by_id(), second.run.by_id()
+    shared = [r.id for r in first.records if r.id in b]
+    changed = sum(
+        1 for k in shared if a[k].unscored != b[k].unscored or (not a[k].unscored and a[k].label != b[k].label)
+    )
+    binary = first.run.kind == "binary"
+    differences: dict[str, dict[str, Any]] = {}
+    paired = [k for k in shared if a[k].gold is not None] if binary else []
+    if paired:
+        from ragjury.evals.stats.agreement import label_agreement
+
+        gold = [bool(a[k].gold) for k in paired]
+        pa = [None if a[k].label is None else bool(a[k].label) for k in paired]
+        pb = [None if b[k].label is None else bool(b[k].label) for k in paired]
+        fa = label_agreement(gold, pa, labels=[False, True])
+        fb = label_agreement(gold, pb, labels=[False, True])
+        intervals = bootstrap_paired_difference(gold, pa, pb, labels=[False, True], resamples=resamples)
+        for name in ("accuracy", "cohen_kappa"):
+            va, vb = getattr(fa, name), getattr(fb, name)
+            interval = intervals[name]
+            differences[name] = {
+                "a": va,
+                "b": vb,
+                "difference": None if va is None or vb is None else vb - va,
+                "interval": None if interval is None else interval.as_list(),
+            }
+    labels = ["false", "true", "unscored", "absent"] if binary else ["scored", "unscored", "absent"]
+    matrix: dict[str, dict[str, int]] = {f"A {name}": {f"B {n}": 0 for n in labels} for name in labels}
+    for k in dict.fromkeys([r.id for r in first.records] + [r.id for r in second.records]):
+        name_a, name_b = _label_name(a.get(k)), _label_name(b.get(k))
+        if not binary:
+            name_a = name_a if name_a in ("unscored", "absent") else "scored"
+            name_b = name_b if name_b in ("unscored", "absent") else "scored"
+        matrix[f"A {name_a}"][f"B {name_b}"] += 1
+    rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
+    keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
+    transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
+    return Comparison(len(shared), changed, len(paired), differences, transitions)
+
+
+def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) -> dict[str, str]:
+    cards: dict[str, str] = {}
+    for k, f in enumerate(all_figures):
+        letter = chr(65 + k)
+        cards[f"{letter}: items"] = f"{len(f.records):,}"
+        if f.agreement is not None:
+            cards[f"{letter}: Cohen's kappa"] = _with_interval(f.agreement.cohen_kappa, f.intervals.get("cohen_kappa"))
+        if f.ranking is not None:
+            cards[f"{letter}: Kendall tau"] = _with_interval(
+                f.ranking.correlation.kendall_tau, f.intervals.get("kendall_tau")
+            )
+    cards["verdicts changed"] = f"{comparison.changed:,} of {comparison.shared:,}"
+    return cards
+
+
+def _label_name(record: ItemRecord | None) -> str:
+    if record is None:
+        return "absent"
+    if record.unscored or record.label is None:
+        return "unscored"
+    return fmt(record.label)
+
+
+def _comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, Any]]]:
+    """The comparison as report tables: paired differences with intervals, verdict transitions."""
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    if comparison.differences:
+        tables[f"Paired difference on the {comparison.labelled:,} labelled items both runs have"] = {
+            name: {
+                "A": row["a"],
+                "B": row["b"],
+                "B - A": row["difference"],
+                "95 % interval of B - A": "-" if row["interval"] is None else f"[{row['interval'][0]:.3f}, {row['interval'][1]:.3f}]",
+            }
+            for name, row in comparison.differences.items()
+        }
+    tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
+    return tables
+
+
+__all__ = [
+    "Comparison",
+    "RunFigures",
+    "build_report",
+    "compare_runs",
+    "report_payload",
+    "run_figures",
+    "summary_cards",
+]

@@ -1,0 +1,167 @@
+"""One protocol for every judge, LLM or deterministic, so the batch pipeline, the cache and
+the fallback wrapper treat them alike.
+
+A judge maps an item to a ``Judgment`` envelope. The async methods are the core; the
+``*_sync`` methods are thin wrappers. ``ajudge_batch`` runs with bounded concurrency by
+default; deterministic judges override it with vectorised code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+from ragjury.rag_agent.core import tracing
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.core.sync import run_sync
+
+ItemT = TypeVar("ItemT")
+ValueT = TypeVar("ValueT")
+ItemT_contra = TypeVar("ItemT_contra", contravariant=True)
+ValueT_co = TypeVar("ValueT_co", covariant=True)
+
+ResultCallback = Callable[[int, "Judgment[object]"], None]
+"""Called as ``callback(index, judgment)`` when each item of a batch completes (progress, caching)."""
+
+
+@dataclass(frozen=True)
+class JudgeIdentity:
+    """What makes two judgments comparable: judge, model, prompt version and parameters.
+
+    It is part of every cache key, so changing any of these never reuses a stale judgment.
+    """
+
+    name: str
+    model: str | None = None
+    prompt_version: str | None = None
+    params: str = ""
+
+    def key(self) -> str:
+        return f"{self.name}|{self.model or '-'}|{self.prompt_version or '-'}|{self.params}"
+
+
+class JudgmentUnscored(RuntimeError):
+    """Raised by the plain ``bool``/``int`` conveniences when the judge could not score:
+    they have no way to say "unscored" in their return type, and must never guess."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"judgment unscored: {reason}")
+        self.reason = reason
+
+
+@runtime_checkable
+class Judge(Protocol[ItemT_contra, ValueT_co]):
+    """The structural protocol: anything with these members can sit in the pipeline."""
+
+    @property
+    def identity(self) -> JudgeIdentity: ...
+
+    async def ajudge(self, item: ItemT_contra) -> Judgment[ValueT_co]: ...
+
+    async def ajudge_batch(
+        self, items: Sequence[ItemT_contra], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[ValueT_co]]: ...
+
+
+class BaseJudge(ABC, Generic[ItemT, ValueT]):
+    """Shared behaviour: envelope construction, exception containment, batching, sync wrappers."""
+
+    name: str = "judge"
+    concurrency: int = 4
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(name=self.name)
+
+    @abstractmethod
+    async def _judge(self, item: ItemT) -> Judgment[ValueT]:
+        """Judge one item; may raise, ``ajudge`` turns any exception into an unscored judgment."""
+
+    async def ajudge(self, item: ItemT) -> Judgment[ValueT]:
+        """Judge one item. Never raises for a judging failure: returns an unscored judgment.
+
+        While tracing is on (``rag_agent.tracing``) the judgment is a span named after the judge
+        and its prompt version, the parent of the model calls made for it."""
+        if not tracing.active():
+            return await self._contained(item)
+        with tracing.judgment_span(self.identity) as record:
+            judgment = await self._contained(item)
+            record(judgment)
+            return judgment
+
+    async def _contained(self, item: ItemT) -> Judgment[ValueT]:
+        """``_judge``, with any exception turned into an unscored judgment."""
+        started = time.perf_counter()
+        try:
+            judgment = await self._judge(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - containment is the point: one bad item must not end a batch
+            return self.unscored(f"{type(error).__name__}: {error}", started=started)
+        if judgment.latency_s == 0.0:
+            judgment = judgment.replicate(latency_s=time.perf_counter() - started)
+        return judgment
+
+    async def ajudge_batch(
+        self, items: Sequence[ItemT], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[ValueT]]:
+        """Judge many items with at most ``concurrency`` in flight; results keep input order."""
+        semaphore = asyncio.Semaphore(max(1, self.concurrency))
+
+        async def one(index: int, item: ItemT) -> Judgment[ValueT]:
+            async with semaphore:
+                judgment = await self.ajudge(item)
+            if on_result is not None:
+                on_result(index, judgment)  # type: ignore[arg-type]
+            return judgment
+
+        return list(await asyncio.gather(*(one(i, item) for i, item in enumerate(items))))
+
+    def judge_sync(self, item: ItemT) -> Judgment[ValueT]:
+        return run_sync(self.ajudge(item))
+
+    def judge_batch_sync(self, items: Sequence[ItemT]) -> list[Judgment[ValueT]]:
+        return run_sync(self.ajudge_batch(items))
+
+    def scored(
+        self,
+        value: ValueT,
+        *,
+        started: float | None = None,
+        usage: Usage | None = None,
+        attempts: int = 1,
+    ) -> Judgment[ValueT]:
+        """A scored judgment stamped with this judge's identity."""
+        identity = self.identity
+        return Judgment(
+            value=value,
+            judge=identity.name,
+            model=identity.model,
+            prompt_version=identity.prompt_version,
+            latency_s=(time.perf_counter() - started) if started is not None else 0.0,
+            usage=usage or Usage(),
+            attempts=attempts,
+        )
+
+    def unscored(
+        self, reason: str, *, started: float | None = None, usage: Usage | None = None, attempts: int = 1
+    ) -> Judgment[ValueT]:
+        """An unscored judgment: no value, the reason why, and whatever it cost."""
+        identity = self.identity
+        return Judgment(
+            judge=identity.name,
+            model=identity.model,
+            prompt_version=identity.prompt_version,
+            latency_s=(time.perf_counter() - started) if started is not None else 0.0,
+            usage=usage or Usage(),
+            unscored=True,
+            unscored_reason=reason,
+            attempts=attempts,
+        )
+
+
+__all__ = ["BaseJudge", "ItemT", "Judge", "JudgeIdentity", "JudgmentUnscored", "ResultCallback", "ValueT"]

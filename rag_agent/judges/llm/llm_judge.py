@@ -1,0 +1,49 @@
+"""The one base of every LLM judge: settings, model and the typed caller, resolved once.
+
+Why one base: the LLM judges (``JudgeLLM`` and the verdict judges) each resolved the same
+things in their ``__init__`` -- settings with an optional base-URL override, the model
+(a name, or a pydantic-ai ``Model`` such as ``TestModel``), the output mode, the concurrency
+and the ``StructuredCaller`` -- four copies that could drift apart. A subclass now declares only
+its own options and passes the shared ones on as ``**options`` (typed by ``LLMOptions``).
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
+from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
+from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, ValueT
+from ragjury.rag_agent.model.client import StructuredCaller, build_model
+
+
+class LLMOptions(TypedDict, total=False):
+    """What every LLM judge accepts besides its model."""
+
+    base_url: str | None
+    """Any OpenAI-compatible server; overrides ``settings.base_url``."""
+    settings: RagjurySettings | None
+    """Model, server, temperature, budgets; the environment's (``RAGJURY_*``) when omitted."""
+    output_mode: OutputMode | None
+    """How structured output is asked for (``native``, ``tool``, ``prompted``); the settings' when omitted."""
+
+
+class LLMJudge(BaseJudge[ItemT, ValueT]):
+    """A judge that calls a model: ``self.settings``, ``self.model``, ``self.output_mode`` and
+    ``self.caller`` (typed calls through pydantic-ai, with the circuit breaker and token cap)."""
+
+    def __init__(self, model: str | Model | None = None, **options: Unpack[LLMOptions]) -> None:
+        settings = options.get("settings") or get_settings()
+        base_url = options.get("base_url")
+        if base_url is not None:
+            settings = settings.model_copy(update={"base_url": base_url})
+        self.settings: RagjurySettings = settings
+        self.output_mode: OutputMode = options.get("output_mode") or settings.output_mode
+        self.concurrency = settings.concurrency
+        self.model: Model = model if isinstance(model, Model) else build_model(settings, model)
+        self.caller = StructuredCaller(self.model, settings, self.output_mode)
+
+
+__all__ = ["LLMJudge", "LLMOptions"]

@@ -1,0 +1,291 @@
+"""Passage relevance, the Evret/UMBRELA task, binary and graded.
+
+``RelevanceVerdictJudge`` answers Evret's question, ``judge(context) -> bool``, so it drops
+into Evret-style retrieval evaluation. ``GradedRelevanceJudge`` grades on the TREC scale used
+by NIST assessors and UMBRELA (0 irrelevant, 1 related, 2 highly relevant, 3 perfectly
+relevant); its ``judge()`` is ``grade >= threshold`` (default 2, TREC's binary cut-off).
+
+Both take ``JudgmentContext(query, retrieved_text, expected_text=None)``: with an expected text,
+the question becomes whether the passage covers the same information. Neither asks for a
+reason: relevance is judged passage by passage over whole runs, and the reason tokens would
+double the cost of each judgment.
+
+Where the server returns logprobs (``method="auto"``, the default), the grade is read from one
+output token: the value keeps the whole distribution, the expected grade and P(relevant), so runs
+can be ranked and calibrated (``ragjury calibrate``); the hard grade is the argmax, or the
+calibrated cut points on the expected grade when ``cuts`` are given. The binary judge's label is
+P("1") >= ``threshold``. Without logprobs the structured path answers, and the value says which
+path did (``method``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field, computed_field
+from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
+from ragjury.config.instructions import (
+    RELEVANCE_GRADE,
+    RELEVANCE_GRADE_TOKEN,
+    RELEVANCE_VERDICT,
+    RELEVANCE_VERDICT_TOKEN,
+)
+from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.judges.llm.verdict_base import (
+    BinaryVerdict,
+    LLMVerdictJudge,
+    ThresholdVerdictJudge,
+    VerdictOptions,
+    lower_median,
+    require_value,
+)
+
+Grade = Literal[0, 1, 2, 3]
+GRADE_NAMES: dict[int, str] = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
+
+
+GRADE_CHOICES: tuple[str, ...] = ("0", "1", "2", "3")
+BINARY_CHOICES: tuple[str, ...] = ("0", "1")
+
+
+class RelevanceGrade(BaseModel):
+    """A 0-3 grade, and where the model's probabilities were read, the distribution behind it.
+
+    ``label`` is the grade (registries and qrels use it); ``p_relevant`` is P(grade >= 2), the
+    score that ranks passages and that ``ragjury calibrate`` fits thresholds on.
+    """
+
+    grade: Grade
+    method: Literal["logprobs", "structured"] = "structured"
+    probabilities: list[float] | None = Field(default=None, description="P(grade = 0..3), from one token")
+    expected_grade: float | None = Field(default=None, ge=0.0, le=3.0)
+    p_relevant: float | None = Field(default=None, ge=0.0, le=1.0, description="P(grade >= 2)")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> int:
+        return int(self.grade)
+
+
+class RelevanceVerdict(BaseModel):
+    """A binary relevance verdict; ``probability`` is P(verdict = "1") on the logprob path."""
+
+    verdict: bool
+    method: Literal["logprobs", "structured"] = "structured"
+    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> bool:
+        return self.verdict
+
+
+def grade_from_expectation(expected: float, cuts: Sequence[float]) -> int:
+    """The grade an expected grade reaches: how many of the (ascending) cut points it meets."""
+    return sum(expected >= cut for cut in cuts)
+
+
+def validate_cuts(cuts: Sequence[float] | None) -> tuple[float, float, float] | None:
+    """Three ascending cut points within [0, 3], or None (argmax)."""
+    if cuts is None:
+        return None
+    values = tuple(float(c) for c in cuts)
+    if len(values) != 3 or any(not 0.0 <= c <= 3.0 for c in values) or list(values) != sorted(values):
+        raise ValueError(f"cuts must be three ascending numbers in [0, 3], got {list(cuts)}")
+    return values  # type: ignore[return-value]
+
+
+class RelevanceOutput(BaseModel):
+    """The binary relevance call's output."""
+
+    verdict: BinaryVerdict = Field(description='"1" relevant to the query, "0" not relevant')
+
+
+class GradeOutput(BaseModel):
+    """The graded relevance call's output."""
+
+    grade: Grade = Field(description="0 irrelevant, 1 related, 2 highly relevant, 3 perfectly relevant")
+
+
+def relevance_prompt(context: JudgmentContext, token_budget: int) -> str:
+    """Query, expected text (when given) and the passage, each in its data tag."""
+    parts = [tagged(QUESTION, context.query)]
+    texts = (
+        [context.retrieved_text]
+        if context.expected_text is None
+        else [context.expected_text, context.retrieved_text]
+    )
+    shown, omitted = budgeted(texts, token_budget)
+    if context.expected_text is not None:
+        parts.append("Expected content:\n" + tagged(REFERENCE, shown[0], kind="expected"))
+    parts.append("Retrieved passage:\n" + tagged(PASSAGE, shown[-1]))
+    if omitted:
+        parts.append(f"({omitted} characters were not shown: token budget.)")
+    return "\n\n".join(parts)
+
+
+def _check_context(context: JudgmentContext) -> str | None:
+    if not context.retrieved_text.strip():
+        return "empty passage: nothing to judge"
+    if not context.query.strip():
+        return "empty query: nothing to judge against"
+    return None
+
+
+@judge_entry("relevance", "llm", "LLM verdict: relevant or not", uses_model=True, fallback="token-overlap")
+class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerdict]):
+    """Is the passage relevant to the query? ``judge(ctx) -> bool``, ``batch_judge(ctxs) -> list[bool]``.
+
+    On the logprob path the verdict is P("1") >= ``threshold`` (default 0.5, or a calibrated one).
+    """
+
+    name = "relevance_verdict"
+    instructions = (RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN)
+    token_instruction = RELEVANCE_VERDICT_TOKEN
+    supports_logprobs = True
+
+    async def _judge(self, item: JudgmentContext) -> Judgment[RelevanceVerdict]:
+        problem = _check_context(item)
+        if problem:
+            return self.failed(problem)
+        prompt = relevance_prompt(item, self.settings.source_token_budget)
+        outcome = await self.token_distribution(self.token_instruction, prompt, BINARY_CHOICES)
+        probe = outcome.usage if outcome is not None and outcome.unavailable else None
+        if outcome is not None and not outcome.unavailable:
+            if outcome.distribution is None:
+                return self.failed(outcome.error or "no distribution", usage=outcome.usage).model_copy(
+                    update={"method": "logprobs"}
+                )
+            p_true = outcome.distribution.probabilities["1"]
+            value = RelevanceVerdict(verdict=p_true >= self.threshold, method="logprobs", probability=p_true)
+            return self.sampled(value, usage=outcome.usage).model_copy(update={"method": "logprobs"})
+        ballot = await self.ballot(RELEVANCE_VERDICT, RelevanceOutput, prompt, key=lambda out: out.verdict)
+        ballot.add_usage(probe)
+        if ballot.winner is None:
+            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes).model_copy(
+                update={"method": "structured"}
+            )
+        value = RelevanceVerdict(verdict=ballot.winner == "1")
+        return self.sampled(
+            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes
+        ).model_copy(update={"method": "structured"})
+
+
+@judge_entry("relevance", "llm-graded", "LLM grade 0-3 (UMBRELA)", scale="graded", uses_model=True)
+class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
+    """UMBRELA grade 0-3 of a passage for a query; ``judge()`` is ``grade >= threshold``.
+
+    Logprob path: the grade is the argmax of P(grade), or with calibrated ``cuts`` (three
+    ascending cut points on the expected grade) the number of cuts the expected grade reaches.
+    Structured path: with ``samples=n`` the reported grade is the (lower) median of the samples,
+    the ordinal analogue of a majority vote; agreement is the share of samples that gave exactly
+    that grade.
+    """
+
+    name = "relevance_grade"
+    instructions = (RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN)
+    token_instruction = RELEVANCE_GRADE_TOKEN
+    supports_logprobs = True
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        threshold: int = 2,
+        cuts: Sequence[float] | None = None,
+        **options: Unpack[VerdictOptions],
+    ) -> None:
+        super().__init__(model, **options)
+        if threshold not in (1, 2, 3):
+            raise ValueError(f"threshold must be 1, 2 or 3, got {threshold}")
+        self.threshold = threshold
+        self.cuts = validate_cuts(cuts)
+
+    def params(self) -> dict[str, str]:
+        params = super().params()
+        if self.cuts is not None:
+            params["cuts"] = ",".join(f"{cut:g}" for cut in self.cuts)
+        return params
+
+    async def _judge(self, item: JudgmentContext) -> Judgment[RelevanceGrade]:
+        problem = _check_context(item)
+        if problem:
+            return self.failed(problem)
+        prompt = relevance_prompt(item, self.settings.source_token_budget)
+        outcome = await self.token_distribution(self.token_instruction, prompt, GRADE_CHOICES)
+        probe = outcome.usage if outcome is not None and outcome.unavailable else None
+        if outcome is not None and not outcome.unavailable:
+            if outcome.distribution is None:
+                return self.failed(outcome.error or "no distribution", usage=outcome.usage).model_copy(
+                    update={"method": "logprobs"}
+                )
+            return self.sampled(self.grade_value(outcome.distribution.probabilities), usage=outcome.usage).model_copy(
+                update={"method": "logprobs"}
+            )
+        ballot = await self.ballot(
+            RELEVANCE_GRADE, GradeOutput, prompt, key=lambda out: int(out.grade), combine=lower_median
+        )
+        ballot.add_usage(probe)
+        if ballot.winner is None:
+            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes).model_copy(
+                update={"method": "structured"}
+            )
+        return self.sampled(
+            RelevanceGrade(grade=ballot.winner),  # type: ignore[arg-type]
+            usage=ballot.usage,
+            agreement=ballot.agreement,
+            votes=ballot.votes,
+        ).model_copy(update={"method": "structured"})
+
+    def grade_value(self, probabilities: dict[str, float]) -> RelevanceGrade:
+        """The value of a grade distribution: argmax grade, or the calibrated cuts' grade."""
+        distribution = [probabilities.get(choice, 0.0) for choice in GRADE_CHOICES]
+        expected = sum(grade * p for grade, p in enumerate(distribution))
+        if self.cuts is None:
+            grade = max(range(4), key=lambda g: (distribution[g], -g))
+        else:
+            grade = grade_from_expectation(expected, self.cuts)
+        return RelevanceGrade(
+            grade=grade,  # type: ignore[arg-type]
+            method="logprobs",
+            probabilities=distribution,
+            expected_grade=min(3.0, max(0.0, expected)),
+            p_relevant=min(1.0, max(0.0, distribution[2] + distribution[3])),
+        )
+
+    def label_of(self, value: RelevanceGrade | int) -> bool:
+        """Relevant when the grade reaches the threshold (the threshold is not part of the grade)."""
+        grade = value.grade if isinstance(value, RelevanceGrade) else value
+        return grade >= self.threshold
+
+    def grade(self, context: JudgmentContext) -> int:
+        """The 0-3 grade; raises ``JudgmentUnscored`` when there is none."""
+        return int(require_value(self.judge_sync(context)).grade)
+
+    def batch_grade(self, contexts: Sequence[JudgmentContext]) -> list[int]:
+        """Grades of many contexts; raises ``JudgmentUnscored`` naming the first unscored one."""
+        judgments = self.judge_batch_sync(list(contexts))
+        return [int(require_value(j, index=i).grade) for i, j in enumerate(judgments)]
+
+
+__all__ = [
+    "BINARY_CHOICES",
+    "GRADE_CHOICES",
+    "GRADE_NAMES",
+    "Grade",
+    "GradeOutput",
+    "GradedRelevanceJudge",
+    "RelevanceGrade",
+    "RelevanceOutput",
+    "RelevanceVerdict",
+    "RelevanceVerdictJudge",
+    "grade_from_expectation",
+    "relevance_prompt",
+    "validate_cuts",
+]

@@ -1,0 +1,398 @@
+"""Shared machinery of the LLM verdict judges: model setup, identity, self-consistency, labels.
+
+Why one base: every verdict judge must build its model the same way as ``JudgeLLM``, record
+the same provenance (model, prompt versions, parameters), sum usage over every call it made,
+and draw ``samples`` verdicts with the same majority rule, so that a faithfulness score and a
+relevance verdict are produced, costed and compared alike.
+
+Self-consistency (``samples=n``, n odd): the verdict call is made n times and the majority
+wins. The verdict needs a strict majority of *all* n samples: a sample whose output stayed
+invalid counts as a vote for nobody, so three samples "1", "0", invalid give no majority and
+the judgment is unscored (never a coin flip). The agreement rate (winning votes / n) is
+recorded on the judgment (``SampledJudgment.agreement``) and, for model values, on the value.
+Extraction steps that feed the verdict (faithfulness statements, the goal and end state of a
+trace) run once, so that all samples judge the same thing. Sampling diversity comes from the
+temperature (``RAGJURY_TEMPERATURE``, default 0.1): at temperature 0 all samples agree by
+construction, so use self-consistency with a temperature above 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+from pydantic_ai.framing import DataTag, RegisteredTag
+from pydantic_ai.models import Model
+from typing_extensions import Unpack
+
+from ragjury.config.instructions import Instruction
+from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.core.prompting import budgeted, tagged
+from ragjury.rag_agent.core.protocol import ItemT, JudgeIdentity, JudgmentUnscored, ValueT
+from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.judges.llm.llm_judge import LLMJudge, LLMOptions
+from ragjury.rag_agent.model.client import CallOutcome
+from ragjury.rag_agent.model.logprobs import DistributionOutcome, LogprobCaller
+
+BinaryVerdict = Literal["0", "1"]
+"""The only two strings a verdict field accepts: anything else fails validation and is retried."""
+
+MAX_SAMPLES = 15
+MAX_REASON_CHARS = 300
+"""Reasons are one sentence. The bound is part of the JSON schema, so servers that decode under the
+schema (llama.cpp, Ollama) stop a looping small model there instead of at ``max_tokens`` mid-JSON."""
+
+OutputT = TypeVar("OutputT")
+KeyT = TypeVar("KeyT")
+
+Method = Literal["auto", "logprobs", "structured"]
+"""How a verdict is read: ``logprobs`` from one token's distribution, ``structured`` from a typed
+JSON answer, ``auto`` the first where the server returns logprobs and the second where it does not."""
+METHODS: tuple[str, ...] = ("auto", "logprobs", "structured")
+
+
+class VerdictOutput(BaseModel):
+    """What a single-verdict call returns: a short reason first (it conditions the verdict), then the verdict."""
+
+    reason: str = Field(max_length=MAX_REASON_CHARS, description="One sentence explaining the verdict")
+    verdict: BinaryVerdict = Field(description='"1" for yes, "0" for no')
+
+
+class SampledJudgment(Judgment[ValueT], Generic[ValueT]):
+    """A judgment that also says how the self-consistency vote went.
+
+    ``votes`` lists each sample's verdict as text ("1", "0", a grade, a score) or "invalid";
+    ``agreement`` is the share of all samples that voted for the reported value (1.0 with one sample).
+    """
+
+    agreement: float | None = None
+    votes: list[str] = Field(default_factory=list)
+
+
+def probability_threshold(threshold: float) -> float:
+    """A threshold on P(verdict = "1"): in [0, 1]."""
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"probability threshold must be in [0, 1], got {threshold}")
+    return float(threshold)
+
+
+def validate_samples(samples: int) -> int:
+    """Self-consistency needs an odd number of samples, so a binary vote always has a majority."""
+    if isinstance(samples, bool) or not isinstance(samples, int):
+        raise TypeError(f"samples must be an int, got {type(samples).__name__}")
+    if samples < 1 or samples % 2 == 0 or samples > MAX_SAMPLES:
+        raise ValueError(f"samples must be odd and between 1 and {MAX_SAMPLES}, got {samples}")
+    return samples
+
+
+def majority(votes: Sequence[KeyT | None], n: int) -> tuple[KeyT | None, int]:
+    """The value more than half of ``n`` samples voted for, and its count; ``None`` when there is none.
+
+    ``None`` votes (invalid samples) count towards ``n`` but for no value.
+    """
+    counts = Counter(vote for vote in votes if vote is not None)
+    if not counts:
+        return None, 0
+    winner, count = counts.most_common(1)[0]
+    return (winner, count) if count * 2 > n else (None, count)
+
+
+def lower_median(votes: Sequence[int | None], n: int) -> tuple[int | None, int]:
+    """The (lower) median of the valid votes, when more than half of ``n`` samples are valid.
+
+    Grades are ordinal: the median is the value no majority disagrees with in either direction,
+    so it is the graded analogue of the majority verdict.
+    """
+    valid = sorted(vote for vote in votes if vote is not None)
+    if len(valid) * 2 <= n:
+        return None, 0
+    median = valid[(len(valid) - 1) // 2]
+    return median, sum(vote == median for vote in valid)
+
+
+@dataclass
+class Ballot(Generic[OutputT, KeyT]):
+    """The n outputs of a sampled call, their votes, and the winner (if any)."""
+
+    outputs: list[OutputT | None]
+    keys: list[KeyT | None]
+    errors: list[str]
+    usage: Usage
+    winner: KeyT | None
+    count: int
+
+    @property
+    def n(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def agreement(self) -> float:
+        return self.count / self.n if self.n else 0.0
+
+    @property
+    def votes(self) -> list[str]:
+        return [str(key) if key is not None else "invalid" for key in self.keys]
+
+    def add_usage(self, usage: Usage | None) -> None:
+        """Count a request made for this item before the ballot (a logprob probe) in its cost."""
+        if usage is not None:
+            self.usage = self.usage + usage
+
+    def representative(self) -> OutputT:
+        """The first output that voted for the winner (its reason explains the verdict)."""
+        for output, key in zip(self.outputs, self.keys, strict=True):
+            if output is not None and key == self.winner:
+                return output
+        raise LookupError("no output voted for the winner")
+
+    def failure_reason(self) -> str:
+        """Why there is no winner, in one line."""
+        if self.n == 1:
+            return self.errors[0] if self.errors else "no output"
+        valid = ", ".join(vote for vote in self.votes if vote != "invalid") or "none"
+        reason = f"no majority among {self.n} samples (valid votes: {valid})"
+        if self.errors:
+            reason += f"; {len(self.errors)} failed: {self.errors[0]}"
+        return reason
+
+
+def sum_usage(usages: Sequence[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total = total + usage
+    return total
+
+
+def tagged_list(tag: RegisteredTag | DataTag, texts: Sequence[str], token_budget: int) -> tuple[str, int]:
+    """Each text in its own numbered data tag, within the budget."""
+    shown, omitted = budgeted(texts, token_budget)
+    return "\n".join(tagged(tag, text, index=str(i)) for i, text in enumerate(shown, start=1)), omitted
+
+
+def require_value(judgment: Judgment[ValueT], *, index: int | None = None) -> ValueT:
+    """The value of a scored judgment; ``JudgmentUnscored`` otherwise (the conveniences never guess)."""
+    if judgment.value is None:
+        reason = judgment.unscored_reason or "no value"
+        raise JudgmentUnscored(reason if index is None else f"item {index}: {reason}")
+    return judgment.value
+
+
+class VerdictOptions(LLMOptions, total=False):
+    """What every verdict judge accepts besides its model and its own options."""
+
+    samples: int
+    """Self-consistency: this many verdicts, the majority wins (odd, at most ``MAX_SAMPLES``)."""
+    method: Method
+    """``auto`` (one token's probabilities where the server gives them), ``logprobs`` or ``structured``."""
+
+
+class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
+    """Base of the LLM verdict judges: one model, typed calls, majority over ``samples``.
+
+    Subclasses set ``name`` and ``instructions`` (every prompt they send, for the recorded
+    prompt version), implement ``_judge`` with ``call``/``ballot``, and ``label_of`` where the
+    value is not already a ``bool`` or a model with ``.label``.
+    """
+
+    name = "verdict"
+    instructions: tuple[Instruction, ...] = ()
+
+    def __init__(
+        self, model: str | Model | None = None, *, samples: int = 1, method: Method = "auto", **options: Unpack[LLMOptions]
+    ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        super().__init__(model, **options)
+        self.samples = validate_samples(samples)
+        self.method: Method = method
+        self.logprob_caller = LogprobCaller(self.model, self.settings)
+
+    # -- identity ---------------------------------------------------------------------------------
+    @property
+    def prompt_version(self) -> str:
+        """Every prompt (and format) version this judge depends on, joined by ``+``."""
+        return "+".join(instruction.tag for instruction in self.instructions)
+
+    def params(self) -> dict[str, str]:
+        """Parameters that change the judgment; subclasses add theirs."""
+        params = {
+            "samples": str(self.samples),
+            "output": self.output_mode,
+            "budget": str(self.settings.source_token_budget),
+        }
+        if self.supports_logprobs:
+            params["method"] = self.method
+        if self.samples > 1:
+            params["temperature"] = f"{self.settings.temperature:g}"
+        return params
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(
+            name=self.name,
+            model=self.caller.model_name,
+            prompt_version=self.prompt_version,
+            params=";".join(f"{key}={value}" for key, value in self.params().items()),
+        )
+
+    # -- the logprob path ---------------------------------------------------------------------------
+    supports_logprobs: bool = False
+    """Whether this judge has a one-token instruction (subclasses that do set it True)."""
+
+    def use_token_instruction(self, instruction: Instruction) -> None:
+        """Judge with another version of the one-token prompt (prompt experiments, before/after benches).
+
+        The identity records it, so judgments under different prompts never share a cache entry.
+        """
+        current = getattr(self, "token_instruction", None)
+        if current is None:
+            raise TypeError(f"{type(self).__name__} has no one-token prompt")
+        self.token_instruction = instruction
+        self.instructions = tuple(instruction if i is current else i for i in self.instructions)
+
+    @property
+    def wants_logprobs(self) -> bool:
+        """Try the one-token path: asked for, or ``auto`` on a server not yet known to lack logprobs.
+
+        Self-consistency (``samples > 1``) votes over structured answers: a greedy one-token
+        distribution is the same every time, so sampling it again adds nothing.
+        """
+        if not self.supports_logprobs or self.method == "structured":
+            return False
+        if self.method == "logprobs":
+            return True
+        return self.samples == 1 and self.logprob_caller.available is not False
+
+    async def token_distribution(
+        self, instruction: Instruction, prompt: str, choices: Sequence[str]
+    ) -> DistributionOutcome | None:
+        """One-token distribution over ``choices``; ``None`` when the path was not tried.
+
+        An outcome with ``unavailable`` set means the server has no logprobs and ``auto`` sends
+        this item (and every later one) down the structured path; the probe's usage is part of
+        the item's cost. Under ``logprobs`` the same answer is an error: unscored with that reason.
+        """
+        if not self.wants_logprobs:
+            return None
+        outcome = await self.logprob_caller.distribution(instruction.text, prompt, choices)
+        if outcome.unavailable and self.method == "logprobs":
+            outcome.unavailable = False
+            outcome.error = f"{outcome.error} (method 'logprobs' was asked for; use 'auto' or 'structured')"
+        return outcome
+
+    # -- calls ------------------------------------------------------------------------------------
+    async def call(
+        self, instruction: Instruction, output_type: type[OutputT], prompt: str
+    ) -> CallOutcome[OutputT]:
+        """One typed call through the shared ``StructuredCaller`` (usage of failed runs included).
+
+        The agent is named ``judge:prompt@version``, so a trace (``--trace``) shows which judge
+        and which prompt version each model call served."""
+        return await self.caller.call(instruction.text, output_type, prompt, name=self.agent_name(instruction))
+
+    def agent_name(self, instruction: Instruction) -> str:
+        """``judge:prompt@version``: the name of the pydantic-ai agent (and its spans) for one prompt."""
+        return f"{self.name}:{instruction.tag}"
+
+    async def draw(
+        self, instruction: Instruction, output_type: type[OutputT], prompt: str
+    ) -> list[CallOutcome[OutputT]]:
+        """``samples`` independent calls of the verdict step, in flight together."""
+        return list(
+            await asyncio.gather(*(self.call(instruction, output_type, prompt) for _ in range(self.samples)))
+        )
+
+    async def ballot(
+        self,
+        instruction: Instruction,
+        output_type: type[OutputT],
+        prompt: str,
+        key: Callable[[OutputT], KeyT],
+        *,
+        combine: Callable[[Sequence[KeyT | None], int], tuple[KeyT | None, int]] = majority,
+    ) -> Ballot[OutputT, KeyT]:
+        """``samples`` calls of the verdict step and their vote (``combine``: majority or median)."""
+        outcomes = await self.draw(instruction, output_type, prompt)
+        outputs = [outcome.output if outcome.ok else None for outcome in outcomes]
+        keys = [key(output) if output is not None else None for output in outputs]
+        errors = [outcome.error or "no output" for outcome in outcomes if not outcome.ok]
+        winner, count = combine(keys, self.samples)
+        return Ballot(outputs, keys, errors, sum_usage([o.usage for o in outcomes]), winner, count)
+
+    # -- envelopes --------------------------------------------------------------------------------
+    def sampled(
+        self, value: ValueT, *, usage: Usage, agreement: float = 1.0, votes: list[str] | None = None
+    ) -> SampledJudgment[ValueT]:
+        """A scored judgment carrying the vote; ``attempts`` is the number of samples drawn."""
+        base = self.scored(value, usage=usage, attempts=self.samples)
+        return SampledJudgment(**dict(base), agreement=agreement, votes=votes or [])
+
+    def failed(
+        self, reason: str, *, usage: Usage | None = None, votes: list[str] | None = None
+    ) -> SampledJudgment[ValueT]:
+        """An unscored judgment with whatever the attempt cost."""
+        base = self.unscored(reason, usage=usage, attempts=self.samples)
+        return SampledJudgment(**dict(base), votes=votes or [])
+
+    # -- plain conveniences -----------------------------------------------------------------------
+    def label_of(self, value: ValueT) -> bool:
+        """The binary label of a value (``rag_agent.labels.label_of``); a judge whose label is not
+        binary (a 0-3 grade) overrides this with its own cut."""
+        label = label_of(value)
+        if not isinstance(label, bool):
+            raise TypeError(f"{type(self).__name__} values have no binary label: {value!r}")
+        return label
+
+    def judge(self, item: ItemT) -> bool:
+        """The verdict as a plain bool; raises ``JudgmentUnscored`` when there is none."""
+        return self.label_of(require_value(self.judge_sync(item)))
+
+    def batch_judge(self, items: Sequence[ItemT]) -> list[bool]:
+        """Verdicts for many items (bounded concurrency); raises ``JudgmentUnscored`` naming the
+        first unscored item, since a list of bools cannot say "unscored"."""
+        judgments = self.judge_batch_sync(list(items))
+        return [self.label_of(require_value(j, index=i)) for i, j in enumerate(judgments)]
+
+
+class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
+    """A binary verdict judge whose logprob label is P("1") >= ``threshold`` (0.5, or calibrated).
+
+    One place for the option the correctness, binary relevance and attribution judges share, so
+    that a calibration file's threshold means the same thing, and enters the cache key the same
+    way, for each of them.
+    """
+
+    def __init__(
+        self, model: str | Model | None = None, *, threshold: float = 0.5, **options: Unpack[VerdictOptions]
+    ) -> None:
+        super().__init__(model, **options)
+        self.threshold = probability_threshold(threshold)
+
+    def params(self) -> dict[str, str]:
+        return {**super().params(), "threshold": f"{self.threshold:g}"}
+
+
+__all__ = [
+    "MAX_REASON_CHARS",
+    "MAX_SAMPLES",
+    "METHODS",
+    "Ballot",
+    "BinaryVerdict",
+    "LLMVerdictJudge",
+    "Method",
+    "SampledJudgment",
+    "ThresholdVerdictJudge",
+    "VerdictOptions",
+    "VerdictOutput",
+    "lower_median",
+    "majority",
+    "probability_threshold",
+    "require_value",
+    "sum_usage",
+    "tagged_list",
+    "validate_samples",
+]

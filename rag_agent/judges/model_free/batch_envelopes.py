@@ -1,0 +1,54 @@
+"""Judgment envelopes for a whole vectorised batch, cheaply.
+
+Why: validating a new ``Judgment`` per item costs more than judging it for the deterministic
+judges. Each distinct value (and each distinct unscored reason) is validated once, through
+``BaseJudge.scored`` / ``unscored``, and every item gets its own unvalidated copy of it
+(``results.replicas``) with its latency share. The copies share one all-zero ``Usage`` and the
+value object: ragjury combines usages with ``+`` (a new object), never in place. ``on_result``
+is called for every item once the whole batch is built (the batch is one synchronous pass, so
+nobody could have seen them earlier).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, TypeVar
+
+from ragjury.rag_agent.core.protocol import BaseJudge, ResultCallback
+from ragjury.rag_agent.core.results import Judgment, replicas
+
+__all__ = ["batch_envelopes"]
+
+ValueT = TypeVar("ValueT", bound=Hashable)
+
+
+def batch_envelopes(
+    judge: BaseJudge[Any, ValueT],
+    values: Sequence[ValueT | None],
+    reasons: Sequence[str | None],
+    *,
+    elapsed_s: float,
+    on_result: ResultCallback | None = None,
+) -> list[Judgment[ValueT]]:
+    """One envelope per item: ``values[i]`` when ``reasons[i]`` is None, else unscored with the reason."""
+    share = elapsed_s / max(1, len(values))
+    # One template per (type, value) when scored (True and 1 are different values) and per
+    # reason when unscored: a handful, each validated once.
+    if reasons.count(None) == len(reasons) and None not in values and len(set(map(type, values))) == 1:
+        # Every item scored, with values of one type (the usual batch): keyed by value alone.
+        by_value = {value: judge.scored(value) for value in dict.fromkeys(values)}
+        chosen = list(map(by_value.__getitem__, values))
+    else:
+        templates: dict[tuple[type | None, Hashable], Judgment[ValueT]] = {}
+        chosen = []
+        for value, reason in zip(values, reasons):
+            key = (None, reason or "no value") if reason is not None or value is None else (type(value), value)
+            template = templates.get(key)
+            if template is None:
+                template = templates[key] = judge.scored(value) if key[0] is not None else judge.unscored(key[1])  # type: ignore[arg-type]
+            chosen.append(template)
+    out = replicas(chosen, latency_s=share)
+    if on_result is not None:
+        for index, judgment in enumerate(out):
+            on_result(index, judgment)  # type: ignore[arg-type]
+    return out

@@ -1,0 +1,374 @@
+"""User-defined evaluators (the Patronus pattern), run in the same batch pipeline as judges.
+
+Why: every team has checks no library ships ("mentions the product name", "under 80 words",
+"matches our JSON schema"). Write them as a subclass or a decorated function, and
+``EvaluatorJudge`` turns them into a judge: same envelope, same batch runner, same cache,
+unscored with the reason when they raise.
+
+A subclass::
+
+    class MentionsPrice(Evaluator):
+        pass_threshold = 0.5
+
+        def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
+            hits = sum(word in row.output for word in ("$", "EUR", "price"))
+            return EvaluatorOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
+
+A function::
+
+    @evaluator(name="short_answer")
+    def short_answer(row: EvalRow) -> bool:
+        return len(row.output.split()) <= 80
+
+    judge = EvaluatorJudge(short_answer)
+    judgments = judge.judge_batch_sync([EvalRow(output="...", gold_answer="...")])
+
+``evaluate`` returns ``bool`` (pass/fail; score 1.0/0.0), a number (a raw score, passed when
+it reaches ``pass_threshold``), or an ``EvaluatorOutcome``. Raise to say "cannot evaluate this
+row": the judgment is then unscored with your message, never a silent fail.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, overload
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.sync import run_sync
+from ragjury.rag_agent.core.text import split_sentences
+from ragjury.rag_agent.judges.model_free.embedders import (
+    CachingEmbedder,
+    Embedder,
+    EmbedderUnavailable,
+    default_embedder,
+    normalise_rows,
+)
+
+
+class EvalRow(BaseModel):
+    """What an evaluator sees: the evaluated output and whatever the dataset has around it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    output: str = Field(description="The text being evaluated (an answer, a summary, ...)")
+    gold_answer: str | None = Field(
+        default=None, description="The reference answer, when the dataset has one"
+    )
+    question: str | None = None
+    context: list[str] = Field(default_factory=list, description="Retrieved passages or other context")
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _one_string_is_one_passage(cls, value: object) -> object:
+        if value is None:
+            return []
+        return [value] if isinstance(value, str) else value
+
+
+class EvaluatorOutcome(BaseModel):
+    """What one user evaluator concluded about one row: a raw score, pass/fail, free-form tags.
+
+    (Not ``evals.dataset_evaluation.EvaluationResult``, which is a whole finished dataset run.)
+
+    ``pass_`` is ``"pass"`` in JSON. When an evaluator gives only ``score_raw`` and has a
+    ``pass_threshold``, ``pass_`` is filled in as ``score_raw >= pass_threshold``.
+    """
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    score_raw: float | None = None
+    pass_: bool | None = Field(default=None, alias="pass")
+    tags: dict[str, str] = Field(default_factory=dict)
+    explanation: str | None = None
+
+    @property
+    def label(self) -> bool | float | None:
+        """What the pipeline aggregates: pass/fail when known, else the raw score."""
+        return self.pass_ if self.pass_ is not None else self.score_raw
+
+
+RawResult = bool | int | float | EvaluatorOutcome
+"""What ``Evaluator.evaluate`` may return."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Evaluator(ABC):
+    """Base class of user-defined evaluators: implement ``evaluate`` (or ``aevaluate`` for I/O).
+
+    Set ``name`` (default: the class name in snake case), ``version`` (bump it when the logic
+    changes: it is part of every judgment's identity and cache key) and ``pass_threshold``.
+    Override ``aevaluate_batch`` to evaluate many rows at once (see the embedding evaluator).
+    """
+
+    name: str = ""
+    version: str = "1"
+    pass_threshold: float | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("name"):
+            cls.name = _snake(cls.__name__)
+
+    @property
+    def model(self) -> str | None:
+        """The model an evaluator uses, if any (recorded in judgments)."""
+        return None
+
+    @abstractmethod
+    def evaluate(self, row: EvalRow) -> RawResult:
+        """Judge one row: ``bool``, a raw score, or an ``EvaluatorOutcome``; raise to leave it unscored."""
+
+    async def aevaluate(self, row: EvalRow) -> RawResult:
+        """Async form; the default calls ``evaluate``. Override for network or disk work."""
+        return self.evaluate(row)
+
+    async def aevaluate_batch(self, rows: Sequence[EvalRow]) -> list[RawResult | Exception]:
+        """One result (or the exception it raised) per row, in order."""
+        out: list[RawResult | Exception] = []
+        for row in rows:
+            try:
+                out.append(await self.aevaluate(row))
+            except Exception as error:  # noqa: BLE001 - one failing row must not end the batch
+                out.append(error)
+        return out
+
+    def to_result(self, raw: RawResult) -> EvaluatorOutcome:
+        """Normalise what ``evaluate`` returned into an ``EvaluatorOutcome``."""
+        if isinstance(raw, (bool, np.bool_)):
+            return EvaluatorOutcome(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
+        if isinstance(raw, (int, float, np.integer, np.floating)):
+            raw = EvaluatorOutcome(score_raw=float(raw))
+        if not isinstance(raw, EvaluatorOutcome):
+            raise TypeError(
+                f"evaluator {self.name!r} returned {type(raw).__name__}; expected bool, a number "
+                "or EvaluatorOutcome"
+            )
+        if raw.pass_ is None and raw.score_raw is not None and self.pass_threshold is not None:
+            return raw.model_copy(update={"pass_": raw.score_raw >= self.pass_threshold})
+        if raw.pass_ is None and raw.score_raw is None:
+            raise ValueError(f"evaluator {self.name!r} returned neither score_raw nor pass")
+        return raw
+
+
+EvaluatorFunction = Callable[[EvalRow], RawResult | Awaitable[RawResult]]
+
+
+class FunctionEvaluator(Evaluator):
+    """An evaluator made from a plain (sync or async) function by ``@evaluator``."""
+
+    def __init__(
+        self,
+        func: EvaluatorFunction,
+        *,
+        name: str | None = None,
+        pass_threshold: float | None = None,
+        version: str = "1",
+    ) -> None:
+        self.func = func
+        self.name = name or func.__name__
+        self.pass_threshold = pass_threshold
+        self.version = version
+        self.__doc__ = func.__doc__
+
+    def evaluate(self, row: EvalRow) -> RawResult:
+        result = self.func(row)
+        if inspect.isawaitable(result):
+            return run_sync(_await(result))
+        return result
+
+    async def aevaluate(self, row: EvalRow) -> RawResult:
+        result = self.func(row)
+        return await result if inspect.isawaitable(result) else result
+
+    def __call__(self, row: EvalRow) -> RawResult | Awaitable[RawResult]:
+        return self.func(row)
+
+
+async def _await(awaitable: Awaitable[RawResult]) -> RawResult:
+    return await awaitable
+
+
+@overload
+def evaluator(func: EvaluatorFunction, /) -> FunctionEvaluator: ...
+@overload
+def evaluator(
+    *, name: str | None = None, pass_threshold: float | None = None, version: str = "1"
+) -> Callable[[EvaluatorFunction], FunctionEvaluator]: ...
+
+
+def evaluator(
+    func: EvaluatorFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    pass_threshold: float | None = None,
+    version: str = "1",
+) -> FunctionEvaluator | Callable[[EvaluatorFunction], FunctionEvaluator]:
+    """Make an ``Evaluator`` of a function ``(row: EvalRow) -> bool | float | EvaluatorOutcome``.
+
+    Use bare (``@evaluator``) or with options (``@evaluator(name="x", pass_threshold=0.5)``).
+    The decorated name is an ``Evaluator``; it still calls the function when called.
+    """
+
+    def wrap(inner: EvaluatorFunction) -> FunctionEvaluator:
+        return FunctionEvaluator(inner, name=name, pass_threshold=pass_threshold, version=version)
+
+    return wrap(func) if func is not None else wrap
+
+
+class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
+    """Any ``Evaluator`` as a judge: envelopes, batching, unscored-with-reason on errors."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        if not isinstance(evaluator, Evaluator):
+            raise TypeError(
+                f"expected an Evaluator, got {type(evaluator).__name__} (decorate functions with @evaluator)"
+            )
+        self.evaluator = evaluator
+        self.name = f"evaluator:{evaluator.name}"
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        ev = self.evaluator
+        return JudgeIdentity(
+            name=self.name,
+            model=ev.model,
+            prompt_version=f"{ev.name}@{ev.version}",
+            params=f"pass_threshold={ev.pass_threshold}",
+        )
+
+    def _wrap(
+        self, raw: RawResult | BaseException, started: float | None = None
+    ) -> Judgment[EvaluatorOutcome]:
+        if isinstance(raw, BaseException):
+            return self.unscored(f"{type(raw).__name__}: {raw}", started=started)
+        try:
+            return self.scored(self.evaluator.to_result(raw), started=started)
+        except (TypeError, ValueError) as error:
+            return self.unscored(str(error), started=started)
+
+    async def _judge(self, item: EvalRow) -> Judgment[EvaluatorOutcome]:
+        started = time.perf_counter()
+        return self._wrap(await self.evaluator.aevaluate(item), started)
+
+    async def ajudge_batch(
+        self, items: Sequence[EvalRow], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[EvaluatorOutcome]]:
+        """The evaluator's own batch method (vectorised where it has one), one envelope per row."""
+        started = time.perf_counter()
+        try:
+            raws: list[RawResult | Exception] = await self.evaluator.aevaluate_batch(items)
+        except Exception as error:  # noqa: BLE001 - a failing batch leaves every row unscored with the reason
+            raws = [error] * len(items)
+        if len(raws) != len(items):
+            mismatch = ValueError(
+                f"{self.evaluator.name}.aevaluate_batch returned {len(raws)} results for {len(items)} rows"
+            )
+            raws = [mismatch] * len(items)
+        share = (time.perf_counter() - started) / max(1, len(items))
+        out: list[Judgment[EvaluatorOutcome]] = []
+        for index, raw in enumerate(raws):
+            judgment = self._wrap(raw)
+            judgment.latency_s = share
+            out.append(judgment)
+            if on_result is not None:
+                on_result(index, judgment)  # type: ignore[arg-type]
+        return out
+
+
+class EmbeddingSimilarityEvaluator(Evaluator):
+    """BERTScore-style similarity of the output to the gold answer, with sentence embeddings.
+
+    BERTScore greedily matches each token of one text to its most similar token of the other;
+    this does the same with sentences: precision = mean over output sentences of their best
+    cosine with a gold sentence, recall = mean over gold sentences of their best cosine with
+    an output sentence, ``score_raw`` = F1. A verbose answer that contains the gold answer
+    keeps a high recall and loses some precision. Passes at ``pass_threshold`` (default 0.7,
+    a paraphrase level for all-MiniLM-L6-v2). Tags: ``precision``, ``recall``.
+    """
+
+    name = "embedding_similarity"
+    version = "1"
+
+    def __init__(self, embedder: Embedder | None = None, *, pass_threshold: float = 0.7) -> None:
+        inner = embedder or default_embedder()
+        self.embedder: Embedder = inner if isinstance(inner, CachingEmbedder) else CachingEmbedder(inner)
+        self.pass_threshold = pass_threshold
+
+    @property
+    def model(self) -> str | None:
+        return self.embedder.model
+
+    def evaluate(self, row: EvalRow) -> RawResult:
+        result = run_sync(self.aevaluate_batch([row]))[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    async def aevaluate(self, row: EvalRow) -> RawResult:
+        result = (await self.aevaluate_batch([row]))[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    @staticmethod
+    def _segments(text: str) -> list[str]:
+        return split_sentences(text) or ([text.strip()] if text.strip() else [])
+
+    async def aevaluate_batch(self, rows: Sequence[EvalRow]) -> list[RawResult | Exception]:
+        """Every sentence of every row embedded in one pass; a similarity matrix per row."""
+        out: list[RawResult | Exception] = [ValueError("not evaluated")] * len(rows)
+        plans: list[tuple[int, list[int], list[int]]] = []
+        index: dict[str, int] = {}
+        for i, row in enumerate(rows):
+            if not row.gold_answer or not row.gold_answer.strip():
+                out[i] = ValueError("row has no gold_answer: nothing to compare the output with")
+                continue
+            if not row.output.strip():
+                out[i] = ValueError("empty output: nothing to compare")
+                continue
+            left = [index.setdefault(s, len(index)) for s in self._segments(row.output)]
+            right = [index.setdefault(s, len(index)) for s in self._segments(row.gold_answer)]
+            plans.append((i, left, right))
+        if not plans:
+            return out
+        try:
+            unit = normalise_rows(np.asarray(await self.embedder.aembed(list(index)), dtype=np.float32))
+        except EmbedderUnavailable as error:
+            failure = EmbedderUnavailable(f"embedder unavailable: {error}")
+            for i, _, _ in plans:
+                out[i] = failure
+            return out
+        for i, left, right in plans:
+            sims = unit[left] @ unit[right].T
+            precision = float(sims.max(axis=1).mean())
+            recall = float(sims.max(axis=0).mean())
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+            out[i] = EvaluatorOutcome(
+                score_raw=round(f1, 6), tags={"precision": f"{precision:.4f}", "recall": f"{recall:.4f}"}
+            )
+        return out
+
+
+__all__ = [
+    "EmbeddingSimilarityEvaluator",
+    "EvalRow",
+    "Evaluator",
+    "EvaluatorFunction",
+    "EvaluatorJudge",
+    "EvaluatorOutcome",
+    "FunctionEvaluator",
+    "RawResult",
+    "evaluator",
+]
