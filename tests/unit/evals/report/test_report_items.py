@@ -32,7 +32,7 @@ from ragjury.evals.stats.intervals import (
 )
 from ragjury.rag_agent.core.input_files import InputError
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
 
 runner = CliRunner()

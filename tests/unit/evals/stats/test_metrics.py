@@ -31,7 +31,7 @@ from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.protocol import BaseJudge
 from ragjury.rag_agent.core.results import Judgment
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 # our name -> pytrec_eval's name
 TREC_NAMES = {

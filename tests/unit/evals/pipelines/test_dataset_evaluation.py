@@ -21,7 +21,7 @@ from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems
 
 

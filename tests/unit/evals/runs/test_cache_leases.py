@@ -26,7 +26,7 @@ from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 FIXTURES = REPO / "tests" / "fixtures"
 N_ITEMS = 40
 

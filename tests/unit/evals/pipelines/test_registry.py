@@ -28,7 +28,7 @@ from ragjury.rag_agent.judges.combined.adapted import (
     faithfulness_contexts,
 )
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 SETTINGS = RagjurySettings(base_url="http://127.0.0.1:9/v1")  # never contacted: building makes no call
 
 

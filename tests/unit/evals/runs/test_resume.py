@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 FIXTURES = REPO / "tests" / "fixtures"
 N_ITEMS = 40
 HANG_AFTER = 15

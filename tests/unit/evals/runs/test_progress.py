@@ -21,7 +21,7 @@ from ragjury.evals.runs.progress import (
     plain_line,
 )
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 DESCRIPTION = "correctness: token-overlap"
 PLAIN = re.compile(
     r"^(?P<desc>.+?):? (?P<done>\d+)/(?P<total>\d+) \((?P<pct>\d+)%\) (?P<rate>[\d.]+/s|-/s) "

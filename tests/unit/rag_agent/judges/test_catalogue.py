@@ -21,7 +21,7 @@ from recording_server import recording_server
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.judges import catalogue
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 TOY_JUDGE = '''"""A toy LLM judge: correct when the model says so."""
 

@@ -21,7 +21,7 @@ from ragjury.evals.pipelines.agreement_run import (
 )
 from ragjury.rag_agent.core.input_files import InputError
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def test_ranks_and_ranking_rows_follow_the_gold_order() -> None:

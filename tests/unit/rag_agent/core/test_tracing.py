@@ -32,7 +32,7 @@ from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows
 SETTINGS = RagjurySettings(preflight_timeout_s=0, retries=0, http_retries=0)
 AGENT = f"answer_correctness:{ANSWER_CORRECTNESS.tag}"

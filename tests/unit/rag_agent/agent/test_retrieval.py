@@ -13,7 +13,7 @@ from ragjury.rag_agent.agent.retrieval import ANSERINI_B, ANSERINI_K1, BM25Index
 from ragjury.rag_agent.core.input_files import InputError
 from ragjury.rag_agent.core.text import content_tokens
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"
 DL19 = FIXTURES / "agent_passages.jsonl"
 

@@ -28,7 +28,7 @@ from ragjury.rag_agent.agent.reference_agent import SEARCH_TOOL, AgentResponse, 
 from ragjury.rag_agent.agent.retrieval import BM25Index
 from ragjury.rag_agent.core.schemas import RAGAnswer
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 TINY = FIXTURES / "agent_tiny_corpus.jsonl"
 QUESTION = "What is the capital of France?"
 
@@ -328,7 +328,7 @@ async def test_the_judge_in_the_loop_example_retries_with_feedback_until_faithfu
     from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 
-    path = Path(__file__).resolve().parents[3] / "examples" / "judge_in_agent_loop.py"
+    path = Path(__file__).resolve().parents[4] / "examples" / "judge_in_agent_loop.py"
     spec = importlib.util.spec_from_file_location("judge_in_agent_loop", path)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)

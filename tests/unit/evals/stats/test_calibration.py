@@ -234,7 +234,7 @@ def test_calibration_fitted_on_another_model_is_applied_with_a_warning(tmp_path:
 def test_a_mean_panel_is_calibrated_on_its_mean_and_the_file_applies_to_it(tmp_path: Path) -> None:
     """panel-mean:A,B carries the members' mean P(True): calibrate fits its cut-off, and
     --calibration hands the panel only that threshold (its members keep their defaults)."""
-    data = Path(__file__).resolve().parents[3] / "examples" / "data" / "correctness.jsonl"
+    data = Path(__file__).resolve().parents[4] / "examples" / "data" / "correctness.jsonl"
     out = tmp_path / "panel.json"
     judge = "panel-mean:contains,token-overlap"
     fitted = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge", judge,

@@ -25,7 +25,7 @@ from ragjury.evals.io.json_contract import (
     markdown_tables,
 )
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 DEAD_SERVER = "http://127.0.0.1:9/v1"
 AGREEMENT_KEYS = {"n_total", "n_scored", "coverage", "accuracy", "cohen_kappa", "labels", "confusion"}
 CORRELATION_KEYS = {"n", "kendall_tau", "spearman", "kendall_p", "spearman_p"}
@@ -43,7 +43,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RAGJURY_CACHE_PATH", str(tmp_path / "cache.sqlite"))
     for name in ("RAGJURY_BASE_URL", "RAGJURY_AGENT_MODEL", "RAGJURY_JUDGE_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "evals"))  # test_calibration's scripted judge
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "stats"))  # test_calibration's scripted judge
 
 
 def run(*args: str | Path, codes: tuple[int, ...] = (0,)) -> dict[str, Any]:
@@ -142,7 +142,7 @@ def payloads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
         patch.setenv("RAGJURY_CACHE_PATH", str(base / "cache.sqlite"))
         for name in ("RAGJURY_BASE_URL", "RAGJURY_AGENT_MODEL", "RAGJURY_JUDGE_MODEL"):
             patch.delenv(name, raising=False)
-        patch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "evals"))
+        patch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "stats"))
         for name, case in CASES.items():
             folder = base / name.replace(" ", "_")
             folder.mkdir()

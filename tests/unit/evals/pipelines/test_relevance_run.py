@@ -25,7 +25,7 @@ from ragjury.evals.pipelines.relevance_run import (
 from ragjury.evals.runs.runner import RunStats
 from ragjury.rag_agent.core.input_files import InputError
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 TOPICS = FIXTURES / "pipeline_topics.jsonl"
 PASSAGES = FIXTURES / "pipeline_passages.jsonl"
 RUNS_GLOB = str(FIXTURES / "pipeline_run_*.trec")

@@ -22,7 +22,7 @@ from ragjury.evals.io.loaders import (
 from ragjury.rag_agent.core.input_files import InputError
 from ragjury.rag_agent.core.items import CorrectnessItem
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

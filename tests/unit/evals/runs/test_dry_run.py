@@ -27,7 +27,7 @@ from ragjury.rag_agent.judges.llm.correctness import correctness_prompt
 from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 from ragjury.rag_agent.model.dry_model import recording_models, tokens_of
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")
 PASSAGES = str(FIXTURES / "pipeline_passages.jsonl")

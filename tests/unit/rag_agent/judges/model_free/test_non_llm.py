@@ -20,7 +20,7 @@ from ragjury.rag_agent.judges.model_free.non_llm import (
     words,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[4] / "fixtures"
 
 
 def ctx(query: str, response: str) -> JudgmentContext:

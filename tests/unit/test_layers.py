@@ -1,0 +1,174 @@
+"""Imports go only downward through the layers, and no module imports itself back.
+
+Why: a reader should be able to learn ragjury from the bottom up (the envelope, the model client,
+the judges, the runner, the reports, the commands) without meeting a call back into a layer above.
+The graph counts every import, deferred ones inside functions included, and module names given to
+``importlib`` as strings; only ``if TYPE_CHECKING:`` imports (never run) are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LAYERS: tuple[str, ...] = (
+    "ragjury.config",
+    "ragjury.rag_agent.core",
+    "ragjury.rag_agent.model",
+    "ragjury.rag_agent.judges.model_free",
+    "ragjury.rag_agent.judges.llm",
+    "ragjury.rag_agent.judges.combined",
+    "ragjury.rag_agent.judges",
+    "ragjury.rag_agent.agent",
+    "ragjury.evals.io",
+    "ragjury.evals.stats",
+    "ragjury.evals.runs",
+    "ragjury.evals.report",
+    "ragjury.evals.pipelines",
+    "ragjury.rag_agent.adapters",
+    "ragjury.rag_agent.commands",
+    "ragjury.cli",
+)
+"""Bottom first. A module may import its own layer and the layers listed before it."""
+
+FACADES = frozenset({"ragjury", "ragjury.rag_agent", "ragjury.evals"})
+"""Packages that only re-export names for users (on first use); nothing inside may import them."""
+
+
+def module_files() -> dict[str, Path]:
+    files = {"ragjury.cli": ROOT / "cli.py", "ragjury": ROOT / "__init__.py"}
+    for folder in ("config", "evals", "rag_agent"):
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            files[".".join(("ragjury", *parts))] = path
+    return files
+
+
+def layer_of(module: str) -> int:
+    best = -1
+    for index, layer in enumerate(LAYERS):
+        if module == layer or module.startswith(layer + "."):
+            if best < 0 or len(layer) > len(LAYERS[best]):
+                best = index
+    assert best >= 0, f"{module} belongs to no layer: add its folder to LAYERS"
+    return best
+
+
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                skipped.update(id(n) for n in ast.walk(child))
+    return skipped
+
+
+def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
+    """The ragjury modules ``module`` imports, each resolved to the longest known module name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_blocks(tree)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            names.add(node.module)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("ragjury."):
+            named = node.value.partition(":")[0]
+            if named in known:  # "ragjury.x.y" or "ragjury.x.y:Name" for importlib; not "ragjury.judge" as a key
+                names.add(named)
+    found: set[str] = set()
+    for name in names:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name and name != module and not module.startswith(name + "."):
+            found.add(name)
+        elif name and module.startswith(name + ".") and name in FACADES:
+            found.add(name)  # a module importing its own facade package
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    files = module_files()
+    known = set(files)
+    return {module: imports_of(module, path, known) for module, path in files.items()}
+
+
+def test_imports_only_go_down_the_layers() -> None:
+    upward = []
+    for module, targets in sorted(graph().items()):
+        if module in FACADES:
+            continue
+        for target in sorted(targets):
+            if target in FACADES:
+                upward.append(f"{module} -> {target} (a facade: import the defining module)")
+            elif layer_of(target) > layer_of(module):
+                upward.append(f"{module} -> {target}")
+    assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
+
+
+def test_no_import_cycles() -> None:
+    edges = {m: {t for t in ts if t not in FACADES} for m, ts in graph().items() if m not in FACADES}
+    # strongly connected components (Tarjan), iterative enough for a few hundred modules
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    assert not cycles, "modules that import each other (deferred imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_the_layer_table_knows_every_folder() -> None:
+    for module in module_files():
+        layer_of(module)  # raises for a module outside every layer
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    """The graph must see imports inside functions and importlib strings, or it proves nothing."""
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from ragjury.evals.runs.runner import run_judgments\n"
+        "def f():\n    from ragjury.rag_agent.commands.evaluate import register\n"
+        "LAZY = 'ragjury.evals.report.tables:write_html'\n",
+        encoding="utf-8",
+    )
+    known = {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.tables", "ragjury.evals.runs.runner"}
+    found = imports_of("ragjury.rag_agent.core.m", source, known)
+    assert found == {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.tables"}
+    assert layer_of("ragjury.rag_agent.commands.evaluate") > layer_of("ragjury.rag_agent.core.m")
