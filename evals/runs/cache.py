@@ -36,6 +36,7 @@ Design notes:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -43,15 +44,17 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from ragjury.rag_agent.core.input_files import InputError
 from ragjury.rag_agent.core.protocol import JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 
@@ -198,9 +201,18 @@ _RENAMED_CLASSES: dict[str, str] = {
 """Classes renamed since rows were written (``module:QualName``, after the module renames)."""
 
 
+_VALUE_TYPE_PACKAGES: tuple[str, ...] = ("ragjury.rag_agent.core.", "ragjury.rag_agent.judges.", "ragjury.rag_agent.agent.")
+"""Where ragjury's own value and envelope classes live: the only modules a cached row may import."""
+
+
 @functools.lru_cache(maxsize=256)
 def _import_model(type_name: str | None) -> type[BaseModel] | None:
-    """The pydantic class named ``module:QualName`` (once per name: every cached row names one)."""
+    """The pydantic class a row names as ``module:QualName``, or None.
+
+    A cache file is data, not code: a row may name one of ragjury's own classes (imported from
+    ragjury's value-type packages only) or a class whose module is already loaded (a plug-in
+    judge that is running); any other module name is never imported.
+    """
     if not type_name:
         return None
     module_name, _, qualname = type_name.partition(":")
@@ -210,8 +222,12 @@ def _import_model(type_name: str | None) -> type[BaseModel] | None:
         module_name = f"ragjury.{module_name}"
     module_name = _MOVED_MODULES.get(module_name, module_name)
     module_name, _, qualname = _RENAMED_CLASSES.get(f"{module_name}:{qualname}", f"{module_name}:{qualname}").partition(":")
+    target: Any = sys.modules.get(module_name)
     try:
-        target: Any = importlib.import_module(module_name)
+        if target is None:
+            if not module_name.startswith(_VALUE_TYPE_PACKAGES):
+                return None
+            target = importlib.import_module(module_name)
         for part in qualname.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError):
@@ -245,6 +261,20 @@ def _judgment_from_payload(payload: str, value_type: str | None, judgment_type: 
     return envelope_cls.model_validate(data)
 
 
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+class CacheUnusable(InputError):
+    """The cache file cannot be read or written: damaged, not a cache, or its disk is full."""
+
+    def __init__(self, path: str | Path, error: sqlite3.DatabaseError) -> None:
+        super().__init__(
+            path, f"the judgment cache cannot be used ({error}): pass --cache with another file, "
+            "or --no-cache, or delete this file to start afresh"
+        )
+
+
 class JudgmentCache:
     """A SQLite file of judgments (and agent answers), keyed by judge identity and item.
 
@@ -259,13 +289,25 @@ class JudgmentCache:
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30.0)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        self._conn.executescript(_SCHEMA)
-        self._conn.execute(
-            "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-        )
+        with self._locked():
+            self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30.0)
+            self._conn.text_factory = _text  # a damaged row decodes to garbage and is judged again
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute(
+                "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The connection's lock; an SQLite failure (a damaged file, a full disk) becomes one
+        ``CacheUnusable`` naming the file and the way out, not a traceback mid-run."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.DatabaseError as error:
+                raise CacheUnusable(self.path, error) from None
 
     # -- judgments -------------------------------------------------------------------------
 
@@ -284,8 +326,9 @@ class JudgmentCache:
         judging them again now would only double the cost.
         """
         found: dict[str, Judgment[Any]] = {}
+        malformed: list[str] = []
         unique = list(dict.fromkeys(keys))
-        with self._lock:
+        with self._locked():
             for start in range(0, len(unique), _LOOKUP_CHUNK):
                 chunk = unique[start : start + _LOOKUP_CHUNK]
                 marks = ",".join("?" * len(chunk))
@@ -297,7 +340,12 @@ class JudgmentCache:
                 for key, unscored, value_type, judgment_type, payload, created_at in rows:
                     if unscored and self.retry_unscored and (fresh_since is None or created_at < fresh_since):
                         continue
-                    found[key] = _judgment_from_payload(payload, value_type, judgment_type)
+                    try:
+                        found[key] = _judgment_from_payload(payload, value_type, judgment_type)
+                    except (ValueError, TypeError):
+                        malformed.append(key)
+            if malformed:  # judged again, not fatal: gone, so that no one waits for it as done
+                self._conn.executemany("DELETE FROM entries WHERE key = ?", [(key,) for key in malformed])
         return found
 
     def put(self, key: str, judgment: Judgment[Any], *, owner: str = "") -> None:
@@ -322,7 +370,7 @@ class JudgmentCache:
         ]
         if not rows:
             return
-        with self._lock:
+        with self._locked():
             self._conn.execute("BEGIN")
             try:
                 self._conn.executemany(
@@ -363,7 +411,7 @@ class JudgmentCache:
         unique = list(dict.fromkeys(keys))
         if not unique:
             return claimed, skipped
-        with self._lock:
+        with self._locked():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 now = time.time()
@@ -414,7 +462,7 @@ class JudgmentCache:
 
     def renew(self, owner: str, *, ttl_s: float = LEASE_TTL_S) -> int:
         """Extend every lease ``owner`` holds by ``ttl_s`` from now; returns how many."""
-        with self._lock:
+        with self._locked():
             cursor = self._conn.execute(
                 "UPDATE leases SET expires_at = ? WHERE owner = ?", (time.time() + ttl_s, owner)
             )
@@ -422,7 +470,7 @@ class JudgmentCache:
 
     def release(self, owner: str, keys: Sequence[str] | None = None) -> None:
         """Give up ``owner``'s leases (all of them, or those of ``keys``)."""
-        with self._lock:
+        with self._locked():
             if keys is None:
                 self._conn.execute("DELETE FROM leases WHERE owner = ?", (owner,))
                 return
@@ -441,14 +489,14 @@ class JudgmentCache:
         query, params = "SELECT key, owner, expires_at FROM leases", []
         if owner is not None:
             query, params = query + " WHERE owner = ?", [owner]
-        with self._lock:
+        with self._locked():
             return {key: (who, expires) for key, who, expires in self._conn.execute(query, params)}
 
     # -- agent answers and other records ---------------------------------------------------
 
     def get_record(self, key: str, *, kind: str) -> dict[str, Any] | None:
         """A stored JSON record of ``kind`` (e.g. an agent answer), or None."""
-        with self._lock:
+        with self._locked():
             row = self._conn.execute(
                 "SELECT payload FROM entries WHERE kind = ? AND key = ?", (kind, key)
             ).fetchone()
@@ -457,7 +505,7 @@ class JudgmentCache:
     def put_record(self, key: str, record: dict[str, Any] | BaseModel, *, kind: str, owner: str = "") -> None:
         """Store a JSON record of ``kind`` and commit."""
         payload = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record)
-        with self._lock:
+        with self._locked():
             self._conn.execute(
                 "INSERT OR REPLACE INTO entries (key, kind, owner, unscored, value_type, payload, created_at)"
                 " VALUES (?, ?, ?, 0, NULL, ?, ?)",
@@ -476,11 +524,11 @@ class JudgmentCache:
         if unscored is not None:
             query += " AND unscored = ?"
             params.append(int(unscored))
-        with self._lock:
+        with self._locked():
             return int(self._conn.execute(query, params).fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
+        with self._locked():
             self._conn.close()
 
     def __enter__(self) -> JudgmentCache:
@@ -496,16 +544,12 @@ def open_cache(
     """The cache a command uses, or None when caching is switched off (``--no-cache``)."""
     if not enabled or path is None:
         return None
-    try:
-        return JudgmentCache(path, retry_unscored=retry_unscored)
-    except sqlite3.DatabaseError as error:
-        from ragjury.rag_agent.core.input_files import InputError
-
-        raise InputError(path, f"not a usable ragjury cache ({error})") from None
+    return JudgmentCache(path, retry_unscored=retry_unscored)
 
 
 __all__ = [
     "LEASE_TTL_S",
+    "CacheUnusable",
     "JudgmentCache",
     "holder_alive",
     "item_json",

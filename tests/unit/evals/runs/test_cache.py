@@ -160,6 +160,7 @@ def test_long_lookups_search_by_key_not_through_every_judgment(cache: JudgmentCa
     [
         ("rag_agent.models:JudgeScore", JudgeScore),  # before one namespace and before the rename
         ("ragjury.rag_agent.models:JudgeScore", JudgeScore),  # models.py is schemas.py now
+        ("ragjury.rag_agent.schemas:JudgeScore", JudgeScore),  # before the folders by layer
     ],
 )
 def test_rows_written_under_old_module_names_still_find_their_class(
@@ -182,3 +183,28 @@ def test_rows_written_under_old_module_names_still_find_their_class(
     got = reopened.get("k")
     reopened.close()
     assert got is not None and isinstance(got.value, read_as) and got.value.overall_score == 0.5
+
+
+@pytest.mark.parametrize("written_as", ["planted_module_of_a_cache_row:Thing", "this:s", "ragjury.cli:app"])
+def test_a_row_never_imports_the_module_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written_as: str) -> None:
+    """A cache file is data: a stored type name outside ragjury's value types is not imported."""
+    import sys
+
+    from ragjury.evals.runs import cache as cache_module
+
+    (tmp_path / "planted_module_of_a_cache_row.py").write_text("raise SystemExit('imported by the cache')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("planted_module_of_a_cache_row", "this"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    path = tmp_path / "planted.sqlite"
+    cache = open_cache(path)
+    cache.put("k", scored({"x": 1}))
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE entries SET value_type = ? WHERE key = 'k'", (written_as,))
+    cache_module._import_model.cache_clear()
+    reopened = open_cache(path)
+    got = reopened.get("k")
+    reopened.close()
+    assert got is not None and got.value == {"x": 1}  # the plain data, no class
+    assert written_as.partition(":")[0] not in sys.modules or written_as.startswith("ragjury.")
