@@ -1,16 +1,8 @@
 """Writing outputs so that they never destroy an input and never leave half a file.
 
-Why one module: every command writes something (predictions, qrels, HTML reports, leaderboards),
-and each used to write in its own way: straight into the target, so a kill left half a file, and
-onto any path, so ``--out data.jsonl`` silently replaced the dataset it had just read. Here the
-rules live once:
-
-- ``check_output_paths`` runs before any work: an output that is an input (same path, a symlink
-  or a hard link to it), two outputs on one file, an output that is a folder, or whose folder is
-  missing or not writable, is an ``InputError`` (one line, exit 2 in the CLI) naming both paths.
-- ``write_text_atomic`` / ``open_atomic`` write a temporary file beside the target and rename it
-  over the target (``os.replace`` is atomic on one file system): a reader sees the old file or the
-  new one, never a mix, and a failure leaves the old file untouched and no temporary behind.
+Every command writes through here, so ``--out data.jsonl`` cannot replace the dataset just read
+(outputs are checked against inputs, links included, before any work) and a kill cannot leave a
+torn file (a temporary beside the target is ``os.replace``-d over it: old file or new, never a mix).
 """
 
 from __future__ import annotations

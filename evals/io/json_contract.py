@@ -1,11 +1,8 @@
 """The one contract of every ``--json`` object: versioned, and the same key for the same thing.
 
-Why: scripts read several commands' output (``relevance`` then ``agreement``, ``evaluate`` in
-CI), and a key that changes name between commands (``gate_failures`` here, ``failed_gates``
-there) or meaning (``correlation`` for scores in one, for system rankings in another) breaks
-them quietly. Every object starts with ``schema_version`` and ``command``; the shared keys are
-built here, once. ``SCHEMA_VERSION`` changes whenever a key is renamed, removed or changes
-meaning (new keys do not change it). The table of keys is in the README ("JSON output").
+Scripts chain several commands' output, so shared keys are built here once, and every object
+starts with ``schema_version`` and ``command``. Bump ``SCHEMA_VERSION`` whenever a key is renamed,
+removed or changes meaning (new keys do not); the key table is in the README ("JSON output").
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Loaders for evaluation inputs: TREC qrels and runs, topics, passages, TREC RAG runs, JSONL datasets.
 
-Why one module: every file a user points ragjury at must fail the same way, with one line that
-names the file, the line and the field (``rag_agent.input_files.InputError``), never a traceback from
-deep inside a metric. Formats follow ``shared/benchmarks/PROVENANCE.md``:
-
-- TREC qrels: ``qid iter docid grade`` (whitespace separated; ``iter`` is ignored, grades are ints).
-- TREC run: ``qid Q0 docid rank score tag``.
-- topics: JSONL ``{"qid", "query"}``, or TREC RAG ``{"request_id", "title"}``, or TSV ``qid<TAB>query``;
-  with a ``topic_format``, TREC AutoJudge topics whose query is chosen as the kit chooses it.
-- passages: JSONL ``{"docid", "text"}`` (``id``/``doc_id`` and ``contents``/``segment``/``content`` accepted).
-- TREC RAG runs: one JSON object per topic, ``{"metadata": {"run_id", "topic_id"}, "responses": [...]}``.
+Every file a user points ragjury at must fail the same way, with one line naming the file, the
+line and the field (``rag_agent.core.input_files.InputError``), never a traceback from deep inside
+a metric. Formats are TREC's, as described in ``shared/benchmarks/PROVENANCE.md``.
 """
 
 from __future__ import annotations

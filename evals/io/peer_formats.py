@@ -1,19 +1,8 @@
 """The column names of Ragas and DeepEval datasets, recognised so their files load without ``--map``.
 
-Why: people who already evaluate with Ragas or DeepEval have datasets in those tools' shapes, and
-ragjury's own names (``question``, ``answer``, ``contexts``, ``references``) are not theirs:
-without this table every such row failed with ``field 'question': missing``. A format is
-recognised by a column only it uses; the mapping it implies is then applied to the whole file
-and said out loud (``InputMapping.describe``), so nobody wonders where a field came from.
-
-- Ragas (``SingleTurnSample`` / ``EvaluationDataset``): ``user_input``, ``response``,
-  ``retrieved_contexts``, ``reference``. Ragas 0.1's ``question`` / ``answer`` / ``contexts`` /
-  ``ground_truth(s)`` are ragjury's own names already.
-- DeepEval (``LLMTestCase``): ``input``, ``actual_output``, ``retrieval_context``,
-  ``expected_output``; its ``context`` (the ideal context) is used only when
-  ``retrieval_context`` (what the system retrieved, what DeepEval's faithfulness reads) is absent.
-
-An explicit ``--map field=column`` always wins over a detected column.
+Users of Ragas or DeepEval already have datasets in those tools' shapes. A format is recognised
+by a column only it uses; its mapping then applies to the whole file and is said out loud
+(``InputMapping.describe``), and an explicit ``--map field=column`` always wins over it.
 """
 
 from __future__ import annotations

@@ -1,22 +1,20 @@
 """Predictions JSONL written and read back: one ``ItemRecord`` per judged item, its text and verdict.
 
-Why a reader of our own output: a report must be rebuildable from the predictions file alone,
-months after the run, without the dataset or the cache (``ragjury report PRED.jsonl``). So each
-row written by ``ragjury evaluate --out`` carries the task and the item it judged (question,
-answer, references or contexts); this module turns such rows into plain records: gold label,
-verdict, probability, reason, faithfulness statements, judge, fallback and tokens.
-
-Rows written before the item was added still load: their text is simply absent.
-Bad rows name file, line and field (``InputError``), never a traceback.
+A report must be rebuildable from the predictions file alone, without the dataset or the cache
+(``ragjury report PRED.jsonl``), so each row carries its task and the item it judged. Rows
+without the item's text still load (the text is absent); bad rows raise ``InputError``.
 """
 
 from __future__ import annotations
+
+import math
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ragjury.evals.io.tasks import TASK_SPECS
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
 Kind = Literal["binary", "score"]
@@ -186,11 +184,19 @@ def _optional_str(path: str, line: int, row: Mapping[str, Any], key: str) -> str
     return str(value)
 
 
-def _label(path: str, line: int, row: Mapping[str, Any], key: str) -> bool | int | float | None:
+def _label(path: str, line: int, row: Mapping[str, Any], key: str, kind: Kind) -> bool | float | None:
+    """A verdict or gold label as its task writes it: true/false for a binary task, a finite
+    number for a score task, or null; anything else (NaN, 0.7 as a verdict) is bad input."""
     value = row.get(key)
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    raise InputError(path, f"expected true/false, a number or null, got {value!r}", line=line, field=key)
+    if value is None:
+        return None
+    if kind == "binary":
+        if isinstance(value, bool):
+            return value
+        raise InputError(path, f"expected true, false or null, got {value!r}", line=line, field=key)
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    raise InputError(path, f"expected a finite number or null, got {value!r}", line=line, field=key)
 
 
 def infer_task(row: Mapping[str, Any]) -> str | None:
@@ -223,6 +229,16 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
             "('evaluate --task ... --out')",
             line=line,
         )
+    if "judge" not in row:
+        raise InputError(
+            path,
+            "missing: not a predictions row (a dataset?); report reads what 'evaluate --task ... --out' writes",
+            line=line,
+            field="judge",
+        )
+    task = row.get("task")
+    if task is not None and task not in TASK_SPECS:
+        raise InputError(path, f"unknown task {task!r} (expected one of {', '.join(TASK_SPECS)})", line=line, field="task")
     ident = row.get("id")
     if not isinstance(ident, str | int) or isinstance(ident, bool):
         raise InputError(path, "missing" if ident is None else f"expected a string, got {ident!r}", line=line, field="id")
@@ -239,12 +255,13 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         value = {}
     usage = row.get("usage") if isinstance(row.get("usage"), Mapping) else {}
     latency = row.get("latency_s")
-    label = None if unscored else _label(path, line, row, output_key)
+    kind: Kind = "score" if output_key == "score" else "binary"
+    label = None if unscored else _label(path, line, row, output_key, kind)
     return ItemRecord(
         id=str(ident),
         line=line,
         label=label,
-        gold=_label(path, line, row, "gold"),
+        gold=_label(path, line, row, "gold", kind),
         system=_optional_str(path, line, row, "system"),
         task=infer_task(row),
         item=item,
@@ -279,6 +296,8 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
             task = infer_task(row)
             output_key = "score" if task in SCORE_TASKS or ("score" in row and "label" not in row) else "label"
         record = record_of(path, line, row, output_key)
+        if record.task is not None and task is not None and record.task != task:
+            raise InputError(path, f"task {record.task!r} in a run of {task!r} rows: one task a file", line=line, field="task")
         if record.id in records:
             duplicates += 1
             del records[record.id]

@@ -1,19 +1,8 @@
-"""Dataset records from every shape users bring them in: JSONL, a JSON array, CSV or TSV files,
-a pandas DataFrame, a Hugging Face ``datasets.Dataset``, or a list of dicts.
+"""Dataset records from every shape users bring: JSONL, JSON arrays, CSV/TSV, DataFrames, HF datasets.
 
-Why one reader: ``evaluate --data``, ``calibrate`` and the Python API must accept the files that
-Ragas and DeepEval users already have (Ragas exports CSV and JSON arrays; notebooks hold
-DataFrames), and every one of them must fail the same way, with one line naming the file, the
-line (or a table's row) and the field (``rag_agent.input_files.InputError``).
-
-Each record keeps where it came from: ``line`` is the file line its text starts on (as
-``grep -n`` counts, header included for CSV), ``row`` a table's 0-based position (as ``df.iloc``).
-``text_cells`` marks records whose cells are all text (CSV; DataFrames read from CSV hold
-strings too): there, a list column arrives as a string such as ``["a", "b"]`` and a missing value
-as an empty cell, which ``evals.tasks`` decodes (see ``decode_list_cell``).
-
-pandas and datasets are optional: they are never imported here, a DataFrame or a Dataset is
-recognised by its type's module, so neither is needed unless the user already has one.
+One reader so that every shape fails the same way, naming file, line (``grep -n``'s count) or
+table row (``df.iloc``'s) and field. pandas and ``datasets`` are never imported: their objects
+are recognised by their type's module, so neither is needed unless the user already has one.
 """
 
 from __future__ import annotations
@@ -28,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ragjury.rag_agent.core.input_files import InputError, iter_jsonl, read_text
+from ragjury.rag_agent.core.input_files import InputError, iter_jsonl, loads_json, read_text
 
 Reader = Literal["jsonl", "json", "csv", "tsv", "dataframe", "dataset", "records"]
 
@@ -37,7 +26,11 @@ JSON_WHITESPACE = " \t\n\r"
 
 @dataclass(frozen=True)
 class Record:
-    """One dataset row and where it came from (``line`` in a file, or ``row`` in a table)."""
+    """One dataset row and where it came from (``line`` in a file, or ``row`` in a table).
+
+    ``text_cells``: every cell is text (CSV, DataFrames read from CSV), so a list column arrives
+    as a string such as ``["a", "b"]`` and a missing value as an empty cell (``decode_list_cell``).
+    """
 
     data: object
     line: int | None = None
@@ -101,7 +94,7 @@ def decode_list_cell(value: str) -> list[Any] | None:
         return None
     decoded: object
     try:
-        decoded = json.loads(text)
+        decoded = loads_json(text)
     except json.JSONDecodeError:
         try:
             decoded = ast.literal_eval(text)
@@ -219,7 +212,7 @@ def _file_source(path: str | Path) -> RecordSource:
         return RecordSource(name, "json", _json_array_records(path, text))
     if suffix == ".json" and stripped.startswith("{"):
         try:
-            whole = json.loads(text)
+            whole = loads_json(text)
         except json.JSONDecodeError:
             pass  # JSON Lines in a .json file: read line by line below
         else:

@@ -1,18 +1,14 @@
 """Dataset rows → judge items, per task, with a field mapping and errors that name file:line:field.
 
-Why a table of column names: the benchmark files and users' own files name the same thing
-differently (``reference`` / ``references`` / ``gold``; ``context`` / ``contexts``). Each item field
-lists the columns it is read from, first match wins, so the evouna-nq ``correctness.jsonl`` and
-the begin-dev ``faithfulness.jsonl`` load without options; ``--map field=column`` covers the rest.
-
-Gold labels (``label`` and friends) are optional: with them, ``evaluate`` reports agreement.
-
-Any shape ``evals.records`` reads works (JSONL, a JSON array, CSV/TSV, a pandas DataFrame, a
-``datasets.Dataset``, a list of dicts), and Ragas / DeepEval column names are recognised
-(``evals.peer_formats``): ``load_dataset`` says which mapping it applied.
+Files name the same thing differently (``reference`` / ``references`` / ``gold``), so each item
+field lists the columns it is read from, first match wins; ``--map field=column`` covers the rest.
+Rows come from ``evals.io.records`` and Ragas / DeepEval names from ``evals.io.peer_formats``;
+gold labels are optional (with them, ``evaluate`` reports agreement).
 """
 
 from __future__ import annotations
+
+import math
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -250,9 +246,12 @@ def parse_gold(value: Any, kind: GoldKind) -> bool | float:
     if not isinstance(value, int | float | str):
         raise ValueError(f"expected a number, got {value!r}")
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ValueError(f"expected a number, got {value!r}") from None
+    if not math.isfinite(number):  # NaN compares false with everything and fakes a correlation
+        raise ValueError(f"expected a finite number, got {value!r}")
+    return number
 
 
 LIST_FIELDS = ("references", "contexts", "sources", "sources_used")

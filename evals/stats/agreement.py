@@ -1,13 +1,8 @@
 """How far a judge agrees with people: label agreement, rank correlation, qrels agreement.
 
-Why these figures: accuracy alone flatters a judge on skewed labels (say "not relevant" to
-everything and be right 60% of the time); Cohen's kappa corrects for chance, quadratic-weighted
-kappa and Krippendorff's alpha respect that grade 2 vs 3 is a smaller miss than 0 vs 3; and what
-an evaluation campaign finally needs is the *system ranking* it produces, hence Kendall's tau.
-
-Unscored predictions (``None``) are never counted as wrong nor as 0: they lower ``coverage``
-and are left out of every other figure. A figure that cannot be computed (no scored pair, or
-chance agreement of 1) is ``None``, never a made-up number.
+Accuracy flatters a judge on skewed labels, so kappa corrects for chance, weighted kappa and
+Krippendorff's alpha respect grade order, and Kendall's tau compares system rankings. Unscored
+predictions (``None``) only lower ``coverage``; a figure that cannot be computed is ``None``.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field, ValidationError
 
 from ragjury.evals.stats.agreement import cohen_kappa
+from ragjury.rag_agent.core.input_files import loads_json
 
 CALIBRATION_SCHEMA = "ragjury-calibration/1"
 """The format tag of calibration files; bump it when their meaning changes."""
@@ -289,7 +290,7 @@ def load_calibration(path: str | Path) -> Calibration:
     except OSError as error:
         raise CalibrationError(f"{path}: cannot read calibration file: {error.strerror or error}") from None
     try:
-        data = json.loads(raw)
+        data = loads_json(raw)
     except json.JSONDecodeError as error:
         raise CalibrationError(f"{path}:{error.lineno}: not JSON: {error.msg}") from None
     if not isinstance(data, dict) or data.get("schema") != CALIBRATION_SCHEMA:

@@ -1,19 +1,9 @@
 """Bootstrap 95 % intervals on agreement figures: accuracy, Cohen's kappa, Kendall's tau.
 
-Why: a kappa of 0.66 measured on 200 items and one measured on 15,000 are not the same evidence,
-and a Kendall tau over five systems can swing from 0.4 to 1.0 on another draw of the same items.
-A report that prints the point figure alone invites reading noise as a difference between two
-judges. The percentile bootstrap resamples *items* with replacement (the unit people labelled)
-and recomputes every figure on each draw; the 2.5th and 97.5th percentiles bound it.
-
-Conventions shared with ``evals.agreement``: an unscored prediction (``None``) is never wrong
-nor 0; it is left out of accuracy and kappa on every draw, exactly as in the point figure. The
-system ranking of a draw uses the mean gold label of each system's drawn items and the mean judge
-label of its drawn *scored* items (``evals.dataset_evaluation.system_ranking``). A draw on which a
-figure is undefined (one label only, fewer than two systems) is skipped; ``None`` when no draw
-defines it.
-
-Draws use a fixed seed, so the same inputs always give the same interval (reports can be diffed).
+A point figure alone invites reading noise as a difference between judges. The percentile
+bootstrap resamples *items* (the unit people labelled) with a fixed seed, so reports can be diffed.
+Unscored predictions are handled as in ``evals.stats.agreement``; a draw on which a figure is
+undefined is skipped, and the interval is ``None`` when no draw defines it.
 """
 
 from __future__ import annotations

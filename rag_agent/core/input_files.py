@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # pydantic and the schemas load when a model is parsed, not when the CLI starts
     from pydantic import BaseModel, ValidationError
@@ -103,6 +103,15 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+def loads_json(text: str) -> Any:
+    """``json.loads``, with nesting too deep for the parser reported as malformed JSON (a
+    ``json.JSONDecodeError``, so every reader's one-line error applies) instead of a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
 def iter_jsonl(path: str | Path, text: str | None = None) -> Iterator[tuple[int, object]]:
     """(line number, parsed object) for each non-blank line; a bad line names itself."""
     body = read_text(path) if text is None else text
@@ -110,7 +119,7 @@ def iter_jsonl(path: str | Path, text: str | None = None) -> Iterator[tuple[int,
         if not raw.strip():
             continue
         try:
-            yield number, json.loads(raw)
+            yield number, loads_json(raw)
         except json.JSONDecodeError as error:
             raise InputError(path, f"malformed JSON: {error.msg} (column {error.colno})", line=number) from None
 
@@ -123,12 +132,12 @@ def load_json_or_jsonl(path: str | Path) -> list[tuple[int | None, object]]:
         raise InputError(path, "file is empty")
     if stripped.startswith("["):
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except json.JSONDecodeError as error:
             raise InputError(path, f"malformed JSON: {error.msg}", line=error.lineno) from None
         return [(None, item) for item in data]
     try:
-        return [(None, json.loads(text))]
+        return [(None, loads_json(text))]
     except json.JSONDecodeError:
         return list(iter_jsonl(path, text))
 
@@ -166,7 +175,7 @@ def load_answer(path: str | Path) -> RAGAnswer:
         raise InputError(path, "answer is empty")
     if text.lstrip().startswith("{"):
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except json.JSONDecodeError as error:
             raise InputError(path, f"malformed JSON: {error.msg}", line=error.lineno) from None
         return parse_model(path, data, RAGAnswer)
@@ -176,6 +185,7 @@ def load_answer(path: str | Path) -> RAGAnswer:
 __all__ = [
     "BOM",
     "InputError",
+    "loads_json",
     "ModelT",
     "iter_jsonl",
     "load_answer",

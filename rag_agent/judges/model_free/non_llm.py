@@ -150,12 +150,15 @@ def load_yaml(text: str) -> object:
     every line-based tool) sees ordinary characters. They are swapped for private-use stand-ins
     during the parse and swapped back in the values, so error line numbers count ``\\n`` only.
     """
-    if not any(char in text for char in _YAML_11_BREAKS) or any(
-        stand_in in text for stand_in in _YAML_11_BREAKS.values()
-    ):
-        return yaml.safe_load(text)
-    masked = text.translate(str.maketrans(_YAML_11_BREAKS))
-    return _unmask(yaml.safe_load(masked))
+    try:
+        if not any(char in text for char in _YAML_11_BREAKS) or any(
+            stand_in in text for stand_in in _YAML_11_BREAKS.values()
+        ):
+            return yaml.safe_load(text)
+        masked = text.translate(str.maketrans(_YAML_11_BREAKS))
+        return _unmask(yaml.safe_load(masked))
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
 
 
 def _unmask(value: object) -> object:

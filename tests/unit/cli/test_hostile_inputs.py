@@ -57,3 +57,73 @@ def test_a_cache_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
     result = evaluate(cache)
     assert result.exit_code == 2, result.output
     assert "judgment cache cannot be used" in result.output and "Traceback" not in result.output
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.fixture
+def deep_files(tmp_path: Path) -> dict[str, Path]:
+    files = {
+        "jsonl": tmp_path / "deep.jsonl",
+        "json": tmp_path / "deep.json",
+        "calibration": tmp_path / "deep.cal.json",
+        "yaml": tmp_path / "deep.yml",
+        "topics": tmp_path / "topics.jsonl",
+        "runs": tmp_path / "runs",
+    }
+    files["jsonl"].write_text('{"question": ' + DEEP + "}\n", encoding="utf-8")
+    files["json"].write_text('{"answer": ' + DEEP + "}", encoding="utf-8")
+    files["calibration"].write_text('{"schema": ' + DEEP + "}", encoding="utf-8")
+    files["yaml"].write_text("k1: " + DEEP + "\n", encoding="utf-8")
+    files["topics"].write_text('{"request_id": "t1", "title": "what is rag"}\n', encoding="utf-8")
+    files["runs"].mkdir()
+    (files["runs"] / "run_a.jsonl").write_text(
+        '{"metadata": {"run_id": "a", "topic_id": "t1"}, "references": [], "answer": [{"text": "rag", "citations": []}]}\n',
+        encoding="utf-8")
+    return files
+
+
+TREC = ROOT / "examples" / "data" / "trec"
+DEEP_DOORS = {
+    "evaluate --data": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", "{jsonl}", "--no-cache"],
+    "relevance --passages": ["relevance", "--judge", "non-llm", "--topics", str(TREC / "topics.jsonl"),
+                             "--passages", "{jsonl}", "--runs", str(TREC / "runs"), "--out", "{tmp}/o.qrels"],
+    "--calibration": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                      "--calibration", "{calibration}", "--no-cache"],
+    "report": ["report", "{jsonl}"],
+    "judge-evaluate --answer-file": ["judge-evaluate", "q", "--answer-file", "{json}", "--judge", "deterministic"],
+    "judge-evaluate --sources-file": ["judge-evaluate", "q", "--answer", "a", "--sources-file", "{jsonl}",
+                                      "--judge", "deterministic"],
+    "non-llm-judge --rag-responses": ["non-llm-judge", "--rag-topics", "{topics}", "--rag-responses", "{jsonl}",
+                                      "--out-dir", "{tmp}/out"],
+    "non-llm-judge --rag-topics": ["non-llm-judge", "--rag-topics", "{jsonl}", "--rag-responses", "{runs}",
+                                   "--out-dir", "{tmp}/out"],
+    "non-llm-judge --workflow": ["non-llm-judge", "--workflow", "{yaml}", "--rag-topics", "{topics}",
+                                 "--rag-responses", "{runs}", "--out-dir", "{tmp}/out"],
+}
+
+
+@pytest.mark.parametrize("door", sorted(DEEP_DOORS))
+def test_json_nested_too_deeply_is_one_line_in_every_reader(
+    door: str, deep_files: dict[str, Path], tmp_path: Path
+) -> None:
+    names = {key: str(path) for key, path in deep_files.items()} | {"tmp": str(tmp_path)}
+    args = [arg.format(**names) for arg in DEEP_DOORS[door]]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "nested too deeply" in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("gold", ["NaN", "Infinity", "-Infinity", '"nan"', '"inf"'])
+def test_a_gold_score_that_is_not_a_number_is_bad_input(tmp_path: Path, gold: str) -> None:
+    """One NaN gold score made pearson 1.0 and passed a --fail-under gate."""
+    data = tmp_path / "scores.jsonl"
+    rows = [f'{{"question": "q{i}", "answer": "a{i}", "gold_score": {i / 30}}}' for i in range(29)]
+    rows.append(f'{{"question": "q29", "answer": "a29", "gold_score": {gold}}}')
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", "--task", "score", "--judge", "deterministic", "--data", str(data),
+                                 "--no-cache", "--no-progress", "--fail-under", "pearson=0.9"])
+    assert result.exit_code == 2, result.output
+    assert "scores.jsonl:30" in result.output and "finite number" in result.output

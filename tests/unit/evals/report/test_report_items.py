@@ -57,7 +57,8 @@ def row(
     statements: list[tuple[str, bool, str]] | None = None,
 ) -> dict[str, Any]:
     """A predictions row as ``evaluate --out`` writes it (correctness, or faithfulness with statements)."""
-    out: dict[str, Any] = {"id": ident, "system": system, "task": "faithfulness" if statements else "correctness"}
+    out: dict[str, Any] = {"id": ident, "system": system, "task": "faithfulness" if statements else "correctness",
+                           "judge": "llm"}
     out["label"] = label
     if gold is not None:
         out["gold"] = gold
@@ -133,9 +134,9 @@ def test_evaluate_predictions_carry_task_and_item_text() -> None:
 
 def test_records_read_verdict_probability_reason_statements_and_outcome(tmp_path: Path) -> None:
     statements = [("Paris is in France.", True, "stated"), ("It has 90 million people.", False, "not in context")]
-    rows = [*mixed_rows(), row("f1", False, True, statements=statements)]
-    run = load_predictions(write_rows(tmp_path / "p.jsonl", rows))
+    run = load_predictions(write_rows(tmp_path / "p.jsonl", mixed_rows()))
     by_id = run.by_id()
+    by_id |= load_predictions(write_rows(tmp_path / "f.jsonl", [row("f1", False, True, statements=statements)])).by_id()
     assert [by_id[i].outcome("binary") for i in ("a1", "b3", "a3", "a4", "a5")] == ["tp", "tn", "fp", "fn", "unscored"]
     assert by_id["a1"].probability == 0.91 and by_id["a2"].probability is None
     assert by_id["a4"].reason == "no reference in the answer"
@@ -148,11 +149,22 @@ def test_records_read_verdict_probability_reason_statements_and_outcome(tmp_path
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ('{"id": "x", "label": true}\n{"id": "y", "label": tru\n', "p.jsonl:2: malformed JSON"),
-        ('{"label": true}\n', "p.jsonl:1: field 'id': missing"),
-        ('{"id": "x", "label": "yes"}\n', "p.jsonl:1: field 'label': expected true/false"),
-        ('{"id": "x", "label": true, "unscored": "no"}\n', "p.jsonl:1: field 'unscored'"),
-        ('{"id": "x"}\n', "p.jsonl:1: field 'label': missing"),
+        ('{"id": "x", "label": true, "judge": "j"}\n{"id": "y", "label": tru\n', "p.jsonl:2: malformed JSON"),
+        ('{"label": true, "judge": "j"}\n', "p.jsonl:1: field 'id': missing"),
+        ('{"id": "x", "label": "yes", "judge": "j"}\n', "p.jsonl:1: field 'label': expected true, false"),
+        ('{"id": "x", "label": true, "unscored": "no", "judge": "j"}\n', "p.jsonl:1: field 'unscored'"),
+        ('{"id": "x", "judge": "j"}\n', "p.jsonl:1: field 'label': missing"),
+        ('{"id": "x", "label": NaN, "judge": "j"}\n', "p.jsonl:1: field 'label': expected true, false"),
+        ('{"id": "x", "label": 0.7, "judge": "j"}\n', "p.jsonl:1: field 'label': expected true, false"),
+        ('{"id": "x", "label": 5, "judge": "j"}\n', "p.jsonl:1: field 'label': expected true, false"),
+        ('{"id": "x", "label": true, "gold": Infinity, "judge": "j"}\n', "p.jsonl:1: field 'gold': expected true"),
+        ('{"id": "x", "task": "score", "score": NaN, "judge": "j"}\n', "p.jsonl:1: field 'score': expected a finite"),
+        ('{"id": "x", "task": "score", "score": 0.5, "gold": -Infinity, "judge": "j"}\n', "field 'gold': expected a finite"),
+        ('{"id": "x", "question": "q", "answer": "a", "references": ["a"], "label": true}\n',
+         "p.jsonl:1: field 'judge': missing: not a predictions row"),
+        ('{"id": "x", "task": "poetry", "label": true, "judge": "j"}\n', "p.jsonl:1: field 'task': unknown task"),
+        ('{"id": "x", "task": "correctness", "label": true, "judge": "j"}\n'
+         '{"id": "y", "task": "faithfulness", "label": true, "judge": "j"}\n', "p.jsonl:2: field 'task'"),
         ('{"id": "q1", "question": "q", "score": 0.5, "score_judgment": {}}\n', "'evaluate --agent' answers file"),
         ("\n\n", "no predictions"),
     ],
@@ -362,7 +374,7 @@ def test_report_command_rebuilds_the_evaluate_report(tmp_path: Path) -> None:
 def test_report_command_errors_are_one_line(tmp_path: Path) -> None:
     write_rows(tmp_path / "p.jsonl", mixed_rows())
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x", "label": true}\n{"label": false}\n', encoding="utf-8")
+    bad.write_text('{"id": "x", "label": true, "judge": "j"}\n{"label": false, "judge": "j"}\n', encoding="utf-8")
     for args, fragment in (
         (("bad.jsonl",), "bad.jsonl:2: field 'id': missing"),
         (("missing.jsonl",), "missing.jsonl: file not found"),
