@@ -43,6 +43,12 @@ def check_output_target(option: str, path: PathArg) -> None:
     target = Path(path)
     if target.is_dir():
         raise InputError(option, f"{target} is a folder; give a file path to write")
+    if target.exists() and not target.is_file():
+        raise InputError(
+            option,
+            f"{target} is not a regular file (a device, FIFO or socket): outputs are written to regular "
+            "files only (use --json for standard output)",
+        )
     folder = target.parent
     if not folder.is_dir():
         raise InputError(option, f"{target}: folder {folder} does not exist; create it first")
@@ -92,7 +98,9 @@ def open_atomic(path: PathArg) -> Iterator[IO[str]]:
     On any error (including Ctrl-C) the temporary file is removed and ``path`` is untouched.
     Lines are written with ``\\n`` endings on every platform.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through a symlink: the file it names is replaced, the link stays
+    if target.exists() and not (target.is_file() or target.is_dir()):  # a folder fails below, as OSError
+        raise InputError(str(path), "not a regular file: outputs are written to regular files only")
     descriptor, temporary = _temporary_beside(target)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:

@@ -212,12 +212,21 @@ def _jsonl_rows(path: str | Path) -> Iterator[tuple[int, Mapping[str, object]]]:
         raise InputError(path, "file is empty")
 
 
+def trec_id(path: str | Path, number: int | None, field: str, value: str) -> str:
+    """An id that goes into a TREC file (qrels, runs, leaderboards), whose columns are split on
+    whitespace: one with whitespace or a control character in it would forge lines or columns."""
+    if not value or any(char.isspace() or not char.isprintable() for char in value):
+        raise InputError(path, f"{value!r} cannot be a TREC id (empty, whitespace or control characters)",
+                         line=number, field=field)
+    return value
+
+
 def _load_keyed_text(
     path: str | Path, key_names: Sequence[str], text_names: Sequence[str], what: str
 ) -> dict[str, str]:
     result: dict[str, str] = {}
     for number, row in _jsonl_rows(path):
-        key = _text_field(path, number, row, key_names)
+        key = trec_id(path, number, key_names[0], _text_field(path, number, row, key_names))
         text = _text_field(path, number, row, text_names)
         if key in result:
             raise InputError(path, f"duplicate {what} {key!r}", line=number, field=key_names[0])
@@ -262,6 +271,7 @@ def _kit_topics(path: str | Path, topic_format: str) -> dict[str, str]:
         request_id = str(row["request_id"])
         if not request_id.strip():
             raise InputError(path, "missing", line=number, field="request_id")
+        trec_id(path, number, "request_id", request_id)
         query = topic_query(row, topic_format)
         if not query.strip():
             raise InputError(path, "topic has no query text", line=number, field="title")
@@ -287,6 +297,7 @@ def load_topics(path: str | Path, topic_format: str | None = None) -> dict[str, 
             qid, sep, query = raw.partition("\t")
             if not sep or not query.strip():
                 raise InputError(path, "expected 'qid<TAB>query'", line=number)
+            trec_id(path, number, "qid", qid)
             if qid in topics:
                 raise InputError(path, f"duplicate query id {qid!r}", line=number, field="qid")
             topics[qid] = query.strip()
@@ -364,6 +375,8 @@ def load_rag_run(path: str | Path) -> RagRun:
         except ValidationError as error:
             where, message = validation_message(error)
             raise InputError(path, message, line=number, field=where) from None
+        trec_id(path, number, "metadata.run_id", entry.metadata.run_id)
+        trec_id(path, number, "metadata.topic_id", entry.metadata.topic_id)
         if name is None:
             name = entry.metadata.run_id
         elif entry.metadata.run_id != name:
@@ -514,6 +527,7 @@ def load_labels(
 
 
 __all__ = [
+    "trec_id",
     "RUN_SUFFIXES",
     "TOPIC_FORMATS",
     "LabelRow",

@@ -11,6 +11,7 @@ import ast
 import csv
 import io
 import json
+import re
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -82,6 +83,10 @@ def plain(value: Any) -> Any:
     return value
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def decode_list_cell(value: str) -> list[Any] | None:
     """The list a text cell holds, or None when it holds none.
 
@@ -90,7 +95,12 @@ def decode_list_cell(value: str) -> list[Any] | None:
     strings and objects count: ``[1]`` or ``[citation needed]`` stay text.
     """
     text = value.strip()
+    # '["…' or "['…" or '[{…' can only be meant as a list: one that does not parse is an error,
+    # not one long reference that no answer would ever contain
+    looks_like_a_list = re.match(r"\[\s*[\"'{]", text) is not None
     if not (text.startswith("[") and text.endswith("]")):
+        if looks_like_a_list:
+            raise ValueError(f"starts like a list but is not one (a quote or bracket missing?): {_clip(text)}")
         return None
     decoded: object
     try:
@@ -99,6 +109,8 @@ def decode_list_cell(value: str) -> list[Any] | None:
         try:
             decoded = ast.literal_eval(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
+            if looks_like_a_list:
+                raise ValueError(f"starts like a list but is not one (a quote missing?): {_clip(text)}") from None
             return None
     if not isinstance(decoded, list):
         return None

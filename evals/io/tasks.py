@@ -290,10 +290,10 @@ def row_to_task_row(
                     source, f"missing (looked for: {looked}; use --map {name}=COLUMN)", field=name, **at
                 )
             continue
-        if text_cells and name in LIST_FIELDS and isinstance(value, str):
-            decoded = decode_list_cell(value)
-            value = decoded if decoded is not None else value
         try:
+            if text_cells and name in LIST_FIELDS and isinstance(value, str):
+                decoded = decode_list_cell(value)
+                value = decoded if decoded is not None else value
             if name in ("references", "contexts"):
                 value = _text_list(value)
             elif name == "sources":
@@ -456,9 +456,9 @@ def load_questions(source: DataSource, *, limit: int | None = None) -> list[Ques
         id_columns = (*META_FIELDS["id"], "request_id", "topic_id")
         _, qid = _pick(data, "id", id_columns, {}, blank_is_missing=blank)
         _, refs = _pick(data, "references", QUESTION_REFERENCES, {}, blank_is_missing=blank)
-        if blank and isinstance(refs, str):
-            refs = decode_list_cell(refs) or refs
         try:
+            if blank and isinstance(refs, str):
+                refs = decode_list_cell(refs) or refs
             references = _text_list(refs) if refs is not None else []
         except ValueError as error:
             raise InputError(path, str(error), field="references", **at) from None

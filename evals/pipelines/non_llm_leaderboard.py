@@ -1,15 +1,8 @@
 """A leaderboard of TREC RAG runs graded by the TREC AutoJudge non-LLM judge: no model, the kit's files.
 
-Why a module of its own: this is the kit's whole pipeline (read topics and runs, grade every
-report 0-3, average per run, rank, write ``NAME.eval.txt`` / ``NAME.qrels.txt`` /
-``NAME.config.yml``), and ``ragjury non-llm-judge`` should only parse options and print what
-``run_non_llm_judge`` returns. The file formats are the kit's:
-
-- runs: TREC RAG JSONL, one object per topic ``{"metadata": {"run_id", "topic_id"},
-  "responses": [{"text", "citations"}], ...}``; every visible file of the folder is a run file;
-- ``NAME.eval.txt``: ``run_id<TAB>AVG_GRADE<TAB>topic<TAB>value`` per topic, then ``all`` per run;
-- ``NAME.qrels.txt``: ``topic 0 md5(report text) grade``, the highest grade kept for a repeated text;
-- ``NAME.config.yml``: the name, the judge's identity and the settings used.
+The kit's whole pipeline (grade every report 0-3, average per run, rank, write ``NAME.eval.txt``,
+``NAME.qrels.txt`` and ``NAME.config.yml``) lives here so ``ragjury non-llm-judge`` only parses
+options. Inputs and outputs keep the kit's formats (a qrels document id is the MD5 of the report).
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ragjury.evals.io.atomic_io import check_output_paths, check_output_target, same_file, write_text_atomic
 from ragjury.evals.io.json_contract import paths
-from ragjury.evals.io.loaders import load_topics
+from ragjury.evals.io.loaders import load_topics, trec_id
 from ragjury.evals.runs.progress import make_progress
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
@@ -79,10 +72,11 @@ def load_responses(path: Path) -> list[RunResponse]:
         metadata = data.get("metadata")
         if not isinstance(metadata, dict):
             raise InputError(path, "missing or not an object", line=line, field="metadata")
-        run_id = _string_field(metadata, "run_id", path, line, "metadata.")
+        run_id = trec_id(path, line, "metadata.run_id", _string_field(metadata, "run_id", path, line, "metadata."))
         topic_id = metadata.get("topic_id")
         if topic_id is None:
             raise InputError(path, "missing", line=line, field="metadata.topic_id")
+        trec_id(path, line, "metadata.topic_id", str(topic_id))
         responses = data.get("responses")
         if not isinstance(responses, list):
             raise InputError(path, "missing or not a list", line=line, field="responses")
@@ -98,7 +92,10 @@ def load_responses(path: Path) -> list[RunResponse]:
 
 
 def output_paths(out_dir: Path, name: str) -> tuple[Path, Path, Path]:
-    """``NAME.eval.txt``, ``NAME.qrels.txt`` and ``NAME.config.yml`` in ``out_dir``."""
+    """``NAME.eval.txt``, ``NAME.qrels.txt`` and ``NAME.config.yml`` in ``out_dir``; a name that
+    is not one plain file name (``../x``, ``a/b``) would write elsewhere and is refused."""
+    if not name or name in (".", "..") or any(c in name for c in "/\\\0") or not name.isprintable():
+        raise InputError("--name", f"{name!r} is not a plain file name (no '/', '..' or control characters)")
     eval_path, qrels_path, config_path = (out_dir / f"{name}.{suffix}" for suffix in OUTPUT_SUFFIXES)
     return eval_path, qrels_path, config_path
 

@@ -1,34 +1,23 @@
 """Calibrating a judge's probabilities against people: thresholds, a monotone map, honest figures.
 
-Why: a small judge model's P(relevant) or P(correct) ranks items well long before its 0.5 cut-off
-is right: one prompt makes it lenient, another strict. The cut-off that agrees best with people
-is a property of the model, prompt and data type, so it is fitted on labelled *dev* data and
-stored in a small versioned file that later runs load (``--calibration F``). Nothing is ever
-fitted on the data being scored.
-
-What is reported is never the in-sample fit alone: every figure comes with its k-fold
-cross-validated counterpart (each fold's items are labelled with a threshold fitted on the
-other folds, then pooled), with a 95 % bootstrap interval over items. The expected calibration
-error (ECE) of the probabilities is reported before and after an isotonic (monotone) map, the
-map too being fitted out of fold.
-
-Binary judges (correctness, faithfulness, binary relevance) are calibrated on P(verdict = "1"):
-one threshold. Graded relevance is calibrated on the expected grade: three cut points (grade >= 1,
->= 2, >= 3 each fitted against the people's grades at that level, then kept ascending); the
-binary figures use the >= 2 cut, TREC's relevance boundary.
+A judge's best cut-off is a property of its model, prompt and data, so it is fitted on labelled
+*dev* data into a versioned file later runs load (``--calibration F``), never on the data scored.
+Every in-sample figure comes with its out-of-fold counterpart. Graded relevance gets three
+ascending cut points; its binary figures use grade >= 2, TREC's relevance boundary.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ragjury.evals.stats.agreement import cohen_kappa
 from ragjury.rag_agent.core.input_files import loads_json
@@ -270,6 +259,22 @@ class Calibration(BaseModel):
 
     model_config = {"populate_by_name": True}
 
+    @model_validator(mode="after")
+    def _changes_something(self) -> Calibration:
+        """A file that would leave the judge as it was is refused: applying it would report
+        uncalibrated results as calibrated."""
+        if self.score == "probability":
+            if self.cuts is not None:
+                raise ValueError("cut points are for a graded judge (score 'expected_grade'), not a probability")
+            if self.threshold is None or not 0.0 <= self.threshold <= 1.0:
+                raise ValueError("a probability calibration needs a threshold between 0 and 1")
+        else:
+            if self.threshold is not None:
+                raise ValueError("a threshold is for a probability; a graded judge is calibrated by its cuts")
+            if not self.cuts or any(not math.isfinite(c) for c in self.cuts) or self.cuts != sorted(self.cuts):
+                raise ValueError("a graded calibration needs ascending, finite cut points")
+        return self
+
     def judge_options(self) -> dict[str, object]:
         """Constructor options that apply this calibration to the judge."""
         method = logprob_options(self.judge)
@@ -301,7 +306,8 @@ def load_calibration(path: str | Path) -> Calibration:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise CalibrationError(f"{path}: field '{where}': {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise CalibrationError(f"{path}: field '{where}': {message}" if where else f"{path}: {message}") from None
 
 
 def check_applies(calibration: Calibration, task: str, judge: str, path: str | Path) -> None:

@@ -79,7 +79,7 @@ def deep_files(tmp_path: Path) -> dict[str, Path]:
     files["topics"].write_text('{"request_id": "t1", "title": "what is rag"}\n', encoding="utf-8")
     files["runs"].mkdir()
     (files["runs"] / "run_a.jsonl").write_text(
-        '{"metadata": {"run_id": "a", "topic_id": "t1"}, "references": [], "answer": [{"text": "rag", "citations": []}]}\n',
+        '{"metadata": {"run_id": "a", "topic_id": "t1"}, "references": [], "responses": [{"text": "rag", "citations": []}]}\n',
         encoding="utf-8")
     return files
 
@@ -127,3 +127,83 @@ def test_a_gold_score_that_is_not_a_number_is_bad_input(tmp_path: Path, gold: st
                                  "--no-cache", "--no-progress", "--fail-under", "pearson=0.9"])
     assert result.exit_code == 2, result.output
     assert "scores.jsonl:30" in result.output and "finite number" in result.output
+
+
+@pytest.mark.parametrize("cell", ['"[""Paris"", ""Lyon"""', "\"['Paris', 'Lyon'\"", '"[""Paris"", Lyon]"'])
+def test_a_broken_list_cell_is_bad_input_not_one_reference(tmp_path: Path, cell: str) -> None:
+    data = tmp_path / "qa.csv"
+    data.write_text(f"question,answer,references\nwhere?,Lyon,{cell}\n", encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--no-cache", "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert "qa.csv:2: field 'references': starts like a list" in result.output
+
+
+def test_text_in_brackets_is_still_text(tmp_path: Path) -> None:
+    data = tmp_path / "qa.csv"
+    data.write_text('question,answer,references\nwhere?,[citation needed],[citation needed]\n', encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--no-cache", "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"mean_label": 1.0' in result.output
+
+
+def test_non_llm_judge_name_cannot_write_outside_out_dir(deep_files: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "a" / "b" / "out"
+    out.mkdir(parents=True)
+    result = runner.invoke(app, ["non-llm-judge", "--rag-topics", str(deep_files["topics"]), "--rag-responses",
+                                 str(deep_files["runs"]), "--out-dir", str(out), "--name", "../../../escaped"])
+    assert result.exit_code == 2, result.output
+    assert "not a plain file name" in result.output
+    assert not list(tmp_path.rglob("escaped*"))
+
+
+FORGED = "run_a\nrun_forged AVG_GRADE all 9.99"
+
+
+@pytest.mark.parametrize("where", ["run_id", "topic_id"])
+def test_an_id_with_a_newline_cannot_forge_trec_lines(deep_files: dict[str, Path], tmp_path: Path, where: str) -> None:
+    import json
+
+    metadata = {"run_id": "a", "topic_id": "t1"} | {where: FORGED}
+    (deep_files["runs"] / "run_a.jsonl").write_text(json.dumps(
+        {"metadata": metadata, "references": [], "responses": [{"text": "rag", "citations": []}]}) + "\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["non-llm-judge", "--rag-topics", str(deep_files["topics"]), "--rag-responses",
+                                 str(deep_files["runs"]), "--out-dir", str(out)])
+    assert result.exit_code == 2, result.output
+    assert f"field 'metadata.{where}'" in result.output and "cannot be a TREC id" in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_topic_id_with_a_newline_cannot_forge_qrels(tmp_path: Path) -> None:
+    topics = tmp_path / "topics.jsonl"
+    topics.write_text('{"qid": "q1\\nq1 0 FORGED_DOC 3", "query": "what"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["relevance", "--judge", "non-llm", "--topics", str(topics),
+                                 "--passages", str(TREC / "passages.jsonl"), "--runs", str(TREC / "runs"),
+                                 "--out", str(tmp_path / "o.qrels")])
+    assert result.exit_code == 2, result.output
+    assert "topics.jsonl:1: field 'qid'" in result.output and "cannot be a TREC id" in result.output
+
+
+def test_out_refuses_a_device_or_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    targets = [fifo] + ([Path("/dev/full")] if Path("/dev/full").exists() else [])
+    for target in targets:
+        result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                     "--no-cache", "--no-progress", "--out", str(target)])
+        assert result.exit_code == 2, result.output
+        assert "not a regular file" in result.output
+        assert not target.is_file()  # still the device or the FIFO it was
+
+
+def test_out_through_a_symlink_replaces_the_file_it_names_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--no-cache", "--no-progress", "--out", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and real.read_text(encoding="utf-8").count("\n") == 40

@@ -31,7 +31,7 @@ from ragjury.evals.stats.calibration import (
     fit_threshold,
     load_calibration,
 )
-from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge, Verdict
 from ragjury.rag_agent.judges.llm.relevance import RelevanceGrade
 
 runner = CliRunner()
@@ -248,3 +248,42 @@ def test_a_mean_panel_is_calibrated_on_its_mean_and_the_file_applies_to_it(tmp_p
                                   "--calibration", str(out), "--no-cache", "--no-progress", "--json"])
     assert applied.exit_code == 0, applied.output
     assert json.loads(applied.stdout)["figures"]["cohen_kappa"] == pytest.approx(summary["kappa_in_sample"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"threshold": None}, "needs a threshold"),
+        ({"threshold": 1.7}, "needs a threshold"),
+        ({"cuts": [0.5, 1.5, 2.5]}, "cut points are for a graded judge"),
+    ],
+)
+def test_a_binary_calibration_that_would_change_nothing_is_refused(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    values = [Verdict(verdict=bool(i % 2), reason="r", method="logprobs", probability=0.2 + 0.6 * (i % 2)) for i in range(40)]
+    calibration = fit_calibration("correctness", "llm", "answer_correctness", "m", "p@1", values,
+                                  [bool(i % 2) for i in range(40)], data="d")
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(calibration.model_dump(mode="json", by_alias=True) | change), encoding="utf-8")
+    with pytest.raises(CalibrationError, match=message):
+        load_calibration(path)
+
+
+@pytest.mark.parametrize(("change", "message"), [({"cuts": None}, "needs ascending"), ({"cuts": [2.0, 1.0, 0.5]}, "needs ascending"),
+                                                 ({"threshold": 0.5}, "a threshold is for a probability")])
+def test_a_graded_calibration_without_usable_cuts_is_refused(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    rng = np.random.default_rng(2)
+    grades = rng.integers(0, 4, 60)
+    values = [
+        RelevanceGrade(grade=int(g), method="logprobs", probabilities=[0.25] * 4,
+                       expected_grade=float(np.clip(g + rng.normal(0, 0.5), 0, 3)), p_relevant=0.5)
+        for g in grades
+    ]
+    calibration = fit_calibration("relevance", "llm-graded", "relevance_grade", "m", "p@1", values, list(grades), data="d")
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(calibration.model_dump(mode="json", by_alias=True) | change), encoding="utf-8")
+    with pytest.raises(CalibrationError, match=message):
+        load_calibration(path)
