@@ -1,28 +1,9 @@
 """Panel: several judges of one task decide together, by majority vote or mean probability.
 
-Why: a panel of small, different judges often agrees with people better than any one of them
-(their errors are partly independent), and a panel that records each member's verdict shows
-where they disagree. Issue 10, part 7.
-
-How it decides, per item:
-
-- every member judges the whole batch through its own ``ajudge_batch`` (members run
-  concurrently; a vectorised deterministic judge stays vectorised);
-- each scored member gives a binary label (``binarize``: by default its ``label`` as
-  ``rag_agent.labels.binary_label`` reads it: a bool as is, a 0-3 relevance grade as grade >= 2 (TREC's
-  relevance boundary, as ``ragjury relevance``/``agreement`` use), a [0, 1] score as >= 0.5) and,
-  where its value exposes one (``probability``, ``p_true`` or ``p_relevant``), a probability;
-- unscored members do not vote; when fewer than half of the members scored, the panel is
-  unscored (too few voices to speak for the panel);
-- ``combine="majority"``: the label most voters gave; a tie is unscored with the vote in the
-  reason, never a coin flip. ``mean`` is then the share of voters who said True;
-- ``combine="mean"``: the mean over voters of their probability (their 0/1 label where they
-  expose none); label = ``mean >= threshold`` (default 0.5).
-
-The value (``PanelVerdict``) keeps the combined label, the mean and each member's name, label,
-probability (and why it did not vote). The identity joins every member's identity key, so a
-cached panel judgment is never reused after any member changes. Usage and latency are the
-members' sums (what the panel cost, not how long it took while members ran side by side).
+Small, different judges err partly independently, so together they can agree with people better
+than any one, and recording each member's vote shows where they disagree. Unscored members do not
+vote; fewer than half scored, or a majority tie, leaves the panel unscored, never a coin flip.
+The identity joins every member's, so a cached panel judgment dies with any member's change.
 """
 
 from __future__ import annotations
@@ -206,7 +187,30 @@ class Panel(BaseJudge[ItemT, PanelVerdict]):
             else self.unscored(reason or "unscored", usage=usage)
         )
         judgment.latency_s = latency
+        if value is not None:
+            partial = self._partial_reason(votes)
+            if partial is not None:  # counted, gated (--max-fallback) and reported like a fallback
+                judgment.fallback_used = True
+                judgment.fallback_reason = partial
         return judgment
+
+    def _partial_reason(self, votes: Sequence[MemberVote]) -> str | None:
+        """Why a scored panel verdict is not the whole panel's: members that did not vote, or that
+        voted through their own fallback; None when every member voted as itself."""
+        missing = [vote for vote in votes if vote.label is None or vote.fallback_used]
+        if not missing:
+            return None
+        model_members = {
+            name for name, member in zip(self.member_names, self.members) if member.identity.model
+        }
+        model_missing = model_members and model_members <= {vote.name for vote in missing}
+        lead = "panel without its model members" if model_missing else "partial panel"
+        parts = [
+            f"{vote.name} {'did not vote' if vote.label is None else 'voted through its fallback'}"
+            + (f" ({vote.unscored_reason})" if vote.unscored_reason else "")
+            for vote in missing
+        ]
+        return f"{lead}: " + "; ".join(parts)
 
     # -- the judge protocol ------------------------------------------------------------------
 

@@ -207,3 +207,20 @@ def test_out_through_a_symlink_replaces_the_file_it_names_and_keeps_the_link(tmp
                                  "--no-cache", "--no-progress", "--out", str(link)])
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and real.read_text(encoding="utf-8").count("\n") == 40
+
+
+@pytest.mark.parametrize("panel", ["panel-mean:llm,contains", "panel:llm,contains,token-overlap"])
+def test_a_panel_with_a_dead_model_is_a_fallback_not_a_pass(tmp_path: Path, panel: str) -> None:
+    """Every verdict was `contains` alone; the gate passed and the summary said 0 fallback."""
+    import json
+
+    from recording_server import recording_server
+
+    with recording_server(mode="500") as server:
+        result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", panel, "--data", str(DATA),
+                                     "--limit", "10", "--no-cache", "--no-progress", "--json", "--base-url",
+                                     server.base_url, "--fail-under", "accuracy=0.5"])
+    assert result.exit_code == 1, result.output  # a fallback verdict fails the run without --max-fallback
+    payload = json.loads(result.stdout)
+    assert payload["scored"] == 10 and payload["fallback_used"] == 10 and payload["fallback"]["share"] == 1.0
+    assert "as fallback for 100 %" in payload["verdicts_by"] and "came from the fallback" in result.output
