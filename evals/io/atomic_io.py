@@ -110,6 +110,12 @@ def open_atomic(path: PathArg) -> Iterator[IO[str]]:
         if target.exists():
             os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the mode the user gave it
         os.replace(temporary, target)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if error.filename is None:  # a full disk says nothing of which file: name it
+            raise OSError(error.errno, error.strerror, str(path)) from None
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -305,8 +305,11 @@ def row_to_task_row(
         fields[name] = value
     item = parse_model(source, fields, spec.item_type, line=line, row=row)
 
-    _, row_id = _pick(data, "id", META_FIELDS["id"], mapping, blank_is_missing=text_cells)
-    _, system = _pick(data, "system", META_FIELDS["system"], mapping, blank_is_missing=text_cells)
+    id_column, row_id = _pick(data, "id", META_FIELDS["id"], mapping, blank_is_missing=text_cells)
+    system_column, system = _pick(data, "system", META_FIELDS["system"], mapping, blank_is_missing=text_cells)
+    for column, value in ((id_column, row_id), (system_column, system)):  # no "{'x': 1}" as a name
+        if value is not None and (not isinstance(value, str | int | float) or isinstance(value, bool)):
+            raise InputError(source, f"expected a string or a number, got {value!r}", field=column, **at)
     gold_column, gold_value = _pick(data, "label", spec.gold_columns, mapping, blank_is_missing=text_cells)
     gold = None
     if gold_value is not None:
@@ -325,7 +328,7 @@ def row_to_task_row(
 
 DataSource = Any
 """What a dataset may be given as: a path (str or Path, ``-`` for stdin), a pandas DataFrame, a
-``datasets.Dataset`` or an iterable of dicts (``evals.records.records_of``)."""
+``datasets.Dataset`` or an iterable of dicts (``evals.io.records.records_of``)."""
 
 
 @dataclass

@@ -7,6 +7,7 @@ what, never in a traceback. Every loader in ragjury raises ``InputError``; the C
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,9 +108,22 @@ def loads_json(text: str) -> Any:
     """``json.loads``, with nesting too deep for the parser reported as malformed JSON (a
     ``json.JSONDecodeError``, so every reader's one-line error applies) instead of a RecursionError."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    surrogate = _LONE_SURROGATE_ESCAPE.search(text)
+    if surrogate is not None:  # an escaped half of a pair: valid JSON, but not text any output can hold
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise json.JSONDecodeError(
+                f"a lone surrogate {surrogate.group(0)!s} is not a character (half of an escaped pair?)",
+                text, surrogate.start(),
+            ) from None
+    return data
+
+
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def iter_jsonl(path: str | Path, text: str | None = None) -> Iterator[tuple[int, object]]:

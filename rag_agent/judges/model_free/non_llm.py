@@ -1,30 +1,10 @@
 """NonLLMJudge: the TREC AutoJudge kit's non-LLM relevance grader, vectorised.
 
 The algorithm is the kit's ``NonLlmJudge`` (trec26/judges/non_llm_judge in
-laura-dietz/auto-judge-code-test): four text signals of a response against the query,
-
-- length: word count against ``min_length``/``optimal_length``/``max_length`` (50/200/500):
-  ``0.5 * wc/min`` below the minimum, rising linearly to 1.0 at the optimum, falling to 0.8 at
-  the maximum, ``0.8 * max/wc`` beyond;
-- keyword: share of distinct query words present in the response;
-- BM25 (k1 1.5, b 0.75): ``sum over query words (repeats included) of f(k1+1)/(f + k1(1-b+b*dl/avgdl))``
-  divided by ``distinct query words * (k1+1)``, capped at 1. Corpus statistics exactly as the
-  kit: **no IDF** (every query word weighs 1) and ``avgdl = optimal_length`` (200), not a
-  corpus average, so a response is graded on its own, whatever else is in the batch;
-- coverage: share of query word occurrences matched by response occurrences (``min`` of counts);
-
-weighted (0.2/0.3/0.3/0.2, normalised to sum 1), times 3, rounded half to even (Python's
-``round``), clipped to 0-3. Words are ``\\w+`` runs of the lowercased text, as in the kit.
-
-Where this implementation differs from the kit (all documented, none changes a grade):
-- It scores a whole batch at once: each distinct query and response is tokenised once and the
-  per-pair sums are array operations. Grades equal the kit's per-pair loop (the speed bench
-  checks 100,000 pairs); pairs whose scaled score lies within 1e-9 of a rounding boundary are
-  re-scored with the kit's exact per-pair arithmetic.
-- An empty query is UNSCORED (the kit would grade it on length alone). An empty response is
-  graded 0, as the kit grades it: no content is a real "not relevant".
-- ``k1``, ``b`` and ``avgdl`` are settings (the kit hard-codes 1.5, 0.75 and ``optimal_length``).
-- ``judge(ctx) -> bool`` (grade >= ``pass_grade``, default 2, TREC's "relevant") is an addition.
+laura-dietz/auto-judge-code-test), grade for grade: length, keyword, BM25 (no IDF, ``avgdl`` fixed,
+so a response is graded on its own) and coverage signals, weighted, times 3, rounded half to even.
+The batch path re-scores pairs near a rounding boundary the kit's way, and, unlike the kit, an
+empty query is unscored rather than graded on length alone.
 """
 
 from __future__ import annotations
@@ -78,7 +58,7 @@ class NonLLMSettings(BaseModel):
     Weights need not sum to one: they are normalised, as in the kit.
     """
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
     length_weight: float = Field(default=0.2, ge=0.0)
     keyword_weight: float = Field(default=0.3, ge=0.0)
@@ -195,7 +175,8 @@ class NonLLMScores(BaseModel):
 
 
 def length_score(word_count: int, settings: NonLLMSettings) -> float:
-    """The kit's length curve (see the module docstring)."""
+    """The kit's length curve: ``0.5 * wc/min`` below ``min_length``, rising linearly to 1.0 at
+    ``optimal_length``, falling to 0.8 at ``max_length``, ``0.8 * max/wc`` beyond."""
     lo, opt, hi = settings.min_length, settings.optimal_length, settings.max_length
     if word_count < lo:
         score = word_count / lo * 0.5

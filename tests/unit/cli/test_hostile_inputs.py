@@ -224,3 +224,44 @@ def test_a_panel_with_a_dead_model_is_a_fallback_not_a_pass(tmp_path: Path, pane
     payload = json.loads(result.stdout)
     assert payload["scored"] == 10 and payload["fallback_used"] == 10 and payload["fallback"]["share"] == 1.0
     assert "as fallback for 100 %" in payload["verdicts_by"] and "came from the fallback" in result.output
+
+
+@pytest.mark.parametrize(
+    ("row", "fragment"),
+    [
+        ('{"id": {"x": 1}, "question": "q", "answer": "a", "references": ["r"]}', "field 'id': expected a string"),
+        ('{"system": ["s"], "question": "q", "answer": "a", "references": ["r"]}', "field 'system': expected"),
+        ('{"question": "q\\ud800", "answer": "a", "references": ["r"]}', "lone surrogate"),
+    ],
+)
+def test_ids_that_are_not_names_and_text_that_is_not_text_are_bad_input(tmp_path: Path, row: str, fragment: str) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text(row + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--no-cache", "--no-progress", "--out", str(tmp_path / "p.jsonl")])
+    assert result.exit_code == 2, result.output
+    assert "d.jsonl:1" in result.output and fragment in result.output
+
+
+def test_a_workflow_value_that_is_not_finite_is_one_line(deep_files: dict[str, Path], tmp_path: Path) -> None:
+    workflow = tmp_path / "w.yml"
+    workflow.write_text("judge_settings:\n  k1: .inf\n", encoding="utf-8")
+    result = runner.invoke(app, ["non-llm-judge", "--workflow", str(workflow), "--rag-topics", str(deep_files["topics"]),
+                                 "--rag-responses", str(deep_files["runs"]), "--out-dir", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "w.yml:2: field 'judge_settings.k1'" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_full_disk_under_out_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def full(_descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    out = tmp_path / "preds.jsonl"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--no-cache", "--no-progress", "--out", str(out)])
+    assert result.exit_code != 0
+    assert "No space left on device" in result.output and str(out) in result.output, result.output
+    assert not out.exists() and not list(tmp_path.glob(".*.tmp"))
