@@ -1,15 +1,11 @@
 """ragjury: LLM-as-judge for RAG systems, and a measured answer to "how far can I trust the judge?".
 
-This file is the ``ragjury`` package: packaging maps the repository's folders into one namespace
-(``rag_agent/`` → ``ragjury.rag_agent``, ``config/`` → ``ragjury.config``, ``evals/`` →
-``ragjury.evals``, ``cli.py`` → ``ragjury.cli``), so an install puts nothing generic such as
-``config`` or ``evals`` at the top of site-packages, where it would clash with a user's own.
+Judges score RAG answers and retrieved passages; every judgment records what produced it, and one
+that could not be made is unscored, never a silent 0. The names below load on first use. Example::
 
-The names below are the documented API. They load on first use (PEP 562), so ``import ragjury``
-and the CLI's start do not pay for pydantic-ai and the model clients until a judge is needed::
-
-    from ragjury import CorrectnessItem, ContainsJudge
-    ContainsJudge().judge(CorrectnessItem(question="Who?", answer="Ada Lovelace.", references=["Lovelace"]))
+    from ragjury import ContainsJudge, CorrectnessItem
+    item = CorrectnessItem(question="Who?", answer="Ada Lovelace.", references=["Lovelace"])
+    print(ContainsJudge().judge_sync(item))  # value=True judge='contains' ... unscored=False
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class Run(Mapping[str, list[tuple[str, float]]]):
     A ``Run`` is a read-only mapping ``qid -> [(docid, score), ...]`` so metrics accept it and a
     plain dict alike. Loaded from a TREC file, the order is the file's rank column: that is the
     order the system produced. trec_eval instead re-sorts by score (ties by docid descending),
-    which differs when a file rounds its scores into ties; ``evals.metrics`` offers both
+    which differs when a file rounds its scores into ties; ``evals.stats.metrics`` offers both
     (``trec_order=True`` reproduces trec_eval exactly).
     """
 

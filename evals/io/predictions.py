@@ -319,7 +319,7 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
 def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
     """Write ``rows`` as JSONL to ``path`` atomically, so a kill never leaves half a file (the
     judgments themselves are in the cache already). Commands check the path before judging
-    (``evals.atomic_io.check_output_paths``): never an input, its folder exists."""
+    (``evals.io.atomic_io.check_output_paths``): never an input, its folder exists."""
     import json
 
     from ragjury.evals.io.atomic_io import open_atomic

@@ -1,8 +1,8 @@
 """The labelled items a calibration is fitted on: judged items and their people's labels.
 
-Why apart from ``evals.calibration`` (the fitting) and from the command: reading a dev set --
-TREC qrels with topics and passages, or a labelled JSONL dataset -- and drawing a seeded,
-grade-stratified sample is data work that a script fitting its own calibration needs too.
+Kept apart from ``evals.stats.calibration`` (the fitting) and from the command because reading a
+dev set and drawing a seeded, grade-stratified sample is work a script fitting its own
+calibration needs too.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """The Evret evaluator: IR metrics for datasets whose ground truth is answer *texts*, not doc IDs.
 
-Many RAG test sets say "the answer is in a passage containing X" instead of listing relevant
-document IDs. Evret (the approach of the ``evret`` package) bridges the gap: retrieve for each
-query, ask a judge whether each retrieved text matches each expected text, turn matches into
-IDs, then compute ordinary IR metrics with ``evals.metrics``.
-
-ID mapping: the retrieved items of a query are visited best first; each takes the FIRST expected
-text (in dataset order) it matches that no better-ranked item has taken yet. Expected text ``j``
-of query ``q`` becomes the relevant doc ``q#j``; an item that matches nothing new (no match, or
-only texts already taken) is not relevant, so duplicates cannot push recall above 1 nor inflate
-precision.
-
-Unscored judgments (our choice, documented): a judgment that could not be made is never read as
-"no match". If the mapping of any retrieved item of a query depends on an unscored judgment (it
-is unscored before the item's first scored match), the whole query is UNSCORED: left out of every
-metric mean and listed with its reason in ``EvretResult.unscored_queries``. A judgment after the
-item's first match is not needed and does not matter. Counts of unscored judgments and queries
-are always reported.
+Many RAG test sets list answer texts, not doc IDs. As in the ``evret`` package, a judge's matches
+become IDs for ``evals.stats.metrics``; each expected text is taken once, best-ranked item first,
+so duplicates cannot inflate recall. A query whose mapping depends on an unscored judgment is
+left out of every mean (``EvretResult.unscored_queries``), never read as "no match".
 """
 
 from __future__ import annotations
@@ -134,7 +121,13 @@ def contexts_for(item: EvretItem, retrieved: Sequence[Retrieved]) -> list[Judgme
 def map_query(
     item: EvretItem, retrieved: Sequence[Retrieved], judgments: Sequence[Judgment[Any]]
 ) -> QueryMapping:
-    """Map one query's retrieved items to expected-text IDs (see the module docstring)."""
+    """Map one query's retrieved items to expected-text IDs.
+
+    Items are visited best first; each takes the first expected text (in dataset order) it
+    matches that no better-ranked item took. Expected text ``j`` of query ``q`` is the relevant
+    doc ``q#j``; an item matching nothing new is not relevant. An unscored judgment before an
+    item's first scored match makes the whole query unscored.
+    """
     n_expected = len(item.expected)
     taken: set[int] = set()
     ids: list[str] = []

@@ -1,18 +1,8 @@
 """Automatic qrels, UMBRELA-style: pool (query, passage) pairs, judge their relevance, write TREC qrels.
 
-Why a module of its own: this is the whole ``ragjury relevance`` pipeline (globbing run files,
-pooling each run's top ``depth``, judging every pair through the cached runner, and writing the
-qrels and the list of pairs the judge could not score), and the command should only parse
-options and print what ``run_relevance`` returns. Two steps, because ``--dry-run`` needs the
-first alone:
-
-- ``plan_relevance(...) -> RelevancePlan``: read topics, passages, runs and a pairs file, pool
-  and keep the pairs that have a query and a text (``plan.items()`` is what gets judged);
-- ``await run_relevance(plan, judge, ...) -> RelevanceRunResult``: judge them and, given ``out``,
-  write the qrels; the result owns its figures (``payload()``), files (``write``) and table.
-
-A pair the judge could not score is never written as grade 0 (a missing label is not "not
-relevant"): it goes to ``OUT.unscored.tsv`` with its reason.
+The whole ``ragjury relevance`` pipeline lives here so the command only parses options; it is
+split into ``plan_relevance`` and ``run_relevance`` because ``--dry-run`` needs the plan alone.
+A pair the judge could not score is never written as grade 0: it goes to ``OUT.unscored.tsv``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """An agent's answers through the cached runner: the agent as a judge whose value is its answer.
 
-Why: a resumed ``evaluate --agent`` run must not ask the agent again what it already answered, and
-judgments already have a runner that caches, resumes, deduplicates, shares the work between
-processes on one cache and shows progress (``evals.runner.run_judgments``). Putting the agent in
-the ``Judge`` protocol (item: the question; value: the answer; envelope: ``AgentRun``) gives
-its answers all of that, counted by the same ``RunStats``, instead of a second loop beside it.
-
-An answer is cached under the agent's identity (for ``RAGAgent``: model, prompt, retrieval
-settings and corpus fingerprint) and the question. A failed run is an unscored judgment whose
-reason is the agent's error: like any unscored judgment it is asked again on the next run
-(``--no-retry-unscored`` keeps it).
+A resumed ``evaluate --agent`` run must not ask again what was answered, and
+``evals.runs.runner.run_judgments`` already caches, resumes and deduplicates. An answer is cached
+under the agent's identity and the question; a failed run is an unscored judgment, asked again
+on the next run like any other (``--no-retry-unscored`` keeps it).
 """
 
 from __future__ import annotations

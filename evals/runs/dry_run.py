@@ -1,17 +1,9 @@
 """``--dry-run``: what a batch would send to the model, and cost, before any model call.
 
-Why: a 15,000-item batch against a hosted model costs money and hours; against a local one,
-hours. Before starting it a user wants the number of prompts (only the items the cache does not
-have), their size, the output token cap they carry and, for a hosted model, the price.
-
-How: the same cache lookup as ``evals.runner.run_judgments`` (cached items and identical items
-cost nothing), then the judge runs over the remaining items against ``rag_agent.dry_model``'s
-recording model (built in place of the real one inside ``recording_models()``), so every prompt
-is counted as the judge would render it: instructions, the item's text within the token budget,
-and the output schema. Input tokens are estimated at 4 characters per token (the rule the
-judges' token budget uses); output tokens are bounded by each request's ``max_tokens``. Prices
-come from ``genai-prices`` for a base URL it knows as a hosted provider; a local server has no
-per-token price.
+A large batch costs money or hours, so it can be priced first. Uncached items go through the
+real judge against ``rag_agent.model.dry_model``'s recording model, so every prompt is counted as
+rendered; input tokens are estimated at 4 characters each (the judges' budget rule), output
+tokens bounded by ``max_tokens``, and prices come from ``genai-prices`` for hosted providers.
 """
 
 from __future__ import annotations
@@ -176,7 +168,7 @@ async def estimate(
     simulate: bool = True,
 ) -> DryRunEstimate:
     """Count what judging ``items`` would send. ``judge`` must have been built inside
-    ``rag_agent.dry_model.recording_models()`` (whose ``log`` is passed), and this must run inside it.
+    ``rag_agent.model.dry_model.recording_models()`` (whose ``log`` is passed), and this must run inside it.
 
     ``simulate=False`` (a judge with user code in it, ``python:module:Factory``): the judge is not
     run at all, since its code may call a server on its own; its items are counted, its prompts not.

@@ -1,19 +1,9 @@
 """Progress of a long run that reads whole at any width, and in CI logs.
 
-Why not rich's stock columns: at 80 columns a fixed set of nine columns is cut into
-``correctness: token-overlap ━━ 3… 100% 4… … eta 0…``, and where stderr is not a terminal rich
-prints only the final frame, cut at 80 columns, once. Here:
-
-- on a terminal, ``FitProgress`` picks, at every refresh, the columns that fit the console width
-  in order of importance (description, done/total, percent, eta, unscored, errors, rate, tokens,
-  cached, the bar, elapsed, status) and leaves the rest out, so every column shown is whole;
-- elsewhere (CI logs, pipes, files), ``PlainProgress`` writes one plain line per task when it
-  starts, every ``interval_s`` seconds or every 10 % of the work (at most one a second),
-  whichever comes first, and a last line when the run stops:
-  ``correctness: 1500/15094 (10%) 120/s eta 1m53s unscored 0``. Lines are never wrapped or cut.
-
-Tasks carry their counters as fields (``unscored``, ``errors``, ``tokens``, ``cached``), passed
-to ``add_task`` / ``update``; a free-text ``status`` field is shown last, where there is room.
+rich's stock columns are cut mid-word on a narrow terminal and print one truncated frame in a
+log. So on a terminal the columns that fit are chosen by importance at every refresh, and
+elsewhere whole plain lines are written; counters (``unscored``, ``errors``, ``tokens``,
+``cached``, ``status``) are task fields passed to ``add_task`` / ``update``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """IR metrics with trec_eval's conventions, vectorised with numpy over all queries at once.
 
-Why trec_eval's conventions: numbers people compare against (TREC overviews, papers, leaderboards)
-come from trec_eval, so a metric that differs in a corner (gain, ideal ranking, cutoff
-denominator) is a different metric. The conventions, as in trec_eval 9.x:
-
-- **Binary measures** (precision, recall, MRR, hit rate, AP) call a document relevant when its
-  grade is ``>= rel`` (trec_eval's ``-l`` / ``relevance_level``, default 1). For TREC DL passage
-  judgments (0-3) the published convention is ``rel=2`` for MAP and recall; nDCG uses the grades.
-- **nDCG** uses linear gain (gain = grade; negative grades count as 0) with the ``log2(rank + 1)``
-  discount; the ideal ranking is built from *all* judged documents of the query (not only the
-  retrieved ones), cut at the same k. It ignores ``rel``, as trec_eval does.
-- ``P@k`` divides by k even when fewer than k documents were retrieved; ``AP@k`` (``map_cut``)
-  and ``recall@k`` divide by the number of relevant documents of the query.
-- A query is evaluated when it is in both the run and the qrels; with ``complete=True``
-  (trec_eval ``-c``) queries of the qrels missing from the run count, with every measure 0.
-- Ranking order is the run's list order (``evals.loaders.load_run`` keeps the file's rank
-  column). trec_eval ignores the rank column and re-sorts by score, ties by docid descending;
-  ``trec_order=True`` does the same, for exact equality with trec_eval. The two differ only when
-  scores tie: the dl19 runs round scores to 4 decimals, so bm25_rm3 nDCG@10 is 0.5216 in rank
-  order (the published figure) and 0.5221 in trec_eval's order.
+Published figures come from trec_eval 9.x, so a metric that differs in a corner is a different
+metric: ``rel`` is its ``-l``, nDCG has linear gain and an ideal ranking over *all* judged
+documents, ``P@k`` divides by k. One deliberate default differs: documents keep the run's list
+order, not trec_eval's re-sort by score (``trec_order=True``), which matters only on tied scores.
 """
 
 from __future__ import annotations

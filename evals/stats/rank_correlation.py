@@ -1,15 +1,8 @@
 """Kendall's tau-b, Spearman's rho and Pearson's r with their p-values, in plain Python.
 
-Why not ``scipy.stats``: importing it costs 0.7-1.4 s, and every labelled ``ragjury evaluate``
-ranks its systems -- a handful of numbers -- so the import was the largest single cost of a
-15,000-row run. The figures here follow scipy's definitions and its choice of p-value (tested
-equal to ``scipy.stats.kendalltau``/``spearmanr``/``pearsonr``):
-
-- Kendall's tau-b; two-sided p-value exact (the distribution of inversions, Kendall 1970) when
-  neither side has ties and n <= 33 (or the count is at an extreme), otherwise the normal
-  approximation with scipy's tie-corrected variance.
-- Spearman's rho: Pearson's r of the average ranks; two-sided p-value from Student's t with
-  n - 2 degrees of freedom.
+Ranking a handful of systems should not pay for importing ``scipy.stats``. The definitions and
+p-values are scipy's (tested equal to ``kendalltau``/``spearmanr``/``pearsonr``): tau-b's exact
+p-value for small untied samples (Kendall 1970), else the tie-corrected normal approximation.
 """
 
 from __future__ import annotations

@@ -1,32 +1,8 @@
 """``ragjury_scorer``: any ragjury judge as an Inspect (``inspect_ai``) scorer.
 
-Why: Inspect runs a solver over samples and scores each with scorers; a ragjury judge slots in
-as one, so an Inspect eval of a RAG system gets faithfulness or correctness verdicts with the
-judge's reason as the score's explanation. Example::
-
-    from inspect_ai import Task, eval
-    from inspect_ai.dataset import Sample
-    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
-    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
-
-    task = Task(
-        dataset=[Sample(input="Who wrote Hamlet?", target=["Shakespeare", "William Shakespeare"])],
-        solver=my_rag_solver,
-        scorer=ragjury_scorer(ContainsJudge()),
-    )
-
-The item: the sample's input text is the question, the model's completion the answer, the
-target(s) the references; the sample's metadata gives the rest by name (``contexts``,
-``retrieved_contexts``, ``retrieval_context``, ...). ``item=lambda state, target: ...`` builds
-it yourself; ``task=`` names the item when the judge's type cannot be read from the judge.
-
-A verdict scores ``CORRECT`` / ``INCORRECT`` (other judges: their grade or score, or
-``value="score"``); the explanation is the judge's reason; the metadata names the judge, model
-and prompt version. An unscored judgment is ``Score.unscored`` (NaN, which Inspect's metrics and
-reducers leave out and count as unscored samples) with ``reason="grader_failed"`` where Inspect
-has that field and the judge's reason as explanation: never an ``INCORRECT``.
-
-Needs the ``inspect`` extra (``pip install 'ragjury[inspect]'``).
+An Inspect eval of a RAG system gets ragjury's verdicts with the judge's reason as each score's
+explanation. An unscored judgment is Inspect's own ``Score.unscored`` (left out of its metrics),
+never an ``INCORRECT``. Needs the ``inspect`` extra (``pip install 'ragjury[inspect]'``).
 """
 
 from __future__ import annotations
@@ -75,7 +51,23 @@ def ragjury_scorer(
     item: ItemBuilder | None = None,
     value: Literal["label", "score"] = "label",
 ) -> Scorer:
-    """A scorer that judges each sample's completion with ``judge`` (mean: share judged correct)."""
+    """A scorer that judges each sample's completion with ``judge`` (mean: share judged correct).
+
+    Example::
+
+        task = Task(
+            dataset=[Sample(input="Who wrote Hamlet?", target=["Shakespeare", "William Shakespeare"])],
+            solver=my_rag_solver,
+            scorer=ragjury_scorer(ContainsJudge()),
+        )
+
+    The item: the sample's input is the question, the completion the answer, the target(s) the
+    references, the sample's metadata the rest by name (``contexts``, ``retrieval_context``, ...).
+    ``item=lambda state, target: ...`` builds it yourself; ``task=`` names the item when the
+    judge's type cannot be read from it. A verdict scores ``CORRECT`` / ``INCORRECT`` (other
+    judges: their grade or score, or ``value="score"``); the metadata names judge, model and
+    prompt version.
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         if item is not None:

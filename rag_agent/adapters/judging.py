@@ -1,17 +1,8 @@
-"""What every framework adapter needs: the judge's item from loose fields, and a judgment read
-as a label, a score and a reason.
+"""What every framework adapter needs: a judge's item from loose fields, a judgment's label and reason.
 
-Why shared: pydantic-evals hands over ``inputs`` / ``output`` / ``expected_output``, Inspect a
-task state and a target, a test a dict or a typed item. All of them end in the same two steps,
-done here once so that an item is built (and a verdict explained) the same way everywhere:
-
-- ``build_item``: fields named as in ragjury's datasets (``question``, ``answer``,
-  ``references``, ``contexts``, ...) or as in Ragas and DeepEval (``user_input``,
-  ``actual_output``, ``retrieval_context``, ...) become the judge's item, through the same
-  column tables as ``ragjury evaluate`` (``evals.tasks``), so a field the judge needs that is
-  missing is one clear error.
-- ``Outcome``: the judgment's label, a number to hold against a threshold, and the reason, for
-  an unscored judgment the reason it could not score.
+Each framework hands over different shapes, but all end in these two steps, done here once so an
+item is built and a verdict explained the same way everywhere; items go through the same column
+tables as ``ragjury evaluate`` (``evals.io.tasks``), Ragas and DeepEval names included.
 """
 
 from __future__ import annotations

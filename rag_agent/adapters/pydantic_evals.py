@@ -1,32 +1,8 @@
 """``RagjuryEvaluator``: any ragjury judge as a pydantic-evals ``Evaluator``.
 
-Why: pydantic-evals runs a task over ``Case``s and scores each output with evaluators; a ragjury
-judge slots in as one, so a suite written for pydantic-evals gets faithfulness, correctness or
-a multi-dimension score with the judge's reason in the report. Example::
-
-    from pydantic_evals import Case, Dataset
-    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
-    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
-
-    dataset = Dataset(
-        cases=[Case(inputs="Who wrote Hamlet?", expected_output=["Shakespeare"])],
-        evaluators=[RagjuryEvaluator(ContainsJudge())],
-    )
-    report = dataset.evaluate_sync(my_rag_task)  # the task returns the answer text
-
-The judge's item is built from the case (``rag_agent.adapters.judging.build_item``): a string
-input is the question, a string output the answer, the expected output the reference(s); a
-dict (or model) input, output or metadata gives its fields by name (``contexts``,
-``retrieved_contexts``, ``retrieval_context``, ...). Pass ``item=lambda ctx: ...`` to build it
-yourself, or ``task=`` when the judge's item type cannot be read from the judge.
-
-The result is an ``EvaluationReason``: the verdict (bool; a grade or score for other judges, or
-``value="score"`` for the number ``assert_judged`` thresholds) with the judge's reason. An
-unscored judgment raises ``JudgmentUnscored``, which pydantic-evals records as an evaluator
-failure carrying the reason: a judge that could not judge never shows up as a failed assertion
-or a 0.
-
-Needs the ``pydantic-evals`` extra (``pip install 'ragjury[pydantic-evals]'``).
+A pydantic-evals suite gets ragjury's verdicts with the judge's reason in its report. An unscored
+judgment raises ``JudgmentUnscored``, recorded as an evaluator failure with the reason, never a
+failed assertion or a 0. Needs the ``pydantic-evals`` extra (``pip install 'ragjury[pydantic-evals]'``).
 """
 
 from __future__ import annotations
@@ -61,7 +37,19 @@ def context_fields(ctx: EvaluatorContext[Any, Any, Any]) -> dict[str, Any]:
 
 @dataclass(repr=False)
 class RagjuryEvaluator(Evaluator[Any, Any, Any]):
-    """A ragjury judge (``rag_agent.protocol.Judge``) run on each case's output."""
+    """A ragjury judge (``rag_agent.core.protocol.Judge``) run on each case's output. Example::
+
+        dataset = Dataset(
+            cases=[Case(inputs="Who wrote Hamlet?", expected_output=["Shakespeare"])],
+            evaluators=[RagjuryEvaluator(ContainsJudge())],
+        )
+        report = dataset.evaluate_sync(my_rag_task)  # the task returns the answer text
+
+    The item is built from the case (``rag_agent.adapters.judging.build_item``): a string input
+    is the question, a string output the answer, the expected output the reference(s); a dict
+    (or model) input, output or metadata gives its fields by name. The result is an
+    ``EvaluationReason``: the verdict (or grade, score, or ``value="score"``) with the reason.
+    """
 
     judge: Any
     task: str | None = None

@@ -1,25 +1,9 @@
 """``assert_judged``: a test assertion that a judge passes an item, with the judge's reason in the
 failure message.
 
-Why: a RAG regression test wants one line, "this answer must be judged faithful", and when it
-fails, the judge's why (which statements the context does not support), not ``assert False``.
-A judge that cannot judge (server down, invalid output) fails the test too, with its reason:
-an unscored judgment is never a pass, and never reported as a low score. Example::
-
-    from ragjury.rag_agent.adapters.pytest_helpers import assert_judged
-    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
-    from ragjury.rag_agent.core.items import CorrectnessItem
-
-    def test_hamlet_answer() -> None:
-        assert_judged(ContainsJudge(), CorrectnessItem(
-            question="Who wrote Hamlet?", answer="William Shakespeare.", references=["Shakespeare"]))
-
-``item`` is the judge's item, or a dict of fields named as in datasets (``question``,
-``answer``, ``contexts``, or Ragas / DeepEval names). Without ``threshold`` the verdict must be
-true (a grade above 0); with one, the score must reach it (``rag_agent.adapters.judging.score_of``:
-the share of supported statements for faithfulness, ``overall_score`` for JudgeScore, 1.0 / 0.0
-for a verdict). Inside ``async def`` tests, await ``assert_judged_async``. Needs no extra: it
-raises ``AssertionError``, which pytest (and any runner) reports with the message.
+A RAG regression test wants one line, "this answer must be judged faithful", and on failure the
+judge's why, not ``assert False``. A judge that cannot judge fails the test too, with its reason:
+an unscored judgment is never a pass. Needs no extra: it raises plain ``AssertionError``.
 """
 
 from __future__ import annotations
@@ -65,7 +49,15 @@ async def assert_judged_async(
     *,
     task: str | None = None,
 ) -> Outcome:
-    """Judge ``item`` and assert it passes (see the module docstring); returns the outcome."""
+    """Judge ``item`` and assert it passes; returns the outcome. Example::
+
+        assert_judged(ContainsJudge(), CorrectnessItem(
+            question="Who wrote Hamlet?", answer="William Shakespeare.", references=["Shakespeare"]))
+
+    ``item`` is the judge's item, or a dict of fields named as in datasets (``question``,
+    ``answer``, ``contexts``, or Ragas / DeepEval names). Without ``threshold`` the verdict must
+    be true (a grade above 0); with one, ``rag_agent.adapters.judging.score_of`` must reach it.
+    """
     __tracebackhide__ = True
     judgment = await judge.ajudge(_item(judge, item, task))
     return check_outcome(Outcome(judgment), threshold)

@@ -1,17 +1,9 @@
 """BM25 over a local passage collection, vectorised with scipy.sparse.
 
-Why BM25 and why here: the reference RAG agent needs a retriever that runs anywhere without a
-model download, and BM25 is the baseline every retrieval paper reports. Scoring follows
-Lucene/Anserini: ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` and the term weight
-``tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``, with Anserini's MS MARCO defaults
-``k1=0.9, b=0.4`` (pass ``k1=1.2, b=0.75`` for the textbook/Lucene defaults). The tokenizer is
-``rag_agent.text.content_tokens`` (lowercase, accents stripped, stopwords removed, no
-stemming), so scores are close to, not identical with, Anserini's Porter-stemmed index.
-
-The whole index is one precomputed sparse matrix of BM25 term weights (documents x terms): a
-query is a sparse vector of term counts, and scoring a batch of queries is one sparse matrix
-product. ``batch_retrieve(queries, k)`` follows the Evret retriever protocol (a list of
-result lists whose items expose ``doc_id``, ``score`` and ``metadata``).
+The reference agent needs a retriever that runs anywhere without a model download, and BM25 is
+the baseline retrieval papers report. Scoring is Lucene/Anserini's (MS MARCO defaults
+``k1=0.9, b=0.4``) over ``rag_agent.core.text.content_tokens`` without stemming, so scores are
+close to, not identical with, Anserini's; ``batch_retrieve`` follows Evret's retriever protocol.
 """
 
 from __future__ import annotations

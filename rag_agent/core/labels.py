@@ -1,10 +1,8 @@
 """The label of a judgment value: one definition, used by every door (CLI, evals, Python API).
 
-Why a protocol and not attribute guessing: a judge's value type says what its label is (a
-``Verdict``'s ``label`` is its verdict, a ``RelevanceGrade``'s its 0-3 grade, a ``JudgeScore``'s
-its overall score), so metrics, gates, panels and reports never have to guess from whatever
-fields a value happens to have. Plain ``bool``/``int``/``float`` values (the model-free judges)
-are their own label. A value that is neither is a programming error, said as such.
+A protocol, not attribute guessing: a value's type says what its label is, so metrics, gates,
+panels and reports never guess from whatever fields it has. Plain ``bool``/``int``/``float``
+values are their own label; anything else is a programming error, said as such.
 """
 
 from __future__ import annotations

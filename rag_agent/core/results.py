@@ -1,8 +1,7 @@
 """The envelope around every judgment: what produced it, what it cost, and whether it counts.
 
-Why an envelope: a score without provenance cannot be trusted or compared. A judgment that
-failed carries ``unscored=True`` and the reason, and no value: it is counted as unscored in
-every summary, never reported as 0.0.
+A score without provenance cannot be trusted or compared. A failed judgment carries
+``unscored=True``, its reason and no value: every summary counts it as unscored, never as 0.0.
 """
 
 from __future__ import annotations
@@ -118,11 +117,9 @@ def replicas(templates: Sequence[JudgmentT], **changes: Any) -> list[JudgmentT]:
     field's name to it in place on assignment, which is then a no-op, so sharing it leaks
     nothing; ``model_fields_set`` of a copy is every field.
 
-    Why not ``model_copy(update=...)``: it goes through the generic ``__copy__`` and costs about
-    three times as much; and the cyclic garbage collector is paused while a large batch is made
-    (copies hold no cycles, and each collection their allocations trigger would rescan
-    everything alive). With 100,000 items that is the difference between an envelope costing
-    less than the judging and costing more (``bench/bench_deterministic_speed.py``).
+    Why not ``model_copy(update=...)``: it goes through the generic ``__copy__``, which is much
+    slower; and the cyclic garbage collector is paused while a large batch is made (copies hold
+    no cycles, and each collection their allocations trigger would rescan everything alive).
     """
     if not _REPLICABLE.issuperset(changes):
         raise ValueError(f"replicas may not change {sorted(set(changes) - _REPLICABLE)}: use model_copy")

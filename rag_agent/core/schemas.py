@@ -1,4 +1,8 @@
-"""Typed schemas shared by judges, agents, the CLI and the evaluation pipeline."""
+"""Typed schemas shared by judges, agents, the CLI and the evaluation pipeline.
+
+Pydantic models, because their JSON schema is what a model's constrained decoding follows and
+what validates its output: a value out of range is an error, never silently clipped.
+"""
 
 from __future__ import annotations
 

@@ -41,8 +41,8 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
 class _Box:
     """A result behind a constant repr. ``asyncio.run`` (3.11, 3.12) puts its SIGINT handler back
     through ``signal.signal``, whose enum conversion formats the handler it replaces: a partial
-    holding the finished main task, whose repr holds the task's result. For the result of a
-    15,000-row evaluation that repr, made twice and thrown away, took 0.7 to 2 seconds."""
+    holding the finished main task, whose repr holds the task's result: for a large result, an
+    expensive repr made twice and thrown away."""
 
     __slots__ = ("value",)
 

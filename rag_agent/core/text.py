@@ -1,4 +1,8 @@
-"""Text normalisation shared by the deterministic judges: one tokenizer, one stopword list."""
+"""Text normalisation shared by the deterministic judges: one tokenizer, one stopword list.
+
+Shared so that the model-free judges and the BM25 retriever agree on what a word is; sentence
+splitting is ``sentencex``'s, imported only when first needed.
+"""
 
 from __future__ import annotations
 

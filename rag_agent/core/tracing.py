@@ -1,32 +1,9 @@
-"""OpenTelemetry traces of judging: one span per judgment, named after the judge and its prompt
-version, around pydantic-ai's own spans of the agent run and each model request.
+"""OpenTelemetry traces of judging: one span per judgment, around pydantic-ai's own agent and model spans.
 
-Why: a batch of 15,000 judgments that is slow, expensive or mostly unscored needs answers per
-item: which judge and prompt answered, from the cache or the model, how many requests and tokens,
-why it is unscored, whether the fallback answered. pydantic-ai already emits spans for agent runs
-(``invoke_agent NAME``) and model requests (``chat MODEL``); ragjury names its agents
-``judge:prompt@version`` and adds the spans only it can know about:
-
-- ``judge_batch JUDGE``: one batch run (``evals.runner.run_judgments``), with its counts;
-- ``judgment JUDGE PROMPT_VERSION``: one judgment, with the ``ragjury.*`` attributes below, the
-  parent of the model calls made for it (a fallback's or a panel member's judgments nest inside).
-  Unscored judgments end with status ERROR and the reason as description.
-
-Attributes: ``ragjury.judge``, ``ragjury.model``, ``ragjury.prompt_version``, ``ragjury.cache``
-(``hit`` or ``miss``, on the judgments of a batch run), ``ragjury.unscored``,
-``ragjury.unscored_reason``, ``ragjury.fallback_used``, ``ragjury.fallback_reason``,
-``ragjury.usage.input_tokens`` / ``output_tokens`` / ``requests``, ``ragjury.latency_s``.
-
-Switched on by ``--trace`` / ``RAGJURY_TRACE=1`` (``start_tracing``), or from Python by
-``traced(tracer_provider)``. Off, nothing is created: one flag check per judgment.
-
-Where spans go (``start_tracing``): to an OTLP collector when the standard
-``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, else appended
-as JSON lines to ``RAGJURY_TRACE_FILE`` (``.ragjury/traces.jsonl``). Both need the OpenTelemetry
-SDK (the ``trace`` extra). Without it ``--trace`` fails with one line naming the extra rather than
-falling back to something: ``opentelemetry-api`` alone only makes non-recording spans, so any
-"fallback" would be a second, home-made SDK, and a run asked to trace that silently did not would
-be worse than one that stops before judging.
+A slow, costly or mostly unscored batch needs answers per item (which judge and prompt, cache or
+model, tokens, why unscored), so each judgment gets a span with ``ragjury.*`` attributes; off, it
+costs one flag check. Without the OpenTelemetry SDK (the ``trace`` extra) ``--trace`` stops with
+one line: the API alone records nothing, and a run that silently did not trace is worse.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """FallbackJudge: use a second judge when the first could not score.
 
-Why: a model server that is down, or a model that keeps answering garbage, should not stop
-an evaluation when a deterministic judge can answer, but the result must say that the
-fallback answered and why, so nobody mistakes a heuristic for the model's opinion.
-
-When the primary's circuit breaker is open (its model server refused connections, see
-``rag_agent.breaker``), the primary is not tried at all: the fallback answers straight away and
-``fallback_reason`` says "not attempted: model server unreachable at URL".
+A model server that is down should not stop an evaluation a deterministic judge can finish, but
+the result says that the fallback answered and why, so nobody mistakes a heuristic for the model.
+With the primary's circuit breaker open (``rag_agent.model.breaker``) it is not even tried.
 """
 
 from __future__ import annotations

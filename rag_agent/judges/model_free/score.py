@@ -1,23 +1,8 @@
 """A deterministic ``JudgeScore``: the fallback of the multi-dimension judge.
 
-This is a documented heuristic, not a model's opinion: every dimension comes from a
-measurable text signal, so the same input always gets the same score. The signals are those
-of the deterministic judges (``token_overlap``, ``non_llm``):
-
-- relevance: query coverage, the share of the question's content tokens (stopwords removed)
-  that the answer contains (``non_llm.query_coverage`` on content tokens).
-- accuracy: share of answer sentences supported by the sources. A sentence is supported when
-  its text occurs in a source, or when at least half of its content-token weight occurs in one
-  source (Evret's token weights: numbers 1.5, long words 1.35, short 0.75, so a wrong year or
-  name costs more than a wrong filler word). With no sources, accuracy cannot be checked:
-  0.5 with confidence lowered.
-- source_attribution: share of the answer's cited source IDs that exist and support at least
-  one answer sentence (weighted overlap >= 0.3 with the sentence); 0.0 when it cites only IDs
-  that do not exist. With sources but no citations, half the best source's weighted coverage
-  of the answer (the content visibly comes from a source, but the answer does not say so).
-- completeness: a length curve (full marks from 20 to 250 words, down to 0.3 when very long).
-- coherence: penalises repeated sentences and very long sentences.
-- confidence: low (0.2-0.4): the numbers are heuristics.
+A documented heuristic, not a model's opinion: every dimension comes from a measurable text
+signal of the deterministic judges (``token_overlap``, ``non_llm``), so the same input always
+gets the same score, and its low confidence says it is a heuristic.
 """
 
 from __future__ import annotations
@@ -56,7 +41,15 @@ def _length_score(words: int) -> float:
 
 
 def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
-    """Rate ``item`` from text signals only (see the module docstring for each dimension)."""
+    """Rate ``item`` from text signals only.
+
+    relevance: share of the question's content tokens the answer contains. accuracy: share of
+    answer sentences a source supports (text contained, or half its Evret-weighted content
+    tokens in one source); 0.5 without sources. source_attribution: share of cited IDs that
+    exist and support a sentence (weighted overlap >= 0.3); without citations, half the best
+    source's weighted coverage. completeness: a length curve (full marks from 20 to 250 words).
+    coherence: penalises repeated and very long sentences. confidence stays low.
+    """
     question_tokens = content_tokens(item.question)
     answer_tokens = set(content_tokens(item.answer))
     sentences = split_sentences(item.answer)

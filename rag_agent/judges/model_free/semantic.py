@@ -1,16 +1,8 @@
 """SemanticJudge: cosine similarity of embeddings against a threshold.
 
-Why: token overlap misses paraphrases ("the capital is Paris" vs "Paris is where the
-government sits"); embeddings catch them at the cost of a model. ``batch_judge`` embeds every
-distinct text of the batch once (through a hash-keyed cache) and computes all similarities in
-one matrix operation.
-
-What is compared: ``expected_text`` with ``retrieved_text``; when ``expected_text`` is None,
-the query with ``retrieved_text`` (a query is shorter than a passage, so its similarities run
-lower: use a lower ``threshold`` there, around 0.5 for all-MiniLM).
-
-When the embedder is unavailable (server down, extra not installed) every judgment of the
-batch is unscored with the embedder's message; an empty text is unscored on its own.
+Token overlap misses paraphrases; embeddings catch them at the cost of a model. Without an
+``expected_text`` the query is compared, and being short it scores lower: use a lower
+``threshold``. An unavailable embedder leaves the batch unscored with its message, never 0.
 """
 
 from __future__ import annotations

@@ -1,65 +1,9 @@
 """SupportJudge: how much of the answer does the context support? A model-free faithfulness judge.
 
-Why a separate judge: ``token-overlap`` (Evret's rule) asks whether a *retrieved* text matches
-an expected one; adapted to faithfulness it reached only kappa 0.21 against people on BEGIN
-(issue 10). Faithfulness asks the opposite question, so this judge measures *support
-precision*: the share of what the answer says that can be found in the context. Chit-chat,
-opinions and invented facts in the answer are all words the context lacks.
-
-The score, in [0, 1]:
-
-1. **Tokens.** Text is lowercased with accents stripped (``rag_agent.text.normalise``);
-   contractions are expanded (``don't`` -> ``do not``, ``can't`` -> ``can not``); a number is one
-   token with thousands separators dropped (``1,000`` -> ``1000``, ``3.5`` stays ``3.5``);
-   other tokens are ``\\w+`` runs. Content tokens are the tokens that are neither stopwords
-   (``rag_agent.text.STOPWORDS``) nor negation cues.
-2. **Unigram precision.** Every occurrence of a content token in the answer counts (a word
-   repeated is a claim repeated); it is supported when the context contains the same token.
-   A token with a digit (``1998``, ``3.5``, ``5th``) is a number and must match exactly, like
-   any token, but weighs ``number_weight`` (a wrong number is a wrong fact).
-3. **Negation** (``negation_weight`` > 0). Each answer sentence is aligned with the context
-   sentence that shares most of its content tokens (a sentence that shares none has no aligned
-   region and is not checked: its words are unsupported already). When exactly one of the two
-   carries a negation cue (``no``, ``not``, ``never``, ``n't``, ``without``, ...), the answer
-   sentence says the opposite of its source: one unsupported pseudo-token ``<negation>`` of
-   weight ``negation_weight`` joins the denominator. That is all: no scope, no double
-   negation; "not" in one place and "never" in the other counts as agreement.
-4. **Bigram precision** (``bigram_weight`` > 0): the share of the answer's adjacent token
-   pairs (stopwords kept, pairs of two stopwords skipped) that occur in the context; the
-   score is ``(1 - bigram_weight) * unigram + bigram_weight * bigram``. It rewards copied
-   phrasing over the same words rearranged.
-
-``label`` is ``score >= threshold``. An empty answer, an answer with no content token
-("How about you?": no claim to check) and an empty context are unscored, with the reason, as
-the LLM faithfulness judge does.
-
-Default variant and threshold, fitted on BEGIN dev (1,148 human-labelled dialogue responses,
-``/work/shared/benchmarks/begin-dev``) by 5-fold cross-validation maximising Cohen's kappa::
-
-    .venv/bin/python bench/bench_support_faithfulness.py   # --data ../shared/benchmarks/begin-dev/faithfulness.jsonl
-
-    variant (5-fold CV, seed 0)   threshold  kappa in-sample  kappa CV [95% bootstrap]  accuracy CV
-    unigram                           0.793            0.711     0.711 [0.666, 0.756]        0.886
-    unigram+numbers (x2)  DEFAULT     0.795            0.714     0.714 [0.670, 0.759]        0.886
-    unigram+negation                  0.793            0.706     0.691 [0.645, 0.737]        0.877
-    unigram+numbers+negation          0.795            0.713     0.694 [0.649, 0.741]        0.877
-    unigram+bigram 0.3                0.745            0.691     0.650 [0.599, 0.698]        0.859
-    unigram+bigram 0.5                0.650            0.681     0.657 [0.607, 0.708]        0.864
-    bigram 0.3+numbers+negation       0.691            0.702     0.690 [0.643, 0.736]        0.875
-
-n = 1,145 scored of 1,148 (3 answers have no content word); the fixed rule "unigram score >=
-0.6" of issue 10 gives 0.569 on the same rows. The variants differ by less than their
-intervals; the default is the best CV kappa: numbers weighted x2, no bigrams, negation rule
-off (``negation_weight=1.0`` turns it on: on BEGIN's dialogue answers a polarity flip mostly
-comes with unsupported words anyway, and "yeah, not really" chit-chat makes it misfire about
-as often as it helps; on answers that restate a context sentence with "not" added it is the
-only thing that catches the flip). Bigram blending lowers kappa here: dialogue answers
-rephrase. Choosing among seven variants on the same rows is a small fit of its own; the
-numbers are to be re-measured on held-out data.
-
-Speed: ``ajudge_batch`` analyses each distinct text once (contexts repeat across answers),
-then decides every item with set look-ups in one pass and builds the envelopes with
-``batch_envelopes``; no task per item.
+Faithfulness asks the reverse of a retrieval match, so this judge measures *support precision*:
+the share of what the answer says that the context contains, so chit-chat, opinions and invented
+facts all count against it. Answers or contexts with nothing to check are unscored, as with the
+LLM judge. Defaults were fitted on BEGIN dev (``bench/bench_support_faithfulness.py``).
 """
 
 from __future__ import annotations
@@ -94,7 +38,7 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD = 0.795
-"""Fitted on BEGIN dev (see the module docstring): every fold chose a cut between 15/19 and 4/5."""
+"""Fitted on BEGIN dev by 5-fold cross-validation (``bench/bench_support_faithfulness.py``)."""
 DEFAULT_BIGRAM_WEIGHT = 0.0
 DEFAULT_NUMBER_WEIGHT = 2.0
 DEFAULT_NEGATION_WEIGHT = 0.0
@@ -208,6 +152,12 @@ class SupportJudge(BaseJudge[FaithfulnessItem, SupportScore]):
     Parameters: ``threshold`` (label = score >= threshold), ``bigram_weight`` (0 = unigram
     precision only), ``number_weight`` (weight of a token with a digit), ``negation_weight``
     (weight of one polarity mismatch; 0 turns the negation rule off).
+
+    The score: every occurrence of an answer content token (``support_tokens``: contractions
+    expanded, numbers whole) counts, supported when the context has the same token. With the
+    negation rule, an answer sentence whose best-aligned context sentence differs in carrying a
+    negation cue adds one unsupported ``<negation>`` token (no scope, no double negation). Bigram
+    precision, if weighted, is blended in: ``(1 - bigram_weight) * unigram + bigram_weight * bigram``.
     """
 
     name = "support"

@@ -1,48 +1,9 @@
 """TokenOverlapJudge: Evret's keyword relevance rule, vectorised over a whole batch.
 
-Why a re-implementation: Evret's judge (PyPI ``evret``) loops over pairs in Python and
-re-tokenises every text for every pair. Batches repeat texts (one expected passage against
-many retrieved ones), so this version analyses each distinct text once, turns content tokens
-into a sparse matrix, and decides every pair with a few array operations. Verdicts are
-Evret's on the same inputs (``bench/bench_deterministic_speed.py`` checks 100,000 pairs), with
-one deliberate exception below: exact ties.
-
-Two scoring rules (``scoring=``):
-
-``"weighted"`` (default, Evret 0.0.3, the release on PyPI)
-    1. normalised texts equal (lowercase, whitespace collapsed) -> True;
-    2. exactly one text contains a negation word (no, not, never, none, without, cannot) -> False;
-    3. either normalised text contains the other -> True;
-    4. content tokens (``[a-z0-9]+`` runs, stopwords removed): fewer than ``min_tokens`` shared
-       -> False; otherwise score = weight of shared tokens / weight of expected tokens (digits
-       1.5, tokens of 1-2 chars 0.75, of 8+ chars 1.35, others 1.0), plus a phrase bonus
-       (0.05 per extra token of the longest expected 2-4 token phrase found in the retrieved
-       text, at most 0.15), plus 0.1 when ``query_boost`` and a shared token is a query token;
-       True when the score (clamped to [0, 1]) reaches ``threshold``.
-
-``"ratio"`` (Evret 0.0.1, the rule as the issue states it)
-    1-3 as above without the negation rule; then shared / expected content tokens must reach
-    ``threshold`` and ``min_tokens`` tokens must be shared; with ``query_boost``, a pair whose
-    shared tokens include a query token passes at ``0.75 * threshold``. (Evret 0.0.1 kept
-    stopwords: ``stopwords=()`` reproduces it exactly.)
-
-``min_tokens`` defaults to Evret's default for the rule: 15 (weighted) or 2 (ratio). Short
-answers (a name, a date) never share 15 tokens: for them use ``min_tokens=1``.
-
-Where this judge differs from Evret, on purpose:
-- Exact ties are decided by exact arithmetic. Token weights are multiples of 1/20, so a score
-  is an exact fraction; one that equals the threshold reaches it. Evret sums float weights in
-  the iteration order of a Python set, which follows the per-process string hash seed, so the
-  same tie (e.g. 0.2 + 0.1 against 0.3) passes in one run and fails in the next: on 100,000
-  TREC DL pairs at threshold 0.3, Evret's count of matches moved between 36,611 and 36,621 with
-  ``PYTHONHASHSEED``. This judge gives the same verdict in every process.
-- An empty (or whitespace-only) retrieved or expected text is UNSCORED with a reason. Evret
-  answers True for two empty texts and False for one, which is not a judgment.
-- ``expected_text=None`` (Evret has no such case) judges relevance to the query: the query
-  stands in for the expected text, ``min_tokens`` is capped at ``ceil(threshold x distinct
-  query content tokens)`` (a 4-word query can never share 15), the query boost is off (every shared
-  token would be a query token) and so is the negation rule (questions are phrased
-  differently from the passages that answer them).
+Evret (PyPI ``evret``) re-tokenises every text for every pair, while batches repeat texts; here
+each distinct text is analysed once and pairs are decided with sparse-matrix operations. Verdicts
+are Evret's, except on purpose: exact ties are decided by exact arithmetic (Evret's float sums
+follow the string hash seed, so a tie flips between processes) and an empty text is unscored.
 """
 
 from __future__ import annotations
@@ -172,6 +133,15 @@ class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
         judge = TokenOverlapJudge(min_tokens=1)
         judge.judge(JudgmentContext(query="capital of France", expected_text="Paris",
                                     retrieved_text="The capital is Paris."))  # True (substring)
+
+    ``scoring="weighted"`` (default, Evret 0.0.3): equal normalised texts match; a negation word
+    in exactly one text refuses; containment either way matches; else, with ``min_tokens``
+    shared, the weighted share of expected content tokens (``token_weight``) plus the phrase and
+    query bonuses must reach ``threshold``. ``scoring="ratio"`` (Evret 0.0.1): no negation rule,
+    the plain share of shared tokens; a shared query token passes at ``0.75 * threshold``
+    (``stopwords=()`` reproduces 0.0.1 exactly). ``min_tokens`` defaults to Evret's 15
+    (weighted) or 2 (ratio): use 1 for short answers. ``expected_text=None`` judges relevance
+    to the query: ``min_tokens`` capped to the query's size, query boost and negation rule off.
     """
 
     name = "token_overlap"

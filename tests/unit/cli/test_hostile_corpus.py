@@ -1,0 +1,101 @@
+"""Every file of the hostile corpus (tests/fixtures/hostile) through every reader: one line, never a traceback.
+
+Why a matrix: each reader was fixed where a case was reported, and the next reader had the same
+hole. Running every file through every door finds the door that was missed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = ROOT / "tests" / "fixtures" / "hostile"
+TREC = ROOT / "examples" / "data" / "trec"
+CORRECTNESS = ROOT / "examples" / "data" / "correctness.jsonl"
+runner = CliRunner()
+
+READERS: dict[str, list[str]] = {
+    "evaluate correctness --data": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", "{f}"],
+    "evaluate faithfulness --data": ["evaluate", "--task", "faithfulness", "--judge", "support", "--data", "{f}"],
+    "evaluate score --data": ["evaluate", "--task", "score", "--judge", "deterministic", "--data", "{f}"],
+    "evaluate --calibration": ["evaluate", "--task", "correctness", "--judge", "llm", "--data", str(CORRECTNESS),
+                               "--calibration", "{f}", "--dry-run"],
+    "report": ["report", "{f}"],
+    "judge-evaluate --answer-file": ["judge-evaluate", "q", "--answer-file", "{f}", "--judge", "deterministic"],
+    "judge-evaluate --sources-file": ["judge-evaluate", "q", "--answer", "a", "--sources-file", "{f}",
+                                      "--judge", "deterministic"],
+    "relevance --topics": ["relevance", "--judge", "non-llm", "--topics", "{f}", "--passages",
+                           str(TREC / "passages.jsonl"), "--runs", str(TREC / "runs"), "--out", "{tmp}/o.qrels"],
+    "relevance --passages": ["relevance", "--judge", "non-llm", "--topics", str(TREC / "topics.jsonl"),
+                             "--passages", "{f}", "--runs", str(TREC / "runs"), "--out", "{tmp}/o.qrels"],
+    "agreement --judged": ["agreement", "--gold", "{f}", "--judged", "{f2}"],
+    "non-llm-judge --rag-topics": ["non-llm-judge", "--rag-topics", "{f}", "--rag-responses", "{runs}",
+                                   "--out-dir", "{tmp}/out"],
+    "non-llm-judge --rag-responses": ["non-llm-judge", "--rag-topics", "{topics}", "--rag-responses", "{f}",
+                                      "--out-dir", "{tmp}/out"],
+    "non-llm-judge --workflow": ["non-llm-judge", "--workflow", "{f}", "--rag-topics", "{topics}",
+                                 "--rag-responses", "{runs}", "--out-dir", "{tmp}/out"],
+}
+
+REFUSED_BY: dict[str, str] = {
+    "deep.jsonl": "evaluate correctness --data",
+    "deep.json": "judge-evaluate --answer-file",
+    "nan_gold.jsonl": "evaluate score --data",
+    "infinite_gold.jsonl": "evaluate score --data",
+    "lone_surrogate.jsonl": "evaluate correctness --data",
+    "dict_id.jsonl": "evaluate correctness --data",
+    "broken_list.csv": "evaluate correctness --data",
+    "forged_ids.jsonl": "non-llm-judge --rag-responses",
+    "not_an_object.jsonl": "evaluate correctness --data",
+    "empty.jsonl": "evaluate correctness --data",
+    "predictions_nan_label.jsonl": "report",
+    "predictions_mixed_task.jsonl": "report",
+    "calibration_noop.json": "evaluate --calibration",
+    "workflow_inf.yml": "non-llm-judge --workflow",
+    "workflow_deep.yml": "non-llm-judge --workflow",
+}
+"""Each file and one reader that must refuse it with exit 2 (the others may read what they can)."""
+
+FILES = sorted(p.name for p in CORPUS.iterdir() if p.name != "README.md")
+
+
+def test_every_file_of_the_corpus_names_the_reader_that_refuses_it() -> None:
+    assert sorted(REFUSED_BY) == FILES
+    assert set(REFUSED_BY.values()) <= set(READERS)
+
+
+@pytest.fixture(scope="module")
+def good_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("good")
+    topics = folder / "topics.jsonl"
+    topics.write_text('{"request_id": "t1", "title": "what is rag"}\n', encoding="utf-8")
+    runs = folder / "runs"
+    runs.mkdir()
+    (runs / "run_a.jsonl").write_text(
+        '{"metadata": {"run_id": "a", "topic_id": "t1"}, "references": [], '
+        '"responses": [{"text": "rag", "citations": []}]}\n', encoding="utf-8")
+    return {"topics": str(topics), "runs": str(runs)}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("name", FILES)
+def test_a_hostile_file_is_one_line_in_every_reader(
+    name: str, reader: str, good_inputs: dict[str, str], tmp_path: Path
+) -> None:
+    path = CORPUS / name
+    values = {"f": str(path), "f2": str(path), "tmp": str(tmp_path), **good_inputs}
+    result = runner.invoke(app, [arg.format(**values) for arg in READERS[reader]])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"{reader} on {name} crashed: {result.exception!r}\n{result.output[-2000:]}"
+    )
+    assert "Traceback" not in result.output
+    assert result.exit_code in (0, 1, 2), result.output
+    if REFUSED_BY[name] == reader:
+        assert result.exit_code == 2, result.output
+        errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and name in errors[0], result.output
