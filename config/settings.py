@@ -57,6 +57,19 @@ def _normalise_host(host: str) -> str:
     return f"{scheme}://{rest}"
 
 
+def check_base_url(url: str) -> str:
+    """An OpenAI-compatible base URL, or a ValueError that says how to write one: a URL without
+    its scheme or with several addresses in it would otherwise fail on every request."""
+    url = url.strip()
+    if "," in url or any(char.isspace() for char in url):
+        raise ValueError(f"{url!r} is not one URL; give one server, e.g. http://127.0.0.1:8080/v1")
+    scheme, _, rest = url.partition("://")
+    if scheme not in ("http", "https") or not rest or rest.startswith("/"):
+        raise ValueError(f"{url!r} is not an http(s) URL; write it in full, e.g. http://{url.split('://')[-1] or 'localhost:8080'}/v1"
+                         if "://" not in url else f"{url!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1")
+    return url.rstrip("/")
+
+
 class RagjurySettings(BaseSettings):
     """Everything a judge or agent needs to reach a model, with production-safe defaults."""
 
@@ -76,8 +89,11 @@ class RagjurySettings(BaseSettings):
     """Where Ollama listens; its OpenAI-compatible API is ``{ollama_host}/v1``."""
     base_url: str | None = None
     """An OpenAI-compatible base URL (``.../v1``); when set it wins over ``ollama_host``."""
-    api_key: str | None = None
-    """API key for an OpenAI-compatible server; local servers need none."""
+    api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("api_key", "RAGJURY_API_KEY", "OPENAI_API_KEY")
+    )
+    """API key for a hosted or secured server (``RAGJURY_API_KEY``, else the conventional
+    ``OPENAI_API_KEY``); local servers need none."""
     temperature: float = Field(default=0.1, ge=0.0, le=2.0)
     max_tokens: int = Field(default=512, ge=16)
     """Always sent: a small model that loops must not run until the context is full."""
@@ -113,6 +129,11 @@ class RagjurySettings(BaseSettings):
     @classmethod
     def _host_url(cls, value: str) -> str:
         return _normalise_host(value)
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_base_url(value)
 
     @property
     def openai_base_url(self) -> str:
