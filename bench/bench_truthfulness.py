@@ -197,7 +197,7 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
         sys.path.insert(0, str(ensure_umbrela()))
         from umbrela.utils import common_utils  # the peer's own code
 
-        from ragjury.rag_agent.model.client import build_model
+        from ragjury.rag_agent.model.server_model import build_model
 
         self._common = common_utils
         self.template = files("umbrela").joinpath("prompts/qrel_fewshot_bing.txt").read_text().strip()
@@ -467,7 +467,7 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
 
     def alternative(tag: str, task: str = "relevance", name: str = "llm-graded") -> Callable[[], Any]:
         """A judge with another version of its one-token prompt (before/after rows)."""
-        from ragjury.config.instructions import ALTERNATIVE_INSTRUCTIONS
+        from ragjury.rag_agent.judges.llm.alternative_prompts import ALTERNATIVE_INSTRUCTIONS
 
         def build() -> Any:
             judge = build_judge(task, name, settings, method="logprobs")

@@ -33,12 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_truthfulness as bt
 
 from ragjury import RagjurySettings, build_judge
-from ragjury.config.instructions import _ONE_DIGIT, ANSWER_CORRECTNESS_TOKEN
+from ragjury.config.instructions import ONE_DIGIT_RULE as _ONE_DIGIT
 from ragjury.config.instructions import UNTRUSTED_DATA_RULE as RULE
 from ragjury.evals.stats.calibration import auc, binary_kappa, cross_validate
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
-from ragjury.rag_agent.judges.llm.correctness import correctness_prompt
+from ragjury.rag_agent.judges.llm.correctness import ANSWER_CORRECTNESS_TOKEN, correctness_prompt
 from ragjury.rag_agent.judges.llm.verdict_base import tagged_list
 
 KEY_RULES = (

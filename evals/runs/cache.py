@@ -174,7 +174,7 @@ _MOVED_MODULES: dict[str, str] = {
     "ragjury.rag_agent.judge": "ragjury.rag_agent.judges.llm.multi_dimension",
     "ragjury.rag_agent.labels": "ragjury.rag_agent.core.labels",
     "ragjury.rag_agent.llm": "ragjury.rag_agent.model.client",
-    "ragjury.rag_agent.llm_judge": "ragjury.rag_agent.judges.llm.llm_judge",
+    "ragjury.rag_agent.llm_judge": "ragjury.rag_agent.judges.llm.model_judge",
     "ragjury.rag_agent.logprobs": "ragjury.rag_agent.model.logprobs",
     "ragjury.rag_agent.panel": "ragjury.rag_agent.judges.combined.panel",
     "ragjury.rag_agent.prompting": "ragjury.rag_agent.core.prompting",

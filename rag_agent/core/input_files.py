@@ -199,12 +199,12 @@ def load_answer(path: str | Path) -> RAGAnswer:
 __all__ = [
     "BOM",
     "InputError",
-    "loads_json",
     "ModelT",
     "iter_jsonl",
     "load_answer",
     "load_json_or_jsonl",
     "load_sources",
+    "loads_json",
     "parse_model",
     "read_text",
     "split_lines",

@@ -12,6 +12,7 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
@@ -82,29 +83,27 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         """Judge one item; may raise, ``ajudge`` turns any exception into an unscored judgment."""
 
     async def ajudge(self, item: ItemT) -> Judgment[ValueT]:
-        """Judge one item. Never raises for a judging failure: returns an unscored judgment.
+        """Judge one item. Never raises for a judging failure: any exception of ``_judge`` becomes
+        an unscored judgment whose reason names it (one bad item must not end a batch).
 
         While tracing is on (``rag_agent.tracing``) the judgment is a span named after the judge
-        and its prompt version, the parent of the model calls made for it."""
-        if not tracing.active():
-            return await self._contained(item)
-        with tracing.judgment_span(self.identity) as record:
-            judgment = await self._contained(item)
-            record(judgment)
+        and its prompt version, the parent of the model calls made for it. ``_judge`` is awaited
+        here directly: no layer between the envelope and the judge's own code."""
+        span = tracing.judgment_span(self.identity) if tracing.active() else nullcontext(None)
+        with span as record:
+            started = time.perf_counter()
+            try:
+                judgment = await self._judge(item)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - containment is the point
+                judgment = self.unscored(f"{type(error).__name__}: {error}", started=started)
+            else:
+                if judgment.latency_s == 0.0:
+                    judgment = judgment.replicate(latency_s=time.perf_counter() - started)
+            if record is not None:
+                record(judgment)
             return judgment
-
-    async def _contained(self, item: ItemT) -> Judgment[ValueT]:
-        """``_judge``, with any exception turned into an unscored judgment."""
-        started = time.perf_counter()
-        try:
-            judgment = await self._judge(item)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # noqa: BLE001 - containment is the point: one bad item must not end a batch
-            return self.unscored(f"{type(error).__name__}: {error}", started=started)
-        if judgment.latency_s == 0.0:
-            judgment = judgment.replicate(latency_s=time.perf_counter() - started)
-        return judgment
 
     async def ajudge_batch(
         self, items: Sequence[ItemT], *, on_result: ResultCallback | None = None
@@ -134,8 +133,9 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         started: float | None = None,
         usage: Usage | None = None,
         attempts: int = 1,
+        method: str | None = None,
     ) -> Judgment[ValueT]:
-        """A scored judgment stamped with this judge's identity."""
+        """A scored judgment stamped with this judge's identity (and how its value was read)."""
         identity = self.identity
         return Judgment(
             value=value,
@@ -145,10 +145,17 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
             latency_s=(time.perf_counter() - started) if started is not None else 0.0,
             usage=usage or Usage(),
             attempts=attempts,
+            method=method,
         )
 
     def unscored(
-        self, reason: str, *, started: float | None = None, usage: Usage | None = None, attempts: int = 1
+        self,
+        reason: str,
+        *,
+        started: float | None = None,
+        usage: Usage | None = None,
+        attempts: int = 1,
+        method: str | None = None,
     ) -> Judgment[ValueT]:
         """An unscored judgment: no value, the reason why, and whatever it cost."""
         identity = self.identity
@@ -161,6 +168,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
             unscored=True,
             unscored_reason=reason,
             attempts=attempts,
+            method=method,
         )
 
 

@@ -105,10 +105,10 @@ class JudgeScore(DimensionRatings):
 
 __all__ = [
     "DIMENSIONS",
+    "MAX_REASONING_CHARS",
     "DimensionRatings",
     "Grade10",
     "JudgeScore",
-    "MAX_REASONING_CHARS",
     "ModelRatings",
     "RAGAnswer",
     "SourceDocument",

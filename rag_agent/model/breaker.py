@@ -17,12 +17,14 @@ its fallback. After ``RAGJURY_BREAKER_RESET_S`` one probe request is let through
 connects the breaker closes again, so a long-lived judge recovers when the server comes back. A
 preflight that connects also closes it.
 
-Where it is enforced: ``rag_agent.llm.build_model`` returns a model whose every request goes
-through its breaker (so every path that uses the model, structured calls, one-token logprob calls
-and the agent, stops at once; an open breaker raises ``llm.ModelServerUnreachable`` before anything is
-sent, so the SDK does not retry it). A ``StructuredCaller`` given another model keeps a breaker of
-its own around its calls. Judges without an HTTP model (deterministic judges, pydantic-ai's
-``TestModel``/``FunctionModel``) have no base URL: no preflight.
+Where it is enforced: ``rag_agent.model.server_model.build_model`` gives the model a breaker of
+its own, and the model client's calls (``StructuredCaller.call``, ``LogprobCaller.distribution``)
+check it before sending and record the outcome after, so structured and one-token calls alike stop
+at once. The reference agent's model checks it on every request itself (``GuardedOllamaModel``,
+raising ``failures.ModelServerUnreachable`` before anything is sent, so the SDK does not retry it).
+A caller given another model keeps a breaker of its own around its calls. Judges without an HTTP
+model (deterministic judges, pydantic-ai's ``TestModel``/``FunctionModel``) have no base URL: no
+preflight.
 """
 
 from __future__ import annotations

@@ -36,7 +36,10 @@ from pydantic_ai.settings import ModelSettings
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.results import Usage
-from ragjury.rag_agent.model.client import describe_failure, model_settings
+from ragjury.rag_agent.model.breaker import CircuitBreaker
+from ragjury.rag_agent.model.client import breaker_for, guarded_by_model
+from ragjury.rag_agent.model.failures import describe_failure
+from ragjury.rag_agent.model.server_model import model_settings
 from ragjury.rag_agent.model.transport import counting_requests
 
 TOP_LOGPROBS = 20
@@ -133,28 +136,51 @@ class LogprobCaller:
     """Asks one model for one token and returns the distribution over the allowed choices.
 
     ``available`` turns False after the first response without logprobs, so a server that has
-    none costs one extra request per judge, not one per item.
+    none costs one extra request per judge, not one per item. Calls go through ``breaker`` (the
+    model's own, shared with the judge's ``StructuredCaller``): while it is open nothing is sent.
     """
 
-    def __init__(self, model: Model, settings: RagjurySettings) -> None:
+    def __init__(self, model: Model, settings: RagjurySettings, breaker: CircuitBreaker | None = None) -> None:
         self.model = model
         self.settings = settings
         self.available: bool | None = None
+        self.breaker = breaker or breaker_for(model, settings)
+        self._guarded = guarded_by_model(model, self.breaker)
         self._settings = logprob_settings(settings)
 
     async def distribution(self, instructions: str, prompt: str, choices: Sequence[str]) -> DistributionOutcome:
-        """One request; failures become ``DistributionOutcome.error``, never exceptions."""
+        """One request; failures become ``DistributionOutcome.error``, never exceptions.
+
+        The request, the breaker and the reading of the answer are all here, one frame above
+        pydantic-ai: the model client adds no layer of its own between a judge and the server.
+        """
+        breaker = self.breaker
+        if self._guarded and breaker.is_open:
+            breaker.rejected += 1
+            return DistributionOutcome(None, Usage(), 0.0, breaker.reason)
+        if not self._guarded and not breaker.allow():
+            return DistributionOutcome(None, Usage(), 0.0, breaker.reason)
         started = time.perf_counter()
         request = ModelRequest(parts=[SystemPromptPart(content=instructions), UserPromptPart(content=prompt)])
         response: ModelResponse | None = None
-        with counting_requests() as sent:  # HTTP attempts, retries included; 0 when the breaker stopped it
-            try:
-                response = await model_request(self.model, [request], model_settings=self._settings)
-            except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
-                return DistributionOutcome(
-                    None, Usage(requests=sent.requests), time.perf_counter() - started,
-                    describe_failure(failure, self.settings),
-                )
+        recorded = self._guarded
+        try:
+            with counting_requests() as sent:  # HTTP attempts, retries included
+                try:
+                    response = await model_request(self.model, [request], model_settings=self._settings)
+                except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
+                    if not recorded:
+                        breaker.record(failure)
+                        recorded = True
+                    return DistributionOutcome(
+                        None, Usage(requests=sent.requests), time.perf_counter() - started,
+                        describe_failure(failure, self.settings),
+                    )
+        finally:
+            if not recorded and response is None:  # cancelled: no outcome to learn from
+                breaker.release()
+        if not recorded:
+            breaker.record(None)
         usage = Usage(
             input_tokens=response.usage.input_tokens or 0,
             output_tokens=response.usage.output_tokens or 0,

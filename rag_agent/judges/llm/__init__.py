@@ -28,7 +28,7 @@ _EXPORTS = {
     "TraceText": "trace_format",
     "format_trace": "trace_format",
     "JudgeLLM": "multi_dimension",
-    "LLMJudge": "llm_judge",
+    "ModelJudge": "model_judge",
 }
 
 __all__ = sorted(_EXPORTS)

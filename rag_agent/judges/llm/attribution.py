@@ -11,13 +11,42 @@ structured path answers with a one-sentence reason.
 
 from __future__ import annotations
 
-from ragjury.config.instructions import FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN
+from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.catalogue import judge_entry
-from ragjury.rag_agent.judges.llm.correctness import Verdict, probability_verdict
+from ragjury.rag_agent.judges.llm.correctness import BINARY_CHOICES, Verdict
 from ragjury.rag_agent.judges.llm.verdict_base import ThresholdVerdictJudge, VerdictOutput, tagged_list
+
+FAITHFULNESS_HOLISTIC = Instruction(
+    name="faithfulness_holistic",
+    version="1.0",
+    text=(
+        "You decide whether a response is fully supported by the context it was written from.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        'Verdict "1": every factual claim of the <evaluated_answer> is stated in the <context> or follows '
+        "directly from it. Greetings, questions and opinions that claim no fact do not count against it.\n"
+        'Verdict "0": at least one factual claim is missing from the context, contradicts it, or needs '
+        "outside knowledge. Judge only against the context, never against your own knowledge.\n"
+        "Give a one-sentence reason first (name the unsupported claim, if any), then the verdict.\n\n"
+        "Answer with the JSON object only."
+    ),
+)
+
+FAITHFULNESS_TOKEN = Instruction(
+    name="faithfulness_token",
+    version="1.0",
+    text=(
+        "You decide whether a response is fully supported by the context it was written from.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "1 = supported: every factual claim of the <evaluated_answer> is stated in the <context> or follows "
+        "directly from it. Greetings, questions and opinions that claim no fact do not count against it.\n"
+        "0 = not supported: at least one factual claim is missing from the context, contradicts it, or needs "
+        "outside knowledge. Judge only against the context, never against your own knowledge.\n\n"
+        f"Answer 1 or 0. {ONE_DIGIT_RULE}"
+    ),
+)
 
 
 def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:
@@ -46,22 +75,24 @@ class AttributionJudge(ThresholdVerdictJudge[FaithfulnessItem, Verdict]):
         if not any(context.strip() for context in item.contexts):
             return self.failed("no context: nothing to check the answer against")
         prompt = attribution_prompt(item, self.settings.source_token_budget)
-        probabilistic, probe = await probability_verdict(
-            self, FAITHFULNESS_TOKEN, prompt, "supported", self.threshold
-        )
-        if probabilistic is not None:
-            return probabilistic
+        probe = None
+        if self.wants_logprobs:
+            probe = await self.logprob_caller.distribution(FAITHFULNESS_TOKEN.text, prompt, BINARY_CHOICES)
+            judgment = self.probability_verdict(probe)
+            if judgment is not None:
+                return judgment
         ballot = await self.ballot(FAITHFULNESS_HOLISTIC, VerdictOutput, prompt, key=lambda out: out.verdict)
-        ballot.add_usage(probe)
+        ballot.add_usage(probe.usage if probe is not None else None)
         if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes).model_copy(
-                update={"method": "structured"}
-            )
+            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
         chosen = ballot.representative()
         value = Verdict(verdict=ballot.winner == "1", reason=chosen.reason, agreement=ballot.agreement)
-        return self.sampled(value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes).model_copy(
-            update={"method": "structured"}
+        return self.sampled(
+            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
         )
 
+    def probability_value(self, p_true: float) -> Verdict:
+        return Verdict.from_probability(p_true, self.threshold, "supported")
 
-__all__ = ["AttributionJudge", "attribution_prompt"]
+
+__all__ = ["FAITHFULNESS_HOLISTIC", "FAITHFULNESS_TOKEN", "AttributionJudge", "attribution_prompt"]

@@ -11,18 +11,80 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from ragjury.config.instructions import ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN, Instruction
+from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
-from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.catalogue import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
-    LLMVerdictJudge,
     ThresholdVerdictJudge,
     VerdictOutput,
     tagged_list,
 )
+
+ANSWER_CORRECTNESS = Instruction(
+    name="answer_correctness",
+    version="1.0",
+    text=(
+        "You decide whether an answer to a question is correct, given reference answers written by people.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        'Verdict "1" (correct): the evaluated answer gives the same answer as at least one <reference> '
+        "(any one suffices): the same entity, number, date or fact, in any wording. Extra detail is fine "
+        "as long as it does not contradict the reference.\n"
+        'Verdict "0" (incorrect): it gives a different answer, contradicts every reference, only hedges or '
+        "refuses, or does not answer the question.\n"
+        "Give a one-sentence reason first, then the verdict.\n\n"
+        "Worked example.\n"
+        "<question>who got the first nobel prize in physics</question>\n"
+        '<reference index="1">Wilhelm Conrad Röntgen</reference>\n'
+        "<evaluated_answer>The first Nobel Prize in Physics went to Wilhelm Röntgen in 1901.</evaluated_answer>\n"
+        'Output: {"reason": "It names Wilhelm Röntgen, the reference answer.", "verdict": "1"}\n\n'
+        "Answer with the JSON object only."
+    ),
+)
+
+ANSWER_CORRECTNESS_TOKEN = Instruction(
+    name="answer_correctness_token",
+    version="1.0",
+    text=(
+        "You decide whether an answer to a question is correct, given reference answers written by people.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "1 = correct: the evaluated answer gives the same answer as at least one <reference> (any one "
+        "suffices): the same entity, number, date or fact, in any wording. Extra detail is fine as long as "
+        "it does not contradict the reference.\n"
+        "0 = incorrect: it gives a different answer, contradicts every reference, only hedges or refuses, "
+        "or does not answer the question.\n\n"
+        f"Answer 1 or 0. {ONE_DIGIT_RULE}"
+    ),
+)
+
+ANSWER_CORRECTNESS_TOKEN_1_1 = Instruction(
+    name="answer_correctness_token",
+    version="1.1",
+    text=(
+        "You decide whether an answer to a question is correct, given reference answers written by people.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Compare the evaluated answer with the <reference> answers only; do not use your own knowledge of "
+        "what is true.\n"
+        "1 = correct: the evaluated answer states what at least one reference states (any one suffices): the "
+        "same entity, number, date or fact, in any wording, at the same or finer precision. An answer that "
+        "lists several items is correct when one of them matches a reference and none contradicts it; extra "
+        "detail is fine.\n"
+        "0 = incorrect: its answer differs from every reference (even when it sounds plausible or could also "
+        "be true), only hedges, refuses, or does not answer the question.\n\n"
+        f"Answer 1 or 0. {ONE_DIGIT_RULE}"
+    ),
+)
+"""Correctness one-token prompt 1.1: judge against the references only (the 1.0 errors on evouna-nq
+were plausible-but-different answers judged correct, and answers listing the reference among
+others judged incorrect). Measured against 1.0 on a tuning sample of evouna-nq (300 rows, seed 14,
+Qwen2.5-Coder-1.5B, bench/bench_truthfulness.py): kappa 0.59 vs 0.56 at P >= 0.5, but 0.53 vs 0.55
+with a cross-validated cut-off, AUC 0.89 vs 0.88 -- within noise, so 1.0 stays the default and
+1.1 stays here, measured."""
+
+BINARY_CHOICES: tuple[str, ...] = ("0", "1")
+"""The answers a one-token binary verdict may give."""
 
 
 class Verdict(BaseModel):
@@ -40,6 +102,13 @@ class Verdict(BaseModel):
     @property
     def label(self) -> bool:
         return self.verdict
+
+    @classmethod
+    def from_probability(cls, p_true: float, threshold: float, noun: str) -> Verdict:
+        """P("1") = ``p_true`` read from one token, against ``threshold``; ``noun`` names the "1"."""
+        verdict = p_true >= threshold
+        reason = f"P({noun}) = {p_true:.3f} from the first answer token ({'>=' if verdict else '<'} {threshold:g})"
+        return cls(verdict=verdict, reason=reason, probability=p_true, method="logprobs")
 
 
 def correctness_prompt(item: CorrectnessItem, token_budget: int) -> str:
@@ -66,47 +135,28 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
         """The model-free fallback's ``bool`` seen as a ``Verdict``, so ``auto`` has one value type."""
         return BoolAsVerdict(judge)
 
+    def probability_value(self, p_true: float) -> Verdict:
+        return Verdict.from_probability(p_true, self.threshold, "correct")
+
     async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
         if not item.answer.strip():
             return self.failed("empty answer: nothing to judge")
         prompt = correctness_prompt(item, self.settings.source_token_budget)
-        probabilistic, probe = await probability_verdict(
-            self, self.token_instruction, prompt, "correct", self.threshold
-        )
-        if probabilistic is not None:
-            return probabilistic
+        probe = None
+        if self.wants_logprobs:
+            probe = await self.logprob_caller.distribution(self.token_instruction.text, prompt, BINARY_CHOICES)
+            judgment = self.probability_verdict(probe)
+            if judgment is not None:
+                return judgment
         ballot = await self.ballot(ANSWER_CORRECTNESS, VerdictOutput, prompt, key=lambda out: out.verdict)
-        ballot.add_usage(probe)
+        ballot.add_usage(probe.usage if probe is not None else None)
         if ballot.winner is None:
             return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes)
         chosen = ballot.representative()
         value = Verdict(verdict=ballot.winner == "1", reason=chosen.reason, agreement=ballot.agreement)
-        return self.sampled(value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes).model_copy(
-            update={"method": "structured"}
+        return self.sampled(
+            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
         )
-
-
-async def probability_verdict(
-    judge: LLMVerdictJudge[object, Verdict], instruction: Instruction, prompt: str, noun: str, threshold: float
-) -> tuple[Judgment[Verdict] | None, Usage | None]:
-    """A ``Verdict`` from one token's P("1") against ``threshold``, or ``(None, probe usage)``
-    meaning "use the structured path" (and count the probe's cost, if one was made).
-
-    Shared by the binary judges whose value is a ``Verdict`` (correctness, holistic faithfulness).
-    """
-    outcome = await judge.token_distribution(instruction, prompt, ("0", "1"))
-    if outcome is None:
-        return None, None
-    if outcome.unavailable:
-        return None, outcome.usage
-    if outcome.distribution is None:
-        failed = judge.failed(outcome.error or "no distribution", usage=outcome.usage)
-        return failed.model_copy(update={"method": "logprobs"}), None
-    p_true = outcome.distribution.probabilities["1"]
-    verdict = p_true >= threshold
-    reason = f"P({noun}) = {p_true:.3f} from the first answer token ({'>=' if verdict else '<'} {threshold:g})"
-    value = Verdict(verdict=verdict, reason=reason, probability=p_true, method="logprobs")
-    return judge.sampled(value, usage=outcome.usage).model_copy(update={"method": "logprobs"}), None
 
 
 class BoolAsVerdict(BaseJudge[CorrectnessItem, Verdict]):
@@ -132,9 +182,12 @@ class BoolAsVerdict(BaseJudge[CorrectnessItem, Verdict]):
 
 
 __all__ = [
+    "ANSWER_CORRECTNESS",
+    "ANSWER_CORRECTNESS_TOKEN",
+    "ANSWER_CORRECTNESS_TOKEN_1_1",
+    "BINARY_CHOICES",
     "BoolAsVerdict",
     "CorrectnessJudge",
     "Verdict",
     "correctness_prompt",
-    "probability_verdict",
 ]

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, computed_field, create_model
 from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
-from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from ragjury.rag_agent.core.results import Judgment
@@ -38,6 +38,58 @@ from ragjury.rag_agent.judges.llm.verdict_base import (
     sum_usage,
     tagged_list,
 )
+
+FAITHFULNESS_STATEMENTS = Instruction(
+    name="faithfulness_statements",
+    version="1.0",
+    text=(
+        "You break an answer into standalone factual statements so that each can be checked on its own.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Rules:\n"
+        "- One claim per statement, a full sentence that is understandable without the answer: replace "
+        "pronouns and references (he, she, it, they, this, the former) by the names they stand for.\n"
+        "- Keep the answer's meaning: do not add facts, do not correct it, do not judge whether it is true.\n"
+        "- Skip greetings, questions, opinions about the conversation and filler that claims nothing.\n"
+        "- If the answer makes no factual claim at all, return an empty list.\n\n"
+        "Worked example.\n"
+        "<question>Who was Albert Einstein and what is he best known for?</question>\n"
+        "<evaluated_answer>He was a German-born theoretical physicist, widely acknowledged to be one of the "
+        "greatest physicists of all time. He was best known for developing the theory of relativity; he also "
+        "made important contributions to quantum mechanics.</evaluated_answer>\n"
+        'Output: {"statements": ["Albert Einstein was a German-born theoretical physicist.", '
+        '"Albert Einstein is widely acknowledged to be one of the greatest physicists of all time.", '
+        '"Albert Einstein is best known for developing the theory of relativity.", '
+        '"Albert Einstein made important contributions to quantum mechanics."]}\n\n'
+        "Answer with the JSON object only."
+    ),
+)
+
+FAITHFULNESS_VERDICTS = Instruction(
+    name="faithfulness_verdicts",
+    version="1.0",
+    text=(
+        "You check numbered statements against a context, one verdict per statement.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "For each <statement>, in order, decide whether the <context> passages support it:\n"
+        '- verdict "1": the context states it, or it follows directly from what the context states;\n'
+        '- verdict "0": the context does not say it, contradicts it, or it needs outside knowledge.\n'
+        "Judge only against the context, never against your own knowledge of the world.\n"
+        "Return exactly one entry per statement, in the same order, each with a one-sentence reason and "
+        'the verdict "1" or "0".\n\n'
+        "Worked example.\n"
+        "<context>John is a student at XYZ University. He is pursuing a degree in Computer Science. This "
+        "semester he takes Data Structures, Algorithms and Database Management.</context>\n"
+        '<statement index="1">John is majoring in Biology.</statement>\n'
+        '<statement index="2">John is taking a course on Artificial Intelligence.</statement>\n'
+        '<statement index="3">John studies at XYZ University.</statement>\n'
+        'Output: {"verdicts": [{"reason": "The context says John studies Computer Science, not Biology.", '
+        '"verdict": "0"}, {"reason": "Artificial Intelligence is not among the listed courses.", '
+        '"verdict": "0"}, {"reason": "The context states that John is a student at XYZ University.", '
+        '"verdict": "1"}]}\n\n'
+        "Answer with the JSON object only."
+    ),
+)
+
 
 MAX_STATEMENTS = 20
 """Upper bound on statements per answer: a small model that loops must not produce hundreds."""

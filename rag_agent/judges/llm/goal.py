@@ -16,13 +16,53 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
 
-from ragjury.config.instructions import GOAL_INFERENCE, GOAL_VERDICT
+from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import GoalItem
 from ragjury.rag_agent.core.prompting import REFERENCE, STATEMENT, TRACE, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.catalogue import judge_entry
 from ragjury.rag_agent.judges.llm.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
+
+GOAL_INFERENCE = Instruction(
+    name="goal_inference",
+    version="1.0",
+    text=(
+        "You read a trace of a conversation between a user, an AI agent and its tools.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "State, each in one sentence:\n"
+        "- user_goal: what the user wanted to achieve in this conversation;\n"
+        "- end_state: what had actually been achieved when the trace ends, judged from tool results and "
+        "the final turns, not from promises or plans the agent made.\n\n"
+        "Worked example.\n"
+        "<trace>[1] user: Book me a table for two at an Italian place tonight at 8.\n"
+        "[2] tool (restaurant_search): Luigi's, 8pm, 2 seats available\n"
+        "[3] tool (book_table): confirmed: Luigi's, 20:00, 2 people\n"
+        "[4] assistant: Your table for two at Luigi's is booked for 8 pm.</trace>\n"
+        'Output: {"user_goal": "Book a table for two at an Italian restaurant tonight at 8 pm.", '
+        '"end_state": "A table for two at Luigi\'s, an Italian restaurant, is booked for 8 pm."}\n\n'
+        "Answer with the JSON object only."
+    ),
+)
+
+GOAL_VERDICT = Instruction(
+    name="goal_verdict",
+    version="1.0",
+    text=(
+        "You decide whether an AI agent achieved a user's goal, by comparing the desired outcome with the "
+        "end state the agent reached.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        'Verdict "1": the end state achieves the desired outcome, all of its essential parts.\n'
+        'Verdict "0": it does not, achieves only part of it, or achieves something else.\n'
+        "Give a one-sentence reason first, then the verdict.\n\n"
+        "Worked example.\n"
+        '<reference kind="user_goal">Book a table for two at an Italian restaurant tonight at 8 pm.</reference>\n'
+        '<statement kind="end_state">The agent found Italian restaurants but booked nothing.</statement>\n'
+        'Output: {"reason": "No table was booked.", "verdict": "0"}\n\n'
+        "Answer with the JSON object only."
+    ),
+)
+
 
 MAX_GOAL_CHARS = 400
 """The goal and the end state are one sentence each; the bound is in the schema (see ``MAX_REASON_CHARS``)."""

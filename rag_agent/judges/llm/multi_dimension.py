@@ -10,14 +10,34 @@ from __future__ import annotations
 from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
-from ragjury.config.instructions import JUDGE_SCORE, Instruction
+from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, format_sources, tagged
 from ragjury.rag_agent.core.protocol import JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import JudgeScore, ModelRatings
 from ragjury.rag_agent.judges.catalogue import judge_entry
-from ragjury.rag_agent.judges.llm.llm_judge import LLMJudge, LLMOptions
+from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
+
+JUDGE_SCORE = Instruction(
+    name="judge_score",
+    version="2.0",
+    text=(
+        "You are a strict, fair evaluator of answers produced by a retrieval-augmented "
+        "generation (RAG) system.\n"
+        f"{UNTRUSTED_DATA_RULE}\n\n"
+        "Rate the evaluated answer on each dimension with a whole number from 0 (worst) to 10 (best):\n"
+        "- relevance: does it address the question that was asked?\n"
+        "- completeness: does it cover what the question needs?\n"
+        "- accuracy: is every claim correct and, where sources are given, supported by them?\n"
+        "- source_attribution: are claims traceable to the given sources (0 if it cites none "
+        "or cites sources that do not say it)?\n"
+        "- coherence: is it clear, well organised and free of contradictions?\n"
+        "- confidence: how sure you are of your own ratings.\n"
+        "Give a short reasoning (one to three sentences) that names the main weakness.\n"
+        "Answer with the JSON object only."
+    ),
+)
 
 
 def score_prompt(item: ScoreItem, token_budget: int) -> str:
@@ -44,7 +64,7 @@ def score_prompt(item: ScoreItem, token_budget: int) -> str:
     fallback="deterministic",
     default=True,
 )
-class JudgeLLM(LLMJudge[ScoreItem, JudgeScore]):
+class JudgeLLM(ModelJudge[ScoreItem, JudgeScore]):
     """Rates an answer on relevance, completeness, accuracy, source attribution and coherence.
 
     Defaults come from ``RagjurySettings``: local Ollama, ``phi3:mini``, temperature 0.1,

@@ -34,7 +34,7 @@ from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.prompting import budgeted, tagged
 from ragjury.rag_agent.core.protocol import ItemT, JudgeIdentity, JudgmentUnscored, ValueT
 from ragjury.rag_agent.core.results import Judgment, Usage
-from ragjury.rag_agent.judges.llm.llm_judge import LLMJudge, LLMOptions
+from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
 from ragjury.rag_agent.model.client import CallOutcome
 from ragjury.rag_agent.model.logprobs import DistributionOutcome, LogprobCaller
 
@@ -190,12 +190,13 @@ class VerdictOptions(LLMOptions, total=False):
     """``auto`` (one token's probabilities where the server gives them), ``logprobs`` or ``structured``."""
 
 
-class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
+class LLMVerdictJudge(ModelJudge[ItemT, ValueT]):
     """Base of the LLM verdict judges: one model, typed calls, majority over ``samples``.
 
     Subclasses set ``name`` and ``instructions`` (every prompt they send, for the recorded
-    prompt version), implement ``_judge`` with ``call``/``ballot``, and ``label_of`` where the
-    value is not already a ``bool`` or a model with ``.label``.
+    prompt version), implement ``_judge`` with ``call``/``ballot`` (and, where they have a
+    one-token prompt, ``self.logprob_caller.distribution`` while ``wants_logprobs``), and
+    ``label_of`` where the value is not already a ``bool`` or a model with ``.label``.
     """
 
     name = "verdict"
@@ -209,7 +210,7 @@ class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
         super().__init__(model, **options)
         self.samples = validate_samples(samples)
         self.method: Method = method
-        self.logprob_caller = LogprobCaller(self.model, self.settings)
+        self.logprob_caller = LogprobCaller(self.model, self.settings, self.caller.breaker)
 
     # -- identity ---------------------------------------------------------------------------------
     @property
@@ -267,22 +268,22 @@ class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
             return True
         return self.samples == 1 and self.logprob_caller.available is not False
 
-    async def token_distribution(
-        self, instruction: Instruction, prompt: str, choices: Sequence[str]
-    ) -> DistributionOutcome | None:
-        """One-token distribution over ``choices``; ``None`` when the path was not tried.
-
-        An outcome with ``unavailable`` set means the server has no logprobs and ``auto`` sends
-        this item (and every later one) down the structured path; the probe's usage is part of
-        the item's cost. Under ``logprobs`` the same answer is an error: unscored with that reason.
+    def token_judgment(
+        self, outcome: DistributionOutcome, value_of: Callable[[dict[str, float]], ValueT]
+    ) -> SampledJudgment[ValueT] | None:
+        """The judgment of a one-token distribution, its ``method`` "logprobs"; ``None`` where the
+        server has no logprobs and ``auto`` goes on to the structured path (whose cost then
+        includes ``outcome.usage``, the probe's). Under ``method="logprobs"`` a server without
+        logprobs is an error: unscored, saying so.
         """
-        if not self.wants_logprobs:
+        if outcome.unavailable and self.method != "logprobs":
             return None
-        outcome = await self.logprob_caller.distribution(instruction.text, prompt, choices)
-        if outcome.unavailable and self.method == "logprobs":
-            outcome.unavailable = False
-            outcome.error = f"{outcome.error} (method 'logprobs' was asked for; use 'auto' or 'structured')"
-        return outcome
+        if outcome.distribution is None:
+            reason = outcome.error or "no distribution"
+            if outcome.unavailable:
+                reason = f"{reason} (method 'logprobs' was asked for; use 'auto' or 'structured')"
+            return self.failed(reason, usage=outcome.usage, method="logprobs")
+        return self.sampled(value_of(outcome.distribution.probabilities), usage=outcome.usage, method="logprobs")
 
     # -- calls ------------------------------------------------------------------------------------
     async def call(
@@ -325,17 +326,24 @@ class LLMVerdictJudge(LLMJudge[ItemT, ValueT]):
 
     # -- envelopes --------------------------------------------------------------------------------
     def sampled(
-        self, value: ValueT, *, usage: Usage, agreement: float = 1.0, votes: list[str] | None = None
+        self,
+        value: ValueT,
+        *,
+        usage: Usage,
+        agreement: float = 1.0,
+        votes: list[str] | None = None,
+        method: str | None = None,
     ) -> SampledJudgment[ValueT]:
-        """A scored judgment carrying the vote; ``attempts`` is the number of samples drawn."""
-        base = self.scored(value, usage=usage, attempts=self.samples)
+        """A scored judgment carrying the vote; ``attempts`` is the number of samples drawn and
+        ``method`` the path that read the value (``logprobs`` or ``structured``)."""
+        base = self.scored(value, usage=usage, attempts=self.samples, method=method)
         return SampledJudgment(**dict(base), agreement=agreement, votes=votes or [])
 
     def failed(
-        self, reason: str, *, usage: Usage | None = None, votes: list[str] | None = None
+        self, reason: str, *, usage: Usage | None = None, votes: list[str] | None = None, method: str | None = None
     ) -> SampledJudgment[ValueT]:
         """An unscored judgment with whatever the attempt cost."""
-        base = self.unscored(reason, usage=usage, attempts=self.samples)
+        base = self.unscored(reason, usage=usage, attempts=self.samples, method=method)
         return SampledJudgment(**dict(base), votes=votes or [])
 
     # -- plain conveniences -----------------------------------------------------------------------
@@ -374,6 +382,14 @@ class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
 
     def params(self) -> dict[str, str]:
         return {**super().params(), "threshold": f"{self.threshold:g}"}
+
+    def probability_verdict(self, outcome: DistributionOutcome) -> SampledJudgment[ValueT] | None:
+        """The judgment of one token's P("1") against ``threshold`` (``token_judgment``)."""
+        return self.token_judgment(outcome, lambda probabilities: self.probability_value(probabilities["1"]))
+
+    def probability_value(self, p_true: float) -> ValueT:
+        """The value of a verdict read as P("1") = ``p_true`` (each threshold judge builds its own)."""
+        raise NotImplementedError(f"{type(self).__name__} has no one-token verdict")
 
 
 __all__ = [

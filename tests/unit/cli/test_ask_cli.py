@@ -20,9 +20,10 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
 import ragjury.rag_agent.agent.reference_agent
-import ragjury.rag_agent.judges.llm.llm_judge
+import ragjury.rag_agent.judges.llm.model_judge
 from ragjury.cli import app
-from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS, JUDGE_SCORE
+from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+from ragjury.rag_agent.judges.llm.multi_dimension import JUDGE_SCORE
 from ragjury.rag_agent.agent.reference_agent import SEARCH_TOOL
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -104,7 +105,7 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         seen["models"].append(name)
         return FunctionModel(reply, model_name=name)
 
-    for module in (ragjury.rag_agent.agent.reference_agent, ragjury.rag_agent.judges.llm.llm_judge):  # where models are built
+    for module in (ragjury.rag_agent.agent.reference_agent, ragjury.rag_agent.judges.llm.model_judge):  # where models are built
         monkeypatch.setattr(module, "build_model", build)
     return seen
 

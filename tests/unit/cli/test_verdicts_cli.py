@@ -11,7 +11,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, GOAL_INFERENCE
+from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS
+from ragjury.rag_agent.judges.llm.goal import GOAL_INFERENCE
 from ragjury.rag_agent.commands.verdict import parse_turn
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -66,7 +67,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
         return ModelResponse(parts=[TextPart(json.dumps(body))])
 
     monkeypatch.setattr(
-        "ragjury.rag_agent.judges.llm.llm_judge.build_model", lambda settings, name=None: FunctionModel(reply)
+        "ragjury.rag_agent.judges.llm.model_judge.build_model", lambda settings, name=None: FunctionModel(reply)
     )
 
 

@@ -18,7 +18,7 @@ from recording_server import recording_server
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.config.instructions import ANSWER_CORRECTNESS_TOKEN
+from ragjury.rag_agent.judges.llm.correctness import ANSWER_CORRECTNESS_TOKEN
 from ragjury.config.settings import RagjurySettings
 from ragjury.evals.io.tasks import load_task_rows, parse_mapping
 from ragjury.evals.runs.dry_run import estimate, price

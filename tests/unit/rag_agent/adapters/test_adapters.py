@@ -17,7 +17,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ragjury.config.instructions import FAITHFULNESS_STATEMENTS
+from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.adapters.judging import ItemError, Outcome, build_item, item_type_of
 from ragjury.rag_agent.adapters.pytest_helpers import assert_judged, assert_judged_async

@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ragjury.config.instructions import RAG_AGENT_PRE, RAG_AGENT_TOOL
+from ragjury.rag_agent.agent.reference_agent import RAG_AGENT_PRE, RAG_AGENT_TOOL
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.agent.reference_agent import SEARCH_TOOL, AgentResponse, RAGAgent
 from ragjury.rag_agent.agent.retrieval import BM25Index
@@ -325,7 +325,7 @@ async def test_the_judge_in_the_loop_example_retries_with_feedback_until_faithfu
     """examples/judge_in_agent_loop.py: a low faithfulness score sends the unsupported claims back."""
     import importlib.util
 
-    from ragjury.config.instructions import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+    from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 
     path = Path(__file__).resolve().parents[4] / "examples" / "judge_in_agent_loop.py"

@@ -22,7 +22,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.config.instructions import ANSWER_CORRECTNESS
+from ragjury.rag_agent.judges.llm.correctness import ANSWER_CORRECTNESS
 from ragjury.config.settings import RagjurySettings, get_settings
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments

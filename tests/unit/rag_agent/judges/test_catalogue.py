@@ -1,9 +1,9 @@
 """The judge catalogue: a judge is its class file (with ``@judge_entry``) and its prompt.
 
 The toy-judge test is the catalogue's promise, checked end to end: in a copy of the package, it
-writes one new judge module and appends one prompt to ``config/instructions.py`` -- nothing
-else -- and the judge is then usable from ``ragjury evaluate --judge toy``, ``evals.registry``
-and the Python API, talking to a real (local, recording) HTTP server.
+writes one new judge module, its prompt included -- nothing else -- and the judge is then usable
+from ``ragjury evaluate --judge toy``, ``evals.registry`` and the Python API, talking to a real
+(local, recording) HTTP server.
 """
 
 from __future__ import annotations
@@ -23,17 +23,25 @@ from ragjury.rag_agent.judges import catalogue
 
 ROOT = Path(__file__).resolve().parents[4]
 
+TOY_PROMPT = '''TOY_VERDICT = Instruction(
+    name="toy_verdict",
+    version="1.0",
+    text='TOY PROMPT: give "1" when the answer is a toy answer, else "0". Answer with the JSON object only.',
+)
+'''
+
 TOY_JUDGE = '''"""A toy LLM judge: correct when the model says so."""
 
 from __future__ import annotations
 
-from ragjury.config.instructions import TOY_VERDICT
+from ragjury.config.instructions import Instruction
 from ragjury.rag_agent.judges.catalogue import judge_entry
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
 
+''' + TOY_PROMPT + '''
 
 @judge_entry("correctness", "toy", "a toy LLM verdict", uses_model=True)
 class ToyJudge(LLMVerdictJudge[CorrectnessItem, bool]):
@@ -47,27 +55,17 @@ class ToyJudge(LLMVerdictJudge[CorrectnessItem, bool]):
             return self.failed(ballot.failure_reason(), usage=ballot.usage)
         return self.sampled(ballot.winner == "1", usage=ballot.usage)
 '''
-
-TOY_PROMPT = '''
-
-TOY_VERDICT = Instruction(
-    name="toy_verdict",
-    version="1.0",
-    text='TOY PROMPT: give "1" when the answer is a toy answer, else "0". Answer with the JSON object only.',
-)
-'''
+"""The whole toy judge: its prompt (``TOY_PROMPT``) sits in its own module, beside its class."""
 
 
 @pytest.fixture(scope="module")
 def package_with_a_toy_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the ``ragjury`` package with exactly two changes: the toy module and its prompt."""
+    """A copy of the ``ragjury`` package with exactly one change: the toy module, prompt included."""
     site = tmp_path_factory.mktemp("site")
     package = site / "ragjury"
     shutil.copytree(ROOT, package, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".ragjury", "tests", "bench", "examples"))
     (package / "rag_agent" / "judges" / "llm" / "toy.py").write_text(TOY_JUDGE, encoding="utf-8")
-    with (package / "config" / "instructions.py").open("a", encoding="utf-8") as instructions:
-        instructions.write(TOY_PROMPT)
     return site
 
 

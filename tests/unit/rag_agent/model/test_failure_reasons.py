@@ -16,7 +16,8 @@ from recording_server import closed_port, recording_server
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
-from ragjury.rag_agent.model.client import StructuredCaller, build_model
+from ragjury.rag_agent.model.client import StructuredCaller
+from ragjury.rag_agent.model.server_model import build_model
 
 
 class Label(BaseModel):

@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from recording_server import recording_server
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.model.client import StructuredCaller, build_model, model_settings, token_cap_body
+from ragjury.rag_agent.model.client import StructuredCaller
+from ragjury.rag_agent.model.server_model import build_model, model_settings, token_cap_body
 
 
 class Label(BaseModel):

@@ -9,12 +9,11 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from ragjury.config.instructions import JUDGE_SCORE
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.core.schemas import SourceDocument
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
-from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM, score_prompt
+from ragjury.rag_agent.judges.llm.multi_dimension import JUDGE_SCORE, JudgeLLM, score_prompt
 from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
 
 GOOD = {

@@ -11,16 +11,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ragjury.config.instructions import (
-    ANSWER_CORRECTNESS,
-    FAITHFULNESS_STATEMENTS,
-    FAITHFULNESS_VERDICTS,
-    GOAL_INFERENCE,
-    GOAL_VERDICT,
-    RELEVANCE_GRADE,
-    RELEVANCE_VERDICT,
-    Instruction,
-)
+from ragjury.config.instructions import Instruction
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import (
     CorrectnessItem,
@@ -41,6 +32,10 @@ from ragjury.rag_agent.judges.llm import (
     SampledJudgment,
     Verdict,
 )
+from ragjury.rag_agent.judges.llm.correctness import ANSWER_CORRECTNESS
+from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS, FAITHFULNESS_VERDICTS
+from ragjury.rag_agent.judges.llm.goal import GOAL_INFERENCE, GOAL_VERDICT
+from ragjury.rag_agent.judges.llm.relevance import RELEVANCE_GRADE, RELEVANCE_VERDICT
 
 
 def settings(**overrides: object) -> RagjurySettings:

@@ -1,10 +1,9 @@
-"""The one base of every LLM judge: settings, model and the typed caller, resolved once.
+"""``ModelJudge``: the one base of every judge that calls a model, resolved once.
 
-Why one base: the LLM judges (``JudgeLLM`` and the verdict judges) each resolved the same
-things in their ``__init__`` -- settings with an optional base-URL override, the model
-(a name, or a pydantic-ai ``Model`` such as ``TestModel``), the output mode, the concurrency
-and the ``StructuredCaller`` -- four copies that could drift apart. A subclass now declares only
-its own options and passes the shared ones on as ``**options`` (typed by ``LLMOptions``).
+Why one base: the model-calling judges (the multi-dimension ``JudgeLLM`` and the verdict judges)
+each resolved the same things -- settings with an optional base-URL override, the model (a name,
+or a pydantic-ai ``Model`` such as ``TestModel``), the output mode, the concurrency and the
+``StructuredCaller`` -- and copies drift apart. A subclass declares only its own options.
 """
 
 from __future__ import annotations
@@ -16,11 +15,12 @@ from typing_extensions import Unpack
 
 from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, ValueT
-from ragjury.rag_agent.model.client import StructuredCaller, build_model
+from ragjury.rag_agent.model.client import StructuredCaller
+from ragjury.rag_agent.model.server_model import build_model
 
 
 class LLMOptions(TypedDict, total=False):
-    """What every LLM judge accepts besides its model."""
+    """What every model-calling judge accepts besides its model."""
 
     base_url: str | None
     """Any OpenAI-compatible server; overrides ``settings.base_url``."""
@@ -30,7 +30,7 @@ class LLMOptions(TypedDict, total=False):
     """How structured output is asked for (``native``, ``tool``, ``prompted``); the settings' when omitted."""
 
 
-class LLMJudge(BaseJudge[ItemT, ValueT]):
+class ModelJudge(BaseJudge[ItemT, ValueT]):
     """A judge that calls a model: ``self.settings``, ``self.model``, ``self.output_mode`` and
     ``self.caller`` (typed calls through pydantic-ai, with the circuit breaker and token cap)."""
 
@@ -46,4 +46,4 @@ class LLMJudge(BaseJudge[ItemT, ValueT]):
         self.caller = StructuredCaller(self.model, settings, self.output_mode)
 
 
-__all__ = ["LLMJudge", "LLMOptions"]
+__all__ = ["LLMOptions", "ModelJudge"]

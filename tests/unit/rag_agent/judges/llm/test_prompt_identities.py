@@ -1,0 +1,95 @@
+"""Every prompt keeps its name, version and text, so cached judgments keep their identities.
+
+Why: a judgment is cached under its judge's identity, whose ``prompt_version`` is built from the
+``name@version`` of every prompt the judge sends. A prompt whose text changes without a new
+version would silently reuse judgments made under the old text. The values below were taken
+from the code when the prompts moved beside their judges; change them only with a new version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from ragjury.config.instructions import Instruction
+from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.judges import catalogue
+
+PINNED: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
+    ("correctness", "contains"): ("contains@1.0", {}),
+    ("correctness", "llm"): (
+        "answer_correctness@1.0+answer_correctness_token@1.0",
+        {"answer_correctness@1.0": "b1a7d138303e3ea6", "answer_correctness_token@1.0": "a4a016e00b63d196"},
+    ),
+    ("correctness", "semantic"): ("cosine@1.0", {}),
+    ("correctness", "token-overlap"): ("token_overlap_weighted@1.0", {}),
+    ("faithfulness", "llm"): (
+        "faithfulness_statements@1.0+faithfulness_verdicts@1.0",
+        {"faithfulness_statements@1.0": "b2a17c59ca8c188b", "faithfulness_verdicts@1.0": "e7f0e8063a96ccf2"},
+    ),
+    ("faithfulness", "llm-attribution"): (
+        "faithfulness_holistic@1.0+faithfulness_token@1.0",
+        {"faithfulness_holistic@1.0": "289b93dd146c9b20", "faithfulness_token@1.0": "624f7289d77799cb"},
+    ),
+    ("faithfulness", "support"): ("support@1.0", {}),
+    ("faithfulness", "token-overlap"): ("token_overlap_weighted@1.0", {}),
+    ("goal", "llm"): (
+        "goal_inference@1.0+goal_verdict@1.0+trace_text@1.0",
+        {"goal_inference@1.0": "432124d53da810a2", "goal_verdict@1.0": "fe5a92e5bf132c46"},
+    ),
+    ("relevance", "llm"): (
+        "relevance_verdict@1.0+relevance_verdict_token@1.0",
+        {"relevance_verdict@1.0": "57f0b53cf2ce40ef", "relevance_verdict_token@1.0": "8b51308cac3c828c"},
+    ),
+    ("relevance", "llm-graded"): (
+        "relevance_grade_umbrela@1.0+relevance_grade_token@1.0",
+        {"relevance_grade_umbrela@1.0": "0fed1d44ef73cec9", "relevance_grade_token@1.0": "3dae0dd5d7e4d87f"},
+    ),
+    ("relevance", "non-llm"): ("trec_autojudge_non_llm@1.0", {}),
+    ("relevance", "semantic"): ("cosine@1.0", {}),
+    ("relevance", "token-overlap"): ("token_overlap_weighted@1.0", {}),
+    ("score", "deterministic"): ("deterministic_score@1.1", {}),
+    ("score", "llm"): ("judge_score@2.0", {"judge_score@2.0": "b4a01fa6028cdeb3"}),
+}
+"""(task, judge) -> (identity prompt_version, {prompt name@version: sha256 of its text, first 16 hex})."""
+
+PINNED_ELSEWHERE: dict[str, str] = {
+    "rag_agent_tool@1.0": "c0a6eaa5d9ad58f0",
+    "rag_agent_pre@1.0": "6db2183b7ca3e1c2",
+    "relevance_grade_token@1.1": "312f68397cbeee91",
+    "answer_correctness_token@1.1": "d90a99a8de53e73d",
+}
+"""The reference agent's prompts and the measured alternative one-token prompts."""
+
+
+def text_hash(instruction: Instruction) -> str:
+    return hashlib.sha256(instruction.text.encode()).hexdigest()[:16]
+
+
+def prompts_of(judge: object) -> tuple[Instruction, ...]:
+    instructions = getattr(judge, "instructions", None)
+    if instructions is None and hasattr(judge, "instruction"):
+        instructions = (judge.instruction,)
+    return tuple(instructions or ())
+
+
+def test_every_catalogue_judge_is_pinned() -> None:
+    assert set(catalogue.declared()) == set(PINNED)
+
+
+@pytest.mark.parametrize(("task", "name"), sorted(PINNED))
+def test_prompt_names_versions_and_texts_are_unchanged(task: str, name: str) -> None:
+    judge = catalogue.build(task, name, RagjurySettings(base_url="http://127.0.0.1:9/v1"))
+    prompt_version, hashes = PINNED[(task, name)]
+    assert judge.identity.prompt_version == prompt_version
+    assert {i.tag: text_hash(i) for i in prompts_of(judge)} == hashes
+
+
+def test_agent_and_alternative_prompts_are_unchanged() -> None:
+    from ragjury.rag_agent.agent.reference_agent import RAG_AGENT_PRE, RAG_AGENT_TOOL
+    from ragjury.rag_agent.judges.llm.alternative_prompts import ALTERNATIVE_INSTRUCTIONS
+
+    found = {i.tag: text_hash(i) for i in (RAG_AGENT_TOOL, RAG_AGENT_PRE, *ALTERNATIVE_INSTRUCTIONS.values())}
+    assert found == PINNED_ELSEWHERE
+    assert set(ALTERNATIVE_INSTRUCTIONS) == {"relevance_grade_token@1.1", "answer_correctness_token@1.1"}
