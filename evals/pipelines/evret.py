@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from ragjury.evals.io.retrieval_results import RetrievalRow
 from ragjury.evals.stats.metrics import MEASURES, RunEvaluation, evaluate_run
 from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.labels import label_of
@@ -246,6 +247,36 @@ async def evaluate_retriever(
     )
 
 
+async def evaluate_retrieval_results(
+    rows: Sequence[RetrievalRow],
+    judge: BatchJudge,
+    *,
+    k: int = 10,
+    ks: Sequence[int] | None = None,
+    on_result: ResultCallback | None = None,
+) -> EvretResult:
+    """Evret's metrics for saved retrieval results (``evals.io.retrieval_results``): the door
+    for a retriever that is not Python, or whose run is already on disk."""
+    items = [EvretItem(id=row.id, query=row.query, expected=row.expected) for row in rows]
+    retriever = _RowRetriever(rows)
+    return await evaluate_retriever(retriever, items, judge, k=k, ks=ks, on_result=on_result)
+
+
+class _RowRetriever:
+    """Saved results matched to queries by position (two rows may ask the same query)."""
+
+    def __init__(self, rows: Sequence[RetrievalRow]) -> None:
+        self._lists = [
+            [Retrieved(doc_id=item.doc_id, text=item.text, score=item.score) for item in row.retrieved]
+            for row in rows
+        ]
+
+    def batch_retrieve(self, queries: Sequence[str], k: int) -> list[list[Retrieved]]:
+        if len(queries) != len(self._lists):
+            raise ValueError(f"{len(queries)} queries for {len(self._lists)} saved result lists")
+        return [results[:k] for results in self._lists]
+
+
 def evaluate_retriever_sync(
     retriever: Retriever,
     items: Sequence[EvretItem],
@@ -267,6 +298,7 @@ __all__ = [
     "Retriever",
     "as_retrieved",
     "contexts_for",
+    "evaluate_retrieval_results",
     "evaluate_retriever",
     "evaluate_retriever_sync",
     "expected_docid",
