@@ -30,7 +30,13 @@ _EXPORTS: dict[str, str] = {
     "SemanticJudge": "ragjury.rag_agent.judges.model_free.semantic",
     "DeterministicScoreJudge": "ragjury.rag_agent.judges.model_free.score",
     # declaring a judge, and reading its labels
-    "judge_entry": "ragjury.rag_agent.judges.catalogue",
+    "judge_entry": "ragjury.rag_agent.core.judge_entry",
+    # your own checks, run like judges (same envelope, cache and runner)
+    "Evaluator": "ragjury.rag_agent.judges.user_defined",
+    "EvalRow": "ragjury.rag_agent.judges.user_defined",
+    "EvaluatorOutcome": "ragjury.rag_agent.judges.user_defined",
+    "EvaluatorJudge": "ragjury.rag_agent.judges.user_defined",
+    "evaluator": "ragjury.rag_agent.judges.user_defined",
     "label_of": "ragjury.rag_agent.core.labels",
     # combining judges
     "FallbackJudge": "ragjury.rag_agent.judges.combined.fallback",
@@ -54,7 +60,7 @@ _EXPORTS: dict[str, str] = {
     "DimensionRatings": "ragjury.rag_agent.core.schemas",
     # batch runs
     "RagjurySettings": "ragjury.config.settings",
-    "build_judge": "ragjury.evals.pipelines.registry",
+    "build_judge": "ragjury.rag_agent.judges.catalogue",
     "run_judgments": "ragjury.evals.runs.runner",
     "open_cache": "ragjury.evals.runs.cache",
     "evaluate_dataset": "ragjury.evals.pipelines.dataset_evaluation",
@@ -84,7 +90,9 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
     from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, evaluate_agent
     from ragjury.evals.pipelines.dataset_evaluation import EvaluationResult, evaluate_dataset
-    from ragjury.evals.pipelines.registry import build_judge
+    from ragjury.rag_agent.core.judge_entry import judge_entry
+    from ragjury.rag_agent.judges.catalogue import build_judge
+    from ragjury.rag_agent.judges.user_defined import EvalRow, Evaluator, EvaluatorJudge, EvaluatorOutcome, evaluator
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
@@ -99,7 +107,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity, JudgmentUnscored
     from ragjury.rag_agent.core.results import Judgment, Usage
     from ragjury.rag_agent.core.schemas import DimensionRatings, JudgeScore, RAGAnswer, SourceDocument
-    from ragjury.rag_agent.judges.catalogue import judge_entry
+    from ragjury.rag_agent.judges.catalogue import resolve
     from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
     from ragjury.rag_agent.judges.combined.panel import Panel
     from ragjury.rag_agent.judges.llm.attribution import AttributionJudge

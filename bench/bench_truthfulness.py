@@ -65,7 +65,7 @@ from rich.table import Table
 from scipy.stats import kendalltau
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.runs.cache import JudgmentCache, open_cache
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.evals.stats.calibration import auc, binary_kappa, bootstrap_interval, cross_validate

@@ -55,7 +55,7 @@ async def judge_answer(
     )
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
-    scorer = catalogue.build("score", mode, settings)
+    scorer = catalogue.build_judge("score", mode, settings)
     if mode == NO_MODEL:
         return AnswerJudgments(await scorer.ajudge(item), None, "--judge-mode deterministic uses no model")
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge

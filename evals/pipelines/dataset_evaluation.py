@@ -13,7 +13,6 @@ completes and a re-run resumes instead of starting over.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,6 +22,13 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
+from ragjury.evals.stats.run_figures import (
+    SystemRanking,
+    binary_agreement,
+    flat_figures,
+    score_correlation,
+    system_ranking,
+)
 from ragjury.evals.report.tables import VerdictSources
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, run_judgments
@@ -67,22 +73,6 @@ class Prediction:
         if self.item is not None:
             row["item"] = self.item.model_dump(mode="json") if hasattr(self.item, "model_dump") else self.item
         return row
-
-
-@dataclass
-class SystemRanking:
-    """Mean gold label and mean judge label per system, and how the two rankings correlate."""
-
-    human: dict[str, float]
-    judge: dict[str, float]
-    correlation: Any
-    """``evals.agreement.RankCorrelation`` (Kendall's tau, Spearman)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """The ``ranking`` object every ``--json`` shares (``rag_agent.json_contract.ranking``)."""
-        from ragjury.evals.io.json_contract import ranking
-
-        return ranking("mean label", self.human, self.judge, self.correlation)
 
 
 @dataclass(frozen=True)
@@ -244,35 +234,6 @@ class EvaluationResult:
         return out
 
 
-def flat_figures(
-    *,
-    scored: int,
-    total: int,
-    labels: Sequence[float | bool | None],
-    agreement: Any,
-    correlation: Mapping[str, Any] | None,
-    ranking: SystemRanking | None,
-) -> dict[str, float | None]:
-    """The flat figures ``--fail-under`` gates and every JSON read: coverage (of the labelled
-    items when there is agreement), mean label, agreement, score correlations and the system
-    ranking's correlation. One definition for a fresh run and for a report rebuilt from
-    predictions, so a gate means the same in both."""
-    known = [float(label) for label in labels if label is not None]
-    flat: dict[str, float | None] = {
-        "coverage": scored / total if total else None,
-        "mean_label": sum(known) / len(known) if known else None,
-    }
-    if agreement is not None:
-        flat.update(agreement.figures())
-        flat["coverage"] = agreement.coverage
-    if correlation:
-        flat.update({k: v for k, v in correlation.items() if k in ("pearson", "spearman", "mae")})
-    if ranking is not None:
-        flat["kendall_tau"] = ranking.correlation.kendall_tau
-        flat["system_spearman"] = ranking.correlation.spearman
-    return flat
-
-
 async def evaluate_dataset(
     task: str,
     rows: Sequence[TaskRow] | DataSource,
@@ -313,54 +274,6 @@ async def evaluate_dataset(
             result.correlation = score_correlation(predictions)
         result.ranking = system_ranking(predictions)
     return result
-
-
-def binary_agreement(predictions: Sequence[Prediction]) -> Any:
-    """``evals.agreement.label_agreement`` of the judge's labels with the gold labels, over the
-    labelled rows; unscored rows are passed as None, so they lower coverage, never count as wrong."""
-    from ragjury.evals.stats.agreement import label_agreement
-
-    labelled = [p for p in predictions if p.gold is not None]
-    gold = [bool(p.gold) for p in labelled]
-    predicted = [None if p.label is None else bool(p.label) for p in labelled]
-    return label_agreement(gold, predicted, labels=[False, True])
-
-
-def score_correlation(predictions: Sequence[Prediction]) -> dict[str, Any]:
-    """Pearson, Spearman and mean absolute error of judge scores against gold scores (rows both scored)."""
-    labelled = [p for p in predictions if p.gold is not None]
-    pairs = [(float(p.gold), float(p.label)) for p in labelled if p.label is not None]  # type: ignore[arg-type]
-    figures: dict[str, Any] = {"n_total": len(labelled), "n_scored": len(pairs)}
-    if len(pairs) >= 2:
-        from ragjury.evals.stats.rank_correlation import pearson, spearman
-
-        xs, ys = zip(*pairs, strict=True)
-        if len(set(xs)) > 1 and len(set(ys)) > 1:
-            figures["pearson"] = pearson(xs, ys)[0]
-            figures["spearman"] = spearman(xs, ys)[0]
-        figures["mae"] = sum(abs(x - y) for x, y in pairs) / len(pairs)
-    return figures
-
-
-def system_ranking(predictions: Sequence[Prediction]) -> SystemRanking | None:
-    """Mean gold label and mean judge label per system, and Kendall's tau between the rankings
-    (``evals.agreement.ranking_correlation``); None with fewer than two systems."""
-    human: dict[str, list[float]] = defaultdict(list)
-    judged: dict[str, list[float]] = defaultdict(list)
-    for p in predictions:
-        if p.system is None or p.gold is None:
-            continue
-        human[p.system].append(float(p.gold))
-        if p.label is not None:
-            judged[p.system].append(float(p.label))
-    systems = sorted(s for s in human if judged.get(s))
-    if len(systems) < 2:
-        return None
-    from ragjury.evals.stats.agreement import ranking_correlation
-
-    human_scores = {s: sum(human[s]) / len(human[s]) for s in systems}
-    judge_scores = {s: sum(judged[s]) / len(judged[s]) for s in systems}
-    return SystemRanking(human_scores, judge_scores, ranking_correlation(human_scores, judge_scores))
 
 
 def _as_dict(figures: Any) -> dict[str, Any]:

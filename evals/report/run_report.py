@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
-from ragjury.evals.pipelines.dataset_evaluation import (
+from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
     flat_figures,

@@ -233,7 +233,7 @@ def logprob_options(judge: str) -> dict[str, object]:
     A panel takes none: its members are built with their defaults (the LLM members read logprobs
     where the server returns them), and only the cut-off on its mean probability is fitted.
     """
-    from ragjury.evals.pipelines.registry import PANEL_PREFIXES
+    from ragjury.rag_agent.judges.catalogue import PANEL_PREFIXES
 
     return {} if judge.startswith(tuple(PANEL_PREFIXES)) else {"method": "logprobs"}
 

@@ -16,7 +16,7 @@ from ragjury.rag_agent.core.sync import run_sync
 def _user_code(header: Mapping[str, Any]) -> bool:
     """Whether the judge asked for holds a ``python:`` plug-in (alone or in a panel): user code
     that a dry run must not run, since it may call a server of its own."""
-    from ragjury.evals.pipelines.registry import PLUGIN_PREFIX
+    from ragjury.rag_agent.judges.catalogue import PLUGIN_PREFIX
 
     return PLUGIN_PREFIX in str(header.get("judge", ""))
 

@@ -87,7 +87,7 @@ def calibrate(
 
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
-    from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options

@@ -41,6 +41,7 @@ from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
+    from ragjury.rag_agent.judges.catalogue import Resolved
 
 EXIT_INTERRUPTED = 130
 
@@ -123,6 +124,7 @@ def _evaluate_dataset(
     task: str,
     data: Path,
     judge_name: str,
+    resolved: Resolved,
     mapping: list[str],
     judge_options: dict[str, Any],
     out: Path | None,
@@ -138,7 +140,6 @@ def _evaluate_dataset(
 ) -> None:
     from ragjury.evals.io.tasks import load_dataset, parse_mapping
     from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, evaluate_dataset
-    from ragjury.evals.pipelines.registry import build_judge
 
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
@@ -148,7 +149,7 @@ def _evaluate_dataset(
 
         dry_run_batch(
             command="evaluate",
-            build=lambda: build_judge(task, judge_name, settings, **judge_options),
+            build=lambda: resolved.build(settings, **judge_options),
             items=[row.item for row in dataset.rows],
             cache=cache,
             json_output=json_output,
@@ -156,7 +157,7 @@ def _evaluate_dataset(
             header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
         )
         return
-    judge = build_judge(task, judge_name, settings, **judge_options)
+    judge = resolved.build(settings, **judge_options)
     result = run_sync(
         evaluate_dataset(
             task,
@@ -225,7 +226,7 @@ def _evaluate_agent(
 ) -> None:
     from ragjury.evals.io.tasks import load_questions
     from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
-    from ragjury.evals.pipelines.registry import build_judge
+    from ragjury.rag_agent.judges.catalogue import build_judge
     from ragjury.rag_agent.agent.reference_agent import RAGAgent
 
     questions = load_questions(data, limit=limit)
@@ -433,7 +434,7 @@ def evaluate(
     Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.evals.pipelines.registry import UnknownJudgeError, judge_entry
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
@@ -465,11 +466,12 @@ def evaluate(
             raise fail("give --task correctness|faithfulness|score (or --agent with --corpus)")
         judge_name = judge or DEFAULT_JUDGES[task.value]
         checks = [(task.value, judge_name)]
+    resolved = {}
     for check_task, name in checks:
         if name == "none" and check_task != "score":
             continue
         try:
-            judge_entry(check_task, name)
+            resolved[check_task] = resolve(check_task, name)
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
     _check_before_judging(
@@ -525,6 +527,7 @@ def evaluate(
                 task=task.value,
                 data=data,
                 judge_name=judge_name,
+                resolved=resolved[task.value],
                 mapping=mapping or [],
                 judge_options=judge_options,
                 dry_run=dry_run,

@@ -123,7 +123,7 @@ def judge_evaluate(
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
-    judgment = run_sync(catalogue.build("score", judge.value, settings).ajudge(item))
+    judgment = run_sync(catalogue.build_judge("score", judge.value, settings).ajudge(item))
     from ragjury.evals.pipelines.single_judgment import score_gate_failures
 
     failures = score_gate_failures(judgment, fail_under, max_fallback)

@@ -20,7 +20,7 @@ TaskOption = Annotated[
 
 def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
     """One row per ``--judge`` name: task, name, scale, model or not, fallback, description."""
-    from ragjury.evals.pipelines.registry import UnknownJudgeError
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
     from ragjury.rag_agent.judges import catalogue
 
     tasks = catalogue.tasks()
@@ -67,7 +67,7 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     of one task, and --judge python:module:Factory for your own. A new judge is one class
     file with @judge_entry in rag_agent/judges/llm/ (LLM) or rag_agent/judges/model_free/ (no model).
     """
-    from ragjury.evals.pipelines.registry import UnknownJudgeError
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
 
     try:
         rows = catalogue_rows(task)

@@ -108,7 +108,7 @@ def relevance(
     Exit codes: 0 done, 2 bad input, 3 nothing could be scored (OUT is not written),
     130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge, judge_entry
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, resolve
     from ragjury.evals.pipelines.relevance_run import NothingToJudge, plan_relevance, run_relevance
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
@@ -117,7 +117,7 @@ def relevance(
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
     settings = settings_for(model, base_url)
     try:
-        entry = judge_entry("relevance", judge)
+        entry = resolve("relevance", judge)
         plan = plan_relevance(
             topics, passages, runs=runs or [], pairs=pairs, depth=depth, limit=limit, out=out
         )

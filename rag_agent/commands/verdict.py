@@ -120,7 +120,7 @@ def build_verdict_judge(
     if threshold is not None:
         opts["threshold"] = int(threshold) if kind == "relevance_graded" else float(threshold)
     if choice == "llm":
-        return catalogue.build(task, name, settings, **opts)  # type: ignore[return-value]
+        return catalogue.build_judge(task, name, settings, **opts)  # type: ignore[return-value]
     return catalogue.with_fallback(task, name, settings, **opts)  # type: ignore[return-value]
 
 

@@ -1,167 +1,52 @@
-"""The judge catalogue: every judge declares its entry beside its class, with ``@judge_entry``.
+"""The one place a ``--judge`` name becomes a judge: declared judges, ``auto``, panels, plug-ins.
 
-Why beside the class: adding a judge should be its file and its prompt, nothing else. The
-decorator records what the rest of ragjury needs to know -- the task it judges, the name a
-user types after ``--judge``, its scale, how its value becomes a label, and the model-free
-judge that stands in when the model fails -- and the CLI, ``evals.registry`` and the Python
-API all resolve names here.
-
-Why the catalogue reads source before importing it: importing every judge module would load
-pydantic-ai (and optional extras such as sentence-transformers) for a model-free run or a
-``--help``. So the catalogue first reads the judge packages' source text for ``@judge_entry``
-decorators (their ``task`` and ``name`` must be literal strings), learns which module holds
-which judge, and imports only the module of the judge asked for; importing it runs the
-decorator, which records the full entry.
-
-    @judge_entry("correctness", "llm", "LLM verdict", uses_model=True, fallback="contains", default=True)
-    class CorrectnessJudge(...): ...
-
-``auto``: for a task whose ``default`` entry declares a ``fallback``, ``auto`` is that judge
-with the fallback standing in where it fails; with no fallback, ``auto`` is the default judge.
+Judges declare themselves with ``@judge_entry`` beside their class (``rag_agent.core.judge_entry``),
+so adding a judge is one new file. The catalogue first reads those decorators from the judge
+packages' source text, so listings and ``--help`` import no judge module (nor pydantic-ai), and
+imports only the module of the judge asked for. Every door (CLI, evals, Python API) resolves here.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
+import io
+import re
+import tokenize
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from ragjury.rag_agent.core.labels import Label, label_of
+from ragjury.rag_agent.core import judge_entry as declarations
+from ragjury.rag_agent.core.judge_entry import CatalogueEntry, Scale, register
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
     from ragjury.rag_agent.core.protocol import Judge
 
-Scale = Literal["binary", "graded", "score"]
-"""``binary`` (bool labels), ``graded`` (0-3 int labels) or ``score`` (float in [0, 1])."""
-
-Adapter = Literal["correctness", "faithfulness"]
-"""A relevance-style judge (``JudgmentContext`` items) answering another task (see ``adapted``)."""
-
 JUDGE_PACKAGES: tuple[str, ...] = ("ragjury.rag_agent.judges.model_free", "ragjury.rag_agent.judges.llm")
-"""Packages whose modules may declare judges: model-free ones in ``deterministic``, LLM judges in
-``verdicts`` (listed in this order: model-free names first)."""
-JUDGE_MODULES: tuple[str, ...] = ()
-"""Single modules that declare judges (``JudgeLLM``)."""
+"""Packages whose modules may declare judges (model-free names are listed first)."""
 
 AUTO = "auto"
+PLUGIN_PREFIX = "python:"
+PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
+"""``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
+PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their mean probability"
+TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
+"""How listings order the tasks; a task only a new judge declares comes after these."""
 
-JudgeT = TypeVar("JudgeT")
-
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    """What one ``--judge`` name of one task is: how to build it and what its values mean."""
-
-    task: str
-    name: str
-    target: Callable[..., Any]
-    """The judge class (or a factory function) the decorator sat on."""
-    description: str
-    scale: Scale = "binary"
-    uses_model: bool = False
-    """An LLM judge (listings say so; ``--dry-run`` and preflight checks care)."""
-    takes_settings: bool = False
-    """Built with ``settings=RagjurySettings`` (model, server, budgets); true for every LLM judge."""
-    fallback: str | None = None
-    """The name of the model-free judge of the same task that ``auto`` falls back to."""
-    default: bool = False
-    """The task's default judge: ``auto`` resolves to it."""
-    adapt: Adapter | None = None
-    label: Callable[[object], Label | None] = field(default=label_of)
-    """The label of a value this judge produced; the ``Labelled`` protocol unless told otherwise."""
-
-    @property
-    def module(self) -> str:
-        return self.target.__module__
+JudgeFactory = Callable[..., "Judge[Any, Any]"]
+"""``factory(settings, **opts) -> Judge``."""
 
 
-_ENTRIES: dict[tuple[str, str], CatalogueEntry] = {}
-_RUNTIME: set[tuple[str, str]] = set()
-"""Keys registered from Python code; a judge module imported later does not replace them."""
+class UnknownJudgeError(ValueError):
+    """The ``--judge`` name is not valid for the task; the message lists those that are."""
 
 
-def judge_entry(
-    task: str,
-    name: str,
-    description: str,
-    *,
-    scale: Scale = "binary",
-    uses_model: bool = False,
-    takes_settings: bool | None = None,
-    fallback: str | None = None,
-    default: bool = False,
-    adapt: Adapter | None = None,
-    label: Callable[[object], Label | None] = label_of,
-) -> Callable[[JudgeT], JudgeT]:
-    """Declare the decorated judge class (or factory) as ``--judge name`` for ``task``.
-
-    Stack the decorator to offer one judge under several tasks (``adapt`` says how a
-    relevance-style judge reads the other task's items). ``task`` and ``name`` must be literal
-    strings: the catalogue finds them in the source text before importing the module.
-    """
-
-    def declare(target: JudgeT) -> JudgeT:
-        key = (task, name)
-        if key in _RUNTIME:  # replaced from Python code (``register``): that one stands
-            return target
-        previous = _ENTRIES.get(key)
-        if (
-            previous is not None
-            and previous.target is not target
-            and _qualname(previous.target) != _qualname(target)
-        ):
-            raise ValueError(
-                f"judge '{name}' of task {task} is declared twice: {_qualname(previous.target)} and {_qualname(target)}"
-            )
-        _ENTRIES[key] = CatalogueEntry(
-            task=task,
-            name=name,
-            target=target,  # type: ignore[arg-type]
-            description=description,
-            scale=scale,
-            uses_model=uses_model,
-            takes_settings=uses_model if takes_settings is None else takes_settings,
-            fallback=fallback,
-            default=default,
-            adapt=adapt,
-            label=label,
-        )
-        return target
-
-    return declare
-
-
-def register(
-    task: str,
-    name: str,
-    target: Callable[..., Any],
-    description: str = "",
-    *,
-    scale: Scale = "binary",
-    takes_settings: bool = True,
-) -> None:
-    """Add (or replace) a judge from Python code at run time (not from a judge package's source)."""
-    _ENTRIES[(task, name)] = CatalogueEntry(
-        task=task,
-        name=name,
-        target=target,
-        description=description,
-        scale=scale,
-        takes_settings=takes_settings,
-    )
-    _RUNTIME.add((task, name))
-
-
-def _qualname(target: object) -> str:
-    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
-
-
-# -- discovery -----------------------------------------------------------------------------------------------
+# -- what the source text declares ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -177,155 +62,107 @@ class Declaration:
     adapt: str | None = None
 
 
-def _literal(node: ast.expr | None, fallback: object) -> object:
-    return node.value if isinstance(node, ast.Constant) else fallback
+_DECORATOR = re.compile(r"^[ \t]*@judge_entry\(", re.MULTILINE)
 
 
 def _decorator_calls(source: str) -> Iterator[str]:
-    """The text of each ``judge_entry(...)`` call that decorates something in ``source``.
-
-    Why not ``ast.parse`` of the whole module: the CLI's ``--help`` reads every judge module's
-    declarations, and parsing only the decorator calls made reading them about three times
-    cheaper than parsing ~20 modules whole (64 ms to 22 ms, import of the catalogue included). Strings are skipped while matching parentheses."""
-    marker = "@judge_entry("
-    start = source.find(marker)
-    while start >= 0:
-        index, depth, quote = start + len(marker), 1, ""
-        while index < len(source) and depth:
-            char = source[index]
-            if quote:
-                if char == "\\":
-                    index += 1
-                elif source.startswith(quote, index):
-                    index += len(quote) - 1
-                    quote = ""
-            elif char in "\"'":
-                quote = source[index : index + 3] if source[index : index + 3] in ('"""', "'''") else char
-                index += len(quote) - 1
-            elif char == "(":
-                depth += 1
-            elif char == ")":
-                depth -= 1
-            index += 1
-        line_start = source.rfind("\n", 0, start) + 1
-        if not source[line_start:start].strip():  # a decorator line, not a mention in a docstring
-            yield source[start + 1 : index]
-        start = source.find(marker, index)
+    """The text of each ``judge_entry(...)`` call that decorates something in ``source``, cut at
+    its closing parenthesis by Python's own tokenizer (strings and comments handled)."""
+    for match in _DECORATOR.finditer(source):
+        start = match.end() - len("judge_entry(")
+        depth = 0
+        lines = io.StringIO(source[start:]).readline
+        try:
+            for token in tokenize.generate_tokens(lines):
+                if token.type == tokenize.OP and token.string in "([{":
+                    depth += 1
+                elif token.type == tokenize.OP and token.string in ")]}":
+                    depth -= 1
+                    if depth == 0:
+                        row, column = token.end
+                        text = source[start:].splitlines(keepends=True)
+                        yield "".join(text[: row - 1]) + text[row - 1][:column]
+                        break
+        except (tokenize.TokenError, IndentationError):
+            continue
 
 
-def _declarations(source: str, module: str) -> list[tuple[tuple[str, str], Declaration]]:
-    """Every ``@judge_entry("task", "name", "description", ..., default=...)`` in a module's source."""
-    found: list[tuple[tuple[str, str], Declaration]] = []
+def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], Declaration]]:
+    """Every ``@judge_entry("task", "name", "description", ...)`` with literal arguments."""
     for text in _decorator_calls(source):
         try:
-            decorator = ast.parse(text, mode="eval").body
+            call = ast.parse(text, mode="eval").body
         except SyntaxError:
             continue
-        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
+        if not isinstance(call, ast.Call) or len(call.args) < 2:
             continue
-        task, name = (_literal(arg, None) for arg in decorator.args[:2])
+        literal = [arg.value if isinstance(arg, ast.Constant) else None for arg in call.args]
+        keywords = {kw.arg: kw.value.value for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)}
+        task, name = literal[0], literal[1]
         if not isinstance(task, str) or not isinstance(name, str):
             continue
-        keywords = {kw.arg: kw.value for kw in decorator.keywords if kw.arg}
-        description = _literal(
-            decorator.args[2] if len(decorator.args) > 2 else keywords.get("description"), ""
+        description = literal[2] if len(literal) > 2 else keywords.get("description", "")
+        yield (task, name), Declaration(
+            module,
+            str(description or ""),
+            bool(keywords.get("default")),
+            str(keywords.get("scale") or "binary"),
+            bool(keywords.get("uses_model")),
+            keywords.get("fallback") if isinstance(keywords.get("fallback"), str) else None,
+            keywords.get("adapt") if isinstance(keywords.get("adapt"), str) else None,
         )
-        literal = {key: _literal(value, None) for key, value in keywords.items()}
-        found.append(
-            (
-                (task, name),
-                Declaration(
-                    module,
-                    str(description),
-                    bool(literal.get("default")),
-                    str(literal.get("scale") or "binary"),
-                    bool(literal.get("uses_model")),
-                    fb if isinstance(fb := literal.get("fallback"), str) else None,
-                    ad if isinstance(ad := literal.get("adapt"), str) else None,
-                ),
-            )
-        )
-    return found
-
-
-def _module_files() -> list[tuple[str, Path]]:
-    """``(module name, source file)`` of every module that may declare judges."""
-    root = Path(__file__).resolve().parents[2]  # the ragjury package folder
-    files: list[tuple[str, Path]] = []
-    for package in JUDGE_PACKAGES:
-        folder = root.joinpath(*package.split(".")[1:])
-        if folder.is_dir():
-            files.extend(
-                (f"{package}.{path.stem}", path)
-                for path in sorted(folder.glob("*.py"))
-                if path.stem != "__init__"
-            )
-    for module in JUDGE_MODULES:
-        path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
-        if path.is_file():
-            files.append((module, path))
-    return files
 
 
 @cache
 def declared() -> dict[tuple[str, str], Declaration]:
     """``(task, name) -> Declaration`` of every judge in the judge packages (source read, nothing imported)."""
+    root = Path(__file__).resolve().parents[2]  # the ragjury package folder
     index: dict[tuple[str, str], Declaration] = {}
-    for module, path in _module_files():
-        source = path.read_text(encoding="utf-8")
-        if "judge_entry(" not in source:
-            continue
-        for key, declaration in _declarations(source, module):
-            if key in index and index[key].module != module:
-                raise ValueError(
-                    f"judge '{key[1]}' of task {key[0]} is declared in {index[key].module} and in {module}"
-                )
-            index[key] = declaration
+    for package in JUDGE_PACKAGES:
+        for path in sorted(root.joinpath(*package.split(".")[1:]).glob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if path.stem == "__init__" or "@judge_entry(" not in source:
+                continue
+            module = f"{package}.{path.stem}"
+            for key, declaration in _declarations(source, module):
+                if key in index and index[key].module != module:
+                    raise ValueError(f"judge '{key[1]}' of task {key[0]} is declared in {index[key].module} and in {module}")
+                index[key] = declaration
     return index
-
-
-TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
-"""How listings order the tasks; a task only a new judge declares comes after these."""
 
 
 def tasks() -> list[str]:
     """Every task some judge declares."""
-    found = {task for task, _ in declared()}
+    found = {task for task, _ in declared()} | {task for task, _ in declarations.ENTRIES}
     return [t for t in TASK_ORDER if t in found] + sorted(found - set(TASK_ORDER))
-
-
-def names(task: str) -> list[str]:
-    """The ``--judge`` names of ``task`` (``auto`` included where the task has a default judge)."""
-    found = list(
-        dict.fromkeys(
-            [*(name for t, name in declared() if t == task), *(n for t, n in _ENTRIES if t == task)]
-        )
-    )
-    if found and default_name(task) is not None:
-        found.append(AUTO)
-    return found
 
 
 def default_name(task: str) -> str | None:
     """The task's default judge, the one ``auto`` is built on; ``None`` when none is marked."""
-    for (t, name), declaration in declared().items():
-        if t == task and declaration.default:
-            return name
-    return None
+    return next((name for (t, name), d in declared().items() if t == task and d.default), None)
+
+
+def names(task: str) -> list[str]:
+    """The ``--judge`` names of ``task`` (``auto`` included where the task has a default judge)."""
+    found = [name for t, name in declared() if t == task]
+    found += [name for t, name in declarations.ENTRIES if t == task and name not in found]
+    return [*found, AUTO] if found and default_name(task) is not None else found
+
+
+judge_names = names
 
 
 def entry(task: str, name: str) -> CatalogueEntry:
     """The entry of a declared judge (its module imported now); ``KeyError`` when undeclared."""
     key = (task, name)
-    if key not in _ENTRIES:
+    if key not in declarations.ENTRIES:
         declaration = declared().get(key)
         if declaration is None:
             raise KeyError(key)
-        module = declaration.module
-        importlib.import_module(module)
-        if key not in _ENTRIES:
-            raise KeyError(f"{module} names judge '{name}' of task {task} but did not register it")
-    return _ENTRIES[key]
+        importlib.import_module(declaration.module)
+        if key not in declarations.ENTRIES:
+            raise KeyError(f"{declaration.module} names judge '{name}' of task {task} but did not register it")
+    return declarations.ENTRIES[key]
 
 
 def entries(task: str) -> list[CatalogueEntry]:
@@ -333,14 +170,30 @@ def entries(task: str) -> list[CatalogueEntry]:
     return [entry(task, name) for t, name in declared() if t == task]
 
 
-def build(task: str, name: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-    """The judge ``name`` of ``task``, built with ``settings`` (LLM judges) and ``opts``;
-    ``auto`` is the task's default judge ``with_fallback``. ``KeyError`` when not declared."""
-    if name == AUTO:
-        default = default_name(task)
-        if default is None:
-            raise KeyError((task, name))
-        return with_fallback(task, default, settings, **opts)
+def judge_help(task: str) -> str:
+    """``name (description); ...`` of a task for ``--help`` texts, from the source (nothing imported)."""
+    named = [f"{name} ({d.description})" for (t, name), d in declared().items() if t == task]
+    default = default_name(task)
+    if default is not None:
+        named.append(f"{AUTO} ({default}, with its fallback)")
+    return f"{'; '.join(named)}; {PANEL_HINT}"
+
+
+# -- building ------------------------------------------------------------------------------------
+
+
+def construct(factory: Callable[..., Any], settings: RagjurySettings, **opts: Any) -> Any:
+    """Call ``factory`` with ``settings`` when it takes that parameter, and with ``opts``."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory(settings=settings, **opts)
+    if "settings" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return factory(settings=settings, **opts)
+    return factory(**opts)
+
+
+def _build_declared(task: str, name: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
     found = entry(task, name)
     judge = found.target(settings=settings, **opts) if found.takes_settings else found.target(**opts)
     if found.adapt is not None:
@@ -351,20 +204,20 @@ def build(task: str, name: str, settings: RagjurySettings, **opts: Any) -> Judge
 
 
 def fallback_of(task: str, name: str, settings: RagjurySettings) -> Judge[Any, Any] | None:
-    """The model-free judge that stands in for ``name`` (its declared ``fallback``, built with its
-    defaults), seen through the class's ``view_fallback(judge)`` where it offers one so that the
-    fallback's values have the primary's type (a ``bool`` seen as a ``Verdict``); ``None`` if none."""
+    """The model-free judge declared as ``name``'s fallback, built with its defaults and seen
+    through the class's ``view_fallback`` where it offers one (so its values have the primary's
+    type: a ``bool`` seen as a ``Verdict``); ``None`` when ``name`` has none."""
     found = entry(task, name)
     if found.fallback is None:
         return None
-    fallback = build(task, found.fallback, settings)
+    fallback = _build_declared(task, found.fallback, settings)
     view = getattr(found.target, "view_fallback", None)
     return view(fallback) if view is not None else fallback  # type: ignore[no-any-return]
 
 
 def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
     """``name`` with its fallback standing in where it fails (``name`` alone when it has none)."""
-    primary = build(task, name, settings, **opts)
+    primary = _build_declared(task, name, settings, **opts)
     fallback = fallback_of(task, name, settings)
     if fallback is None:
         return primary
@@ -373,23 +226,172 @@ def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) 
     return FallbackJudge(primary, fallback)
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A ``--judge`` name resolved for a task: how to build it and what its values mean."""
+
+    task: str
+    name: str
+    factory: JudgeFactory
+    description: str
+    scale: str = "binary"
+    """``binary`` (bool labels), ``graded`` (0-3 int labels) or ``score`` (float in [0, 1])."""
+    uses_model: bool = False
+
+    def build(self, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
+        from ragjury.config.settings import get_settings
+        from ragjury.rag_agent.core.protocol import Judge
+
+        judge = self.factory(settings or get_settings(), **opts)
+        if not isinstance(judge, Judge):
+            raise UnknownJudgeError(
+                f"'{self.name}' is not a judge: it built a {type(judge).__name__}, which has no "
+                "identity and ajudge (see 'Your own judge' in the README)"
+            )
+        return judge
+
+
+def _check_task(task: str) -> None:
+    if task not in tasks():
+        raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(tasks())}")
+
+
+def resolve(task: str, name: str) -> Resolved:
+    """What ``--judge name`` means for ``task``: a declared judge, ``auto``, a panel or a plug-in;
+    an unknown name is an ``UnknownJudgeError`` listing the valid ones."""
+    if name.startswith(PLUGIN_PREFIX):
+        return Resolved(task, name, _plugin_factory(name), "plug-in judge", "binary")
+    _check_task(task)
+    if name.startswith(tuple(PANEL_PREFIXES)):
+        return _panel(task, name)
+    try:
+        if name == AUTO:
+            default = default_name(task)
+            if default is None:
+                raise KeyError((task, name))
+            primary = entry(task, default)
+            fallback = f", '{primary.fallback}' when the model fails" if primary.fallback else ""
+            return Resolved(task, name, lambda settings, **opts: with_fallback(task, default, settings, **opts),
+                            f"{primary.description}{fallback}", primary.scale, primary.uses_model)
+        found = entry(task, name)
+    except KeyError:
+        raise UnknownJudgeError(
+            f"unknown judge '{name}' for task {task}; valid judges: {', '.join(names(task))}"
+            f" (or {PLUGIN_PREFIX}module:Factory; {PANEL_HINT})"
+        ) from None
+    return Resolved(task, name, lambda settings, **opts: _build_declared(task, name, settings, **opts),
+                    found.description, found.scale, found.uses_model)
+
+
+def build_judge(task: str, name: str, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
+    """The judge ``name`` for ``task``, built with ``settings`` (model, base URL, ...) and ``opts``."""
+    return resolve(task, name).build(settings, **opts)
+
+
+def register_judge(
+    task: str, name: str, factory: JudgeFactory, description: str = "", *, scale: Scale = "binary"
+) -> None:
+    """Add (or replace) the judge ``name`` for ``task`` from Python code (``factory(settings, **opts)``)."""
+    _check_task(task)
+
+    def built(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        return construct(factory, settings, **opts)  # type: ignore[no-any-return]
+
+    built.__qualname__ = getattr(factory, "__qualname__", name)
+    register(task, name, built, description, scale=scale, takes_settings=True)
+
+
+def _panel(task: str, spec: str) -> Resolved:
+    """``panel:A,B,C`` / ``panel-mean:A,B,C``: every member checked now, built with the panel."""
+    prefix = next(p for p in PANEL_PREFIXES if spec.startswith(p))
+    combine = PANEL_PREFIXES[prefix]
+    members = [member.strip() for member in spec[len(prefix) :].split(",") if member.strip()]
+    if len(members) < 2:
+        raise UnknownJudgeError(
+            f"panel '{spec}' needs at least two judges of task {task}, comma-separated"
+            f" ({PANEL_HINT}); valid judges: {', '.join(names(task))}"
+        )
+    if len(set(members)) != len(members):
+        raise UnknownJudgeError(f"panel '{spec}' names a judge twice; each member must differ")
+    nested = [member for member in members if member.startswith(tuple(PANEL_PREFIXES))]
+    if nested:
+        raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
+    parts = [resolve(task, member) for member in members]  # an unknown member fails here
+    name = prefix + ",".join(members)
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        from ragjury.rag_agent.core.labels import binarizer
+        from ragjury.rag_agent.judges.combined.panel import Panel
+
+        unknown = set(opts) - {"threshold"}
+        if unknown:
+            raise UnknownJudgeError(
+                f"panel '{name}' takes only threshold=...; its members are built with their"
+                f" defaults (got {', '.join(sorted(unknown))})"
+            )
+        return Panel(
+            [part.build(settings) for part in parts],
+            combine=combine,  # type: ignore[arg-type]
+            names=members,
+            binarize=[binarizer(part.scale) for part in parts],
+            name=name,
+            **opts,
+        )
+
+    what = "majority" if combine == "majority" else "mean probability"
+    return Resolved(task, name, factory, f"{what} of {', '.join(members)}", "binary",
+                    any(part.uses_model for part in parts))
+
+
+def _plugin_factory(spec: str) -> JudgeFactory:
+    """``python:package.module:Factory``: ``Factory(settings=..., **opts)`` (or without settings)."""
+    module_name, _, attr = spec[len(PLUGIN_PREFIX) :].partition(":")
+    if not module_name or not attr:
+        raise UnknownJudgeError(f"plug-in judge '{spec}' must look like {PLUGIN_PREFIX}package.module:Factory")
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as error:
+            raise UnknownJudgeError(f"cannot load plug-in judge '{spec}': {error}") from None
+        from ragjury.rag_agent.judges.user_defined import as_judge_if_evaluator
+
+        evaluator_judge = as_judge_if_evaluator(obj, **opts)
+        if evaluator_judge is not None:
+            return evaluator_judge
+        if not callable(obj):
+            raise UnknownJudgeError(f"plug-in judge '{spec}' is a {type(obj).__name__}, not a judge class or factory")
+        try:
+            return construct(obj, settings, **opts)  # type: ignore[no-any-return]
+        except TypeError as error:
+            raise UnknownJudgeError(f"plug-in judge '{spec}' could not be built: {error}") from None
+
+    return factory
+
+
 __all__ = [
     "AUTO",
-    "JUDGE_MODULES",
     "JUDGE_PACKAGES",
+    "PANEL_PREFIXES",
+    "PLUGIN_PREFIX",
     "TASK_ORDER",
-    "CatalogueEntry",
     "Declaration",
-    "Scale",
-    "build",
+    "Resolved",
+    "UnknownJudgeError",
+    "build_judge",
+    "construct",
     "declared",
     "default_name",
     "entries",
     "entry",
     "fallback_of",
-    "judge_entry",
+    "judge_help",
+    "judge_names",
     "names",
-    "register",
+    "register_judge",
+    "resolve",
     "tasks",
     "with_fallback",
 ]

@@ -287,6 +287,44 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
         return out
 
 
+def row_of(item: object) -> EvalRow:
+    """A task item (correctness, faithfulness, score, relevance) as the row an evaluator reads:
+    the answer (or retrieved passage) is the ``output``, the first reference the ``gold_answer``."""
+    if isinstance(item, EvalRow):
+        return item
+    output = getattr(item, "answer", None)
+    if output is None:
+        output = getattr(item, "retrieved_text", "")
+    references = getattr(item, "references", None) or []
+    gold = references[0] if references else getattr(item, "expected_text", None)
+    context = getattr(item, "contexts", None)
+    if context is None:
+        context = [getattr(source, "content", str(source)) for source in getattr(item, "sources", None) or []]
+    question = getattr(item, "question", None) or getattr(item, "query", None)
+    return EvalRow(output=str(output), gold_answer=gold, question=question, context=list(context))
+
+
+class TaskEvaluatorJudge(EvaluatorJudge):
+    """An evaluator judging a task's items (``evaluate --judge python:module:MyEvaluator``): each
+    item is read as an ``EvalRow`` first, so one check serves every task."""
+
+    async def _judge(self, item: Any) -> Judgment[EvaluatorOutcome]:
+        return await super()._judge(row_of(item))
+
+    async def ajudge_batch(
+        self, items: Sequence[Any], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[EvaluatorOutcome]]:
+        return await super().ajudge_batch([row_of(item) for item in items], on_result=on_result)
+
+
+def as_judge_if_evaluator(obj: object, **opts: Any) -> TaskEvaluatorJudge | None:
+    """A judge for ``obj`` when it is an evaluator (an instance, a decorated function, or an
+    ``Evaluator`` subclass, built with ``opts``); ``None`` for anything else."""
+    if isinstance(obj, type) and issubclass(obj, Evaluator):
+        obj = obj(**opts)
+    return TaskEvaluatorJudge(obj) if isinstance(obj, Evaluator) else None
+
+
 class EmbeddingSimilarityEvaluator(Evaluator):
     """BERTScore-style similarity of the output to the gold answer, with sentence embeddings.
 
@@ -362,6 +400,9 @@ class EmbeddingSimilarityEvaluator(Evaluator):
 
 
 __all__ = [
+    "TaskEvaluatorJudge",
+    "as_judge_if_evaluator",
+    "row_of",
     "EmbeddingSimilarityEvaluator",
     "EvalRow",
     "Evaluator",

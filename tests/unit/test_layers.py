@@ -155,7 +155,8 @@ def test_no_import_cycles() -> None:
 
 def test_the_layer_table_knows_every_folder() -> None:
     for module in module_files():
-        layer_of(module)  # raises for a module outside every layer
+        if module not in FACADES:
+            layer_of(module)  # raises for a module outside every layer
 
 
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Ins
 from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.correctness import BINARY_CHOICES, Verdict
 from ragjury.rag_agent.judges.llm.verdict_base import ThresholdVerdictJudge, VerdictOutput, tagged_list
 

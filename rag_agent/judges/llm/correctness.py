@@ -16,7 +16,7 @@ from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
     ThresholdVerdictJudge,
     VerdictOutput,

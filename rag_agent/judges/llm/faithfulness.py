@@ -28,7 +28,7 @@ from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import UnitFloat
 from ragjury.rag_agent.core.text import normalise
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
     MAX_REASON_CHARS,
     BinaryVerdict,

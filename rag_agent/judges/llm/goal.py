@@ -20,7 +20,7 @@ from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import GoalItem
 from ragjury.rag_agent.core.prompting import REFERENCE, STATEMENT, TRACE, tagged
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
 

@@ -16,7 +16,7 @@ from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, format_
 from ragjury.rag_agent.core.protocol import JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import JudgeScore, ModelRatings
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
 
 JUDGE_SCORE = Instruction(

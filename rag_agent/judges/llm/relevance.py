@@ -31,7 +31,7 @@ from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Ins
 from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
     BinaryVerdict,
     LLMVerdictJudge,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
 
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")

@@ -13,7 +13,7 @@ from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import DimensionRatings, JudgeScore
 from ragjury.rag_agent.core.text import content_tokens, normalise, split_sentences
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.non_llm import query_coverage
 from ragjury.rag_agent.judges.model_free.token_overlap import token_weight
 

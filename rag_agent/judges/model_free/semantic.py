@@ -18,7 +18,7 @@ from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.sync import run_sync
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
 from ragjury.rag_agent.judges.model_free.embedders import (
     CachingEmbedder,

@@ -21,7 +21,7 @@ from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.text import STOPWORDS, normalise, split_sentences
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
 
 __all__ = [

@@ -22,7 +22,7 @@ from scipy import sparse
 from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
 
 Scoring = Literal["weighted", "ratio"]

@@ -13,7 +13,7 @@ from ragjury.cli import app
 from ragjury.config.settings import get_settings
 from ragjury.evals.io.tasks import load_task_rows, parse_mapping
 from ragjury.evals.pipelines.agent_evaluation import GroundTruth, evaluate_agent
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.rag_agent.core.input_files import InputError
 from ragjury.rag_agent.core.schemas import RAGAnswer, SourceDocument

@@ -11,7 +11,7 @@ import pytest
 
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, EvaluationResult, evaluate_dataset
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.report.gates import BINARY_TASK_FIGURES, Gates
 from ragjury.evals.report.run_report import build_report, report_payload
 from ragjury.rag_agent.core.input_files import InputError

@@ -18,7 +18,7 @@ from ragjury.config.settings import get_settings
 from ragjury.evals.io.predictions import load_predictions, run_names, run_of_rows
 from ragjury.evals.io.tasks import load_task_rows
 from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.report.item_table import MAX_TEXT_CHARS, item_table
 from ragjury.evals.report.run_report import build_report, run_figures
 from ragjury.evals.report.tables import HtmlReport, describe_identity, render_html, scatter_svg

@@ -35,7 +35,7 @@ TOY_JUDGE = '''"""A toy LLM judge: correct when the model says so."""
 from __future__ import annotations
 
 from ragjury.config.instructions import Instruction
-from ragjury.rag_agent.judges.catalogue import judge_entry
+from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, tagged
 from ragjury.rag_agent.core.results import Judgment
@@ -82,10 +82,10 @@ def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: 
     with recording_server(content='{"reason": "it is a toy", "verdict": "1"}') as server:
         python_api = run_python(site, (
             "import ragjury\n"
-            "from ragjury.evals.pipelines.registry import judge_names, describe\n"
+            "from ragjury.rag_agent.judges.catalogue import judge_names, judge_help\n"
             "assert ragjury.__file__.startswith(sys.argv[1]), ragjury.__file__\n"
             "assert 'toy' in judge_names('correctness'), judge_names('correctness')\n"
-            "assert 'toy (a toy LLM verdict)' in describe('correctness')\n"
+            "assert 'toy (a toy LLM verdict)' in judge_help('correctness')\n"
             "judge = ragjury.build_judge('correctness', 'toy')\n"
             "item = ragjury.CorrectnessItem(question='q?', answer='a toy answer', references=['toy'])\n"
             "print(judge.identity.prompt_version, judge.judge(item))\n"
@@ -124,13 +124,13 @@ def test_declarations_are_read_from_source_and_match_the_decorators() -> None:
 
 def test_auto_is_the_default_judge_with_its_fallback_of_the_same_value_type() -> None:
     settings = RagjurySettings(base_url="http://127.0.0.1:9/v1")
-    auto = catalogue.build("correctness", "auto", settings)
+    auto = catalogue.build_judge("correctness", "auto", settings)
     assert auto.identity.name == "answer_correctness|fallback:contains"
     fallback = catalogue.fallback_of("correctness", "llm", settings)
     assert type(fallback).__name__ == "BoolAsVerdict"  # a bool seen as a Verdict: one value type
-    assert catalogue.build("faithfulness", "auto", settings).identity.name == "faithfulness"  # no fallback
-    with pytest.raises(KeyError):
-        catalogue.build("relevance", "auto", settings)  # no default judge: no auto
+    assert catalogue.build_judge("faithfulness", "auto", settings).identity.name == "faithfulness"  # no fallback
+    with pytest.raises(catalogue.UnknownJudgeError, match="unknown judge 'auto' for task relevance"):
+        catalogue.build_judge("relevance", "auto", settings)  # no default judge: no auto
 
 
 def test_declarations_are_read_from_decorator_lines_only() -> None:
@@ -139,7 +139,7 @@ def test_declarations_are_read_from_decorator_lines_only() -> None:
         '@judge_entry("correctness", "x", "one (with a paren) and \\"quotes\\"")\nclass A: ...\n'
         '@judge_entry(\n    "correctness",\n    "y",\n    "two",\n    default=True,\n)\nclass B: ...\n'
     )
-    found = catalogue._declarations(source, "pkg.mod")
+    found = list(catalogue._declarations(source, "pkg.mod"))
     assert [(key, d.description, d.default) for key, d in found] == [
         (("correctness", "x"), 'one (with a paren) and "quotes"', False),
         (("correctness", "y"), "two", True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -169,3 +170,64 @@ def test_embedding_similarity_with_embedder_down() -> None:
         EvalRow(output="a", gold_answer="b")
     )
     assert judgment.unscored and "unreachable" in (judgment.unscored_reason or "")
+
+
+EVALUATOR_MODULE = '''
+from ragjury import Evaluator, EvalRow, EvaluatorOutcome, evaluator
+
+
+@evaluator(name="names_paris")
+def names_paris(row: EvalRow) -> bool:
+    return "paris" in row.output.lower()
+
+
+class ShortAnswer(Evaluator):
+    pass_threshold = 0.5
+
+    def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
+        words = len(row.output.split())
+        return EvaluatorOutcome(score_raw=1.0 if words <= 3 else 0.0, tags={"words": str(words)})
+'''
+
+
+@pytest.mark.parametrize(("name", "expected"), [("names_paris", [True, False]), ("ShortAnswer", [True, False])])
+def test_an_evaluator_is_a_judge_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, expected: list[bool]
+) -> None:
+    import json
+    import sys
+
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    (tmp_path / "my_checks.py").write_text(EVALUATOR_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "my_checks", raising=False)
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        '{"id": "a", "question": "Capital of France?", "answer": "Paris", "references": ["Paris"]}\n'
+        '{"id": "b", "question": "Capital of France?", "answer": "It is Lyon, I think.", "references": ["Paris"]}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "p.jsonl"
+    result = CliRunner().invoke(app, ["evaluate", "--task", "correctness", "--judge", f"python:my_checks:{name}",
+                                      "--data", str(data), "--no-cache", "--no-progress", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row["label"] for row in rows] == expected
+    assert all(row["judge"].startswith("evaluator:") for row in rows)
+
+
+def test_a_plugin_that_is_not_a_judge_is_one_line() -> None:
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    trec = Path(__file__).resolve().parents[4] / "examples" / "data" / "trec"
+    result = CliRunner().invoke(app, ["relevance", "--judge", "python:os:system", "--topics", str(trec / "topics.jsonl"),
+                                      "--passages", str(trec / "passages.jsonl"), "--runs", str(trec / "runs"),
+                                      "--out", "/tmp/never-written.qrels"])
+    assert result.exit_code == 2, result.output
+    assert "python:os:system" in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.config.settings import RagjurySettings, get_settings
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.pipelines.registry import UnknownJudgeError, build_judge, describe, judge_entry
+from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, judge_help, resolve
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.core.labels import binarizer, binary_label, label_of
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
@@ -234,7 +234,7 @@ def test_registry_resolves_a_panel_for_correctness(monkeypatch: pytest.MonkeyPat
         "token-overlap",
         "python:test_panel:AlwaysCorrect",
     ]
-    assert judge.identity.name == spec and judge_entry("correctness", spec).scale == "binary"
+    assert judge.identity.name == spec and resolve("correctness", spec).scale == "binary"
     items = [
         CorrectnessItem(
             question="Who painted Olympia?", answer="Edouard Manet painted it.", references=["Manet"]
@@ -294,7 +294,7 @@ def test_registry_panel_errors_are_clear() -> None:
     with pytest.raises(UnknownJudgeError, match="takes only threshold"):
         build_judge("correctness", "panel:contains,token-overlap", SETTINGS, method="logprobs")
     with pytest.raises(UnknownJudgeError, match="valid tasks"):
-        judge_entry("summaries", "panel:a,b")
+        resolve("summaries", "panel:a,b")
     with pytest.raises(UnknownJudgeError, match="panel:A,B,C"):
         build_judge("correctness", "gpt-judge", SETTINGS)
-    assert "panel-mean:A,B,C" in describe("relevance")
+    assert "panel-mean:A,B,C" in judge_help("relevance")

@@ -15,7 +15,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.pipelines.registry import build_judge
+from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.judges.llm.attribution import AttributionJudge

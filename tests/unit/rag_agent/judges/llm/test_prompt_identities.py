@@ -80,7 +80,7 @@ def test_every_catalogue_judge_is_pinned() -> None:
 
 @pytest.mark.parametrize(("task", "name"), sorted(PINNED))
 def test_prompt_names_versions_and_texts_are_unchanged(task: str, name: str) -> None:
-    judge = catalogue.build(task, name, RagjurySettings(base_url="http://127.0.0.1:9/v1"))
+    judge = catalogue.build_judge(task, name, RagjurySettings(base_url="http://127.0.0.1:9/v1"))
     prompt_version, hashes = PINNED[(task, name)]
     assert judge.identity.prompt_version == prompt_version
     assert {i.tag: text_hash(i) for i in prompts_of(judge)} == hashes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.pipelines.registry import build_judge, judge_names
+from ragjury.rag_agent.judges.catalogue import build_judge, judge_names
 from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import JudgmentUnscored

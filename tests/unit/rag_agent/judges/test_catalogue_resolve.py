@@ -9,10 +9,10 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.evals.pipelines.registry import (
+from ragjury.rag_agent.judges.catalogue import (
     UnknownJudgeError,
     build_judge,
-    judge_entry,
+    resolve,
     judge_names,
     register_judge,
     tasks,
@@ -40,8 +40,8 @@ def test_every_task_has_the_documented_names() -> None:
     assert judge_names("faithfulness") == ["support", "token-overlap", "llm-attribution", "llm", "auto"]
     assert judge_names("score") == ["deterministic", "llm", "auto"]
     assert judge_names("goal") == ["llm", "auto"]
-    assert judge_entry("relevance", "non-llm").scale == "graded"
-    assert judge_entry("relevance", "llm").scale == "binary"
+    assert resolve("relevance", "non-llm").scale == "graded"
+    assert resolve("relevance", "llm").scale == "binary"
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_unknown_names_list_the_valid_ones() -> None:
     with pytest.raises(UnknownJudgeError, match="valid judges: contains, semantic, token-overlap, llm, auto"):
         build_judge("correctness", "gpt-judge", SETTINGS)
     with pytest.raises(UnknownJudgeError, match="valid tasks: relevance, correctness"):
-        judge_entry("summarisation", "llm")
+        resolve("summarisation", "llm")
     with pytest.raises(UnknownJudgeError, match="python:package.module:Factory"):
         build_judge("correctness", "python:no_colon", SETTINGS)
     with pytest.raises(UnknownJudgeError, match="cannot load plug-in judge"):
@@ -91,7 +91,7 @@ def test_plugin_judges_load_by_module_path(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_plugin_that_is_not_a_judge_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(UnknownJudgeError, match="did not build a judge"):
+    with pytest.raises(UnknownJudgeError, match="is not a judge: it built a OrderedDict"):
         build_judge("correctness", "python:collections:OrderedDict", SETTINGS)
 
 
@@ -107,10 +107,10 @@ def test_register_judge_adds_a_name() -> None:
         assert "always-test" in judge_names("correctness")
         assert build_judge("correctness", "always-test", SETTINGS).identity.name == "always"
     finally:
-        from ragjury.rag_agent.judges import catalogue
+        from ragjury.rag_agent.core import judge_entry
 
-        catalogue._ENTRIES.pop(("correctness", "always-test"))
-        catalogue._RUNTIME.discard(("correctness", "always-test"))
+        judge_entry.ENTRIES.pop(("correctness", "always-test"))
+        judge_entry.RUNTIME.discard(("correctness", "always-test"))
 
 
 class Graded(BaseModel):
@@ -145,8 +145,8 @@ def test_help_texts_come_from_the_source_without_importing_judges() -> None:
 
     code = (
         "import sys\n"
-        "from ragjury.evals.pipelines.registry import describe\n"
-        "text = describe('correctness')\n"
+        "from ragjury.rag_agent.judges.catalogue import judge_help\n"
+        "text = judge_help('correctness')\n"
         "assert 'contains (a reference occurs in the answer)' in text and 'auto (llm, with its fallback)' in text, text\n"
         "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.judges.llm', 'ragjury.rag_agent.judges.model_free', 'pydantic_ai'))]\n"
         "assert not loaded, loaded\n"
