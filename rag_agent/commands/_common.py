@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
@@ -170,21 +170,37 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
-def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn user-input errors into one line on stderr and exit code 2, never a traceback."""
+class _UserErrors(contextlib.ContextDecorator):
+    """Turn user-input errors into one line on stderr and exit code 2, never a traceback.
 
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except InputError as error:
+    A context decorator (``@user_errors`` on a command, or ``with user_errors:``): it wraps the
+    command without a frame of ragjury's own on every judge's stack."""
+
+    def __enter__(self) -> _UserErrors:
+        return self
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
+        if error is None or isinstance(error, typer.Exit):
+            return False
+        if isinstance(error, InputError):
             raise fail(str(error)) from None
-        except (ValueError, OSError) as error:
-            if isinstance(error, typer.Exit):
-                raise
-            raise fail(f"{type(error).__name__}: {error}") from None
+        if isinstance(error, ValueError | OSError):
+            raise fail(_one_line(error)) from None
+        return False
 
-    return wrapper
+
+def _one_line(error: BaseException) -> str:
+    """A setting pydantic refused reads as one line with the setting's name, not a report."""
+    errors = getattr(error, "errors", None)
+    if type(error).__name__ == "ValidationError" and callable(errors):
+        first = errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        message = str(first.get("msg", error)).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return f"{type(error).__name__}: {error}"
+
+
+user_errors = _UserErrors()
 
 
 def print_json(payload: Mapping[str, object], *, command: str) -> None:

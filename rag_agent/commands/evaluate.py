@@ -42,6 +42,7 @@ from ragjury.rag_agent.core.sync import run_sync
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
+    from collections.abc import Callable, Coroutine
 
 EXIT_INTERRUPTED = 130
 
@@ -137,9 +138,11 @@ def _evaluate_dataset(
     concurrency: int | None,
     progress: bool,
     dry_run: bool = False,
-) -> None:
+) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
+    """Load the dataset and build the judge; the run to await and what to do with its result
+    (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
     from ragjury.evals.io.tasks import load_dataset, parse_mapping
-    from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, evaluate_dataset
+    from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
@@ -156,19 +159,24 @@ def _evaluate_dataset(
             title=f"dry run: {task} judged by {judge_name} on {data.name}",
             header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
         )
-        return
+        return None
     judge = resolved.build(settings, **judge_options)
-    result = run_sync(
-        evaluate_dataset(
-            task,
-            dataset.rows,
-            judge,
-            cache=cache,
-            concurrency=concurrency,
-            progress=progress,
-            judge_name=judge_name,
-        )
+    run = evaluate_dataset(
+        task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
     )
+
+    def finish(result: Any) -> None:
+        _report_dataset(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output)
+
+    return run, finish
+
+
+def _report_dataset(
+    result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool
+) -> None:
+    """Gate, write and print a finished dataset run."""
+    from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles
+
     files = DatasetFiles(data, predictions=out, html=html)
     failures = result.gate(gates)
     result.write(files, gate_failures=failures)
@@ -523,7 +531,7 @@ def evaluate(
             )  # type: ignore[arg-type]
         else:
             assert task is not None
-            _evaluate_dataset(
+            pending = _evaluate_dataset(
                 task=task.value,
                 data=data,
                 judge_name=judge_name,
@@ -533,6 +541,9 @@ def evaluate(
                 dry_run=dry_run,
                 **common,
             )  # type: ignore[arg-type]
+            if pending is not None:
+                run, finish = pending
+                finish(run_sync(run))
     except KeyboardInterrupt:
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
