@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from ragjury.evals.io.tasks import Question
-from ragjury.evals.report.tables import VerdictSources
+from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.runs.agent_answers import AgentAnswer, RAGAgentLike, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, make_progress, run_judgments
@@ -31,7 +31,7 @@ from ragjury.rag_agent.core.results import Judgment
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
-    from ragjury.evals.report.tables import HtmlReport
+    from ragjury.evals.report.page import HtmlReport
 
 STAGES: tuple[str, ...] = ("score", "faithfulness", "correctness")
 """The judge stages of an agent run, in the order they run and are reported."""
@@ -225,7 +225,8 @@ class AgentEvaluation:
         """The HTML report: inputs and the agent, who produced each stage's verdicts (and a
         warning where a fallback did), each stage's label distribution, the summary table and the
         gate failures."""
-        from ragjury.evals.report.tables import HtmlReport, fallback_note
+        from ragjury.evals.report.page import HtmlReport
+        from ragjury.evals.report.sources import fallback_note
 
         sources = self.stage_sources()
         summary = self.summary()
@@ -262,7 +263,7 @@ class AgentEvaluation:
 
             write_jsonl(files.answers, self.answer_rows())
         if files.html is not None:
-            from ragjury.evals.report.tables import write_html
+            from ragjury.evals.report.page import write_html
 
             write_html(files.html, self.html_report(files, gate_failures=gate_failures))
 

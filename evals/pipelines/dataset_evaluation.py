@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
+from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.runner import RunStats, run_judgments
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
@@ -29,16 +32,13 @@ from ragjury.evals.stats.run_figures import (
     score_correlation,
     system_ranking,
 )
-from ragjury.evals.report.tables import VerdictSources
-from ragjury.evals.runs.cache import JudgmentCache
-from ragjury.evals.runs.runner import RunStats, run_judgments
 from ragjury.rag_agent.core.labels import Label, label_of
 from ragjury.rag_agent.core.protocol import Judge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
-    from ragjury.evals.report.tables import HtmlReport
+    from ragjury.evals.report.page import HtmlReport
 
 
 @dataclass
@@ -180,7 +180,7 @@ class EvaluationResult:
     ) -> HtmlReport:
         from ragjury.evals.io.predictions import run_of_rows
         from ragjury.evals.report.run_report import build_report
-        from ragjury.evals.report.tables import describe_identity
+        from ragjury.evals.report.sources import describe_identity
 
         rows = list(enumerate(prediction_rows, start=1))
         run = run_of_rows(rows, path=str(data), name=data.stem)
@@ -209,7 +209,7 @@ class EvaluationResult:
 
             write_jsonl(files.predictions, rows)
         if files.html is not None:
-            from ragjury.evals.report.tables import write_html
+            from ragjury.evals.report.page import write_html
 
             write_html(files.html, self._html_report(files.data, rows, gate_failures))
 

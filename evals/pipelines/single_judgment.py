@@ -11,7 +11,7 @@ from typing import Any
 
 from ragjury.evals.io.json_contract import judgment_fields
 from ragjury.evals.report.gates import fallback_failure, max_fallback_limit
-from ragjury.evals.report.tables import VerdictSources
+from ragjury.evals.report.sources import VerdictSources
 from ragjury.rag_agent.core.labels import Label
 from ragjury.rag_agent.core.results import Judgment
 

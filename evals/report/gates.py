@@ -18,11 +18,62 @@ gate passed on verdicts the deterministic fallback produced says nothing about t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ragjury.evals.report.tables import GATE_ALIASES, VerdictSources, failed_gates, parse_gates, percent
+from ragjury.evals.report.formatting import Figure, percent
+from ragjury.evals.report.sources import VerdictSources
 from ragjury.rag_agent.core.input_files import InputError
+
+GATE_ALIASES: dict[str, str] = {
+    "kappa": "cohen_kappa",
+    "alpha": "krippendorff_alpha",
+    "qwk": "quadratic_kappa",
+    "tau": "kendall_tau",
+    "rho": "spearman",
+    "acc": "accuracy",
+}
+"""Short names accepted by ``--fail-under`` (``kappa=0.5`` means ``cohen_kappa=0.5``)."""
+
+
+def parse_gates(specs: Sequence[str]) -> dict[str, float]:
+    """``["kappa=0.5", "tau=0.8"]`` -> ``{"cohen_kappa": 0.5, "kendall_tau": 0.8}`` (aliases resolved)."""
+    gates: dict[str, float] = {}
+    for spec in specs:
+        name, sep, raw = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not raw.strip():
+            raise InputError("--fail-under", f"expected METRIC=VALUE (e.g. kappa=0.5), got {spec!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InputError("--fail-under", f"{name}: {raw!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError("--fail-under", f"{name}: threshold must be finite, got {raw!r}")
+        gates[GATE_ALIASES.get(name, name)] = value
+    return gates
+
+
+def failed_gates(figures: Mapping[str, Figure], gates: Mapping[str, float]) -> list[str]:
+    """One message per gate that fails: the figure is below its threshold, undefined, or absent.
+
+    An undefined (unscored) or absent figure fails: a gate must never pass for lack of evidence.
+    """
+    failures: list[str] = []
+    for raw_name, threshold in gates.items():
+        name = GATE_ALIASES.get(raw_name, raw_name)
+        if name not in figures:
+            known = ", ".join(sorted(figures))
+            failures.append(f"{name}: no such figure (known: {known}); required >= {threshold:g}")
+            continue
+        value = figures[name]
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            failures.append(f"{name}: undefined (unscored); required >= {threshold:g}")
+        elif value < threshold:
+            failures.append(f"{name}: {value:.4f} < {threshold:g}")
+    return failures
+
 
 _LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
 _RANKING = ("kendall_tau", "spearman")
@@ -180,6 +231,9 @@ class Gates:
 
 __all__ = [
     "BINARY_TASK_FIGURES",
+    "GATE_ALIASES",
+    "failed_gates",
+    "parse_gates",
     "LABEL_FIGURES",
     "QRELS_FIGURES",
     "SCORE_TASK_FIGURES",

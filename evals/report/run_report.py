@@ -20,15 +20,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
-from ragjury.evals.stats.run_figures import (
-    SystemRanking,
-    binary_agreement,
-    flat_figures,
-    score_correlation,
-    system_ranking,
-)
+from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
-from ragjury.evals.report.tables import HtmlReport, Ranking, VerdictSources, fallback_note, fmt, percent
+from ragjury.evals.report.page import HtmlReport, Ranking
+from ragjury.evals.report.sources import VerdictSources, fallback_note
 from ragjury.evals.stats.agreement import AgreementFigures
 from ragjury.evals.stats.intervals import (
     RESAMPLES,
@@ -36,6 +31,13 @@ from ragjury.evals.stats.intervals import (
     bootstrap_agreement,
     bootstrap_paired_difference,
     bootstrap_system_tau,
+)
+from ragjury.evals.stats.run_figures import (
+    SystemRanking,
+    binary_agreement,
+    flat_figures,
+    score_correlation,
+    system_ranking,
 )
 
 

@@ -87,11 +87,11 @@ def calibrate(
 
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
     from ragjury.rag_agent.commands._common import EXIT_UNSCORED
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge
 
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")

@@ -40,9 +40,10 @@ from ragjury.rag_agent.commands._common import (
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+
     from ragjury.evals.report.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
-    from collections.abc import Callable, Coroutine
 
 EXIT_INTERRUPTED = 130
 
@@ -191,7 +192,12 @@ def _report_dataset(
 def _print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
     with people, the per-system ranking, and where the predictions went."""
-    from ragjury.evals.report.tables import agreement_table, confusion_table, correlation_text, metrics_table
+    from ragjury.evals.report.terminal import (
+        agreement_table,
+        confusion_table,
+        correlation_text,
+        metrics_table,
+    )
 
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(_run_table(title, result.stats.as_dict()))
@@ -234,8 +240,8 @@ def _evaluate_agent(
 ) -> None:
     from ragjury.evals.io.tasks import load_questions
     from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
-    from ragjury.rag_agent.judges.catalogue import build_judge
     from ragjury.rag_agent.agent.reference_agent import RAGAgent
+    from ragjury.rag_agent.judges.catalogue import build_judge
 
     questions = load_questions(data, limit=limit)
     agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
@@ -442,10 +448,10 @@ def evaluate(
     Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback)
     settings = settings_for(model, base_url)

@@ -20,8 +20,8 @@ TaskOption = Annotated[
 
 def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
     """One row per ``--judge`` name: task, name, scale, model or not, fallback, description."""
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
     from ragjury.rag_agent.judges import catalogue
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
 
     tasks = catalogue.tasks()
     if task is not None and task not in tasks:

@@ -108,10 +108,10 @@ def relevance(
     Exit codes: 0 done, 2 bad input, 3 nothing could be scored (OUT is not written),
     130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, resolve
     from ragjury.evals.pipelines.relevance_run import NothingToJudge, plan_relevance, run_relevance
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, resolve
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")

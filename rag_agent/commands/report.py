@@ -13,7 +13,7 @@ from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, std
 
 def _figures_table(all_figures: list[Any]) -> Table:
     """One column per run: the figures with their bootstrap 95 % intervals."""
-    from ragjury.evals.report.tables import fmt
+    from ragjury.evals.report.formatting import fmt
 
     table = Table(title="Figures (bootstrap 95 % intervals)")
     table.add_column("figure")
@@ -79,8 +79,8 @@ def report(
     """
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
+    from ragjury.evals.report.page import write_html
     from ragjury.evals.report.run_report import build_report, report_payload
-    from ragjury.evals.report.tables import write_html
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
@@ -102,7 +102,7 @@ def report(
         )
     stdout.print(_figures_table(all_figures))
     if len(all_figures) == 2:
-        from ragjury.evals.report.tables import metrics_table
+        from ragjury.evals.report.terminal import metrics_table
 
         for table_title, rows in report_.tables.items():
             if table_title != "Runs":

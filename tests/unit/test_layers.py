@@ -166,10 +166,10 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from ragjury.evals.runs.runner import run_judgments\n"
         "def f():\n    from ragjury.rag_agent.commands.evaluate import register\n"
-        "LAZY = 'ragjury.evals.report.tables:write_html'\n",
+        "LAZY = 'ragjury.evals.report.page:write_html'\n",
         encoding="utf-8",
     )
-    known = {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.tables", "ragjury.evals.runs.runner"}
+    known = {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.page", "ragjury.evals.runs.runner"}
     found = imports_of("ragjury.rag_agent.core.m", source, known)
-    assert found == {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.tables"}
+    assert found == {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.page"}
     assert layer_of("ragjury.rag_agent.commands.evaluate") > layer_of("ragjury.rag_agent.core.m")

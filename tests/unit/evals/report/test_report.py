@@ -10,18 +10,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragjury.evals.report.tables import (
-    HtmlReport,
-    agreement_table,
-    confusion_table,
-    failed_gates,
-    histogram_svg,
-    metrics_table,
-    parse_gates,
-    render_html,
-    scatter_svg,
-    write_html,
-)
+from ragjury.evals.report.gates import failed_gates, parse_gates
+from ragjury.evals.report.page import HtmlReport, histogram_svg, render_html, scatter_svg, write_html
+from ragjury.evals.report.terminal import agreement_table, confusion_table, metrics_table
 from ragjury.evals.stats.agreement import label_agreement, ranking_correlation
 from ragjury.rag_agent.core.input_files import InputError
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from ragjury.evals.io.predictions import load_predictions
+from ragjury.evals.report.page import write_html
 from ragjury.evals.report.run_report import build_report
-from ragjury.evals.report.tables import write_html
 
 CHROMIUM = next(
     (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None

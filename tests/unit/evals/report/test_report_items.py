@@ -18,10 +18,10 @@ from ragjury.config.settings import get_settings
 from ragjury.evals.io.predictions import load_predictions, run_names, run_of_rows
 from ragjury.evals.io.tasks import load_task_rows
 from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
-from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.report.item_table import MAX_TEXT_CHARS, item_table
+from ragjury.evals.report.page import HtmlReport, render_html, scatter_svg
 from ragjury.evals.report.run_report import build_report, run_figures
-from ragjury.evals.report.tables import HtmlReport, describe_identity, render_html, scatter_svg
+from ragjury.evals.report.sources import describe_identity
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import (
     bootstrap_agreement,
@@ -31,6 +31,7 @@ from ragjury.evals.stats.intervals import (
     percentile_interval,
 )
 from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.judges.catalogue import build_judge
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows, 4 questions x 5 systems

@@ -1,299 +1,26 @@
-"""Reports of evaluation results: rich terminal tables, JSON-ready dicts, one self-contained HTML
-file, and CI gates (``--fail-under METRIC=VALUE``).
+"""The self-contained HTML report: inline CSS and SVG, every piece of user text escaped.
 
-Why a self-contained HTML file: a report is mailed, attached to a CI run or opened years later
-offline; inline CSS and inline SVG need no network, no JS library and no server. Every piece of
-user text is HTML-escaped, since dataset content is untrusted. A report with a per-item table
-(``HtmlReport.items``, see ``evals.report_items``) adds one inline script that filters and pages
-the rows; the rest of the page reads the same without it.
+A report is mailed, attached to a CI run or opened years later offline, so it needs no network,
+no JS library and no server; a per-item table (``evals.report.item_table``) adds one inline script.
 """
 
 from __future__ import annotations
 
 import html
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
+from ragjury.evals.report.formatting import Value, fmt
+from ragjury.evals.report.terminal import AGREEMENT_ROWS, correlation_text
 from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
 from ragjury.rag_agent.core.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.evals.report.item_table import ItemTable
     from ragjury.evals.stats.intervals import Interval
-
-Figure = float | None
-Value = float | int | bool | None
-
-GATE_ALIASES: dict[str, str] = {
-    "kappa": "cohen_kappa",
-    "alpha": "krippendorff_alpha",
-    "qwk": "quadratic_kappa",
-    "tau": "kendall_tau",
-    "rho": "spearman",
-    "acc": "accuracy",
-}
-"""Short names accepted by ``--fail-under`` (``kappa=0.5`` means ``cohen_kappa=0.5``)."""
-
-AGREEMENT_ROWS: tuple[str, ...] = (
-    "n_total",
-    "n_scored",
-    "coverage",
-    "accuracy",
-    "cohen_kappa",
-    "quadratic_kappa",
-    "krippendorff_alpha",
-    "precision",
-    "recall",
-    "f1",
-)
-
-
-def fmt(value: object, digits: int = 4) -> str:
-    """A figure for people: ``-`` for undefined, integers as is, floats rounded."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-# ----------------------------------------------------------------------------------------- gates
-
-
-def parse_gates(specs: Sequence[str]) -> dict[str, float]:
-    """``["kappa=0.5", "tau=0.8"]`` -> ``{"cohen_kappa": 0.5, "kendall_tau": 0.8}`` (aliases resolved)."""
-    gates: dict[str, float] = {}
-    for spec in specs:
-        name, sep, raw = spec.partition("=")
-        name = name.strip()
-        if not sep or not name or not raw.strip():
-            raise InputError("--fail-under", f"expected METRIC=VALUE (e.g. kappa=0.5), got {spec!r}")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise InputError("--fail-under", f"{name}: {raw!r} is not a number") from None
-        if not math.isfinite(value):
-            raise InputError("--fail-under", f"{name}: threshold must be finite, got {raw!r}")
-        gates[GATE_ALIASES.get(name, name)] = value
-    return gates
-
-
-def failed_gates(figures: Mapping[str, Figure], gates: Mapping[str, float]) -> list[str]:
-    """One message per gate that fails: the figure is below its threshold, undefined, or absent.
-
-    An undefined (unscored) or absent figure fails: a gate must never pass for lack of evidence.
-    """
-    failures: list[str] = []
-    for raw_name, threshold in gates.items():
-        name = GATE_ALIASES.get(raw_name, raw_name)
-        if name not in figures:
-            known = ", ".join(sorted(figures))
-            failures.append(f"{name}: no such figure (known: {known}); required >= {threshold:g}")
-            continue
-        value = figures[name]
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            failures.append(f"{name}: undefined (unscored); required >= {threshold:g}")
-        elif value < threshold:
-            failures.append(f"{name}: {value:.4f} < {threshold:g}")
-    return failures
-
-
-# ------------------------------------------------------------------------------ verdict sources
-
-
-def percent(share: float) -> str:
-    """``0.185`` -> ``"18.5 %"``, ``1.0`` -> ``"100 %"``: one decimal, no trailing ``.0``."""
-    text = f"{share * 100:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + " %"
-
-
-def describe_identity(key: object) -> str:
-    """A judge identity for people: ``contains|-|contains@1.0|`` (``JudgeIdentity.key()``) reads
-    ``contains · no model · prompt contains@1.0``; parameters are added when there are any."""
-    text = key.key() if hasattr(key, "key") else str(key)
-    name, model, prompt, params = (text.split("|", 3) + ["", "", "", ""])[:4]
-    parts = [name or "?", f"model {model}" if model and model != "-" else "no model"]
-    if prompt and prompt != "-":
-        parts.append(f"prompt {prompt}")
-    if params:
-        parts.append(f"parameters {params}")
-    return " · ".join(parts)
-
-
-@dataclass(frozen=True)
-class VerdictSources:
-    """Which judges actually produced a run's scored verdicts, and how many came from a fallback.
-
-    Why: ``--judge auto`` names a policy, not a judge. When the model server is down every verdict
-    of an "auto" run comes from the deterministic fallback, and a report that says "judged by auto"
-    (or a gate that passes on the fallback's kappa) lets people believe the model was measured.
-    Counting the judgments' own ``judge`` and ``fallback_used`` fields is the only honest source.
-    """
-
-    counts: Mapping[tuple[str, bool], int]
-    """(judge name, answered as fallback) -> scored verdicts, most frequent first."""
-    models: Mapping[str, str | None] = field(default_factory=dict)
-    """Judge name -> model that judge used (None for deterministic judges)."""
-
-    @classmethod
-    def of(cls, judgments: Sequence[object]) -> VerdictSources:
-        """Count the scored judgments (``rag_agent.results.Judgment``) by judge and fallback use;
-        unscored ones produced no verdict and are counted as unscored elsewhere."""
-        counts: Counter[tuple[str, bool]] = Counter()
-        models: dict[str, str | None] = {}
-        for judgment in judgments:
-            if getattr(judgment, "unscored", False):
-                continue
-            name = str(getattr(judgment, "judge", "?"))
-            counts[(name, bool(getattr(judgment, "fallback_used", False)))] += 1
-            models.setdefault(name, getattr(judgment, "model", None))
-        ordered = dict(sorted(counts.items(), key=lambda kv: (kv[0][1], -kv[1], kv[0][0])))
-        return cls(ordered, models)
-
-    @property
-    def scored(self) -> int:
-        return sum(self.counts.values())
-
-    @property
-    def judges(self) -> dict[str, int]:
-        """Judge name -> scored verdicts it produced (as primary or as fallback)."""
-        out: dict[str, int] = {}
-        for (name, _fallback), count in self.counts.items():
-            out[name] = out.get(name, 0) + count
-        return out
-
-    @property
-    def fallback(self) -> int:
-        """Scored verdicts that came from a fallback judge."""
-        return sum(count for (_name, fallback), count in self.counts.items() if fallback)
-
-    @property
-    def share(self) -> float | None:
-        """Fallback verdicts / scored verdicts; None when nothing was scored."""
-        return self.fallback / self.scored if self.scored else None
-
-    @property
-    def fallback_judge(self) -> str | None:
-        """The fallback judge's name (names, comma-separated, if several answered); None if none did."""
-        names = [name for (name, fallback), count in self.counts.items() if fallback and count]
-        return ", ".join(dict.fromkeys(names)) or None
-
-    def describe(self) -> str:
-        """For people: ``answer_correctness (model qwen) for 81.5 %, contains as fallback for 18.5 %``."""
-        if not self.scored:
-            return "no verdicts (nothing was scored)"
-        parts = []
-        for (name, fallback), count in self.counts.items():
-            model = self.models.get(name)
-            label = f"{name} (model {model})" if model else name
-            parts.append(f"{label}{' as fallback' if fallback else ''} for {percent(count / self.scored)}")
-        return ", ".join(parts)
-
-    def as_dict(self) -> dict[str, object]:
-        """For ``--json``: ``judges`` (verdicts per judge), ``fallback`` (count, share, judge) and
-        ``verdicts_by`` (the ``describe`` text)."""
-        share = self.share
-        return {
-            "judges": self.judges,
-            "fallback": {
-                "count": self.fallback,
-                "share": None if share is None else round(share, 6),
-                "judge": self.fallback_judge,
-            },
-            "verdicts_by": self.describe(),
-        }
-
-
-def fallback_note(sources: VerdictSources, judgments: Sequence[object], prefix: str = "") -> str | None:
-    """The report's warning when a fallback judge produced verdicts, with one reason it was needed
-    (the first ``fallback_reason`` among ``judgments``: envelopes or predictions records); None
-    when no fallback answered. ``prefix`` names the stage or run (``"score: "``, ``"A: x: "``)."""
-    if not sources.fallback:
-        return None
-    reason = next(
-        (
-            reason
-            for judgment in judgments
-            if judgment is not None
-            and getattr(judgment, "fallback_used", False)
-            and (reason := getattr(judgment, "fallback_reason", None))
-        ),
-        None,
-    )
-    because = f" (e.g. because: {reason})" if reason else ""
-    return (
-        f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
-        f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."
-    )
-
-
-# ---------------------------------------------------------------------------------- rich tables
-
-
-def agreement_table(sections: Mapping[str, AgreementFigures], *, title: str = "Agreement") -> Table:
-    """One column per section (e.g. binary, graded), one row per figure."""
-    table = Table(title=title)
-    table.add_column("figure")
-    for name in sections:
-        table.add_column(name, justify="right")
-    for row in AGREEMENT_ROWS:
-        values = [getattr(figures, row) for figures in sections.values()]
-        if all(value is None for value in values):
-            continue
-        table.add_row(row, *(fmt(value) for value in values))
-    return table
-
-
-def confusion_table(
-    figures: AgreementFigures, *, title: str = "Confusion (rows: gold, columns: judge)"
-) -> Table:
-    table = Table(title=title)
-    table.add_column("gold \\ judge")
-    for label in figures.labels:
-        table.add_column(fmt(label), justify="right")
-    table.add_column("total", justify="right", style="dim")
-    for label, row in zip(figures.labels, figures.confusion, strict=True):
-        table.add_row(fmt(label), *(str(count) for count in row), str(sum(row)))
-    if figures.n_unscored:
-        table.caption = f"{figures.n_unscored} gold item(s) unscored by the judge, not in the matrix"
-    return table
-
-
-def metrics_table(
-    rows: Mapping[str, Mapping[str, Value]], *, title: str = "Metrics", row_header: str = "name"
-) -> Table:
-    """A generic table: one row per key of ``rows``, one column per figure name (union, in order)."""
-    columns: list[str] = []
-    for values in rows.values():
-        columns.extend(name for name in values if name not in columns)
-    table = Table(title=title)
-    table.add_column(row_header)
-    for column in columns:
-        table.add_column(column, justify="right")
-    for name, values in rows.items():
-        table.add_row(name, *(fmt(values.get(column)) for column in columns))
-    return table
-
-
-def correlation_text(correlation: RankCorrelation, *, what: str = "system rankings") -> str:
-    return (
-        f"{what}: Kendall tau {fmt(correlation.kendall_tau)}, Spearman {fmt(correlation.spearman)} "
-        f"over {correlation.n} systems"
-    )
-
-
-# ------------------------------------------------------------------------------------------ HTML
-
 
 @dataclass
 class HtmlReport:
@@ -357,6 +84,7 @@ th{background:#f0f4f8}td.name,th.name{text-align:left}
 .card{border:1px solid #d9e2ec;border-radius:6px;padding:.4rem .7rem;min-width:8rem;background:#f8fafc}
 .card b{display:block;font-size:1.15rem}.card span{color:#52606d;font-size:.8rem}
 """
+
 
 _PALETTE = (
     "#2563eb",
@@ -697,27 +425,4 @@ def write_html(path: str | Path, report: HtmlReport) -> Path:
     return target
 
 
-__all__ = [
-    "AGREEMENT_ROWS",
-    "GATE_ALIASES",
-    "Figure",
-    "HtmlReport",
-    "Ranking",
-    "Value",
-    "VerdictSources",
-    "agreement_table",
-    "confusion_html",
-    "confusion_table",
-    "correlation_text",
-    "describe_identity",
-    "failed_gates",
-    "fallback_note",
-    "fmt",
-    "histogram_svg",
-    "metrics_table",
-    "parse_gates",
-    "percent",
-    "render_html",
-    "scatter_svg",
-    "write_html",
-]
+__all__ = ["HtmlReport", "Ranking", "confusion_html", "histogram_svg", "render_html", "scatter_svg", "write_html"]
