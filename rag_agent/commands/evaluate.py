@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
-    EXIT_BELOW_THRESHOLD,
-    EXIT_UNSCORED,
     BaseUrlOption,
     CacheOption,
     CalibrationOption,
@@ -30,20 +25,18 @@ from ragjury.rag_agent.commands._common import (
     calibration_options,
     end_trace,
     fail,
-    print_json,
     settings_for,
     start_trace,
     stderr,
-    stdout,
     user_errors,
 )
+from ragjury.rag_agent.commands.evaluate_agent import evaluate_agent_run
+from ragjury.rag_agent.commands.evaluate_dataset import prepare_dataset_run
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
 
     from ragjury.evals.report.gates import Gates
-    from ragjury.rag_agent.judges.catalogue import Resolved
 
 EXIT_INTERRUPTED = 130
 
@@ -84,239 +77,20 @@ def _check_before_judging(
     check_output_paths(outputs, inputs)
 
 
-def _run_table(title: str, stats: dict[str, Any]) -> Table:
-    table = Table(title=title, show_header=False)
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "duplicates", "tokens", "requests"):
-        if name in stats:
-            value = stats[name]
-            table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
-    table.add_row("wall time", f"{stats['wall_s']:.2f}s")
-    table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
-    return table
 
 
-def _verdict_lines(stages: dict[str, Any]) -> None:
-    """Print which judges produced the verdicts, per stage (yellow when a fallback answered): the
-    requested judge ("auto") is a policy, the judgments say who actually judged."""
-    for stage, sources in stages.items():
-        prefix = f"{stage} verdicts by" if stage else "verdicts by"
-        style = "yellow" if sources.fallback else None
-        stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
 
 
-def _finish(
-    failures: list[str], scored: int, json_output: bool, html: Path | None, *, why_unscored: str | None = None
-) -> None:
-    if html is not None and not json_output:
-        stdout.print(f"HTML report written to {html}", highlight=False)
-    for failure in failures:
-        stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
-    if scored == 0:
-        why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
-        stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_UNSCORED)
-    if failures:
-        raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
-def _evaluate_dataset(
-    *,
-    task: str,
-    data: Path,
-    judge_name: str,
-    resolved: Resolved,
-    mapping: list[str],
-    judge_options: dict[str, Any],
-    out: Path | None,
-    limit: int | None,
-    html: Path | None,
-    json_output: bool,
-    gates: Gates,
-    settings: Any,
-    cache: Any,
-    concurrency: int | None,
-    progress: bool,
-    dry_run: bool = False,
-) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
-    """Load the dataset and build the judge; the run to await and what to do with its result
-    (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
-    from ragjury.evals.io.tasks import load_dataset, parse_mapping
-    from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
-
-    dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
-    if (applied := dataset.input_mapping.describe()) is not None:
-        stderr.print(escape(applied), highlight=False, soft_wrap=True)
-    if dry_run:
-        from ragjury.rag_agent.commands._dry_run import dry_run_batch
-
-        dry_run_batch(
-            command="evaluate",
-            build=lambda: resolved.build(settings, **judge_options),
-            items=[row.item for row in dataset.rows],
-            cache=cache,
-            json_output=json_output,
-            title=f"dry run: {task} judged by {judge_name} on {data.name}",
-            header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
-        )
-        return None
-    judge = resolved.build(settings, **judge_options)
-    run = evaluate_dataset(
-        task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
-    )
-
-    def finish(result: Any) -> None:
-        _report_dataset(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output)
-
-    return run, finish
 
 
-def _report_dataset(
-    result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool
-) -> None:
-    """Gate, write and print a finished dataset run."""
-    from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles
-
-    files = DatasetFiles(data, predictions=out, html=html)
-    failures = result.gate(gates)
-    result.write(files, gate_failures=failures)
-    if json_output:
-        payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
-        print_json(payload, command="evaluate")
-    else:
-        _print_dataset_result(result, data, out)
-    _finish(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored)
 
 
-def _print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
-    """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
-    with people, the per-system ranking, and where the predictions went."""
-    from ragjury.evals.report.terminal import (
-        agreement_table,
-        confusion_table,
-        correlation_text,
-        metrics_table,
-    )
-
-    title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
-    stdout.print(_run_table(title, result.stats.as_dict()))
-    _verdict_lines({"": result.sources})
-    if result.agreement is not None:
-        stdout.print(agreement_table({"judge vs people": result.agreement}))
-        stdout.print(confusion_table(result.agreement))
-    if result.correlation:
-        stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
-    if result.ranking is not None:
-        ranking = result.ranking
-        per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
-        stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
-        stdout.print(correlation_text(result.ranking.correlation), highlight=False)
-    if not result.labelled:
-        stdout.print("no gold labels in the data: agreement not computed", style="dim")
-    if out is not None:
-        stdout.print(f"predictions written to {out}", highlight=False)
 
 
-def _evaluate_agent(
-    *,
-    data: Path,
-    corpus: Path,
-    judge_name: str,
-    faithfulness_judge: str,
-    correctness_judge: str,
-    agent_model: str | None,
-    retrieval: str,
-    top_k: int,
-    out: Path | None,
-    limit: int | None,
-    html: Path | None,
-    json_output: bool,
-    gates: Gates,
-    settings: Any,
-    cache: Any,
-    concurrency: int | None,
-    progress: bool,
-) -> None:
-    from ragjury.evals.io.tasks import load_questions
-    from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
-    from ragjury.rag_agent.agent.reference_agent import RAGAgent
-    from ragjury.rag_agent.judges.catalogue import build_judge
-
-    questions = load_questions(data, limit=limit)
-    agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
-    scorer = build_judge("score", judge_name, settings)
-    faithful = (
-        None if faithfulness_judge == "none" else build_judge("faithfulness", faithfulness_judge, settings)
-    )
-    correct = None if correctness_judge == "none" else build_judge("correctness", correctness_judge, settings)
-    evaluation = run_sync(
-        evaluate_agent(
-            questions,
-            agent,
-            scorer,
-            faithfulness_judge=faithful,
-            correctness_judge=correct,
-            cache=cache,
-            concurrency=concurrency or settings.concurrency,
-            progress=progress,
-        )
-    )
-    files = AgentFiles(data, corpus, answers=out, html=html)
-    failures = evaluation.gate(gates)
-    evaluation.write(files, gate_failures=failures)
-    if json_output:
-        print_json(evaluation.payload(files, gate_failures=failures), command="evaluate")
-    else:
-        stdout.print(_agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
-        _verdict_lines(evaluation.stage_sources())
-        if out is not None:
-            stdout.print(f"answers and judgments written to {out}", highlight=False)
-    errors = evaluation.errors
-    if errors and not json_output:
-        stderr.print(
-            f"[yellow]the agent failed on {len(errors)} question(s)[/], e.g.: {escape(errors[0])}",
-            highlight=False,
-            soft_wrap=True,
-        )
-    _finish(failures, evaluation.scored, json_output, html, why_unscored=evaluation.why_unscored)
 
 
-def _agent_table(summary: dict[str, Any], title: str) -> Table:
-    """One row per stage (the agent, then each judge): done, failed, cached, new, mean, cost."""
-    table = Table(title=title)
-    for column in ("stage", "n", "ok", "failed", "cached", "new", "mean", "tokens", "wall s"):
-        table.add_column(column, justify="left" if column == "stage" else "right")
-    agent = summary["agent"]
-    table.add_row(
-        "agent answers",
-        str(agent["questions"]),
-        str(agent["answered"]),
-        str(agent["errors"]),
-        str(agent["cached"]),
-        str(agent["asked"]),
-        "-",
-        f"{agent['tokens']:,}",
-        f"{agent['wall_s']:.1f}",
-    )
-    for name in ("score", "faithfulness", "correctness"):
-        if name not in summary:
-            continue
-        row = summary[name]
-        mean = "-" if row["mean"] is None else f"{row['mean']:.3f}"
-        table.add_row(
-            name,
-            str(row["n"]),
-            str(row["scored"]),
-            str(row["unscored"]),
-            str(row["cached"]),
-            str(row["judged"]),
-            mean,
-            f"{row['tokens']:,}",
-            f"{row['wall_s']:.1f}",
-        )
-    table.caption = "failed: agent errors / unscored judgments; questions the agent failed on are not judged"
-    return table
 
 
 @user_errors
@@ -524,7 +298,7 @@ def evaluate(
     try:
         if agent:
             assert corpus is not None
-            _evaluate_agent(
+            evaluate_agent_run(
                 data=data,
                 corpus=corpus,
                 judge_name=judge_name,
@@ -537,7 +311,7 @@ def evaluate(
             )  # type: ignore[arg-type]
         else:
             assert task is not None
-            pending = _evaluate_dataset(
+            pending = prepare_dataset_run(
                 task=task.value,
                 data=data,
                 judge_name=judge_name,

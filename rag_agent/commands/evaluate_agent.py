@@ -1,0 +1,120 @@
+"""``ragjury evaluate --agent``: the reference agent answers every question, its answers are judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from ragjury.rag_agent.commands._common import print_json, stderr, stdout
+from ragjury.rag_agent.commands.evaluate_output import finish_run, verdict_lines
+from ragjury.rag_agent.core.sync import run_sync
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.gates import Gates
+
+
+def evaluate_agent_run(
+    *,
+    data: Path,
+    corpus: Path,
+    judge_name: str,
+    faithfulness_judge: str,
+    correctness_judge: str,
+    agent_model: str | None,
+    retrieval: str,
+    top_k: int,
+    out: Path | None,
+    limit: int | None,
+    html: Path | None,
+    json_output: bool,
+    gates: Gates,
+    settings: Any,
+    cache: Any,
+    concurrency: int | None,
+    progress: bool,
+) -> None:
+    from ragjury.evals.io.tasks import load_questions
+    from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
+    from ragjury.rag_agent.agent.reference_agent import RAGAgent
+    from ragjury.rag_agent.judges.catalogue import build_judge
+
+    questions = load_questions(data, limit=limit)
+    agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
+    scorer = build_judge("score", judge_name, settings)
+    faithful = (
+        None if faithfulness_judge == "none" else build_judge("faithfulness", faithfulness_judge, settings)
+    )
+    correct = None if correctness_judge == "none" else build_judge("correctness", correctness_judge, settings)
+    evaluation = run_sync(
+        evaluate_agent(
+            questions,
+            agent,
+            scorer,
+            faithfulness_judge=faithful,
+            correctness_judge=correct,
+            cache=cache,
+            concurrency=concurrency or settings.concurrency,
+            progress=progress,
+        )
+    )
+    files = AgentFiles(data, corpus, answers=out, html=html)
+    failures = evaluation.gate(gates)
+    evaluation.write(files, gate_failures=failures)
+    if json_output:
+        print_json(evaluation.payload(files, gate_failures=failures), command="evaluate")
+    else:
+        stdout.print(agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
+        verdict_lines(evaluation.stage_sources())
+        if out is not None:
+            stdout.print(f"answers and judgments written to {out}", highlight=False)
+    errors = evaluation.errors
+    if errors and not json_output:
+        stderr.print(
+            f"[yellow]the agent failed on {len(errors)} question(s)[/], e.g.: {escape(errors[0])}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    finish_run(failures, evaluation.scored, json_output, html, why_unscored=evaluation.why_unscored)
+
+
+def agent_table(summary: dict[str, Any], title: str) -> Table:
+    """One row per stage (the agent, then each judge): done, failed, cached, new, mean, cost."""
+    table = Table(title=title)
+    for column in ("stage", "n", "ok", "failed", "cached", "new", "mean", "tokens", "wall s"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    agent = summary["agent"]
+    table.add_row(
+        "agent answers",
+        str(agent["questions"]),
+        str(agent["answered"]),
+        str(agent["errors"]),
+        str(agent["cached"]),
+        str(agent["asked"]),
+        "-",
+        f"{agent['tokens']:,}",
+        f"{agent['wall_s']:.1f}",
+    )
+    for name in ("score", "faithfulness", "correctness"):
+        if name not in summary:
+            continue
+        row = summary[name]
+        mean = "-" if row["mean"] is None else f"{row['mean']:.3f}"
+        table.add_row(
+            name,
+            str(row["n"]),
+            str(row["scored"]),
+            str(row["unscored"]),
+            str(row["cached"]),
+            str(row["judged"]),
+            mean,
+            f"{row['tokens']:,}",
+            f"{row['wall_s']:.1f}",
+        )
+    table.caption = "failed: agent errors / unscored judgments; questions the agent failed on are not judged"
+    return table
+
+
+__all__ = ["agent_table", "evaluate_agent_run"]

@@ -1,0 +1,121 @@
+"""``ragjury evaluate --task``: a dataset's rows judged, gated, written and printed.
+
+The command awaits the run itself (``prepare_dataset_run`` hands it back), so no frame of this
+module sits between the command and the judge when a model request leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+from ragjury.evals.io.json_contract import paths
+from ragjury.rag_agent.commands._common import print_json, stderr, stdout
+from ragjury.rag_agent.commands.evaluate_output import finish_run, run_table, verdict_lines
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.gates import Gates
+    from ragjury.rag_agent.judges.catalogue import Resolved
+
+
+def prepare_dataset_run(
+    *,
+    task: str,
+    data: Path,
+    judge_name: str,
+    resolved: Resolved,
+    mapping: list[str],
+    judge_options: dict[str, Any],
+    out: Path | None,
+    limit: int | None,
+    html: Path | None,
+    json_output: bool,
+    gates: Gates,
+    settings: Any,
+    cache: Any,
+    concurrency: int | None,
+    progress: bool,
+    dry_run: bool = False,
+) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
+    """Load the dataset and build the judge; the run to await and what to do with its result
+    (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
+    from ragjury.evals.io.tasks import load_dataset, parse_mapping
+    from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
+
+    dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    if (applied := dataset.input_mapping.describe()) is not None:
+        stderr.print(escape(applied), highlight=False, soft_wrap=True)
+    if dry_run:
+        from ragjury.rag_agent.commands._dry_run import dry_run_batch
+
+        dry_run_batch(
+            command="evaluate",
+            build=lambda: resolved.build(settings, **judge_options),
+            items=[row.item for row in dataset.rows],
+            cache=cache,
+            json_output=json_output,
+            title=f"dry run: {task} judged by {judge_name} on {data.name}",
+            header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
+        )
+        return None
+    judge = resolved.build(settings, **judge_options)
+    run = evaluate_dataset(
+        task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+    )
+
+    def finish(result: Any) -> None:
+        report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output)
+
+    return run, finish
+
+
+def report_dataset_run(
+    result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool
+) -> None:
+    """Gate, write and print a finished dataset run."""
+    from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles
+
+    files = DatasetFiles(data, predictions=out, html=html)
+    failures = result.gate(gates)
+    result.write(files, gate_failures=failures)
+    if json_output:
+        payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
+        print_json(payload, command="evaluate")
+    else:
+        print_dataset_result(result, data, out)
+    finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored)
+
+
+def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
+    """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
+    with people, the per-system ranking, and where the predictions went."""
+    from ragjury.evals.report.terminal import (
+        agreement_table,
+        confusion_table,
+        correlation_text,
+        metrics_table,
+    )
+
+    title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
+    stdout.print(run_table(title, result.stats.as_dict()))
+    verdict_lines({"": result.sources})
+    if result.agreement is not None:
+        stdout.print(agreement_table({"judge vs people": result.agreement}))
+        stdout.print(confusion_table(result.agreement))
+    if result.correlation:
+        stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
+    if result.ranking is not None:
+        ranking = result.ranking
+        per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
+        stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
+        stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+    if not result.labelled:
+        stdout.print("no gold labels in the data: agreement not computed", style="dim")
+    if out is not None:
+        stdout.print(f"predictions written to {out}", highlight=False)
+
+
+__all__ = ["prepare_dataset_run", "print_dataset_result", "report_dataset_run"]

@@ -1,0 +1,52 @@
+"""What both modes of ``ragjury evaluate`` print at the end: run stats, who judged, gates, exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ragjury.rag_agent.commands._common import EXIT_BELOW_THRESHOLD, EXIT_UNSCORED, stderr, stdout
+
+
+def run_table(title: str, stats: dict[str, Any]) -> Table:
+    table = Table(title=title, show_header=False)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "duplicates", "tokens", "requests"):
+        if name in stats:
+            value = stats[name]
+            table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
+    table.add_row("wall time", f"{stats['wall_s']:.2f}s")
+    table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
+    return table
+
+
+def verdict_lines(stages: dict[str, Any]) -> None:
+    """Print which judges produced the verdicts, per stage (yellow when a fallback answered): the
+    requested judge ("auto") is a policy, the judgments say who actually judged."""
+    for stage, sources in stages.items():
+        prefix = f"{stage} verdicts by" if stage else "verdicts by"
+        style = "yellow" if sources.fallback else None
+        stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
+
+
+def finish_run(
+    failures: list[str], scored: int, json_output: bool, html: Path | None, *, why_unscored: str | None = None
+) -> None:
+    if html is not None and not json_output:
+        stdout.print(f"HTML report written to {html}", highlight=False)
+    for failure in failures:
+        stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
+    if scored == 0:
+        why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
+        stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_UNSCORED)
+    if failures:
+        raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+__all__ = ["finish_run", "run_table", "verdict_lines"]
