@@ -39,7 +39,7 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.core.input_files import InputError, parse_model, read_text
+from ragjury.rag_agent.core.input_files import InputError, loads_json, parse_model, read_text
 from ragjury.rag_agent.core.labels import binary_label
 from ragjury.rag_agent.core.sync import run_sync
 
@@ -132,7 +132,7 @@ def load_item(path: Path, model: type[ItemModelT]) -> ItemModelT:
     if not text.strip():
         raise InputError(path, "file is empty")
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as error:
         raise InputError(
             path, f"malformed JSON: {error.msg} (column {error.colno})", line=error.lineno
@@ -285,6 +285,28 @@ def finish(
 
 
 # -- commands ------------------------------------------------------------------------------------------------
+def _judge_and_finish(
+    kind: VerdictKind,
+    item: Any,
+    *,
+    judge: JudgeMode,
+    model: str | None,
+    base_url: str | None,
+    samples: int,
+    json_output: bool,
+    fail_on_negative: bool,
+    threshold: float | None = None,
+    grade_threshold: int = 2,
+) -> None:
+    """What every verdict subcommand does once it has its item: judge it, print, exit."""
+    if samples % 2 == 0:
+        raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
+    settings = settings_for(model, base_url)
+    verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
+    judgment = run_sync(verdict_judge.ajudge(item))
+    finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
+
+
 @verdict_app.command("faithfulness")
 @user_errors
 def faithfulness(
@@ -328,12 +350,8 @@ def faithfulness(
     else:
         _require(flags, "faithfulness")
         item = FaithfulnessItem(answer=answer or "", contexts=list(context or []), question=question)
-    settings = settings_for(model, base_url)
-    verdict_judge = build_verdict_judge(
-        "faithfulness", judge.value, settings, samples=samples, threshold=threshold
-    )
-    judgment = run_sync(verdict_judge.ajudge(item))
-    finish("faithfulness", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+        fail_on_negative=fail_on_negative)
 
 
 @verdict_app.command("correctness")
@@ -373,10 +391,8 @@ def correctness(
     else:
         _require(flags, "correctness")
         item = CorrectnessItem(question=question or "", answer=answer or "", references=list(reference or []))
-    settings = settings_for(model, base_url)
-    verdict_judge = build_verdict_judge("correctness", judge.value, settings, samples=samples)
-    judgment = run_sync(verdict_judge.ajudge(item))
-    finish("correctness", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+        fail_on_negative=fail_on_negative)
 
 
 @verdict_app.command("relevance")
@@ -427,14 +443,8 @@ def relevance(
         _require(flags, "relevance")
         item = JudgmentContext(query=query or "", retrieved_text=passage or "", expected_text=expected)
     kind: VerdictKind = "relevance_graded" if graded else "relevance"
-    settings = settings_for(model, base_url)
-    verdict_judge = build_verdict_judge(
-        kind, judge.value, settings, samples=samples, threshold=threshold if graded else None
-    )
-    judgment = run_sync(verdict_judge.ajudge(item))
-    finish(
-        kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=threshold
-    )
+    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+        fail_on_negative=fail_on_negative)
 
 
 @verdict_app.command("goal")
@@ -485,10 +495,8 @@ def goal(
         _require({"--turn": turn}, "goal")
         trace = [parse_turn(text, index) for index, text in enumerate(turn or [], start=1)]
         item = GoalItem(trace=trace, reference_goal=reference_goal)
-    settings = settings_for(model, base_url)
-    verdict_judge = build_verdict_judge("goal", judge.value, settings, samples=samples)
-    judgment = run_sync(verdict_judge.ajudge(item))
-    finish("goal", judgment, json_output=json_output, fail_on_negative=fail_on_negative)
+    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+        fail_on_negative=fail_on_negative)
 
 
 def register(app: typer.Typer) -> None:

@@ -265,3 +265,9 @@ def test_a_full_disk_under_out_names_the_file(tmp_path: Path, monkeypatch: pytes
     assert result.exit_code != 0
     assert "No space left on device" in result.output and str(out) in result.output, result.output
     assert not out.exists() and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_verdict_samples_must_be_odd_for_a_majority() -> None:
+    result = runner.invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "-n", "2",
+                                 "--judge", "deterministic"])
+    assert result.exit_code == 2 and "--samples must be odd" in result.output
