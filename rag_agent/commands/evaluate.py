@@ -25,6 +25,7 @@ from ragjury.rag_agent.commands._common import (
     calibration_options,
     end_trace,
     fail,
+    print_json,
     settings_for,
     start_trace,
     stderr,
@@ -73,7 +74,7 @@ def _check_before_judging(
         known = task_figures(task_spec(task.value).gold_kind)
     gates.check_names(known)
     outputs = [(name, paths[name]) for name in ("--out", "--html")]
-    inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration")]
+    inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration", "--cache")]
     check_output_paths(outputs, inputs)
 
 
@@ -274,6 +275,7 @@ def evaluate(
             "--data": data,
             "--corpus": corpus if agent else None,
             "--calibration": calibration,
+            "--cache": None if no_cache else Path(cache_path or settings.cache_path),
         },
     )
 
@@ -326,6 +328,9 @@ def evaluate(
                 finish(run_sync(run))
     except KeyboardInterrupt:
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
+        if json_output:  # a script reading stdout learns the run stopped, not nothing at all
+            print_json({"task": task.value if task else None, "judge": judge_name, "interrupted": True},
+                       command="evaluate")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except UnknownJudgeError as error:
         raise fail(str(error)) from None

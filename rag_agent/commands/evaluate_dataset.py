@@ -102,6 +102,11 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})
+    from ragjury.evals.report.sources import fallback_note
+
+    note = fallback_note(result.sources, [prediction.judgment for prediction in result.predictions])
+    if note is not None:  # why the fallback answered (a dead server, a panel member that did not vote)
+        stdout.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
     if result.agreement is not None:
         stdout.print(agreement_table({"judge vs people": result.agreement}))
         stdout.print(confusion_table(result.agreement))

@@ -111,7 +111,7 @@ def relevance(
     from ragjury.evals.pipelines.relevance_run import NothingToJudge, plan_relevance, run_relevance
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, resolve
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
@@ -125,9 +125,13 @@ def relevance(
         raise fail(str(error)) from None
     judge_options = calibration_options(calibration, "relevance", judge, settings.judge_model)
     try:
-        judge_obj = build_judge("relevance", judge, settings, **judge_options)
+        judge_obj = entry.build(settings, **judge_options)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
+    if not no_cache:
+        from ragjury.evals.io.atomic_io import check_output_paths
+
+        check_output_paths([("--out", out)], [("--cache", Path(cache_path or settings.cache_path))])
     cache = open_cache(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )
@@ -137,7 +141,7 @@ def relevance(
         try:
             dry_run_batch(
                 command="relevance",
-                build=lambda: build_judge("relevance", judge, settings, **judge_options),
+                build=lambda: entry.build(settings, **judge_options),
                 items=plan.items(),
                 cache=cache,
                 json_output=json_output,

@@ -210,6 +210,17 @@ def test_out_through_a_symlink_replaces_the_file_it_names_and_keeps_the_link(tmp
 
 
 @pytest.mark.parametrize("panel", ["panel-mean:llm,contains", "panel:llm,contains,token-overlap"])
+def test_a_panel_with_a_dead_model_says_so_in_one_line(tmp_path: Path, panel: str) -> None:
+    from recording_server import recording_server
+
+    with recording_server(mode="500") as server:
+        result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", panel, "--data", str(DATA),
+                                     "--limit", "10", "--no-cache", "--no-progress", "--base-url", server.base_url])
+    lines = [line for line in result.output.splitlines() if "panel without its model members: llm did not vote" in line]
+    assert len(lines) == 1, result.output
+
+
+@pytest.mark.parametrize("panel", ["panel-mean:llm,contains", "panel:llm,contains,token-overlap"])
 def test_a_panel_with_a_dead_model_is_a_fallback_not_a_pass(tmp_path: Path, panel: str) -> None:
     """Every verdict was `contains` alone; the gate passed and the summary said 0 fallback."""
     import json
@@ -271,3 +282,32 @@ def test_verdict_samples_must_be_odd_for_a_majority() -> None:
     result = runner.invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "-n", "2",
                                  "--judge", "deterministic"])
     assert result.exit_code == 2 and "--samples must be odd" in result.output
+
+
+def test_the_cache_cannot_be_an_output(tmp_path: Path) -> None:
+    same = tmp_path / "same.file"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--cache", str(same), "--out", str(same), "--no-progress"])
+    assert result.exit_code == 2 and "is the input --cache" in result.output, result.output
+    result = runner.invoke(app, ["relevance", "--judge", "non-llm", "--topics", str(TREC / "topics.jsonl"),
+                                 "--passages", str(TREC / "passages.jsonl"), "--runs", str(TREC / "runs"),
+                                 "--cache", str(same), "--out", str(same)])
+    assert result.exit_code == 2 and "is the input --cache" in result.output, result.output
+    assert not same.exists()
+
+
+def test_ctrl_c_with_json_says_interrupted_on_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from ragjury.rag_agent.commands import evaluate as evaluate_command
+
+    def stopped(coroutine):  # type: ignore[no-untyped-def]
+        coroutine.close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate_command, "run_sync", stopped)
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--cache", str(tmp_path / "c.sqlite"), "--no-progress", "--json"])
+    assert result.exit_code == 130
+    payload = json.loads(result.stdout)
+    assert payload["interrupted"] is True and payload["command"] == "evaluate"
