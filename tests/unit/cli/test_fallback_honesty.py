@@ -105,7 +105,7 @@ def evaluate(*args: object):  # type: ignore[no-untyped-def]
 
 def gate_line(result) -> str:  # type: ignore[no-untyped-def]
     """The one ``gate failed:`` line about the fallback (exactly one such line)."""
-    lines = [line for line in result.output.splitlines() if "came from the fallback judge" in line]
+    lines = [line for line in result.output.splitlines() if line.startswith("gate failed:") and "came from the fallback judge" in line]
     assert len(lines) == 1, result.output
     return lines[0]
 
