@@ -83,6 +83,20 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
+            if server.mode == "empty-choices":
+                self._send(200, {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [],
+                                 "usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}})
+                return
+            if server.mode in ("positive-logprobs", "nan-logprobs"):
+                first = 5.0 if server.mode == "positive-logprobs" else float("nan")
+                top = [{"token": "1", "logprob": first}, {"token": "0", "logprob": 4.0}]
+                self._send(200, {
+                    "id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "1"},
+                                 "logprobs": {"content": [{"token": "1", "logprob": first, "top_logprobs": top}]}}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+                })
+                return
             self._send(
                 200,
                 {

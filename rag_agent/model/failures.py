@@ -128,6 +128,8 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
         return f"usage limit exceeded: {error}"
     if isinstance(error, AgentRunError):
         return f"{type(error).__name__}: {str(error)[:300]}"
+    if isinstance(error, IndexError):  # the response's choices[0] was read from an empty list
+        return f"the model server at {url} returned no choices (an empty 'choices' list)"
     return f"{type(error).__name__}: {str(error)[:300]}"
 
 

@@ -82,6 +82,11 @@ def choice_distribution(details: Mapping[str, Any] | None, choices: Sequence[str
     first = entries[0]
     alternatives = first.get("top_logprobs") or [first]
     wanted = set(choices)
+    values = [alternative.get("logprob") for alternative in alternatives]
+    if any(isinstance(v, int | float) and not isinstance(v, bool) and math.isnan(v) for v in values):
+        raise ValueError("the server returned impossible log-probabilities (NaN)")
+    if any(isinstance(v, int | float) and not isinstance(v, bool) and v > 1e-6 for v in values):
+        raise ValueError("the server returned impossible log-probabilities (> 0, a probability above 1)")
     mass: dict[str, float] = {}
     for alternative in alternatives:
         token = str(alternative.get("token", "")).strip()
@@ -194,7 +199,8 @@ class LogprobCaller:
             return DistributionOutcome(None, usage, latency, str(missing), unavailable=True)
         except ValueError as invalid:
             self.available = True
-            return DistributionOutcome(None, usage, latency, f"no grade in the model's answer: {invalid}")
+            reason = str(invalid) if "impossible" in str(invalid) else f"no grade in the model's answer: {invalid}"
+            return DistributionOutcome(None, usage, latency, reason)
         self.available = True
         if distribution.choice_mass < MIN_CHOICE_MASS:
             return DistributionOutcome(
