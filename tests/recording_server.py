@@ -32,6 +32,7 @@ class RecordingServer:
     requests: list[Recorded] = field(default_factory=list)
     port: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    stopped: threading.Event = field(default_factory=threading.Event)
 
     @property
     def base_url(self) -> str:
@@ -64,12 +65,18 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             server.record(Recorded("GET", self.path, None))
+            if server.mode == "hang":
+                server.stopped.wait(30)
+                return
             self._send(200, {"object": "list", "data": [{"id": "phi3:mini", "object": "model"}]})
 
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             server.record(Recorded("POST", self.path, body))
+            if server.mode in ("hang", "hang-chat"):
+                server.stopped.wait(30)  # accepts, never answers (until the server stops)
+                return
             if server.mode == "500":
                 self._send(500, {"error": {"message": "boom", "type": "server_error"}})
                 return
@@ -130,6 +137,7 @@ def recording_server(mode: str = "ok", content: str = '{"label": true}') -> Iter
     try:
         yield state
     finally:
+        state.stopped.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)

@@ -70,6 +70,17 @@ def is_connect_failure(error: BaseException) -> bool:
     return False
 
 
+_NO_ANSWER_NAMES = frozenset({"ReadTimeout", "ModelTimeoutError", "ModelRequestTimeout", "TimeoutError"})
+
+
+def is_no_answer(error: BaseException) -> bool:
+    """True when the server took the request and never answered in time (a read timeout or the
+    request's deadline): a hung server, which should cost seconds, not a deadline per item."""
+    if getattr(error, "phase", None) == "read" and "timeout" in type(error).__name__.lower():
+        return True
+    return any(type(link).__name__ in _NO_ANSWER_NAMES for link in _chain(error))
+
+
 def root_cause(error: BaseException) -> str:
     """``Type: message`` of the innermost error with a message (the one that says what happened)."""
     best = error
@@ -148,6 +159,8 @@ class CircuitBreaker:
         """The outcome of an allowed request: ``None`` (it reached the server) or its error."""
         if error is not None and is_connect_failure(error):
             self.record_failure(root_cause(error))
+        elif error is not None and is_no_answer(error):
+            self.record_failure(f"no answer in time ({root_cause(error)})")
         else:
             self.record_success()
 
@@ -200,6 +213,9 @@ class CircuitBreaker:
                 await client.get(url, headers=headers)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             self.trip(f"preflight GET {url}: {root_cause(error)}")
+            return False
+        except httpx.ReadTimeout:  # it took the connection and never answered: as good as gone
+            self.trip(f"preflight GET {url}: no answer within {self.preflight_timeout_s:g}s")
             return False
         except httpx.HTTPError:
             return not self.is_open
@@ -264,6 +280,7 @@ __all__ = [
     "any_open",
     "breakers_of",
     "is_connect_failure",
+    "is_no_answer",
     "is_not_attempted",
     "preflight",
     "root_cause",
