@@ -84,6 +84,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
     },
     "agreement": {
         "rel": "qrels: relevant means grade >= rel (the binary figures)",
+        "judged_rel": "qrels: a judged pair counts as relevant from this grade (rel, or 1 for a binary judge's 0/1 qrels)",
         "n_gold": "qrels: gold (query, passage) pairs",
         "n_judged": "qrels: judged pairs",
         "n_shared": "qrels: pairs with both a gold and a judged grade",

@@ -127,6 +127,7 @@ def qrels_intervals(
     grades: Sequence[int],
     binary_name: str,
     graded_name: str,
+    judged_rel: int | None = None,
 ) -> dict[str, dict[str, Interval | None]]:
     """Bootstrap 95 % intervals of the binary and graded figures, gold pairs resampled (a pair
     the judge never labelled stays unscored on every draw, as in the figures)."""
@@ -138,7 +139,7 @@ def qrels_intervals(
         binary_name: dict(
             bootstrap_agreement(
                 [g >= rel for g in gold],
-                [None if j is None else j >= rel for j in judged],
+                [None if j is None else j >= (rel if judged_rel is None else judged_rel) for j in judged],
                 labels=[False, True],
             )
         ),
@@ -208,6 +209,8 @@ class AgreementRunResult:
                 f"{payload['n_predictions_without_gold']}",
                 highlight=False,
             )
+        for note in self.report.notes:
+            console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
         console.print(agreement_table(dict(self.report.figures)))
         for name, figures in self.report.figures.items():
             console.print(confusion_table(figures, title=f"Confusion, {name} (rows: gold, columns: judge)"))
@@ -219,8 +222,21 @@ class AgreementRunResult:
         console.print(summary, highlight=False, soft_wrap=True)
 
 
+def judged_cut(judged: Qrels, rel: int, judged_rel: int | None) -> tuple[int, str | None]:
+    """The grade from which a judged pair counts as relevant, and why when it is not ``rel``: a
+    judged file holding only 0/1 comes from a binary judge, and cutting it at 2 would call every
+    pair non-relevant (a kappa of 0 that measures the cut, not the judge)."""
+    if judged_rel is not None:
+        return judged_rel, None
+    grades = {grade for docs in judged.values() for grade in docs.values()}
+    if rel > 1 and grades and grades <= {0, 1}:
+        return 1, (f"the judged qrels hold only grades 0 and 1 (a binary judge): judged pairs count as "
+                   f"relevant from grade 1, gold pairs from grade {rel} (--judged-rel sets it)")
+    return rel, None
+
+
 def qrels_agreement_run(
-    gold_path: Path, judged_path: Path, runs: Path | None, rel: int, k: int
+    gold_path: Path, judged_path: Path, runs: Path | None, rel: int, k: int, judged_rel: int | None = None
 ) -> AgreementRunResult:
     """Judged qrels against gold qrels: binary (grade >= ``rel``) and graded figures with
     intervals; with ``runs``, nDCG@``k`` of every run under both qrels (on the queries both
@@ -230,7 +246,8 @@ def qrels_agreement_run(
     from ragjury.evals.stats.metrics import evaluate_runs
 
     gold, judged = load_qrels(gold_path), load_qrels(judged_path)
-    agreement = qrels_agreement(gold, judged, rel=rel)
+    judged_rel, cut_note = judged_cut(judged, rel, judged_rel)
+    agreement = qrels_agreement(gold, judged, rel=rel, judged_rel=judged_rel)
     figures = agreement.figures()
     fields: dict[str, object] = {
         "mode": "qrels",
@@ -238,16 +255,19 @@ def qrels_agreement_run(
         "agreement": agreement.binary.model_dump(mode="json"),
         "graded_agreement": agreement.graded.model_dump(mode="json"),
     }
-    binary_name, graded_name = f"binary (grade >= {rel})", "graded"
+    binary_name = f"binary (grade >= {rel})" if judged_rel == rel else f"binary (gold >= {rel}, judged >= {judged_rel})"
+    graded_name = "graded"
     labels_by_pair = [
         (grade, judged.get(qid, {}).get(docid)) for qid, docs in gold.items() for docid, grade in docs.items()
     ]
     shared_pairs = [(g, j) for g, j in labels_by_pair if j is not None]
     report = HtmlReport(
         title="ragjury agreement: judged qrels vs gold qrels",
-        meta={"gold": str(gold_path), "judged": str(judged_path), "relevant": f"grade >= {rel}"},
+        meta={"gold": str(gold_path), "judged": str(judged_path),
+              "relevant": f"grade >= {rel}" if judged_rel == rel else f"gold grade >= {rel}, judged grade >= {judged_rel}"},
         figures={binary_name: agreement.binary, graded_name: agreement.graded},
-        intervals=qrels_intervals(labels_by_pair, rel, agreement.graded.labels, binary_name, graded_name),
+        intervals=qrels_intervals(labels_by_pair, rel, agreement.graded.labels, binary_name, graded_name, judged_rel),
+        notes=[cut_note] if cut_note else [],
         distributions={"gold": [g for g, _ in shared_pairs], "judge": [j for _, j in shared_pairs]},
         distribution_note=(
             f"Both sides count the same {len(shared_pairs):,} (query, passage) pairs, those with a gold "
@@ -271,6 +291,8 @@ def qrels_agreement_run(
     judged_scores = {name: evaluation.mean[measure] for name, evaluation in under_judged.items()}
     correlation = ranking_correlation(gold_scores, judged_scores)
     fields["ranking"] = ranking(measure, gold_scores, judged_scores, correlation, k=k, queries=len(shared))
+    report.notes = [*report.notes, f"{measure} uses each file's grades as gains: the gold grades under the "
+                    f"gold qrels, the judged grades under the judged qrels."]
     figures.update({"kendall_tau": correlation.kendall_tau, "spearman": correlation.spearman})
     report.systems = {name: (gold_scores[name], judged_scores[name]) for name in loaded}
     report.correlation = correlation
@@ -365,6 +387,7 @@ def run_agreement(
     k: int = 10,
     gates: Mapping[str, float] | None = None,
     html: Path | None = None,
+    judged_rel: int | None = None,
 ) -> AgreementRunResult:
     """Measure how far ``judged`` labels agree with ``gold`` labels, in the mode the files say.
 
@@ -384,7 +407,7 @@ def run_agreement(
             )
         result = labels_agreement_run(gold, judged)
     else:
-        result = qrels_agreement_run(gold, judged, runs, rel, k)
+        result = qrels_agreement_run(gold, judged, runs, rel, k, judged_rel)
     result.inputs = paths(gold=gold, judged=judged, runs=runs)
     result.gate(gates)
     if html is not None:

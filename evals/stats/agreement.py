@@ -249,6 +249,7 @@ class QrelsAgreement(BaseModel):
     """
 
     rel: int
+    judged_rel: int | None = Field(default=None, description="the judged side's cut (rel unless a binary judge)")
     n_gold: int
     n_judged: int
     n_shared: int
@@ -274,13 +275,18 @@ class QrelsAgreement(BaseModel):
 
 
 def qrels_agreement(
-    gold_qrels: Mapping[str, Mapping[str, int]], judged_qrels: Mapping[str, Mapping[str, int]], rel: int = 2
+    gold_qrels: Mapping[str, Mapping[str, int]],
+    judged_qrels: Mapping[str, Mapping[str, int]],
+    rel: int = 2,
+    judged_rel: int | None = None,
 ) -> QrelsAgreement:
     """Agreement of judged qrels with gold qrels on the (qid, docid) pairs of the gold.
 
-    Binary figures use relevant = grade >= ``rel`` (2 for TREC DL passages); graded figures use the
-    grades themselves (ordinal: quadratic kappa and ordinal alpha).
+    Binary figures use relevant = gold grade >= ``rel`` (2 for TREC DL passages) and judged grade
+    >= ``judged_rel`` (``rel`` unless given: a binary judge's 0/1 qrels are cut at 1); graded
+    figures use the grades themselves (ordinal: quadratic kappa and ordinal alpha).
     """
+    judged_cut = rel if judged_rel is None else judged_rel
     gold: list[int] = []
     judged: list[int | None] = []
     n_shared = 0
@@ -294,11 +300,12 @@ def qrels_agreement(
     n_judged = sum(len(docs) for docs in judged_qrels.values())
     grades = sorted({g for g in gold} | {j for j in judged if j is not None})
     binary = label_agreement(
-        [g >= rel for g in gold], [None if j is None else j >= rel for j in judged], labels=[False, True]
+        [g >= rel for g in gold], [None if j is None else j >= judged_cut for j in judged], labels=[False, True]
     )
     graded = label_agreement(gold, judged, labels=grades, ordinal=True)
     return QrelsAgreement(
         rel=rel,
+        judged_rel=judged_cut,
         n_gold=len(gold),
         n_judged=n_judged,
         n_shared=n_shared,

@@ -41,6 +41,11 @@ def agreement(
             "--runs", help="Folder of TREC runs (*.trec): compare nDCG@k system rankings under both qrels."
         ),
     ] = None,
+    judged_rel: Annotated[
+        int | None,
+        typer.Option("--judged-rel", help="Qrels mode: a judged pair is relevant from this grade (default: "
+                     "--rel, or 1 when the judged qrels hold only 0/1 grades, as a binary judge writes them)."),
+    ] = None,
     rel: Annotated[
         int, typer.Option("--rel", help="Qrels mode: relevant means grade >= REL (binary figures).")
     ] = 2,
@@ -86,7 +91,7 @@ def agreement(
 
     gates = parse_gates(fail_under or [])
     try:
-        result = run_agreement(gold, judged, runs=runs, rel=rel, k=k, gates=gates, html=html)
+        result = run_agreement(gold, judged, runs=runs, rel=rel, k=k, gates=gates, html=html, judged_rel=judged_rel)
     except AgreementOptionError as error:
         raise fail(str(error)) from None
     if json_output:

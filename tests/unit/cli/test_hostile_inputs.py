@@ -311,3 +311,23 @@ def test_ctrl_c_with_json_says_interrupted_on_stdout(tmp_path: Path, monkeypatch
     assert result.exit_code == 130
     payload = json.loads(result.stdout)
     assert payload["interrupted"] is True and payload["command"] == "evaluate"
+
+
+def test_agreement_cuts_a_binary_judges_qrels_at_one_and_says_so(tmp_path: Path) -> None:
+    """0/1 judged qrels cut at the default --rel 2 read as all non-relevant: kappa 0 for any judge."""
+    import json
+
+    gold = tmp_path / "gold.qrels"
+    judged = tmp_path / "judged.qrels"
+    pairs = [("q1", f"d{i}", 3 if i < 5 else 0) for i in range(10)] + [("q2", f"e{i}", 2 if i < 4 else 1) for i in range(10)]
+    gold.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in pairs), encoding="utf-8")
+    judged.write_text("".join(f"{q} 0 {d} {int(g >= 2)}\n" for q, d, g in pairs), encoding="utf-8")  # a perfect binary judge
+    result = runner.invoke(app, ["agreement", "--gold", str(gold), "--judged", str(judged), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["judged_rel"] == 1 and payload["figures"]["cohen_kappa"] == pytest.approx(1.0)
+    human = runner.invoke(app, ["agreement", "--gold", str(gold), "--judged", str(judged)])
+    assert "only grades 0 and 1" in human.output
+    forced = json.loads(runner.invoke(app, ["agreement", "--gold", str(gold), "--judged", str(judged), "--json",
+                                            "--judged-rel", "2"]).stdout)
+    assert forced["judged_rel"] == 2 and forced["figures"]["cohen_kappa"] == pytest.approx(0.0)
