@@ -3,7 +3,12 @@ sends and how it reports what goes wrong. Standard library only; one thread per 
 
 Modes: ``ok`` answers every chat request with ``content`` (a JSON text), ``500`` answers HTTP
 500, ``close`` starts a response and closes the connection mid-body. Every request is recorded
-(method, path, JSON body).
+(method, path, JSON body, ``Authorization`` header).
+
+Configuration errors: ``401`` and ``403`` answer every request so (``GET /models`` too, as hosted
+APIs do); ``401-chat`` lists its models but refuses chat requests; ``404-model`` lists
+``phi3:mini`` and ``llama3.2:3b`` and answers 404 "model not found" to a chat request for any
+other model (Ollama's wording); ``404`` answers every request 404 (no API at that path).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ class Recorded:
     method: str
     path: str
     body: dict[str, Any] | None
+    authorization: str | None = None
 
 
 @dataclass
@@ -63,17 +69,38 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _refused(self) -> bool:
+            """Answer a configuration error when the mode says so (True when it did)."""
+            status = {"401": 401, "403": 403, "404": 404}.get(server.mode)
+            if status is None:
+                return False
+            messages = {401: "Incorrect API key provided", 403: "not allowed", 404: "404 page not found"}
+            self._send(status, {"error": {"message": messages[status], "type": "invalid_request_error"}})
+            return True
+
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            server.record(Recorded("GET", self.path, None))
+            server.record(Recorded("GET", self.path, None, self.headers.get("Authorization")))
             if server.mode == "hang":
                 server.stopped.wait(30)
                 return
-            self._send(200, {"object": "list", "data": [{"id": "phi3:mini", "object": "model"}]})
+            if self._refused():
+                return
+            models = ["phi3:mini", "llama3.2:3b"] if server.mode == "404-model" else ["phi3:mini"]
+            self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in models]})
 
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
-            server.record(Recorded("POST", self.path, body))
+            server.record(Recorded("POST", self.path, body, self.headers.get("Authorization")))
+            if self._refused():
+                return
+            if server.mode == "401-chat":
+                self._send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+                return
+            if server.mode == "404-model" and body.get("model") not in ("phi3:mini", "llama3.2:3b"):
+                message = f'model "{body.get("model")}" not found, try pulling it first'
+                self._send(404, {"error": {"message": message, "type": "api_error"}})
+                return
             if server.mode in ("hang", "hang-chat"):
                 server.stopped.wait(30)  # accepts, never answers (until the server stops)
                 return

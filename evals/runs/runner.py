@@ -46,7 +46,7 @@ from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
 from ragjury.rag_agent.core.results import Judgment, Usage
-from ragjury.rag_agent.model.breaker import breakers_of, is_not_attempted
+from ragjury.rag_agent.model.breaker import breakers_of, config_error_of, is_not_attempted
 from ragjury.rag_agent.model.breaker import preflight as preflight_servers
 
 
@@ -210,12 +210,14 @@ async def run_judgments(
             bar.update(task_id, advance=advance, **_counters(stats))
 
     writes = _Writes(cache, owner=owner, lease_owner=lease_owner, each=_commits_each(judge), shown=shown)
+    servers = breakers_of(judge, enabled_only=False)  # a 401/403/404 from one stops the run (exit 2)
 
     def on_result(index: int, judgment: Judgment[Any]) -> None:
         """Called as each judgment completes: queue its commit (``_Writes``), count and show it."""
         key = todo_keys[index]
         unscored = judgment.unscored
         not_attempted = unscored and is_not_attempted(judgment.unscored_reason)
+        misconfigured = bool(servers) and config_error_of(servers) is not None  # nothing of it is cached
         filled = positions[key]
         stored.add(index)
         tracing.judged(traced_run, judgment)
@@ -230,7 +232,7 @@ async def run_judgments(
         usage = judgment.usage
         if usage.requests or usage.input_tokens or usage.output_tokens:
             stats.usage = stats.usage + usage
-        writes.add(key, judgment, not_attempted=not_attempted, advance=len(filled))
+        writes.add(key, judgment, not_attempted=not_attempted or misconfigured, advance=len(filled))
 
     index_of = {key: index for index, key in enumerate(todo_keys)}
 
@@ -259,10 +261,14 @@ async def run_judgments(
             if indices[position] not in stored:
                 on_result(indices[position], judgment)
         writes.flush()  # the chunk is committed before the next one is claimed
+        if servers and (refused := config_error_of(servers)) is not None:
+            raise refused  # a configuration error, not an item failure: no fallback, exit 2
 
     try:
         if todo_items and preflight:
             await preflight_servers(judge)
+            if servers and (refused := config_error_of(servers)) is not None:
+                raise refused  # 401/403 at preflight: the run stops before any item (exit 2)
         if todo_items:
             with _concurrency(judge, concurrency):
                 if cache is None:

@@ -96,13 +96,12 @@ def calibrate(
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
     judge_name = judge or DEFAULT_JUDGES[task]
-    if out.resolve() == data.resolve():
-        raise fail(f"--out {out} is the input --data {data}: choose another file")
-    if out.is_dir():
-        raise fail(f"--out {out} is a folder: give a file name")
-    if not out.parent.exists():
-        raise fail(f"--out {out}: folder {out.parent} does not exist")
     settings = settings_for(model, base_url)
+    from ragjury.evals.io.atomic_io import check_output_paths
+
+    cache_file = None if no_cache else Path(cache_path or settings.cache_path)
+    check_output_paths([("--out", out)], [("--data", data), ("--topics", topics), ("--passages", passages),
+                                          ("--cache", cache_file)])
     from ragjury.evals.pipelines.calibration_data import calibration_items
 
     try:

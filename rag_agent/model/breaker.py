@@ -33,7 +33,10 @@ import asyncio
 import socket
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from typing import Any
+
+from ragjury.rag_agent.core.input_files import InputError
 
 NOT_ATTEMPTED = "not attempted: model server unreachable at"
 """Start of the reason of every judgment the breaker stopped (never sent to the server)."""
@@ -90,6 +93,92 @@ def root_cause(error: BaseException) -> str:
     return f"{type(best).__name__}: {best}" if str(best) else type(best).__name__
 
 
+KEY_VARIABLES = "RAGJURY_API_KEY or OPENAI_API_KEY"
+"""Where ragjury reads an API key from (``RagjurySettings.api_key``)."""
+
+
+class ModelServerConfigError(InputError):
+    """The model server will not serve this configuration: HTTP 401/403 (a missing or refused API
+    key) or 404 for the model (a wrong ``--model`` or ``--base-url``), at preflight or on the first
+    request. Not an item failure: nothing would succeed, so no item may fall back and no verdict is
+    cached; every command prints this one line (an ``InputError``) and exits 2.
+
+    ``headline`` says what the server answered, ``fix`` what to change."""
+
+    def __init__(self, headline: str, fix: str, *, status: int, where: str | None) -> None:
+        self.headline = headline
+        self.fix = fix
+        self.status = status
+        self.where = where
+        super().__init__(headline, fix)
+
+
+def _model_listed(model: str, listed: Iterable[str]) -> bool:
+    names = set(listed)
+    return model in names or f"{model}:latest" in names or model.removesuffix(":latest") in names
+
+
+def config_error(
+    status: int,
+    where: str | None,
+    *,
+    model: str | None,
+    api_key_set: bool,
+    body: str = "",
+    listed: list[str] | None = None,
+    path: str = "/chat/completions",
+) -> ModelServerConfigError | None:
+    """The configuration error an HTTP ``status`` from the server at ``where`` stands for (401,
+    403, 404), with its fix; None for any other status (an item failure, or a server failure)."""
+    url = where or "the configured URL"
+    if status == 401:
+        if api_key_set:
+            return ModelServerConfigError(
+                f"HTTP 401 from {url}",
+                f"the server refused the API key: check {KEY_VARIABLES}",
+                status=status,
+                where=where,
+            )
+        return ModelServerConfigError(
+            f"HTTP 401 from {url}",
+            f"the server wants an API key: set {KEY_VARIABLES}",
+            status=status,
+            where=where,
+        )
+    if status == 403:
+        if not api_key_set:
+            return ModelServerConfigError(
+                f"HTTP 403 from {url}",
+                f"access refused without an API key: set {KEY_VARIABLES}",
+                status=status,
+                where=where,
+            )
+        subject = f"model '{model}'" if model else "this model"
+        return ModelServerConfigError(
+            f"HTTP 403 from {url}",
+            f"the API key may not use {subject}: check the key ({KEY_VARIABLES}) and --model",
+            status=status,
+            where=where,
+        )
+    if status == 404:
+        lists = ""
+        if listed:
+            more = f" and {len(listed) - 12} more" if len(listed) > 12 else ""
+            lists = f"; the server lists: {', '.join(listed[:12])}{more}"
+        about_model = "model" in body.lower() or bool(model and listed and not _model_listed(model, listed))
+        if model and about_model:
+            return ModelServerConfigError(
+                f"model '{model}' not found on {url}", f"check --model{lists}", status=status, where=where
+            )
+        return ModelServerConfigError(
+            f"HTTP 404 from {url}{path}",
+            f"no such endpoint or model: check --base-url (it usually ends in /v1) and --model{lists}",
+            status=status,
+            where=where,
+        )
+    return None
+
+
 class CircuitBreaker:
     """Counts consecutive connection failures to one server; opens after ``threshold`` of them.
 
@@ -125,6 +214,13 @@ class CircuitBreaker:
         self.opened_at: float | None = None
         self.last_error: str | None = None
         self._probing = False
+        self.config_error: ModelServerConfigError | None = None
+        """Set when the server refused the configuration (401, 403, 404 for the model): from then
+        on nothing is sent, whatever the threshold (``ModelServerConfigError``)."""
+        self.served = False
+        """True once a request got an answer: a later 401/403/404 is an item failure."""
+        self.listed: list[str] | None = None
+        """The model names ``GET {where}/models`` listed (by the preflight or ``models()``)."""
 
     @property
     def enabled(self) -> bool:
@@ -132,7 +228,10 @@ class CircuitBreaker:
 
     @property
     def is_open(self) -> bool:
-        """True while requests are refused (open, cool-down not over, or a probe in flight)."""
+        """True while requests are refused (open, cool-down not over, or a probe in flight), and
+        for good after a configuration error."""
+        if self.config_error is not None:
+            return True
         if self.opened_at is None:
             return False
         return self._probing or self._clock() - self.opened_at < self.reset_after_s
@@ -140,11 +239,16 @@ class CircuitBreaker:
     @property
     def reason(self) -> str:
         """The unscored reason of a judgment the breaker stopped."""
+        if self.config_error is not None:
+            return str(self.config_error)
         detail = f" ({self.last_error})" if self.last_error else ""
         return f"{NOT_ATTEMPTED} {self.where or 'the configured URL'}{detail}"
 
     def allow(self) -> bool:
         """May a request be sent now? Counts the attempt or the refusal."""
+        if self.config_error is not None:
+            self.rejected += 1
+            return False
         if not self.enabled or self.opened_at is None:
             self.attempts += 1
             return True
@@ -157,6 +261,8 @@ class CircuitBreaker:
 
     def record(self, error: BaseException | None) -> None:
         """The outcome of an allowed request: ``None`` (it reached the server) or its error."""
+        if error is None:
+            self.served = True
         if error is not None and is_connect_failure(error):
             self.record_failure(root_cause(error))
         elif error is not None and is_no_answer(error):
@@ -190,6 +296,39 @@ class CircuitBreaker:
         self.last_error = detail
         self._probing = False
 
+    def refuse_configuration(self, error: ModelServerConfigError) -> None:
+        """The server refused the configuration: send nothing more (the first error is kept)."""
+        if self.config_error is None:
+            self.config_error = error
+
+    def config_error_for(
+        self, status: int, *, model: str | None, body: str = ""
+    ) -> ModelServerConfigError | None:
+        """The configuration error of an HTTP ``status`` answered to a request, or None. Only
+        until the server has answered a request: after that a 401/403/404 is an item's failure."""
+        if self.served:
+            return None
+        return config_error(
+            status, self.where, model=model, api_key_set=bool(self.api_key), body=body, listed=self.listed
+        )
+
+    async def models(self) -> list[str] | None:
+        """The model names the server lists (``GET {where}/models``, asked once), or None."""
+        if self.listed is None and self.where is not None:
+            import httpx
+
+            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+            try:
+                async with httpx.AsyncClient(
+                    timeout=httpx.Timeout(self.preflight_timeout_s or 5.0)
+                ) as client:
+                    reply = await client.get(f"{self.where}/models", headers=headers)
+                if reply.status_code == 200:
+                    self.listed = _listed_names(reply)
+            except (httpx.HTTPError, ValueError):
+                return None
+        return self.listed
+
     def reset(self) -> None:
         self.record_success()
         self.last_error = None
@@ -197,9 +336,11 @@ class CircuitBreaker:
     async def preflight(self) -> bool:
         """``GET {where}/models`` with a short timeout; opens the breaker when nothing listens.
 
-        Any HTTP answer (even 404 or 401) proves the server is there and closes the breaker; a
-        refused connection or a connect timeout opens it; other failures (a slow answer) leave it
-        as it is. Returns False when the breaker is open afterwards.
+        Any HTTP answer proves the server is there and closes the breaker; a 401 or 403 also says
+        the key is missing or refused: a configuration error (``config_error``), kept for good. A
+        refused connection, a connect timeout or no answer in time opens it; other failures leave
+        it as it is. The names a 200 lists are kept (``listed``) for the message of a later 404.
+        Returns False when the breaker is open afterwards.
         """
         if not self.enabled or self.where is None or self.preflight_timeout_s <= 0:
             return True
@@ -210,7 +351,7 @@ class CircuitBreaker:
 
         try:
             async with httpx.AsyncClient(timeout=httpx.Timeout(self.preflight_timeout_s)) as client:
-                await client.get(url, headers=headers)
+                reply = await client.get(url, headers=headers)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             self.trip(f"preflight GET {url}: {root_cause(error)}")
             return False
@@ -220,12 +361,29 @@ class CircuitBreaker:
         except httpx.HTTPError:
             return not self.is_open
         self.reset()
+        if reply.status_code in (401, 403):
+            refused = config_error(reply.status_code, self.where, model=None, api_key_set=bool(self.api_key))
+            if refused is not None:
+                self.refuse_configuration(refused)
+                return False
+        if reply.status_code == 200:
+            with suppress(ValueError):
+                self.listed = _listed_names(reply)
         return True
 
 
-def breakers_of(judge: object) -> list[CircuitBreaker]:
+def _listed_names(reply: Any) -> list[str]:
+    """The model ids of a ``/models`` answer (OpenAI's ``{"data": [{"id": ...}]}``)."""
+    payload = reply.json()
+    data = payload.get("data") if isinstance(payload, dict) else None
+    return [str(entry.get("id")) for entry in data or [] if isinstance(entry, dict) and entry.get("id")]
+
+
+def breakers_of(judge: object, *, enabled_only: bool = True) -> list[CircuitBreaker]:
     """The circuit breakers a judge's model calls go through, found through the usual wrappers
-    (``caller``, ``primary``, ``fallback``, ``inner``); empty for a judge without a model."""
+    (``caller``, ``primary``, ``fallback``, ``inner``, a panel's ``members``); empty for a judge
+    without a model. ``enabled_only=False`` includes switched-off breakers (they still carry a
+    configuration error)."""
     found: dict[int, CircuitBreaker] = {}
     seen: set[int] = set()
 
@@ -238,9 +396,24 @@ def breakers_of(judge: object) -> list[CircuitBreaker]:
             return
         for name in ("breaker", "caller", "primary", "fallback", "inner"):
             visit(getattr(obj, name, None), depth + 1)
+        members = getattr(obj, "members", None)
+        if isinstance(members, list | tuple):
+            for member in members:
+                visit(member, depth + 1)
 
     visit(judge, 0)
-    return [breaker for breaker in found.values() if breaker.enabled]
+    return [breaker for breaker in found.values() if breaker.enabled or not enabled_only]
+
+
+def config_error_of(judge_or_breakers: object) -> ModelServerConfigError | None:
+    """The configuration error one of the judge's servers answered (or of the breakers given), or
+    None: the runner raises it, so the command prints one line and exits 2."""
+    breakers = (
+        judge_or_breakers
+        if isinstance(judge_or_breakers, list)
+        else breakers_of(judge_or_breakers, enabled_only=False)
+    )
+    return next((b.config_error for b in breakers if b.config_error is not None), None)
 
 
 def any_open(judge: object) -> CircuitBreaker | None:
@@ -250,7 +423,8 @@ def any_open(judge: object) -> CircuitBreaker | None:
 
 async def preflight(judge: object) -> list[CircuitBreaker]:
     """Preflight every server the judge calls (one request per URL); returns the breakers left
-    open. A judge without a model (deterministic) sends nothing."""
+    open. A judge without a model (deterministic) sends nothing. A 401/403 is passed on to every
+    breaker of that URL (``config_error_of`` finds it)."""
     by_url: dict[str, list[CircuitBreaker]] = {}
     for breaker in breakers_of(judge):
         if breaker.where is not None:
@@ -262,7 +436,10 @@ async def preflight(judge: object) -> list[CircuitBreaker]:
     for group in by_url.values():
         leader = group[0]
         for other in group[1:]:
-            if leader.is_open and leader.last_error:
+            other.listed = leader.listed
+            if leader.config_error is not None:
+                other.refuse_configuration(leader.config_error)
+            elif leader.is_open and leader.last_error:
                 other.trip(leader.last_error)
             elif not leader.is_open:
                 other.reset()
@@ -275,10 +452,14 @@ def is_not_attempted(reason: str | None) -> bool:
 
 
 __all__ = [
+    "KEY_VARIABLES",
     "NOT_ATTEMPTED",
     "CircuitBreaker",
+    "ModelServerConfigError",
     "any_open",
     "breakers_of",
+    "config_error",
+    "config_error_of",
     "is_connect_failure",
     "is_no_answer",
     "is_not_attempted",

@@ -18,7 +18,7 @@ from pydantic_ai.usage import RunUsage
 from ragjury.config.settings import OutputMode, RagjurySettings
 from ragjury.rag_agent.core.results import Usage
 from ragjury.rag_agent.model.breaker import CircuitBreaker
-from ragjury.rag_agent.model.failures import describe_failure
+from ragjury.rag_agent.model.failures import configuration_error, describe_failure
 from ragjury.rag_agent.model.server_model import model_base_url, model_label, model_settings, new_breaker
 from ragjury.rag_agent.model.transport import counting_requests
 
@@ -71,6 +71,8 @@ class StructuredCaller:
 
     Every call goes through ``breaker`` (``rag_agent.breaker``): while it is open (the server did
     not accept connections) a call returns at once, unscored "not attempted", without a request.
+    A 401/403/404 before the server has answered anything is a configuration error: the breaker
+    keeps it (nothing more is sent) and the runner stops the run with it (exit 2).
     The breaker is the model's own when ``build_model`` made it (shared by every caller of that
     model), else one of the caller's; the caller records each call's outcome, except where the
     model records every request itself (``GuardedOllamaModel``, the agent's).
@@ -137,7 +139,8 @@ class StructuredCaller:
                 try:
                     output = (await agent.run(prompt, usage=run_usage)).output
                 except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
-                    error = describe_failure(failure, self.settings)
+                    refused = await configuration_error(failure, breaker)  # 401/403/404: the run stops
+                    error = str(refused) if refused is not None else describe_failure(failure, self.settings)
                     if not guarded:
                         breaker.record(failure)
                 else:

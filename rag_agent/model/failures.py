@@ -23,7 +23,12 @@ from pydantic_ai.exceptions import (
 )
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.model.breaker import is_connect_failure, root_cause
+from ragjury.rag_agent.model.breaker import (
+    CircuitBreaker,
+    ModelServerConfigError,
+    is_connect_failure,
+    root_cause,
+)
 
 
 class ModelServerUnreachable(ModelAPIError):
@@ -91,6 +96,37 @@ def last_validation_error(error: BaseException) -> str | None:
     return None
 
 
+def _http_error(error: BaseException) -> ModelHTTPError | None:
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, ModelHTTPError):
+            return link
+        link = link.__cause__ or link.__context__
+    return None
+
+
+async def configuration_error(error: BaseException, breaker: CircuitBreaker) -> ModelServerConfigError | None:
+    """The configuration error a failed request stands for, recorded in ``breaker`` (so nothing
+    more is sent and the runner stops the run with it); None for an item's own failure.
+
+    An HTTP 401 or 403 (the key), or a 404 (the model name, or a base URL without the API), before
+    the server has answered any request: no item could succeed, so none may fall back. For a 404
+    the message lists the models the server offers (``GET /models``, asked once).
+    """
+    http = _http_error(error)
+    if http is None or http.status_code not in (401, 403, 404) or breaker.served:
+        return None
+    body = http.body if isinstance(http.body, str) else repr(http.body)
+    if http.status_code == 404:
+        await breaker.models()
+    refused = breaker.config_error_for(http.status_code, model=http.model_name, body=body)
+    if refused is not None:
+        breaker.refuse_configuration(refused)
+    return breaker.config_error or refused
+
+
 def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
     """A one-line, user-facing reason for an unscored judgment that says what went wrong.
 
@@ -133,4 +169,10 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
     return f"{type(error).__name__}: {str(error)[:300]}"
 
 
-__all__ = ["ModelServerUnreachable", "describe_failure", "last_validation_error"]
+__all__ = [
+    "ModelServerConfigError",
+    "ModelServerUnreachable",
+    "configuration_error",
+    "describe_failure",
+    "last_validation_error",
+]

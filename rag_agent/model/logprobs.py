@@ -38,7 +38,7 @@ from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.results import Usage
 from ragjury.rag_agent.model.breaker import CircuitBreaker
 from ragjury.rag_agent.model.client import breaker_for, guarded_by_model
-from ragjury.rag_agent.model.failures import describe_failure
+from ragjury.rag_agent.model.failures import configuration_error, describe_failure
 from ragjury.rag_agent.model.server_model import model_settings
 from ragjury.rag_agent.model.transport import counting_requests
 
@@ -174,12 +174,13 @@ class LogprobCaller:
                 try:
                     response = await model_request(self.model, [request], model_settings=self._settings)
                 except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
+                    refused = await configuration_error(failure, breaker)  # 401/403/404: the run stops
                     if not recorded:
                         breaker.record(failure)
                         recorded = True
                     return DistributionOutcome(
                         None, Usage(requests=sent.requests), time.perf_counter() - started,
-                        describe_failure(failure, self.settings),
+                        str(refused) if refused is not None else describe_failure(failure, self.settings),
                     )
         finally:
             if not recorded and response is None:  # cancelled: no outcome to learn from

@@ -19,7 +19,7 @@ from pydantic_ai.settings import ModelSettings
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.model.breaker import CircuitBreaker
-from ragjury.rag_agent.model.failures import ModelServerUnreachable
+from ragjury.rag_agent.model.failures import ModelServerUnreachable, configuration_error
 from ragjury.rag_agent.model.transport import CountingTransport
 
 
@@ -58,6 +58,7 @@ class GuardedOllamaModel(ServerModel):
         try:
             response = await super().request(*args, **kwargs)
         except Exception as failure:
+            await configuration_error(failure, self.breaker)  # 401/403/404: nothing more is sent
             self.breaker.record(failure)
             raise
         except BaseException:
@@ -77,6 +78,7 @@ class GuardedOllamaModel(ServerModel):
                 yield stream
         except Exception as failure:
             if not opened:
+                await configuration_error(failure, self.breaker)
                 self.breaker.record(failure)
             raise
         except BaseException:
