@@ -7,8 +7,13 @@ function; this file only assembles them. ``python cli.py ...`` works as well as 
 from __future__ import annotations
 
 import importlib
+import os
 
 import typer
+
+# A command line prints only its own output: pydantic-ai's observability banner stays off unless
+# the user asks for it.
+os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.rag_agent.commands.judge_evaluate",

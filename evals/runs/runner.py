@@ -195,6 +195,16 @@ async def run_judgments(
     todo_items = [items[positions[key][0]] for key in todo_keys]
     stats.duplicates = sum(len(indices) - 1 for indices in positions.values())
 
+    servers = breakers_of(judge, enabled_only=False)  # a 401/403/404 from one stops the run (exit 2)
+    if todo_items and preflight:  # before the progress display: a refused key is the one line shown
+        try:
+            await preflight_servers(judge)
+            if servers and (refused := config_error_of(servers)) is not None:
+                raise refused  # 401/403 at preflight: the run stops before any item (exit 2)
+        except BaseException:
+            tracing.end_batch(traced_run, stats.as_dict())
+            raise
+
     own_progress = progress is True
     bar: Progress | None = make_progress() if own_progress else (progress or None)  # type: ignore[assignment]
     task_id = None
@@ -210,7 +220,6 @@ async def run_judgments(
             bar.update(task_id, advance=advance, **_counters(stats))
 
     writes = _Writes(cache, owner=owner, lease_owner=lease_owner, each=_commits_each(judge), shown=shown)
-    servers = breakers_of(judge, enabled_only=False)  # a 401/403/404 from one stops the run (exit 2)
 
     def on_result(index: int, judgment: Judgment[Any]) -> None:
         """Called as each judgment completes: queue its commit (``_Writes``), count and show it."""
@@ -265,10 +274,6 @@ async def run_judgments(
             raise refused  # a configuration error, not an item failure: no fallback, exit 2
 
     try:
-        if todo_items and preflight:
-            await preflight_servers(judge)
-            if servers and (refused := config_error_of(servers)) is not None:
-                raise refused  # 401/403 at preflight: the run stops before any item (exit 2)
         if todo_items:
             with _concurrency(judge, concurrency):
                 if cache is None:
