@@ -220,6 +220,7 @@ class CircuitBreaker:
         self.served = False
         """True once a request got an answer: a later 401/403/404 is an item failure."""
         self.listed: list[str] | None = None
+        self._asked_models = False
         """The model names ``GET {where}/models`` listed (by the preflight or ``models()``)."""
 
     @property
@@ -314,7 +315,8 @@ class CircuitBreaker:
 
     async def models(self) -> list[str] | None:
         """The model names the server lists (``GET {where}/models``, asked once), or None."""
-        if self.listed is None and self.where is not None:
+        if self.listed is None and self.where is not None and not self._asked_models:
+            self._asked_models = True
             import httpx
 
             headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -347,6 +349,7 @@ class CircuitBreaker:
         url = f"{self.where}/models"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         self.preflights += 1
+        self._asked_models = True
         import httpx  # here, not at the top: a run with no model server imports none of it
 
         try:
