@@ -101,27 +101,17 @@ def build_verdict_judge(
     samples: int = 1,
     threshold: float | None = None,
 ) -> BaseJudge[Any, Any]:
-    """The judge a ``--judge`` choice names for ``kind``, resolved in the judge catalogue.
-
-    ``llm`` is the subcommand's LLM judge, ``deterministic`` the model-free fallback its catalogue
-    entry declares, ``auto`` the LLM judge with that fallback (see the module docstring)."""
+    """The subcommand's judge for a ``--judge`` choice, resolved by the catalogue."""
     from ragjury.rag_agent.judges import catalogue
 
     task, name = CATALOGUE_NAMES[kind]
-    if choice == "deterministic":
-        fallback = catalogue.fallback_of(task, name, settings)
-        if fallback is None:
-            raise InputError(
-                "--judge",
-                f"no deterministic judge exists for {kind.replace('_', ' ')}; use --judge llm or auto",
-            )
-        return fallback  # type: ignore[return-value]
     opts: dict[str, Any] = {"samples": samples}
     if threshold is not None:
         opts["threshold"] = int(threshold) if kind == "relevance_graded" else float(threshold)
-    if choice == "llm":
-        return catalogue.build_judge(task, name, settings, **opts)  # type: ignore[return-value]
-    return catalogue.with_fallback(task, name, settings, **opts)  # type: ignore[return-value]
+    try:
+        return catalogue.build_choice(task, name, choice, settings, **opts)  # type: ignore[return-value]
+    except catalogue.UnknownJudgeError as error:
+        raise InputError("--judge", str(error).replace(task, kind.replace("_", " "))) from None
 
 
 # -- items ---------------------------------------------------------------------------------------------------

@@ -226,6 +226,19 @@ def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) 
     return FallbackJudge(primary, fallback)
 
 
+def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+    """``name`` as a one-item door offers it: ``llm`` the judge itself, ``deterministic`` its
+    declared model-free fallback alone, ``auto`` the judge with that fallback."""
+    if choice == "deterministic":
+        fallback = fallback_of(task, name, settings)
+        if fallback is None:
+            raise UnknownJudgeError(f"no deterministic judge exists for {task}; use --judge llm or auto")
+        return fallback
+    if choice == "llm":
+        return _build_declared(task, name, settings, **opts)
+    return with_fallback(task, name, settings, **opts)
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A ``--judge`` name resolved for a task: how to build it and what its values mean."""
@@ -380,6 +393,7 @@ __all__ = [
     "Declaration",
     "Resolved",
     "UnknownJudgeError",
+    "build_choice",
     "build_judge",
     "construct",
     "declared",

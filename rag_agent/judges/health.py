@@ -14,6 +14,7 @@ import ollama
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
+from ragjury.rag_agent.model.breaker import config_error, config_error_of
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,13 @@ async def run_checks(settings: RagjurySettings) -> list[Check]:
     )
     try:
         models = await list_models(settings)
-    except (httpx.HTTPError, ConnectionError, OSError, ollama.ResponseError) as error:
+    except httpx.HTTPStatusError as error:  # the server is there; what it answered says what to fix
+        return [Check("server reachable", True, where), _refused_listing(settings, error.response.status_code)]
+    except ollama.ResponseError as error:
+        if error.status_code in (401, 403):
+            return [Check("server reachable", True, where), _refused_listing(settings, error.status_code)]
+        return [Check("server reachable", False, f"{where}: {type(error).__name__}: {error}", start_hint)]
+    except (httpx.HTTPError, ConnectionError, OSError) as error:
         return [Check("server reachable", False, f"{where}: {type(error).__name__}: {error}", start_hint)]
     checks = [Check("server reachable", True, where)]
     wanted = settings.judge_model
@@ -66,10 +73,12 @@ async def run_checks(settings: RagjurySettings) -> list[Check]:
         shown = ", ".join(models[:8]) or "none"
         checks.append(Check("model available", False, f"{wanted} not among: {shown}", fix))
         return checks
-    judgment = await JudgeLLM(settings=settings).ajudge(
-        ScoreItem(question="What is 2 + 2?", answer="2 + 2 = 4.")
-    )
-    if judgment.value is not None:
+    judge = JudgeLLM(settings=settings)
+    judgment = await judge.ajudge(ScoreItem(question="What is 2 + 2?", answer="2 + 2 = 4."))
+    refused = config_error_of(judge)  # 401/403/404 on the chat request: the key or the model
+    if refused is not None:
+        checks.append(Check("structured call", False, refused.headline, refused.fix))
+    elif judgment.value is not None:
         checks.append(
             Check(
                 "structured call",
@@ -88,6 +97,23 @@ async def run_checks(settings: RagjurySettings) -> list[Check]:
             )
         )
     return checks
+
+
+def _refused_listing(settings: RagjurySettings, status: int) -> Check:
+    """The check for an HTTP error status answered to ``GET /models``: the fix it calls for (the
+    API key for 401/403, the base URL for 404), not "start your server"."""
+    where = settings.ollama_host if settings.targets_ollama else settings.openai_base_url
+    refused = config_error(status, where, model=None, api_key_set=bool(settings.api_key))
+    if status in (401, 403) and refused is not None:
+        return Check("API key", False, f"{refused.headline} (GET /models)", refused.fix)
+    if status == 404:
+        return Check(
+            "model list",
+            False,
+            f"HTTP 404 from {where}/models",
+            "check --base-url: an OpenAI-compatible server answers GET /models under it (it usually ends in /v1)",
+        )
+    return Check("model list", False, f"HTTP {status} from {where}/models", "see the model server's log")
 
 
 __all__ = [

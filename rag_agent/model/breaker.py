@@ -424,6 +424,15 @@ def any_open(judge: object) -> CircuitBreaker | None:
     return next((b for b in breakers_of(judge) if b.is_open), None)
 
 
+def raise_config_error(judge: object) -> None:
+    """Raise the configuration error one of the judge's servers answered, if any: for a command
+    that judges without the runner (one item), after its judgment, so a 401/403/404 is one line
+    and exit 2 there too, not an unscored verdict or a silent fallback."""
+    refused = config_error_of(judge)
+    if refused is not None:
+        raise refused
+
+
 async def preflight(judge: object) -> list[CircuitBreaker]:
     """Preflight every server the judge calls (one request per URL); returns the breakers left
     open. A judge without a model (deterministic) sends nothing. A 401/403 is passed on to every
@@ -467,5 +476,6 @@ __all__ = [
     "is_no_answer",
     "is_not_attempted",
     "preflight",
+    "raise_config_error",
     "root_cause",
 ]
