@@ -34,6 +34,7 @@ from ragjury.rag_agent.commands._common import (
 from ragjury.rag_agent.commands.evaluate_agent import evaluate_agent_run
 from ragjury.rag_agent.commands.evaluate_dataset import prepare_dataset_run
 from ragjury.rag_agent.core.sync import run_sync
+from ragjury.rag_agent.judges.catalogue import judge_names_help  # source read: no judge imported
 
 if TYPE_CHECKING:
 
@@ -108,11 +109,9 @@ def evaluate(
         str | None,
         typer.Option(
             "--judge",
-            help="Judge name for the task. correctness: contains, llm, auto (llm, 'contains' fallback), "
-            "token-overlap, semantic; faithfulness: llm (statements), llm-attribution (one verdict, "
-            "P(supported) from one token), support (no model), token-overlap; score: auto, llm, "
-            "deterministic; any task: panel:A,B,C (majority), panel-mean:A,B,C (mean probability), "
-            "python:module:Factory. Default: correctness auto, faithfulness llm, score auto.",
+            help="Judge name for the task ('ragjury judges' describes each). "
+            + judge_names_help([task.value for task in Task])
+            + " Default: correctness auto, faithfulness llm, score auto.",
         ),
     ] = None,
     mapping: Annotated[

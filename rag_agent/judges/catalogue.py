@@ -14,7 +14,7 @@ import inspect
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -177,6 +177,14 @@ def judge_help(task: str) -> str:
     if default is not None:
         named.append(f"{AUTO} ({default}, with its fallback)")
     return f"{'; '.join(named)}; {PANEL_HINT}"
+
+
+def judge_names_help(task_names: Sequence[str]) -> str:
+    """The ``--judge`` help of a command serving several tasks, from the same declarations:
+    ``correctness: a, b, auto; faithfulness: ...``, then what every task accepts."""
+    per_task = "; ".join(f"{task}: {', '.join(names(task))}" for task in task_names)
+    return (f"{per_task}; any task: panel:A,B,C (majority), panel-mean:A,B,C (mean probability), "
+            f"{PLUGIN_PREFIX}module:Name (your judge class or evaluator).")
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -402,6 +410,7 @@ __all__ = [
     "entry",
     "fallback_of",
     "judge_help",
+    "judge_names_help",
     "judge_names",
     "names",
     "register_judge",
