@@ -97,6 +97,9 @@ def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: 
                          "--judge", "toy", "--data", str(data), "--json", "--no-progress",
                          base_url=server.base_url, cwd=tmp_path)
         assert cli.returncode == 0, cli.stderr[-3000:]
+        helped = run_python(site, "from ragjury.cli import main; main()", "evaluate", "--help",
+                            base_url=server.base_url, cwd=tmp_path)
+        assert " toy," in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout  # --judge help lists it
         payload = json.loads(cli.stdout)
         assert (payload["judge"], payload["judges"], payload["scored"]) == ("toy", {"toy": 1}, 1)
         assert payload["figures"]["mean_label"] == 1.0
