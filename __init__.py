@@ -73,6 +73,18 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragjury")
+    except PackageNotFoundError:  # a checkout on sys.path, not installed
+        return "0+unknown"
+
+
+__version__ = _installed_version()
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:

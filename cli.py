@@ -37,6 +37,23 @@ app = typer.Typer(
     add_completion=False,
 )
 
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        from importlib.metadata import version
+
+        typer.echo(f"ragjury {version('ragjury')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """LLM-as-judge toolkit for RAG: judge answers and retrievals, and measure how far to trust the judge."""
+
+
 for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
 

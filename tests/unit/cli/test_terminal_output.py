@@ -25,3 +25,16 @@ def test_doctor_in_a_terminal_prints_no_banner_of_a_library() -> None:
                                capture_output=True, text=True, env=env, timeout=120)
     assert "server reachable" in shown.stdout, shown.stdout
     assert "observability" not in shown.stdout and "Logfire" not in shown.stdout, shown.stdout
+
+
+def test_version_is_the_installed_one() -> None:
+    from importlib.metadata import version
+
+    from typer.testing import CliRunner
+
+    import ragjury
+    from ragjury.cli import app
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"ragjury {version('ragjury')}"
+    assert ragjury.__version__ == version("ragjury")
