@@ -123,7 +123,11 @@ def judge_evaluate(
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
-    judgment = run_sync(catalogue.build_judge("score", judge.value, settings).ajudge(item))
+    scorer = catalogue.build_judge("score", judge.value, settings)
+    judgment = run_sync(scorer.ajudge(item))
+    from ragjury.rag_agent.model.breaker import raise_config_error
+
+    raise_config_error(scorer)  # a refused key or an unknown model: one line, exit 2
     from ragjury.evals.pipelines.single_judgment import score_gate_failures
 
     failures = score_gate_failures(judgment, fail_under, max_fallback)

@@ -294,6 +294,9 @@ def _judge_and_finish(
     settings = settings_for(model, base_url)
     verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
     judgment = run_sync(verdict_judge.ajudge(item))
+    from ragjury.rag_agent.model.breaker import raise_config_error
+
+    raise_config_error(verdict_judge)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
 
 

@@ -17,6 +17,12 @@ its fallback. After ``RAGJURY_BREAKER_RESET_S`` one probe request is let through
 connects the breaker closes again, so a long-lived judge recovers when the server comes back. A
 preflight that connects also closes it.
 
+A server that answers but refuses the configuration -- HTTP 401/403 (a missing or refused API
+key) at the preflight or on the first request, a 404 for the model (a wrong ``--model`` or
+``--base-url``) on the first request -- is not a dead server and not an item failure: the breaker
+keeps a ``ModelServerConfigError`` (an ``InputError``: one line with the fix, exit 2), sends
+nothing more, and the runner raises it instead of letting items fall back (``config_error_of``).
+
 Where it is enforced: ``rag_agent.model.server_model.build_model`` gives the model a breaker of
 its own, and the model client's calls (``StructuredCaller.call``, ``LogprobCaller.distribution``)
 check it before sending and record the outcome after, so structured and one-token calls alike stop

@@ -76,3 +76,16 @@ def test_a_server_error_still_falls_back_as_before() -> None:
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["n"] == 4 and payload["fallback_used"] == 4
+
+
+@pytest.mark.parametrize("command", [
+    ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "--judge", "llm"],
+    ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a"],
+    ["judge-evaluate", "q", "--answer", "a"],
+])
+def test_one_item_commands_stop_on_a_refused_key_too(command: list[str]) -> None:
+    with recording_server(mode="401") as server:
+        shown = subprocess.run([str(RAGJURY), *command, "--base-url", server.base_url], capture_output=True,
+                               text=True, timeout=60)
+    assert shown.returncode == 2, shown.stdout + shown.stderr
+    assert "RAGJURY_API_KEY" in shown.stderr and "fallback" not in shown.stdout
