@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.rag_agent.commands.verdict",
     "ragjury.rag_agent.commands.non_llm_judge",
     "ragjury.rag_agent.commands.relevance",
+    "ragjury.rag_agent.commands.retrieval",
     "ragjury.rag_agent.commands.evaluate",
     "ragjury.rag_agent.commands.calibrate",
     "ragjury.rag_agent.commands.report",

@@ -138,6 +138,10 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "leaderboard": "[{rank, run_id, AVG_GRADE}] best first; tied runs share a rank",
         "skipped": "reports whose topic is not in --rag-topics",
     },
+    "retrieval": {
+        "judgments": "(retrieved passage, expected text) pairs judged",
+        "unscored_judgments": "of those, the ones the judge could not score (their queries are left out)",
+    },
     "report": {
         "runs": "per predictions file: its counts, who judged, figures, intervals and ranking",
         "comparison": "two files: the per-item comparison",
