@@ -68,6 +68,9 @@ _EXPORTS: dict[str, str] = {
     "evaluate_agent": "ragjury.evals.pipelines.agent_evaluation",
     "AgentEvaluation": "ragjury.evals.pipelines.agent_evaluation",
     "Gates": "ragjury.evals.report.gates",
+    # system rates from the judge on every item and people on a few
+    "estimate_predictions": "ragjury.evals.pipelines.system_estimates_run",
+    "EstimatesResult": "ragjury.evals.stats.run_estimates",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -102,6 +105,8 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
     from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, evaluate_agent
     from ragjury.evals.pipelines.dataset_evaluation import EvaluationResult, evaluate_dataset
+    from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
+    from ragjury.evals.stats.run_estimates import EstimatesResult
     from ragjury.rag_agent.core.judge_entry import judge_entry
     from ragjury.rag_agent.judges.catalogue import build_judge
     from ragjury.rag_agent.judges.user_defined import EvalRow, Evaluator, EvaluatorJudge, EvaluatorOutcome, evaluator

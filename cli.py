@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.rag_agent.commands.evaluate",
     "ragjury.rag_agent.commands.calibrate",
     "ragjury.rag_agent.commands.report",
+    "ragjury.rag_agent.commands.estimate",
+    "ragjury.rag_agent.commands.label_plan",
     "ragjury.rag_agent.commands.judges",
 )
 

@@ -72,6 +72,30 @@ def sample_trec(bench: Path, rng: random.Random) -> None:
     print(f"trec: {len(chosen)} topics, {len(passages)} passages, {len(grades)} graded pairs {dict(by_topic)}")
 
 
+def sample_systems(bench: Path, rng: random.Random, questions: int = 250, labelled: int = 60) -> None:
+    """Two systems' answers to the same questions, people's label on a few: the estimate example.
+
+    A user who wants a system's rate labels a few answers and lets the judge cover the rest, so
+    the file keeps the label on ``labelled`` questions (both systems' answers) and drops it
+    elsewhere. Its own random stream, so the other samples stay byte-identical."""
+    local = random.Random(rng.random())
+    rows = read_jsonl(bench / "evouna-nq" / "correctness.jsonl")
+    by_question: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in rows:
+        by_question[row["id"].rsplit("-", 1)[0]][row["system"]] = row
+    shared = sorted(key for key, answers in by_question.items() if {"chatgpt", "fid"} <= set(answers))
+    chosen = local.sample(shared, questions)
+    keep = set(local.sample(chosen, labelled))
+    out = []
+    for key in sorted(chosen):
+        for system in ("chatgpt", "fid"):
+            row = dict(by_question[key][system])
+            if key not in keep:
+                del row["label"]
+            out.append(row)
+    write_jsonl(OUT / "systems.jsonl", out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--benchmarks", type=Path, default=Path("../shared/benchmarks"))
@@ -85,6 +109,7 @@ def main() -> None:
              if not row["id"].startswith("begin_dev_tc")]  # CC BY 4.0 parts only (WoW, CMU-DoG)
     write_jsonl(OUT / "faithfulness.jsonl", sample_balanced(begin, 30, rng))
     sample_trec(args.benchmarks, rng)
+    sample_systems(args.benchmarks, random.Random(args.seed + 1))
     print(f"correctness: {len(correctness)} rows; faithfulness: 30 rows -> {OUT}")
 
 

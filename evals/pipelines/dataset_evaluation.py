@@ -145,6 +145,18 @@ class EvaluationResult:
         reasons = [p.judgment.unscored_reason for p in self.predictions if p.judgment.unscored]
         return f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
 
+    def system_estimates(self) -> Any:
+        """Per-system prediction-powered estimates when people labelled some rows but not all
+        (``evals.pipelines.system_estimates_run``), else None."""
+        from ragjury.evals.io.predictions import run_of_rows
+        from ragjury.evals.stats.run_estimates import partial_labels_estimates
+
+        labelled = self.labelled
+        if labelled == 0 or labelled == len(self.predictions):
+            return None
+        run = run_of_rows(list(enumerate(self.prediction_rows(), start=1)), path="<run>")
+        return partial_labels_estimates(run)
+
     def summary(self) -> dict[str, Any]:
         """Everything for ``--json``: run stats, the judges that produced the verdicts (and the
         fallback's share), figures, agreement details and the ranking."""
@@ -158,6 +170,11 @@ class EvaluationResult:
             out["score_correlation"] = self.correlation
         if self.ranking is not None:
             out["ranking"] = self.ranking.as_dict()
+        estimates = self.system_estimates()
+        if estimates is not None:
+            out["system_estimates"] = {
+                key: value for key, value in estimates.as_dict().items() if key not in ("predictions", "task", "judge")
+            }
         return out
 
     def gate(self, gates: Gates) -> list[str]:

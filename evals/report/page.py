@@ -52,6 +52,9 @@ class HtmlReport:
     """What the histogram counts (which items, how many), shown under it."""
     rankings: Mapping[str, Ranking] = field(default_factory=dict)
     """Further people-vs-judge scatter plots (e.g. one per run when two runs are compared)."""
+    sections: Sequence[str] = ()
+    """Ready-made HTML sections (their builders escape what they show), after the agreement
+    figures: e.g. the per-system estimates of ``evals.report.estimates_view``."""
     items: ItemTable | None = None
     """The per-item table (filters, search, expandable text); needs the page's one inline script."""
 
@@ -387,6 +390,7 @@ def render_html(report: HtmlReport) -> str:
         out.append("<h2>Confusion matrices</h2><div class='grid'>")
         out.extend(confusion_html(figures, name) for name, figures in report.figures.items())
         out.append("</div>")
+    out.extend(report.sections)
     if report.distributions:
         out.append("<h2>Score distributions</h2>")
         out.append(histogram_svg(report.distributions))

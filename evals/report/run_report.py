@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
@@ -32,6 +33,7 @@ from ragjury.evals.stats.intervals import (
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
+from ragjury.evals.stats.run_estimates import partial_labels_estimates
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
@@ -259,6 +261,9 @@ def build_report(
     comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
     if comparison is None:
         report.summary = summary_cards(first)
+        estimates = partial_labels_estimates(runs[0])
+        if estimates is not None:  # people labelled some items: each system's rate, three ways
+            report.sections = [estimates_html(estimates)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
     agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}

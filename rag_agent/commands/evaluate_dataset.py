@@ -117,6 +117,11 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
         stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
         stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+    estimates = result.system_estimates()
+    if estimates is not None:  # people labelled some rows: what each system's rate really is
+        from ragjury.rag_agent.commands.estimate import print_estimates
+
+        print_estimates(estimates)
     if not result.labelled:
         stdout.print("no gold labels in the data: agreement not computed", style="dim")
     if out is not None:

@@ -123,6 +123,7 @@ def relevance(
         )
     except (UnknownJudgeError, NothingToJudge) as error:
         raise fail(str(error)) from None
+    _warn_unfit(judge)
     judge_options = calibration_options(calibration, "relevance", judge, settings.judge_model)
     try:
         judge_obj = entry.build(settings, **judge_options)
@@ -179,6 +180,26 @@ def relevance(
         result.render(stdout)
     if not result.grades:
         _nothing_scored(out, result)
+
+
+UNFIT_TO_RANK = {
+    "non-llm": "kappa +0.01 with NIST and a ranking of six runs backwards (Kendall tau -0.87)",
+    "token-overlap": "kappa +0.04 with NIST and a ranking of six runs backwards (Kendall tau -0.47)",
+}
+"""Measured on TREC DL 2019's confirm topics by bench/bench_model_free_relevance.py: word overlap
+with the query rewards lexical runs (BM25) over better neural ones, so these qrels mislead."""
+
+
+def _warn_unfit(judge: str) -> None:
+    figure = UNFIT_TO_RANK.get(judge)
+    if figure is not None:
+        stderr.print(
+            f"warning: --judge {judge} is unfit to rank retrieval systems: on TREC DL 2019 it has {figure}; "
+            "use --judge llm (or label pairs) to compare systems",
+            style="yellow",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _nothing_scored(out: Path, result: RelevanceRunResult) -> None:

@@ -24,6 +24,7 @@ from typing_extensions import Unpack
 
 from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import UnitFloat
@@ -192,7 +193,7 @@ def verdicts_prompt(contexts: list[str], statements: list[str], token_budget: in
     return "\n\n".join(parts)
 
 
-@judge_entry("faithfulness", "llm", "LLM claim check", uses_model=True, default=True)
+@judge_entry("faithfulness", "llm", "LLM claim check", uses_model=True, fallback="support", default=True)
 class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
     """Statement-level faithfulness of an answer to its contexts; ``label`` is ``score >= threshold``."""
 
@@ -209,6 +210,12 @@ class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
 
     def params(self) -> dict[str, str]:
         return {**super().params(), "threshold": f"{self.threshold:g}", "max_statements": str(MAX_STATEMENTS)}
+
+    @staticmethod
+    def view_fallback(judge: Judge[FaithfulnessItem, Any]) -> Judge[FaithfulnessItem, FaithfulnessResult]:
+        """``support`` (the strongest model-free faithfulness judge: kappa 0.71 on BEGIN dev, 0.675
+        held out) seen as this judge's value type, so ``auto`` falls back to it."""
+        return SupportAsFaithfulness(judge)
 
     async def _judge(self, item: FaithfulnessItem) -> Judgment[FaithfulnessResult]:
         if not item.answer.strip():
@@ -264,6 +271,28 @@ class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
         return self.sampled(result, usage=usage, agreement=agreement, votes=votes)
 
 
+class SupportAsFaithfulness(BaseJudge[FaithfulnessItem, FaithfulnessResult]):
+    """The model-free ``support`` judge seen as a ``FaithfulnessResult`` judge, so it can stand in
+    for ``FaithfulnessJudge`` under ``auto`` (one value type): its score and cut-off, no statements."""
+
+    def __init__(self, inner: Judge[FaithfulnessItem, Any]) -> None:
+        self.inner = inner
+        self.name = inner.identity.name
+        self.concurrency = getattr(inner, "concurrency", 4)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return self.inner.identity
+
+    async def _judge(self, item: FaithfulnessItem) -> Judgment[FaithfulnessResult]:
+        judgment = await self.inner.ajudge(item)
+        if judgment.value is None:
+            return judgment  # type: ignore[return-value] - unscored: no value to convert
+        support = judgment.value
+        value = FaithfulnessResult(score=float(support.score), statements=[], threshold=float(support.threshold))
+        return judgment.model_copy(update={"value": value})  # type: ignore[return-value]
+
+
 def _verdicts(output: Any) -> list[StatementVerdictOutput]:
     """The verdict list of a dynamically built ``StatementVerdicts<n>`` output."""
     verdicts: list[StatementVerdictOutput] = output.verdicts
@@ -277,6 +306,7 @@ __all__ = [
     "StatementVerdict",
     "StatementVerdictOutput",
     "StatementsOutput",
+    "SupportAsFaithfulness",
     "clean_statements",
     "verdicts_output",
 ]

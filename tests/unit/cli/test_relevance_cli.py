@@ -160,3 +160,13 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, args: tuple[str, ...], 
     assert result.exit_code == 2, result.output
     assert expected in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("judge", ["non-llm", "token-overlap"])
+def test_model_free_judges_say_they_are_unfit_to_rank_systems(tmp_path: Path, judge: str) -> None:
+    result = relevance("--runs", RUNS_GLOB, "--judge", judge, "--out", str(tmp_path / "q.qrels"), "--json")
+    assert result.exit_code == 0, result.output
+    assert f"--judge {judge} is unfit to rank retrieval systems" in result.stderr
+    assert "Kendall tau -0." in result.stderr and json.loads(result.stdout)["n"] > 0
+    fake = relevance("--runs", RUNS_GLOB, "--judge", FAKE, "--out", str(tmp_path / "f.qrels"), "--json")
+    assert "unfit" not in fake.stderr

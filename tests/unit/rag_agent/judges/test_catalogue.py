@@ -131,7 +131,8 @@ def test_auto_is_the_default_judge_with_its_fallback_of_the_same_value_type() ->
     assert auto.identity.name == "answer_correctness|fallback:contains"
     fallback = catalogue.fallback_of("correctness", "llm", settings)
     assert type(fallback).__name__ == "BoolAsVerdict"  # a bool seen as a Verdict: one value type
-    assert catalogue.build_judge("faithfulness", "auto", settings).identity.name == "faithfulness"  # no fallback
+    assert catalogue.build_judge("faithfulness", "auto", settings).identity.name == "faithfulness|fallback:support"
+    assert type(catalogue.fallback_of("faithfulness", "llm", settings)).__name__ == "SupportAsFaithfulness"
     with pytest.raises(catalogue.UnknownJudgeError, match="unknown judge 'auto' for task relevance"):
         catalogue.build_judge("relevance", "auto", settings)  # no default judge: no auto
 
@@ -147,3 +148,15 @@ def test_declarations_are_read_from_decorator_lines_only() -> None:
         (("correctness", "x"), 'one (with a paren) and "quotes"', False),
         (("correctness", "y"), "two", True),
     ]
+
+
+def test_faithfulness_auto_falls_back_to_support_with_the_primary_value_type() -> None:
+    from ragjury.rag_agent.core.items import FaithfulnessItem
+    from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult
+
+    settings = RagjurySettings(base_url="http://127.0.0.1:9/v1")
+    fallback = catalogue.fallback_of("faithfulness", "llm", settings)
+    item = FaithfulnessItem(answer="Paris is the capital of France.", contexts=["Paris is the capital of France."])
+    judgment = fallback.judge_sync(item)
+    assert isinstance(judgment.value, FaithfulnessResult) and judgment.value.label is True
+    assert judgment.value.statements == [] and 0 < judgment.value.threshold < 1

@@ -55,7 +55,7 @@ def test_every_task_has_the_documented_names() -> None:
         ("correctness", "llm", "answer_correctness"),
         ("correctness", "auto", "answer_correctness|fallback:contains"),
         ("score", "auto", "judge_llm|fallback:deterministic_score"),
-        ("faithfulness", "auto", "faithfulness"),
+        ("faithfulness", "auto", "faithfulness|fallback:support"),
         ("goal", "llm", "goal_accuracy"),
         ("correctness", "token-overlap", "token_overlap[correctness]"),
         ("faithfulness", "llm", "faithfulness"),

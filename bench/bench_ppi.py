@@ -1,0 +1,288 @@
+"""Prediction-powered system estimates on the dev sets: do the intervals cover, how narrow are they?
+
+Every item of the dev sets carries a human label, so each system's true rate (the mean of all
+its labels) is known. Each draw hides all but n labels per system and estimates the rate from
+the judge on every item plus those n labels; over >= 1,000 seeded draws per setting the bench
+prints, per judge and n:
+
+- coverage of the 95 % interval (prediction-powered and human-only), lowest and highest over systems;
+- mean width of the prediction-powered interval relative to the human-only one at the same n
+  labels, and the effective number of labels it is worth (n / ratio²);
+- the judge's bias (its mean minus the true rate), per system;
+- label-plan (uncertainty-weighted Poisson sampling) vs uniform at the same expected budget.
+
+Protocol: the dev sets are split by question/query (``bench/splits.py``, committed). The
+interval rule (jackknife, t, normal) is chosen on the *tune* half; the figures reported are the
+*confirm* half's. Judges: ``contains`` and ``token-overlap`` on evouna-nq (correctness),
+``support`` and ``token-overlap`` on begin-dev (faithfulness), token-overlap relevance for
+per-run precision@10 on trec-dl19; any predictions file with gold (e.g. an LLM judge's run,
+``--predictions NAME=PATH``) is added as is.
+
+Run:  .venv/bin/python bench/bench_ppi.py [--draws 1000] [--predictions llm=PATH ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from splits import BENCHMARKS, half_of  # noqa: E402
+
+from ragjury.evals.io.predictions import load_predictions  # noqa: E402
+from ragjury.evals.stats.run_estimates import estimate_items  # noqa: E402
+from ragjury.evals.stats.label_plan import draw, inclusion_probabilities  # noqa: E402
+from ragjury.evals.stats.prediction_powered import finite_population_mean  # noqa: E402
+
+CACHE = Path(os.environ.get("RAGJURY_BENCH_CACHE", Path.home() / ".cache" / "ragjury-bench" / "ppi"))
+SIZES = (25, 50, 100, 200)
+KINDS = ("jackknife", "t", "normal")
+
+
+@dataclass
+class Population:
+    """One system's items in one half: the judge's score on each, people's label on each."""
+
+    judge: str
+    system: str
+    half: str
+    scores: np.ndarray
+    labels: np.ndarray
+
+    @property
+    def truth(self) -> float:
+        return float(self.labels.mean())
+
+    def rare(self, n: int) -> bool:
+        """Fewer than 5 labels of one class expected among n: no normal-type interval holds there."""
+        return n * min(self.truth, 1 - self.truth) < 5
+
+
+def evaluate_predictions(dataset: str, task: str, judge: str) -> Path:
+    """The ``ragjury evaluate`` predictions of a model-free judge on a whole dev set (cached)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = CACHE / f"{dataset}-{judge}.jsonl"
+    if not out.exists():
+        data = BENCHMARKS / dataset / f"{task}.jsonl"
+        command = [str(ROOT / ".venv" / "bin" / "ragjury"), "evaluate", "--task", task, "--judge", judge]
+        command += ["--data", str(data), "--out", str(out), "--no-cache", "--no-progress", "--json"]
+        subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
+        if not out.exists():
+            raise SystemExit(f"evaluate failed: {' '.join(command)}")
+    return out
+
+
+def populations_of(name: str, path: Path, dataset: str) -> list[Population]:
+    run = load_predictions(path)
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (BENCHMARKS / dataset / f"{run.task}.jsonl").open()}
+    items, unscored = estimate_items(run)
+    if unscored:
+        print(f"  {name}: {unscored} unscored judgments left out")
+    groups: dict[tuple[str, str], list] = defaultdict(list)
+    for item in items:
+        if item.label is None or item.id not in rows:
+            continue
+        groups[(item.system, half_of(dataset, rows[item.id]))].append(item)
+    return [
+        Population(name, system, half, np.array([i.score for i in group]), np.array([i.label for i in group]))
+        for (system, half), group in sorted(groups.items())
+    ]
+
+
+def dl19_populations() -> list[Population]:
+    """Per run, its top-10 passages with a NIST grade and text; relevant = grade >= 2."""
+    from ragjury.rag_agent.core.items import JudgmentContext
+    from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
+
+    root = BENCHMARKS / "trec-dl19"
+    passages = {str(r["docid"]): r["text"] for r in map(json.loads, (root / "passages.jsonl").open())}
+    topics = {str(r["qid"]): r["query"] for r in map(json.loads, (root / "topics.jsonl").open())}
+    grades = {}
+    for line in (root / "qrels.txt").open():
+        qid, _, docid, grade = line.split()
+        grades[(qid, docid)] = int(grade)
+    pairs = {}
+    for run_file in sorted((root / "runs").glob("*.trec")):
+        for line in run_file.open():
+            qid, _, docid, rank, *_ = line.split()
+            if int(rank) <= 10 and (qid, docid) in grades and docid in passages and qid in topics:
+                pairs.setdefault((qid, docid), set()).add(run_file.stem)
+    keys = sorted(pairs)
+    contexts = [JudgmentContext(query=topics[q], retrieved_text=passages[d]) for q, d in keys]
+    verdicts = TokenOverlapJudge().decide(contexts)[0].tolist()
+    judged = dict(zip(keys, verdicts))
+    groups: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for key in keys:
+        half = half_of("trec-dl19", {"qid": key[0]})
+        for run in pairs[key]:
+            groups[(run, half)].append((float(judged[key]), float(grades[key] >= 2)))
+    return [
+        Population("dl19 P@10 token-overlap", run, half, np.array([s for s, _ in v]), np.array([g for _, g in v]))
+        for (run, half), v in sorted(groups.items())
+    ]
+
+
+@dataclass
+class Cell:
+    covered: int = 0
+    covered_human: int = 0
+    width: float = 0.0
+    width_human: float = 0.0
+    draws: int = 0
+
+    def add(self, truth: float, powered, human) -> None:  # type: ignore[no-untyped-def]
+        self.draws += 1
+        self.covered += powered.low <= truth <= powered.high
+        self.covered_human += human.low <= truth <= human.high
+        self.width += powered.width
+        self.width_human += human.width
+
+
+def simulate(population: Population, n: int, draws: int, kind: str, seed: int) -> Cell:
+    rng = np.random.default_rng(seed)
+    cell = Cell()
+    size = population.scores.shape[0]
+    for _ in range(draws):
+        index = rng.choice(size, n, replace=False)
+        y, yhat = population.labels[index], population.scores[index]
+        powered = finite_population_mean(y, yhat, population.scores, interval=kind)  # type: ignore[arg-type]
+        human = finite_population_mean(y, yhat, population.scores, lam=0.0, interval=kind)  # type: ignore[arg-type]
+        cell.add(population.truth, powered, human)
+    return cell
+
+
+def simulate_plan(population: Population, budget: int, draws: int, seed: int, planned: bool) -> Cell:
+    """Poisson sampling at ``budget`` expected labels: label-plan's π or uniform π = budget/N."""
+    size = population.scores.shape[0]
+    pi = inclusion_probabilities(population.scores, budget) if planned else np.full(size, budget / size)
+    cell = Cell()
+    for d in range(draws):
+        picked = draw(pi, seed * 100_003 + d)
+        if picked.sum() < 3:
+            continue
+        y, yhat = population.labels[picked], population.scores[picked]
+        powered = finite_population_mean(y, yhat, population.scores, inclusion=pi[picked])
+        human = finite_population_mean(y, yhat, population.scores, inclusion=pi[picked], lam=0.0)
+        cell.add(population.truth, powered, human)
+    return cell
+
+
+def sizes_for(populations: Sequence[Population]) -> list[int]:
+    smallest = min(p.scores.shape[0] for p in populations)
+    return [n for n in SIZES if n <= smallest // 2]
+
+
+def choose_kind(populations: list[Population], draws: int) -> str:
+    """The interval rule whose worst coverage over judges, systems and n >= 50 on *tune* is closest to 0.95."""
+    print(
+        "\n== tune half: choosing the interval rule (worst and mean coverage over every judge, system, "
+        "n >= 50, at least 5 labels of each class expected)"
+    )
+    worst: dict[str, float] = {}
+    for kind in KINDS:
+        coverages = []
+        for population in populations:
+            for n in sizes_for([population]):
+                if n >= 50 and not population.rare(n):
+                    cell = simulate(population, n, draws, kind, seed=n)
+                    coverages.append(cell.covered / cell.draws)
+        worst[kind] = min(coverages)
+        print(f"  {kind:<9} worst {min(coverages):.3f}  mean {np.mean(coverages):.3f}  ({len(coverages)} settings)")
+    return min(worst, key=lambda k: abs(worst[k] - 0.95))
+
+
+def report(populations: list[Population], kind: str, draws: int) -> None:
+    by_judge: dict[str, list[Population]] = defaultdict(list)
+    for population in populations:
+        by_judge[population.judge].append(population)
+    print(f"\n== confirm half: interval rule '{kind}', {draws} draws per setting, 95 % intervals")
+    print(
+        f"  {'judge':<28} {'n':>4}  {'PPI coverage':>15}  {'human coverage':>15}  {'width ratio':>11}  {'labels worth':>12}"
+    )
+    for judge, group in by_judge.items():
+        for n in sizes_for(group):
+            cells = [simulate(p, n, draws, kind, seed=1000 + n) for p in group]
+            common = [c for c, p in zip(cells, group) if not p.rare(n)]
+            rare = [(c, p) for c, p in zip(cells, group) if p.rare(n)]
+            if common:
+                cov = [c.covered / c.draws for c in common]
+                hum = [c.covered_human / c.draws for c in common]
+                ratio = float(np.mean([c.width / c.width_human for c in common]))
+                print(
+                    f"  {judge:<28} {n:>4}  {min(cov):.3f}–{max(cov):.3f}    {min(hum):.3f}–{max(hum):.3f}    "
+                    f"{ratio:>9.2f}×  {n / ratio**2:>10.0f}   ({len(common)} systems)"
+                )
+            for c, p in rare:
+                print(
+                    f"  {judge:<28} {n:>4}  {c.covered / c.draws:.3f} PPI, {c.covered_human / c.draws:.3f} human: "
+                    f"{p.system} (rate {p.truth:.2f}: under 5 labels of one class expected)"
+                )
+        bias = ", ".join(f"{p.system} {p.scores.mean() - p.truth:+.3f}" for p in group)
+        print(f"  {'':<28} judge bias (mean − true): {bias}  (n items: {', '.join(str(p.scores.size) for p in group)})")
+
+
+def report_plan(populations: list[Population], draws: int, budget: int) -> None:
+    print(f"\n== confirm half: label-plan vs uniform at {budget} expected labels per system (Poisson sampling)")
+    for population in populations:
+        if np.all(np.isin(population.scores, (0.0, 1.0))):
+            continue
+        planned = simulate_plan(population, budget, draws, 7, True)
+        uniform = simulate_plan(population, budget, draws, 7, False)
+        print(
+            f"  {population.judge:<28} {population.system:<10} width planned {planned.width / planned.draws:.3f} "
+            f"vs uniform {uniform.width / uniform.draws:.3f} ({planned.width / planned.draws / (uniform.width / uniform.draws):.2f}×); "
+            f"coverage {planned.covered / planned.draws:.3f} / {uniform.covered / uniform.draws:.3f}"
+        )
+    if all(np.all(np.isin(p.scores, (0.0, 1.0))) for p in populations):
+        print("  every judge here gives 0/1 verdicts only: no per-item uncertainty, label-plan draws uniformly")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH",
+                        help="more predictions files with gold (e.g. an LLM judge's evaluate --out)")
+    parser.add_argument("--budget", type=int, default=100, help="expected labels per system for label-plan")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    print(f"load: {os.getloadavg()[0]:.2f} (1-min average; the machine has {os.cpu_count()} cores)")
+    populations: list[Population] = []
+    for dataset, task, judge in (
+        ("evouna-nq", "correctness", "contains"),
+        ("evouna-nq", "correctness", "token-overlap"),
+        ("begin-dev", "faithfulness", "support"),
+        ("begin-dev", "faithfulness", "token-overlap"),
+    ):
+        populations += populations_of(f"{dataset} {judge}", evaluate_predictions(dataset, task, judge), dataset)
+    for spec in args.predictions:
+        name, _, path = spec.partition("=")
+        run = load_predictions(path)
+        dataset = {"correctness": "evouna-nq", "faithfulness": "begin-dev"}[run.task or ""]
+        populations += populations_of(name, Path(path), dataset)
+    populations += dl19_populations()
+    tune = [p for p in populations if p.half == "tune"]
+    confirm = [p for p in populations if p.half == "confirm"]
+    print(f"split: {len(tune)} system×judge populations in tune, {len(confirm)} in confirm (bench/splits/*.json)")
+    kind = choose_kind(tune, args.draws)
+    print(f"  chosen: {kind}")
+    report(confirm, kind, args.draws)
+    report_plan(confirm, args.draws, args.budget)
+    print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""``ragjury estimate``: per-system rates from a predictions file and a few human labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragjury.evals.io.human_labels import load_human_labels
+from ragjury.evals.io.predictions import load_predictions
+from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
+from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run
+from ragjury.rag_agent.core.input_files import InputError
+
+
+def estimate_predictions(
+    predictions: str | Path,
+    *,
+    labels: str | Path | None = None,
+    by_system: bool = True,
+    compare: Sequence[str] | None = None,
+    level: float = 0.95,
+    interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+) -> EstimatesResult:
+    """Read, check and estimate; every user mistake is an ``InputError`` naming the file."""
+    run = load_predictions(predictions)
+    human = load_human_labels(labels) if labels is not None else None
+    if human is not None:
+        known = {record.id for record in run.records}
+        if not known & set(human):
+            raise InputError(str(labels), f"no id in this file matches a prediction in {predictions}")
+    return estimate_run(
+        run,
+        human,
+        source=str(labels) if labels is not None else str(predictions),
+        by_system=by_system,
+        compare=compare,
+        level=level,
+        interval=interval,
+    )
+
+
+__all__ = ["estimate_predictions"]

@@ -1,0 +1,55 @@
+"""Which items people should label next: more of those the judge is unsure of, never too few of the rest.
+
+An item's chance of being picked grows with the judge's uncertainty, ``sqrt(p(1 − p))`` of its
+probability (the residual's spread, which is what a label buys down), mixed with a uniform share
+so no weight 1/π explodes. Each item is drawn independently (Poisson sampling) with its chance
+written down, so the estimate can weight each label by 1/π and stay unbiased. A judge with only
+0/1 verdicts gives no per-item uncertainty: every item gets the same chance (uniform sampling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+UNIFORM_SHARE = 0.3
+"""Share of the budget spread uniformly: bounds 1/π at N / (0.3 · budget)."""
+
+
+def inclusion_probabilities(
+    scores: Sequence[float] | npt.ArrayLike, budget: float, *, uniform_share: float = UNIFORM_SHARE
+) -> npt.NDArray[np.float64]:
+    """π for each item, summing to ``budget`` (capped at 1 each, the excess spread over the rest)."""
+    p = np.asarray(scores, dtype=np.float64).reshape(-1)
+    n = p.shape[0]
+    if n == 0 or budget <= 0:
+        raise ValueError("need items and a positive budget")
+    if not 0 <= uniform_share <= 1:
+        raise ValueError("uniform_share must be in [0, 1]")
+    if budget >= n:
+        return np.ones(n)
+    spread = np.sqrt(np.clip(p, 0.0, 1.0) * (1 - np.clip(p, 0.0, 1.0)))
+    if spread.sum() <= 0 or np.all(np.isin(p, (0.0, 1.0))):
+        shape = np.full(n, 1.0 / n)
+    else:
+        shape = (1 - uniform_share) * spread / spread.sum() + uniform_share / n
+    pi = budget * shape
+    capped = np.zeros(n, dtype=bool)
+    for _ in range(n):  # water-filling: items at 1 stay there, the rest share what is left
+        over = (pi > 1) & ~capped
+        if not over.any():
+            break
+        capped |= over
+        left = budget - capped.sum()
+        pi = np.where(capped, 1.0, left * shape / shape[~capped].sum())
+    return np.clip(pi, 1e-12, 1.0)
+
+
+def draw(pi: npt.NDArray[np.float64], seed: int) -> npt.NDArray[np.bool_]:
+    """Which items are picked: each independently with its own chance."""
+    return np.random.default_rng(seed).random(pi.shape[0]) < pi
+
+
+__all__ = ["UNIFORM_SHARE", "draw", "inclusion_probabilities"]

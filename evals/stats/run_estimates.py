@@ -1,0 +1,178 @@
+"""Per-system estimates of a loaded predictions run: what ``estimate``, ``evaluate`` and the report show.
+
+The judge's score on an item is its probability where it reported one (the logprob path, a
+panel's mean, a calibrated probability) and its 0/1 label otherwise; people's label is the
+predictions' ``gold`` or, with a labels file, that file's. Unscored judgments have no score and
+are left out of all three estimates (counted, and said), since no judge value can be imputed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ragjury.evals.io.human_labels import HumanLabel
+from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
+from ragjury.evals.stats.system_estimates import (
+    MIN_LABELS,
+    Difference,
+    EstimateItem,
+    SystemEstimate,
+    compare_systems,
+    estimate_systems,
+)
+from ragjury.rag_agent.core.input_files import InputError
+
+
+@dataclass
+class EstimatesResult:
+    """What ``estimate`` found: one ``SystemEstimate`` per system and, if asked, a comparison."""
+
+    predictions: str
+    task: str | None
+    judge: str | None
+    n_items: int
+    n_unscored: int
+    n_labels: int
+    level: float
+    interval: FiniteIntervalKind
+    systems: list[SystemEstimate]
+    comparison: Difference | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
+        for system in self.systems:
+            best = system.prediction_powered or system.human_only
+            if best is not None:
+                lines.append(f"  {system.system}: {best.value:.3f} [{best.low:.3f}, {best.high:.3f}] (judge {system.judge.value:.3f})")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "predictions": self.predictions,
+            "task": self.task,
+            "judge": self.judge,
+            "n_items": self.n_items,
+            "n_unscored": self.n_unscored,
+            "n_labels": self.n_labels,
+            "level": self.level,
+            "interval": self.interval,
+            "systems": [system.as_dict() for system in self.systems],
+            "comparison": self.comparison.as_dict() if self.comparison else None,
+            "notes": self.notes,
+        }
+
+
+def judge_score(record: ItemRecord) -> float | None:
+    """The judge's value for an item: P(yes) where reported, else its verdict as 0/1 (or its score)."""
+    if record.unscored or record.label is None:
+        return None
+    probability = record.probability
+    return probability if probability is not None else float(record.label)
+
+
+def estimate_items(
+    run: PredictionRun, labels: dict[str, HumanLabel] | None = None, *, by_system: bool = True
+) -> tuple[list[EstimateItem], int]:
+    """``EstimateItem``s of a run (people's labels from ``labels`` or the gold), and how many
+    judgments were unscored and left out."""
+    items: list[EstimateItem] = []
+    unscored = 0
+    for record in run.records:
+        score = judge_score(record)
+        if score is None:
+            unscored += 1
+            continue
+        probability = None
+        if labels is not None:
+            human = labels.get(record.id)
+            label = human.label if human else None
+            probability = human.inclusion_probability if human else None
+        else:
+            label = None if record.gold is None else float(record.gold)
+        items.append(
+            EstimateItem(
+                id=record.id,
+                score=score,
+                system=(record.system or "all") if by_system else "all",
+                label=label,
+                pair_key=record.question or record.id.rsplit("-", 1)[0],
+                inclusion_probability=probability,
+            )
+        )
+    return items, unscored
+
+
+def estimate_run(
+    run: PredictionRun,
+    labels: dict[str, HumanLabel] | None = None,
+    *,
+    source: str,
+    by_system: bool = True,
+    compare: Sequence[str] | None = None,
+    level: float = 0.95,
+    interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+) -> EstimatesResult:
+    """Estimates of a loaded run; ``source`` names the file a missing or one-class label set blames."""
+    items, unscored = estimate_items(run, labels, by_system=by_system)
+    labelled = [item for item in items if item.label is not None]
+    if not labelled:
+        raise InputError(
+            source, "no human labels: give --labels FILE ({\"id\", \"label\"} rows) or predictions with 'gold'"
+        )
+    if len({item.label for item in labelled}) == 1:
+        raise InputError(
+            source,
+            f"all {len(labelled)} human labels are {labelled[0].label:g}: an interval from one class says nothing; label more items",
+        )
+    systems = estimate_systems(items, level=level, interval=interval)
+    notes = []
+    if unscored:
+        notes.append(f"{unscored} unscored judgments left out: the estimates are for the {len(items)} scored items")
+    few = [s.system for s in systems if 0 < s.n_labels < MIN_LABELS]
+    if few:
+        notes.append(f"fewer than {MIN_LABELS} labels for {', '.join(few)}: human-only estimate there")
+    comparison = None
+    if compare:
+        a, b = compare
+        try:
+            comparison = compare_systems(items, a, b, level=level, interval=interval)
+        except ValueError as error:
+            raise InputError(run.path, str(error)) from None
+    judges = {record.judge for record in run.records if record.judge}
+    return EstimatesResult(
+        predictions=run.path,
+        task=run.task,
+        judge=", ".join(sorted(judges)) or None,
+        n_items=len(run.records),
+        n_unscored=unscored,
+        n_labels=len(labelled),
+        level=level,
+        interval=interval,
+        systems=systems,
+        comparison=comparison,
+        notes=notes,
+    )
+
+
+def partial_labels_estimates(run: PredictionRun) -> EstimatesResult | None:
+    """What ``evaluate`` adds when people labelled some rows but not all (a binary task), or None:
+    with every row labelled, people's own rate needs no estimate."""
+    labelled = sum(record.gold is not None for record in run.records)
+    if run.kind != "binary" or labelled == 0 or labelled == len(run.records):
+        return None
+    try:
+        return estimate_run(run, source=run.path)
+    except InputError:
+        return None  # labels of one class only: evaluate's agreement table already shows it
+
+
+__all__ = [
+    "EstimatesResult",
+    "estimate_items",
+    "estimate_run",
+    "judge_score",
+    "partial_labels_estimates",
+]

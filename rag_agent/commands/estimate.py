@@ -1,0 +1,128 @@
+"""``ragjury estimate``: each system's rate as people would measure it, from the judge and a few labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ragjury.rag_agent.commands._common import JsonOption, print_json, stdout, user_errors
+
+
+def _cell(estimate) -> str:  # type: ignore[no-untyped-def]
+    """``0.680±.078``: the intervals are symmetric, and this keeps the table within 80 columns."""
+    if estimate is None:
+        return "-"
+    half = f"{(estimate.high - estimate.low) / 2:.3f}".removeprefix("0")
+    return f"{estimate.value:.3f}±{half}"
+
+
+def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
+    """One row per system: the judge's mean, people's alone, and the two combined (what to act on)."""
+    table = Table(
+        title=f"System rates ± {result.level:.0%} interval ({result.judge}, {result.n_labels} human labels)",
+        caption="estimate: prediction-powered (judge on every item, corrected by the labels); "
+        "worth: labels the people-only interval would need to be as narrow",
+    )
+    table.add_column("system")
+    table.add_column("labels", justify="right", no_wrap=True)
+    for name in ("judge", "people", "estimate"):
+        table.add_column(name, justify="right", no_wrap=True, min_width=10, style="bold" if name == "estimate" else None)
+    table.add_column("bias", justify="right", no_wrap=True)
+    table.add_column("worth", justify="right", no_wrap=True)
+    for system in result.systems:
+        bias = system.bias
+        worth = system.effective_labels
+        table.add_row(
+            system.system,
+            f"{system.n_labels:,}/{system.n_items:,}",
+            _cell(system.judge),
+            _cell(system.human_only),
+            _cell(system.prediction_powered),
+            f"{bias:+.3f}" if bias is not None else "-",
+            f"{worth:.0f}" if worth is not None else "-",
+        )
+    return table
+
+
+def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
+    stdout.print(estimates_table(result))
+    comparison = result.comparison
+    if comparison is not None:
+        d = comparison.estimate
+        verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
+        stdout.print(
+            f"{comparison.a} − {comparison.b}: {d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}], p = {comparison.p_value:.3g} "
+            f"({comparison.method}; they {verdict})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    for note in result.notes:
+        stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
+    for system in result.systems:
+        for note in system.notes:
+            stdout.print(f"note: {system.system}: {note}", style="yellow", highlight=False, soft_wrap=True)
+
+
+@user_errors
+def estimate(
+    predictions: Annotated[
+        Path, typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'.", metavar="PRED.jsonl")
+    ],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            help="Human labels: JSONL of {\"id\", \"label\"} rows (a dataset file with id and label works, and so "
+            "does a filled-in label-plan file). Default: the predictions' own 'gold'.",
+        ),
+    ] = None,
+    compare: Annotated[
+        tuple[str, str] | None,
+        typer.Option("--compare", metavar="A B", help="Also estimate system A minus system B, with a p-value."),
+    ] = None,
+    overall: Annotated[
+        bool, typer.Option("--overall", help="One estimate over all items instead of one per system.")
+    ] = False,
+    level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Interval coverage.")] = 0.95,
+    json_output: JsonOption = False,
+) -> None:
+    """Each system's rate as people would measure it: the judge on every item, people on a few.
+
+    A judge's mean is biased (a strict judge under-states every system) and its interval cannot
+    see that. Prediction-powered inference (PPI++) corrects the judge's mean with the labelled
+    items and gives an interval that holds for the people's rate; it is narrower than the
+    labels' own interval when the judge tracks them, and falls back to it (λ ≈ 0) when it
+    does not. Three estimates per system: judge only, people only, prediction-powered.
+
+    Label at least 50 items per system, with at least 5 of each class; 'ragjury label-plan'
+    picks which. Intervals are jackknife t-intervals (they keep 95 % coverage at 50 labels in
+    bench/bench_ppi.py).
+
+    Example (250 questions, 2 systems, people's label on 60 of each):
+
+      ragjury evaluate --task correctness --judge contains --data examples/data/systems.jsonl --out /tmp/ragjury-demo/systems.jsonl
+
+      ragjury estimate /tmp/ragjury-demo/systems.jsonl --compare chatgpt fid
+
+    Exit codes: 0 done, 2 bad input (no labels, labels all one class, ids that match nothing).
+    """
+    from ragjury.evals.io.json_contract import paths
+    from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
+
+    result = estimate_predictions(
+        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level
+    )
+    if json_output:
+        print_json({**result.as_dict(), "inputs": paths(predictions=predictions, labels=labels)}, command="estimate")
+        return
+    print_estimates(result)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("estimate")(estimate)
+
+
+__all__ = ["estimate", "estimates_table", "print_estimates", "register"]

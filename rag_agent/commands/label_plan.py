@@ -1,0 +1,71 @@
+"""``ragjury label-plan``: pick the items people should label, favouring those the judge is unsure of."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragjury.rag_agent.commands._common import JsonOption, print_json, stdout, user_errors
+
+
+@user_errors
+def label_plan(
+    predictions: Annotated[
+        Path, typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'.", metavar="PRED.jsonl")
+    ],
+    budget: Annotated[int, typer.Option("--budget", min=1, help="About how many items people will label, in all.")],
+    out: Annotated[Path, typer.Option("--out", help="The plan: one JSONL row per item to label, 'label': null to fill in.")],
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the draw.")] = 0,
+    json_output: JsonOption = False,
+) -> None:
+    """Pick about BUDGET items for people to label, more of those the judge is unsure of.
+
+    Each item's chance grows with the judge's uncertainty (its probability near 0.5), mixed with
+    a uniform share so that no item's weight explodes; the budget is split across systems by
+    their size. Each row records its inclusion_probability, so 'ragjury estimate --labels'
+    weights every label by how likely it was to be picked and the estimate stays unbiased. A
+    judge with 0/1 verdicts only gives every item the same chance. About BUDGET: each item is
+    drawn independently, so the count varies a little.
+
+    Example:
+
+      ragjury label-plan /tmp/ragjury-demo/systems.jsonl --budget 40 --out /tmp/ragjury-demo/to-label.jsonl
+
+    then fill in each row's "label" (true/false) and run
+    'ragjury estimate PRED.jsonl --labels /tmp/ragjury-demo/to-label.jsonl'.
+    """
+    from ragjury.evals.io.atomic_io import check_output_paths, write_text_atomic
+    from ragjury.evals.io.json_contract import paths
+    from ragjury.evals.pipelines.label_plan_run import plan_labels
+
+    check_output_paths([("--out", out)], [("PRED.jsonl", predictions)])
+    plan = plan_labels(predictions, budget, seed=seed)
+    write_text_atomic(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in plan.rows))
+    if json_output:
+        print_json(
+            {
+                "budget": budget,
+                "picked": len(plan.rows),
+                "uniform": plan.uniform,
+                "systems": {name: {"items": n, "picked": k} for name, (n, k) in plan.systems.items()},
+                "inputs": paths(predictions=predictions),
+                "outputs": paths(plan=out),
+            },
+            command="label-plan",
+        )
+        return
+    per_system = ", ".join(f"{name} {k} of {n}" for name, (n, k) in plan.systems.items())
+    how = "every item the same chance (the judge gave 0/1 verdicts only)" if plan.uniform else "uncertain items favoured"
+    stdout.print(f"{len(plan.rows)} items to label ({per_system}); {how}", highlight=False, soft_wrap=True)
+    stdout.print(f"plan written to {out}: fill in each \"label\", then 'ragjury estimate {predictions} --labels {out}'",
+                 highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("label-plan")(label_plan)
+
+
+__all__ = ["label_plan", "register"]

@@ -1,0 +1,126 @@
+"""``ragjury estimate`` and ``ragjury label-plan`` on the example with labels on a few rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+
+SYSTEMS = Path(__file__).resolve().parents[3] / "examples" / "data" / "systems.jsonl"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def predictions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("estimate") / "systems.jsonl"
+    result = runner.invoke(
+        app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS), "--out", str(out), "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_the_help_example_runs_and_gives_three_estimates_per_system(predictions: Path) -> None:
+    result = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "fid", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["command"] == "estimate" and payload["n_labels"] == 120 and payload["n_items"] == 500
+    systems = {row["system"]: row for row in payload["systems"]}
+    assert set(systems) == {"chatgpt", "fid"}
+    for row in systems.values():
+        assert row["n_labels"] == 60 and row["n_items"] == 250
+        low, high = row["prediction_powered"]["interval"]
+        assert low < row["prediction_powered"]["estimate"] < high
+        people = row["human_only"]["interval"]
+        assert high - low < people[1] - people[0]  # the judge narrows the people's interval
+        assert row["judge_bias"] < 0  # contains is strict: it under-states both systems
+    comparison = payload["comparison"]
+    assert comparison["paired"] and 0 <= comparison["p_value"] <= 1
+    text = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "fid"], env={"COLUMNS": "80"})
+    assert text.exit_code == 0 and "chatgpt − fid" in text.output and "…" not in text.output
+
+
+def test_label_plan_then_estimate_with_the_filled_in_plan(predictions: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "to-label.jsonl"
+    result = runner.invoke(app, ["label-plan", str(predictions), "--budget", "40", "--out", str(plan), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    rows = [json.loads(line) for line in plan.read_text(encoding="utf-8").splitlines()]
+    assert payload["picked"] == len(rows) and 25 <= len(rows) <= 55 and payload["uniform"] is True
+    assert all(row["label"] is None and 0 < row["inclusion_probability"] <= 1 for row in rows)
+    gold = {json.loads(line)["id"]: json.loads(line).get("label") for line in SYSTEMS.read_text(encoding="utf-8").splitlines()}
+    truth = {json.loads(line)["id"]: json.loads(line).get("gold") for line in predictions.read_text(encoding="utf-8").splitlines()}
+    for row in rows:  # people fill in the plan (here: the labels the example file has, else the judge's)
+        row["label"] = gold.get(row["id"]) if gold.get(row["id"]) is not None else truth.get(row["id"]) or row["judge_label"]
+    plan.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    estimate = runner.invoke(app, ["estimate", str(predictions), "--labels", str(plan), "--json"])
+    assert estimate.exit_code == 0, estimate.output
+    assert json.loads(estimate.stdout)["n_labels"] == len(rows)
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ('{"id": "nope", "label": true}\n', "no id in this file matches a prediction"),
+        ('{"id": "x", "label": null}\n', "no labelled rows"),
+        ('{"id": "x", "label": "maybe"}\n', "labels.jsonl:1: field 'label'"),
+        ('{"id": "x", "label": NaN}\n', "labels.jsonl:1: field 'label'"),
+    ],
+)
+def test_bad_labels_files_are_one_line(predictions: Path, tmp_path: Path, labels: str, message: str) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text(labels, encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_no_labels_and_one_class_labels_are_refused(predictions: Path, tmp_path: Path) -> None:
+    unlabelled = tmp_path / "nogold.jsonl"
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    unlabelled.write_text("".join(json.dumps({**row, "gold": None}) + "\n" for row in rows), encoding="utf-8")
+    none = runner.invoke(app, ["estimate", str(unlabelled)])
+    assert none.exit_code == 2 and "no human labels" in none.output
+    one_class = tmp_path / "labels.jsonl"
+    one_class.write_text("".join(json.dumps({"id": row["id"], "label": True}) + "\n" for row in rows[:30]), encoding="utf-8")
+    same = runner.invoke(app, ["estimate", str(predictions), "--labels", str(one_class)])
+    assert same.exit_code == 2 and "all 30 human labels are 1" in same.output
+    missing = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "gpt9"])
+    assert missing.exit_code == 2 and "no items of system 'gpt9'" in missing.output
+
+
+def test_few_labels_for_a_system_warns_and_keeps_people_only(predictions: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    labelled = [row for row in rows if row.get("gold") is not None]
+    keep = [row for row in labelled if row["system"] == "chatgpt"] + [row for row in labelled if row["system"] == "fid"][:6]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps({"id": row["id"], "label": row["gold"]}) + "\n" for row in keep), encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    fid = next(row for row in json.loads(result.stdout)["systems"] if row["system"] == "fid")
+    assert fid["prediction_powered"] is None and fid["human_only"] is not None and any("fewer than 10" in note for note in fid["notes"])
+
+
+def test_evaluate_and_report_show_the_estimates_when_some_rows_are_labelled(predictions: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS), "--no-progress", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    estimates = json.loads(result.stdout)["system_estimates"]
+    assert [row["system"] for row in estimates["systems"]] == ["chatgpt", "fid"] and estimates["n_labels"] == 120
+    page = tmp_path / "report.html"
+    assert runner.invoke(app, ["report", str(predictions), "--html", str(page)]).exit_code == 0
+    text = page.read_text(encoding="utf-8")
+    assert 'id="estimates"' in text and 'class="forest"' in text and text.count("prediction-powered") >= 3
+
+
+def test_fully_labelled_runs_get_no_estimates_block() -> None:
+    data = SYSTEMS.parent / "correctness.jsonl"
+    result = runner.invoke(
+        app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data), "--no-progress", "--json"]
+    )
+    assert result.exit_code == 0 and "system_estimates" not in json.loads(result.stdout)
