@@ -66,11 +66,18 @@ class EstimatesResult:
 
 
 def judge_score(record: ItemRecord) -> float | None:
-    """The judge's value for an item: P(yes) where reported, else its verdict as 0/1 (or its score)."""
+    """The judge's value for an item: P(yes) where it reported one, a panel's mean vote where it
+    averaged, else its verdict as 0/1 (or its score). A continuous value lets the estimate use
+    how sure the judge was, not only which side it fell on."""
     if record.unscored or record.label is None:
         return None
     probability = record.probability
-    return probability if probability is not None else float(record.label)
+    if probability is not None:
+        return probability
+    mean = record.value.get("mean")
+    if record.value.get("combine") == "mean" and isinstance(mean, int | float) and not isinstance(mean, bool):
+        return float(mean)
+    return float(record.label)
 
 
 def estimate_items(
