@@ -165,3 +165,15 @@ def test_comparison_leads_and_ranking_plots_share_one_axis(tmp_path: Path) -> No
     assert len(axes) == 2 and axes[0] == axes[1]  # one axis for A's plot and B's
     low, high = map(float, axes[0])
     assert low < 0.0 and high > 1.0  # spans A's 0..1 people/judge means and B's
+
+
+def test_a_long_roc_curve_is_drawn_with_few_points_and_the_full_auc() -> None:
+    from ragjury.evals.report.charts import MAX_CURVE_POINTS, roc_svg
+
+    rng = random.Random(5)
+    gold = [rng.random() < 0.5 for _ in range(15_000)]
+    p = [rng.random() * 0.6 + (0.3 if g else 0.0) for g in gold]
+    svg = roc_svg(p, gold)
+    (points,) = re.findall(r"<polyline points='([^']*)'", svg)
+    assert len(points.split()) == MAX_CURVE_POINTS
+    assert f"AUC {auc(p, gold):.3f}" in svg
