@@ -89,6 +89,18 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def duration(seconds: float) -> str:
+    """Seconds for people: ``42 µs``, ``3.5 ms``, ``550 ms``, ``1.20 s`` (a model-free judge's
+    latency would read 0.0000 in seconds)."""
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
 def cost_table(runs: Sequence[PredictionRun]) -> Table:
     """Judge -> judgments, latency (median, 90th percentile, max), tokens per judgment, requests
     and, where the rows carry a price, the cost. Empty when no judgment recorded time or tokens."""
@@ -106,17 +118,17 @@ def cost_table(runs: Sequence[PredictionRun]) -> Table:
             latencies = [r.latency_s for r in group if r.latency_s is not None]
             row: dict[str, Any] = {
                 "judgments": len(group),
-                "median latency (s)": median(latencies) if latencies else None,
-                "90th percentile latency (s)": _percentile(latencies, 0.9) if latencies else None,
-                "max latency (s)": max(latencies) if latencies else None,
-                "input tokens per judgment": sum(r.input_tokens for r in group) / len(group),
-                "output tokens per judgment": sum(r.output_tokens for r in group) / len(group),
+                "median latency": duration(median(latencies)) if latencies else None,
+                "90th percentile latency": duration(_percentile(latencies, 0.9)) if latencies else None,
+                "max latency": duration(max(latencies)) if latencies else None,
+                "input tokens per judgment": f"{sum(r.input_tokens for r in group) / len(group):,.1f}",
+                "output tokens per judgment": f"{sum(r.output_tokens for r in group) / len(group):,.1f}",
                 "tokens": sum(r.tokens for r in group),
                 "requests": sum(r.requests for r in group),
             }
             if has_cost:
                 costs = [r.cost_usd for r in group if r.cost_usd is not None]
-                row["cost (USD)"] = round(sum(costs), 6) if costs else None
+                row["cost (USD)"] = f"{sum(costs):.4f}" if costs else None
             table[f"{chr(65 + k)}: {judge}" if two else judge] = row
     return table
 
@@ -133,4 +145,4 @@ def labelled_probabilities(run: PredictionRun) -> tuple[list[float], list[bool]]
     return [p for p, _ in pairs], [g for _, g in pairs]  # type: ignore[misc]
 
 
-__all__ = ["cost_table", "labelled_probabilities", "system_table"]
+__all__ = ["cost_table", "duration", "labelled_probabilities", "system_table"]

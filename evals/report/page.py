@@ -61,6 +61,9 @@ class HtmlReport:
     """Further people-vs-judge scatter plots (e.g. one per run when two runs are compared)."""
     items: ItemTable | None = None
     """The per-item table (filters, search, expandable text); needs the page's one inline script."""
+    breakdowns: Mapping[str, Mapping[str, Mapping[str, Value]]] = field(default_factory=dict)
+    """Page-only tables shown after the plots (per system; latency, tokens and cost per judge):
+    the terminal prints ``tables``, and these are too wide for it."""
     lead_tables: Sequence[str] = ()
     """Titles of ``tables`` shown first, under the summary: a comparison's answer (is B better
     than A?) comes before the figures and plots that explain it."""
@@ -312,6 +315,8 @@ def render_html(report: HtmlReport) -> str:
             if name:
                 out.append(f"<h3>{_e(name)}</h3>")
             out.append(_ranking_html(ranking, bounds))
+    for title, rows in report.breakdowns.items():
+        out.append(_table_html(title, rows))
     for title, rows in report.tables.items():
         if title not in report.lead_tables:
             out.append(_table_html(title, rows))

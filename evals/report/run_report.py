@@ -294,9 +294,6 @@ def build_report(
             probabilities[section[f.run.name] if two else ""] = (p, gold)
     report.probabilities = probabilities
     tables: dict[str, dict[str, dict[str, Any]]] = {}
-    per_system = system_table(runs)
-    if per_system:
-        tables["Per system"] = per_system
     if not two:
         stats = {k: v for k, v in (run_stats or {}).items() if isinstance(v, int | float) and not isinstance(v, bool)}
         tables["Run"] = {"": stats or _flatten(first)}
@@ -308,10 +305,9 @@ def build_report(
         comparison_tables = _comparison_tables(comparison)
         report.lead_tables = [title for title in comparison_tables if title.startswith("Paired difference")]
         tables.update(comparison_tables)
-    costs = cost_table(runs)
-    if costs:
-        tables["Latency, tokens and cost per judge"] = costs
     report.tables = tables
+    breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
+    report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
     report.items = item_table(runs)
     return report, all_figures
 

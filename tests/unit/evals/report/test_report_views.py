@@ -116,7 +116,7 @@ def test_per_system_table(tmp_path: Path) -> None:
             prow("a3", False, 0.1, system="bm25"), prow("b1", True, 0.8, system="dense"),
             prow("b2", False, 0.7, system="dense")]
     report, _ = build_report([load_predictions(write(tmp_path / "p.jsonl", rows))], resamples=20)
-    table = report.tables["Per system"]
+    table = report.breakdowns["Per system"]
     assert list(table) == ["bm25", "dense"]
     assert table["bm25"]["n"] == 3 and table["bm25"]["people yes"] == pytest.approx(2 / 3)
     assert table["bm25"]["judged yes"] == pytest.approx(1 / 3) and table["bm25"]["agreement"] == pytest.approx(2 / 3)
@@ -129,7 +129,7 @@ def test_per_system_table_compares_two_runs(tmp_path: Path) -> None:
     a = [prow("a1", True, 0.9, system="bm25"), prow("b1", False, 0.8, system="dense")]
     b = [prow("a1", True, 0.2, system="bm25"), prow("b1", False, 0.1, system="dense")]
     runs = [load_predictions(write(tmp_path / "a.jsonl", a)), load_predictions(write(tmp_path / "b.jsonl", b))]
-    table = build_report(runs, resamples=20)[0].tables["Per system"]
+    table = build_report(runs, resamples=20)[0].breakdowns["Per system"]
     assert table["bm25"]["A: agreement"] == 1.0 and table["bm25"]["B: agreement"] == 0.0
     assert table["dense"]["A: agreement"] == 0.0 and table["dense"]["B: agreement"] == 1.0
 
@@ -139,20 +139,22 @@ def test_no_per_system_table_without_systems(tmp_path: Path) -> None:
     for r in rows:
         del r["system"]
     report, _ = build_report([load_predictions(write(tmp_path / "p.jsonl", rows))], resamples=20)
-    assert "Per system" not in report.tables
+    assert "Per system" not in report.breakdowns
 
 
 def test_latency_tokens_and_cost_per_judge(tmp_path: Path) -> None:
     rows = [prow(f"i{k}", True, 0.9, latency=0.1 * (k + 1), cost=0.0002) for k in range(10)]
     report, _ = build_report([load_predictions(write(tmp_path / "p.jsonl", rows))], resamples=20)
-    row = report.tables["Latency, tokens and cost per judge"]["answer_correctness"]
-    assert row["judgments"] == 10 and row["median latency (s)"] == pytest.approx(0.55)
-    assert row["90th percentile latency (s)"] == pytest.approx(1.0) and row["max latency (s)"] == pytest.approx(1.0)
-    assert row["input tokens per judgment"] == 280 and row["tokens"] == 2810
-    assert row["cost (USD)"] == pytest.approx(0.002)
-    without_cost = [prow("i", True, 0.9, latency=0.3)]
-    costs = build_report([load_predictions(write(tmp_path / "q.jsonl", without_cost))], resamples=20)[0].tables
-    assert "cost (USD)" not in costs["Latency, tokens and cost per judge"]["answer_correctness"]
+    row = report.breakdowns["Latency, tokens and cost per judge"]["answer_correctness"]
+    assert row["judgments"] == 10 and row["median latency"] == "550 ms"
+    assert row["90th percentile latency"] == "1.00 s" and row["max latency"] == "1.00 s"
+    assert row["input tokens per judgment"] == "280.0" and row["tokens"] == 2810
+    assert row["cost (USD)"] == "0.0020"
+    assert "Latency, tokens and cost per judge" not in report.tables  # page only: too wide for a terminal
+    without_cost = [prow("i", True, 0.9, latency=0.00004)]
+    costs = build_report([load_predictions(write(tmp_path / "q.jsonl", without_cost))], resamples=20)[0].breakdowns
+    row = costs["Latency, tokens and cost per judge"]["answer_correctness"]
+    assert "cost (USD)" not in row and row["median latency"] == "40 µs"
 
 
 def test_comparison_leads_and_ranking_plots_share_one_axis(tmp_path: Path) -> None:
