@@ -179,3 +179,16 @@ def test_a_long_roc_curve_is_drawn_with_few_points_and_the_full_auc() -> None:
     (points,) = re.findall(r"<polyline points='([^']*)'", svg)
     assert len(points.split()) == MAX_CURVE_POINTS
     assert f"AUC {auc(p, gold):.3f}" in svg
+
+
+def test_per_system_table_of_a_score_run(tmp_path: Path) -> None:
+    rows = []
+    for k, (system, judge, people) in enumerate([("x", 0.9, 0.8), ("x", 0.5, 0.7), ("y", 0.2, 0.6)]):
+        rows.append({"id": f"i{k}", "system": system, "task": "score", "score": judge, "gold": people,
+                     "value": {"overall_score": judge}, "judge": "deterministic_score", "unscored": False})
+    report, _ = build_report([load_predictions(write(tmp_path / "s.jsonl", rows))], resamples=20)
+    table = report.breakdowns["Per system"]
+    assert table["x"]["people mean"] == pytest.approx(0.75) and table["x"]["judge mean"] == pytest.approx(0.7)
+    assert table["x"]["mean |judge − people|"] == pytest.approx(0.15)
+    assert table["y"]["mean |judge − people|"] == pytest.approx(0.4)
+    assert "chart-roc" not in render_html(report)  # no P(yes) on a score task
