@@ -1,6 +1,6 @@
 """Draw the small sample data in ``examples/data/`` from the public dev sets.
 
-Why: every README example must run verbatim from a fresh clone, where ``../shared/benchmarks``
+Why: every README and docs/ example must run verbatim from a fresh clone, where ``../shared/benchmarks``
 does not exist. The samples are a few dozen rows of the same human-labelled sets the benchmarks
 use, drawn with a fixed seed so that re-running this script gives byte-identical files. Sources and
 licences are in ``examples/data/LICENSES.md``.

@@ -2,7 +2,7 @@
 
 Scripts chain several commands' output, so shared keys are built here once, and every object
 starts with ``schema_version`` and ``command``. Bump ``SCHEMA_VERSION`` whenever a key is renamed,
-removed or changes meaning (new keys do not); the key table is in the README ("JSON output").
+removed or changes meaning (new keys do not); the key table is in docs/json-contract.md.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ SHARED_KEYS: dict[str, str] = {
     "outputs": "files written, by role: {predictions, html, qrels, unscored, calibration, ...}; "
     "null when not written",
 }
-"""Keys with one meaning in every ``--json`` object that has them (README: "JSON output")."""
+"""Keys with one meaning in every ``--json`` object that has them (docs/json-contract.md)."""
 
 COMMAND_KEYS: dict[str, dict[str, str]] = {
     "evaluate": {
@@ -156,7 +156,7 @@ def documented(command: str) -> set[str]:
 
 
 def markdown_tables() -> str:
-    """The README's tables of keys, from the dictionaries above (so docs and code agree)."""
+    """The tables of keys in docs/json-contract.md, from the dictionaries above (so docs and code agree)."""
     lines = ["| key | meaning |", "| --- | --- |"]
     lines += [f"| `{key}` | {text} |" for key, text in SHARED_KEYS.items()]
     lines += ["", "| command | its own keys |", "| --- | --- |"]

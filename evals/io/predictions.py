@@ -56,6 +56,8 @@ class ItemRecord:
     requests: int = 0
     latency_s: float | None = None
     method: str | None = None
+    cost_usd: float | None = None
+    """The judgment's price where the row carries one (``usage.cost_usd`` or ``cost_usd``)."""
 
     # -- what the report shows --------------------------------------------------------------
 
@@ -279,7 +281,16 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         requests=_int(usage, "requests"),  # type: ignore[arg-type]
         latency_s=float(latency) if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
         method=_optional_str(path, line, row, "method"),
+        cost_usd=_cost(row, usage),  # type: ignore[arg-type]
     )
+
+
+def _cost(row: Mapping[str, Any], usage: Mapping[str, Any]) -> float | None:
+    """A judgment's price in USD, where the row records one; anything else is no price."""
+    for value in (usage.get("cost_usd"), row.get("cost_usd")):
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            return float(value)
+    return None
 
 
 def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | None = None) -> PredictionRun:

@@ -29,4 +29,36 @@ def percent(share: float) -> str:
     return (text[:-2] if text.endswith(".0") else text) + " %"
 
 
-__all__ = ["Figure", "Value", "fmt", "percent"]
+LANDIS_KOCH: tuple[tuple[float, str], ...] = (
+    (0.0, "poor"),
+    (0.2, "slight"),
+    (0.4, "fair"),
+    (0.6, "moderate"),
+    (0.8, "substantial"),
+)
+"""Landis & Koch (1977): the upper bound of each band (below 0: poor); above 0.8 almost perfect."""
+
+
+def agreement_band(value: float | None) -> str | None:
+    """The Landis–Koch name of a kappa or alpha: ``0.008`` -> ``"slight"``, ``0.35`` -> ``"fair"``.
+
+    Why: a kappa of 0.008 printed like any other number reads as a result; the band says it is
+    barely above chance. Bounds are inclusive (0.2 is slight, 0.21 fair), as the scale is quoted.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if value < 0:
+        return "poor"
+    for upper, name in LANDIS_KOCH[1:]:
+        if value <= upper:
+            return name
+    return "almost perfect"
+
+
+def is_agreement_figure(name: str) -> bool:
+    """Figures read on the Landis–Koch scale: Cohen's / quadratic kappa, Krippendorff's alpha."""
+    lowered = name.lower()
+    return "kappa" in lowered or "alpha" in lowered
+
+
+__all__ = ["LANDIS_KOCH", "Figure", "Value", "agreement_band", "fmt", "is_agreement_figure", "percent"]

@@ -195,6 +195,11 @@ background:#fff;cursor:pointer}
 table.items{table-layout:fixed;width:100%;font-size:.8rem}
 table.items th,table.items td{text-align:left;vertical-align:top;overflow-wrap:anywhere;padding:.25rem .35rem}
 table.items td.num,table.items th.num{text-align:right}
+table.items th{overflow-wrap:normal;word-break:normal;hyphens:manual}
+table.items th button.sort{font:inherit;font-weight:600;border:none;background:none;padding:0;margin:0;cursor:pointer;
+color:inherit;text-align:inherit;overflow-wrap:normal}
+table.items th[aria-sort=ascending],table.items th[aria-sort=descending]{background:#d9e2ec}
+.pager a.csv{margin-left:auto}
 table.items tr.item{cursor:pointer}table.items tr.item:hover{background:#f8fafc}
 table.items .sys{color:#7b8794}
 table.items button.toggle{border:none;background:none;cursor:pointer;font-size:.8rem;padding:0}
@@ -250,7 +255,7 @@ _SCRIPT = r"""
       filters.push(["broken", "A right, B wrong", function (r) { return wrong(r.v[1]) && r.v[0] && !r.v[0].u && !wrong(r.v[0]) && r.v[0].o !== "nogold"; }]);
     }
   }
-  var state = { filter: "all", q: "", page: 1, size: 50, open: "" };
+  var state = { filter: "all", q: "", page: 1, size: 50, open: "", sort: "", dir: "asc" };
   function readState() {
     var text = (location.search || "").replace(/^\?/, "") + "&" + (location.hash || "").replace(/^#/, "");
     var params = new URLSearchParams(text);
@@ -259,6 +264,8 @@ _SCRIPT = r"""
     if (params.get("page")) state.page = Math.max(1, parseInt(params.get("page"), 10) || 1);
     if (params.get("size")) state.size = Math.min(1000, Math.max(10, parseInt(params.get("size"), 10) || 50));
     if (params.get("open")) state.open = params.get("open");
+    state.sort = params.get("sort") || "";
+    state.dir = params.get("dir") === "desc" ? "desc" : "asc";
   }
   function writeState() {
     var params = new URLSearchParams();
@@ -266,6 +273,7 @@ _SCRIPT = r"""
     if (state.q) params.set("q", state.q);
     if (state.page > 1) params.set("page", String(state.page));
     if (state.size !== 50) params.set("size", String(state.size));
+    if (state.sort) { params.set("sort", state.sort); if (state.dir === "desc") params.set("dir", "desc"); }
     var hash = params.toString();
     try { history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search); } catch (e) { /* file: URLs in some browsers */ }
   }
@@ -286,40 +294,57 @@ _SCRIPT = r"""
   }
   function tokens(v) { return v ? (v.t[0] + v.t[1]).toLocaleString("en-US") : "-"; }
   function text(value, n) { return function (r) { return el("td", "", clip(value(r), n)); }; }
-  // Columns: [header, relative width, numeric, cell(row) -> td]; columns no item fills are left out.
+  function label(v) { return !v || v.u || v.l === null || v.l === undefined ? null : (typeof v.l === "boolean" ? (v.l ? 1 : 0) : v.l); }
+  function lower(value) { return value === null || value === undefined ? null : String(value).toLowerCase(); }
+  // Columns: [header, relative width, numeric, cell(row) -> td, id (in #sort=), sort key(row)];
+  // columns no item fills are left out. A key is a number or a string; null sorts last either way.
   var columns = [
     ["item", 9, false, function (r) {
       var td = el("td", "", clip(r.id, 40));
       if (r.sys) { td.appendChild(el("br")); td.appendChild(el("span", "sys", clip(r.sys, 30))); }
       return td;
-    }],
-    ["question", 15, false, text(function (r) { return r.q; }, 140)],
-    ["answer", 18, false, text(function (r) { return r.a; }, 200)],
-    [data.contextLabel, 16, false, text(function (r) { return (r.ref.length ? r.ref : r.ctx).join(" | "); }, 160)],
-    [score ? "people" : "gold", 5, true, function (r) { return el("td", "num", fmtLabel(r.gold)); }]
+    }, "id", function (r) { return lower(r.id); }],
+    ["question", 15, false, text(function (r) { return r.q; }, 140), "question", function (r) { return lower(r.q); }],
+    ["answer", 18, false, text(function (r) { return r.a; }, 200), "answer", function (r) { return lower(r.a); }],
+    [data.contextLabel, 16, false, text(function (r) { return (r.ref.length ? r.ref : r.ctx).join(" | "); }, 160), "context",
+      function (r) { return lower((r.ref.length ? r.ref : r.ctx).join(" | ")); }],
+    [score ? "people" : "gold", 5, true, function (r) { return el("td", "num", fmtLabel(r.gold)); }, "gold",
+      function (r) { return r.gold === null || r.gold === undefined ? null : Number(r.gold); }]
   ];
+  function hasLatency() { return any(function (v) { return v.lat !== undefined; }); }
   if (two) {
     runs.forEach(function (name, i) {
-      columns.push([short[i] + ": " + name, 11, false, function (r) { return verdictCell(r.v[i], r, true); }]);
+      columns.push([short[i] + ": " + name, 11, false, function (r) { return verdictCell(r.v[i], r, true); }, "verdict" + short[i],
+        function (r) { var v = r.v[i]; return v && v.p !== undefined ? v.p : label(v); }]);
     });
     if (any(function (v) { return v.t[0] + v.t[1] > 0; })) {
-      columns.push(["tokens A / B", 7, true, function (r) { return el("td", "num", r.v.map(tokens).join(" / ")); }]);
+      columns.push(["tokens A / B", 7, true, function (r) { return el("td", "num", r.v.map(tokens).join(" / ")); }, "tokens",
+        function (r) { return r.v.reduce(function (sum, v) { return sum + (v ? v.t[0] + v.t[1] : 0); }, 0); }]);
     }
   } else {
-    columns.push([score ? "judge score" : "verdict", 8, false, function (r) { return verdictCell(r.v[0], r, false); }]);
+    columns.push([score ? "judge score" : "verdict", 8, false, function (r) { return verdictCell(r.v[0], r, false); }, "verdict",
+      function (r) { return label(r.v[0]); }]);
     if (score) {
-      columns.push(["judge \u2212 people", 6, true, function (r) { var v = r.v[0]; return el("td", "num", v && !v.u && r.gold !== null ? (v.l - r.gold).toFixed(3) : "-"); }]);
+      columns.push(["judge \u2212 people", 6, true, function (r) { var v = r.v[0]; return el("td", "num", v && !v.u && r.gold !== null ? (v.l - r.gold).toFixed(3) : "-"); }, "diff",
+        function (r) { var v = r.v[0]; return v && !v.u && r.gold !== null && r.gold !== undefined ? v.l - r.gold : null; }]);
     } else if (any(function (v) { return v.p !== undefined; })) {
-      columns.push(["P(yes)", 6, true, function (r) { var v = r.v[0]; return el("td", "num", v && v.p !== undefined ? v.p.toFixed(2) : "-"); }]);
+      columns.push(["P(yes)", 6, true, function (r) { var v = r.v[0]; return el("td", "num", v && v.p !== undefined ? v.p.toFixed(2) : "-"); }, "p",
+        function (r) { var v = r.v[0]; return v && v.p !== undefined ? v.p : null; }]);
     }
-    if (any(function (v) { return v.r || v.x; })) columns.push(["reason", 15, false, text(function (r) { return why(r.v[0]); }, 160)]);
+    if (any(function (v) { return v.r || v.x; })) columns.push(["reason", 15, false, text(function (r) { return why(r.v[0]); }, 160), "reason",
+      function (r) { return lower(why(r.v[0]) || null); }]);
     columns.push(["judge", 8, false, function (r) {
       var v = r.v[0], td = el("td", "", v ? v.j : "");
       if (v && v.fb) td.appendChild(el("span", "badge", "fallback"));
       return td;
-    }]);
+    }, "judge", function (r) { return r.v[0] ? lower(r.v[0].j) : null; }]);
     if (any(function (v) { return v.t[0] + v.t[1] > 0; })) {
-      columns.push(["tokens", 6, true, function (r) { return el("td", "num", tokens(r.v[0])); }]);
+      columns.push(["tokens", 6, true, function (r) { return el("td", "num", tokens(r.v[0])); }, "tokens",
+        function (r) { return r.v[0] ? r.v[0].t[0] + r.v[0].t[1] : null; }]);
+    }
+    if (hasLatency()) {
+      columns.push(["latency (s)", 6, true, function (r) { var v = r.v[0]; return el("td", "num", v && v.lat !== undefined ? v.lat.toFixed(2) : "-"); }, "latency",
+        function (r) { var v = r.v[0]; return v && v.lat !== undefined ? v.lat : null; }]);
     }
   }
   var totalWidth = columns.reduce(function (sum, c) { return sum + c[1]; }, 0);
@@ -351,9 +376,23 @@ _SCRIPT = r"""
   var table = el("table", "items"), colgroup = el("colgroup"), head = el("tr"), body = el("tbody");
   var toggleCol = el("col"); toggleCol.style.width = "1.6rem"; colgroup.appendChild(toggleCol);
   head.appendChild(el("th", "", ""));
+  var headers = {};
   columns.forEach(function (c) {
     var col = el("col"); col.style.width = (100 * c[1] / totalWidth).toFixed(2) + "%"; colgroup.appendChild(col);
-    head.appendChild(el("th", c[2] ? "num" : "", c[0]));
+    var th = el("th", "sortable" + (c[2] ? " num" : "")), button = el("button", "sort", c[0]);
+    button.type = "button";
+    button.title = "sort by " + c[0] + " (click again to reverse, a third time to unsort)";
+    button.appendChild(el("span", "sort-mark", ""));
+    button.addEventListener("click", function () {
+      if (state.sort !== c[4]) { state.sort = c[4]; state.dir = c[2] ? "desc" : "asc"; }
+      else if (state.dir === (c[2] ? "desc" : "asc")) { state.dir = c[2] ? "asc" : "desc"; }
+      else { state.sort = ""; }
+      state.page = 1; render();
+    });
+    th.dataset.sort = c[4];
+    th.appendChild(button);
+    headers[c[4]] = th;
+    head.appendChild(th);
   });
   var thead = el("thead"); thead.appendChild(head);
   table.appendChild(colgroup); table.appendChild(thead); table.appendChild(body);
@@ -427,10 +466,63 @@ _SCRIPT = r"""
     if (state.open && state.open === r.id) setTimeout(flip, 0);
     return tr;
   }
+  var keys = {}, current = [];
+  function sortRows(indexes) {
+    var column = columns.filter(function (c) { return c[4] === state.sort; })[0];
+    if (!column) { state.sort = ""; return; }
+    if (!keys[state.sort]) keys[state.sort] = rows.map(column[5]);  // once per column, then cached
+    var key = keys[state.sort], sign = state.dir === "desc" ? -1 : 1;
+    indexes.sort(function (i, j) {
+      var a = key[i], b = key[j];
+      if (a === null || a === undefined) return b === null || b === undefined ? i - j : 1;
+      if (b === null || b === undefined) return -1;
+      if (a < b) return -sign;
+      if (a > b) return sign;
+      return i - j;
+    });
+  }
+  function csvCell(value) {
+    if (value === null || value === undefined) return "";
+    var text = Array.isArray(value) ? value.join(" | ") : String(value);
+    if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = "'" + text;  // no formulas in a spreadsheet
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+  // The items shown (filter, search and sort applied, every page) as CSV: one line per item,
+  // the verdict fields once per run.
+  function csv() {
+    var head = ["id", "system", "question", "answer", "references", "contexts", score ? "people" : "gold"];
+    var fields = ["verdict", "outcome", "P(yes)", "unscored", "reason", "judge", "model", "prompt_version", "fallback",
+      "input_tokens", "output_tokens", "requests", "latency_s"];
+    runs.forEach(function (name, i) { fields.forEach(function (f) { head.push(two ? short[i] + " " + f : f); }); });
+    var lines = [head.map(csvCell).join(",")];
+    current.forEach(function (index) {
+      var r = rows[index], cells = [r.id, r.sys, r.q, r.a, r.ref, r.ctx, r.gold];
+      r.v.forEach(function (v) {
+        if (!v) { fields.forEach(function () { cells.push(null); }); return; }
+        cells.push(v.u ? null : v.l, v.o, v.p, v.u, v.r, v.j, v.m, v.pv, v.fb, v.t[0], v.t[1], v.t[2], v.lat);
+      });
+      lines.push(cells.map(csvCell).join(","));
+    });
+    return lines.join("\r\n") + "\r\n";
+  }
+  window.ragjuryItemsCsv = csv;
+  var download = el("a", "csv", "download CSV");
+  download.id = "items-csv";
+  download.href = "#";
+  download.download = "ragjury-items.csv";
+  download.title = "the items shown (filter, search and sort applied), all pages, as CSV";
+  download.addEventListener("click", function () {
+    var blob = new Blob(["\ufeff" + csv()], { type: "text/csv;charset=utf-8" });
+    if (download.href.indexOf("blob:") === 0) URL.revokeObjectURL(download.href);
+    download.href = URL.createObjectURL(blob);
+  });
+  pager.appendChild(download);
   function render() {
     var keep = filters.filter(function (f) { return f[0] === state.filter; })[0][2];
     var q = state.q.trim().toLowerCase(), matched = [];
     for (var i = 0; i < rows.length; i += 1) if (keep(rows[i]) && (!q || haystack(i).indexOf(q) >= 0)) matched.push(i);
+    sortRows(matched);
+    current = matched;
     var pages = Math.max(1, Math.ceil(matched.length / state.size));
     state.page = Math.min(Math.max(1, state.page), pages);
     var start = (state.page - 1) * state.size, shown = matched.slice(start, start + state.size);
@@ -444,6 +536,12 @@ _SCRIPT = r"""
     sizeSelect.value = String(state.size);
     info.textContent = matched.length ? "items " + (start + 1).toLocaleString("en-US") + "\u2013" + (start + shown.length).toLocaleString("en-US") + " of " + matched.length.toLocaleString("en-US") + (matched.length !== rows.length ? " (of " + rows.length.toLocaleString("en-US") + ")" : "") : "no item matches";
     prev.disabled = state.page <= 1; next.disabled = state.page >= pages;
+    Object.keys(headers).forEach(function (k) {
+      var on = k === state.sort, mark = headers[k].querySelector(".sort-mark");
+      headers[k].setAttribute("aria-sort", on ? (state.dir === "desc" ? "descending" : "ascending") : "none");
+      mark.textContent = on ? (state.dir === "desc" ? " \u25bc" : " \u25b2") : "";
+    });
+    root.dataset.sort = state.sort ? state.sort + " " + state.dir : "";
     root.dataset.filter = state.filter; root.dataset.matched = String(matched.length); root.dataset.shown = String(shown.length);
     writeState();
   }

@@ -7,13 +7,20 @@ no JS library and no server; a per-item table (``evals.report.item_table``) adds
 from __future__ import annotations
 
 import html
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragjury.evals.report.formatting import Value, fmt
+from ragjury.evals.report.charts import (
+    histogram_svg,
+    probability_histogram_svg,
+    reliability_svg,
+    roc_svg,
+    scatter_bounds,
+    scatter_svg,
+)
+from ragjury.evals.report.formatting import Value, agreement_band, fmt, is_agreement_figure
 from ragjury.evals.report.terminal import AGREEMENT_ROWS, correlation_text
 from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
 from ragjury.rag_agent.core.input_files import InputError
@@ -57,6 +64,17 @@ class HtmlReport:
     figures: e.g. the per-system estimates of ``evals.report.estimates_view``."""
     items: ItemTable | None = None
     """The per-item table (filters, search, expandable text); needs the page's one inline script."""
+    breakdowns: Mapping[str, Mapping[str, Mapping[str, Value]]] = field(default_factory=dict)
+    """Page-only tables shown after the plots (per system; latency, tokens and cost per judge):
+    the terminal prints ``tables``, and these are too wide for it."""
+    lead_tables: Sequence[str] = ()
+    """Titles of ``tables`` shown first, under the summary: a comparison's answer (is B better
+    than A?) comes before the figures and plots that explain it."""
+    summary_bands: Mapping[str, float | None] = field(default_factory=dict)
+    """Summary card -> its kappa or alpha, for the Landis–Koch band shown on the card."""
+    probabilities: Mapping[str, tuple[Sequence[float], Sequence[bool]]] = field(default_factory=dict)
+    """Section -> (P(yes), people's label) of a probability judge's labelled, scored items: drawn
+    as a histogram split by gold label, a reliability diagram and a ROC curve."""
 
 
 @dataclass(frozen=True)
@@ -71,13 +89,13 @@ class Ranking:
 
 _CSS = """
 *{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1000px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1500px;
 color:#1f2933;padding:0 1rem}
 h1{font-size:1.5rem;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d9e2ec;padding-bottom:.25rem}
 table{border-collapse:collapse;margin:.5rem 0}
 td,th{padding:.3rem .6rem;border:1px solid #d9e2ec;text-align:right}
-th{background:#f0f4f8}td.name,th.name{text-align:left}
+th{background:#f0f4f8;overflow-wrap:normal;word-break:normal;hyphens:manual}td.name,th.name{text-align:left}
 .meta{width:100%;table-layout:fixed}.meta th{width:11rem}.meta td{text-align:left;overflow-wrap:anywhere}
 .fail{color:#b42318;font-weight:600}.ok{color:#027a48;font-weight:600}.warn{color:#b54708;font-weight:600}
 .cm td{min-width:3rem}.note{color:#52606d;font-size:.9rem}svg{display:block;margin:.5rem 0;max-width:100%;height:auto}
@@ -86,31 +104,30 @@ th{background:#f0f4f8}td.name,th.name{text-align:left}
 .cards{display:flex;flex-wrap:wrap;gap:.6rem;margin:1rem 0}
 .card{border:1px solid #d9e2ec;border-radius:6px;padding:.4rem .7rem;min-width:8rem;background:#f8fafc}
 .card b{display:block;font-size:1.15rem}.card span{color:#52606d;font-size:.8rem}
+.band{display:inline-block;font-size:.75rem;font-weight:600;border-radius:3px;padding:0 .3rem;margin-left:.3rem;
+white-space:nowrap;vertical-align:middle}
+.card .band{font-size:.75rem;color:inherit;margin:.15rem 0 0}
+.band-poor{background:#fee4e2;color:#912018}.band-slight{background:#fdead7;color:#93370d}
+.band-fair{background:#fef0c7;color:#7a2e0e}.band-moderate{background:#eef4c4;color:#3f621a}
+.band-substantial{background:#d1fadf;color:#05603a}.band-almost-perfect{background:#a6f4c5;color:#054f31}
+.charts{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
+.lead{border:2px solid #1f2933;border-radius:6px;padding:.2rem 1rem .6rem;margin:1rem 0}
 """
-
-
-_PALETTE = (
-    "#2563eb",
-    "#f97316",
-    "#16a34a",
-    "#9333ea",
-    "#dc2626",
-    "#0891b2",
-    "#ca8a04",
-    "#db2777",
-    "#4b5563",
-    "#65a30d",
-)
 
 
 def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _svg_text(
-    x: float, y: float, text: object, *, size: int = 10, anchor: str = "start", extra: str = ""
-) -> str:
-    return f"<text x='{x:.1f}' y='{y:.1f}' font-size='{size}' text-anchor='{anchor}'{extra}>{_e(text)}</text>"
+def band_html(value: float | None) -> str:
+    """The Landis–Koch band of a kappa or alpha as a coloured label that names it in text too."""
+    band = agreement_band(value)
+    if band is None:
+        return ""
+    return (
+        f" <span class='band band-{band.replace(' ', '-')}' title='Landis–Koch band of this agreement figure'>"
+        f"{band}</span>"
+    )
 
 
 def _figure_rows(
@@ -130,12 +147,17 @@ def _figure_rows(
         for name, value in zip(sections, values, strict=True):
             interval = intervals.get(name, {}).get(row)
             extra = f" <span class='ci' title='bootstrap 95 % interval'>{_e(interval.text())}</span>" if interval else ""
-            cells.append(f"<td>{_e(_cell(value))}{extra}</td>")
+            band = band_html(value) if is_agreement_figure(row) else ""
+            cells.append(f"<td>{_e(_cell(value))}{band}{extra}</td>")
         rows.append(f"<tr><td class='name'>{_e(row)}</td>{''.join(cells)}</tr>")
     note = (
         "<p class='note'>In brackets: bootstrap 95 % intervals (items resampled 1,000 times).</p>"
         if any(any(v is not None for v in section.values()) for section in intervals.values())
         else ""
+    )
+    note += (
+        "<p class='note'>Kappa and alpha bands (Landis &amp; Koch): below 0 poor, 0–0.20 slight, 0.21–0.40 fair, "
+        "0.41–0.60 moderate, 0.61–0.80 substantial, above 0.80 almost perfect.</p>"
     )
     return f"<div class='scroll'><table><tr><th class='name'>figure</th>{head}</tr>{''.join(rows)}</table></div>{note}"
 
@@ -162,162 +184,20 @@ def confusion_html(figures: AgreementFigures, caption: str) -> str:
     )
 
 
-def _bins(series: Mapping[str, Sequence[Value]], n_bins: int) -> tuple[list[str], dict[str, list[int]]]:
-    """Categories (discrete values) or equal-width bins (continuous), plus counts per series."""
-    values = [v for vs in series.values() for v in vs if v is not None]
-    has_unscored = any(v is None for vs in series.values() for v in vs)
-    discrete = all(isinstance(v, bool | int) for v in values) and len(set(values)) <= 12
-    counts: dict[str, list[int]] = {}
-    if discrete:
-        categories = sorted(set(values))
-        names = [fmt(c) for c in categories]
-        for name, vs in series.items():
-            seen = Counter(v for v in vs if v is not None)
-            counts[name] = [seen.get(c, 0) for c in categories]
-    else:
-        low = min((float(v) for v in values), default=0.0)
-        high = max((float(v) for v in values), default=1.0)
-        width = (high - low) / n_bins or 1.0
-        names = [f"{low + i * width:.2f}" for i in range(n_bins)]
-        for name, vs in series.items():
-            row = [0] * n_bins
-            for v in vs:
-                if v is not None:
-                    row[min(int((float(v) - low) / width), n_bins - 1)] += 1
-            counts[name] = row
-    if has_unscored:
-        names.append("unscored")
-        for name, vs in series.items():
-            counts[name].append(sum(1 for v in vs if v is None))
-    return names, counts
+def _banded(row: str, column: str) -> bool:
+    """A table cell read on the Landis–Koch scale: a kappa or alpha column, or a kappa or alpha
+    row's plain values (not a difference or an interval, which are no agreement)."""
+    if is_agreement_figure(column):
+        return True
+    return is_agreement_figure(row) and " - " not in column and "interval" not in column
 
 
-def histogram_svg(series: Mapping[str, Sequence[Value]], *, n_bins: int = 10, width: int = 520) -> str:
-    """Grouped bars, one colour per series: categories for labels, equal-width bins for scores."""
-    if not series or not any(series.values()):
-        return ""
-    names, counts = _bins(series, n_bins)
-    height, left, bottom, top = 220, 40, 30, 24
-    peak = max((c for row in counts.values() for c in row), default=0) or 1
-    group = (width - left - 10) / max(len(names), 1)
-    bar = group * 0.8 / max(len(counts), 1)
-    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"]
-    plot_h = height - bottom - top
-    axis_y = height - bottom
-    parts.append(f"<line x1='{left}' y1='{axis_y}' x2='{width - 10}' y2='{axis_y}' stroke='#52606d'/>")
-    parts.append(_svg_text(left - 6, top + 4, peak, anchor="end"))
-    parts.append(_svg_text(left - 6, axis_y, 0, anchor="end"))
-    for s, (series_name, row) in enumerate(counts.items()):
-        colour = _PALETTE[s % len(_PALETTE)]
-        for i, count in enumerate(row):
-            h = plot_h * count / peak
-            x = left + i * group + group * 0.1 + s * bar
-            parts.append(
-                f"<rect x='{x:.1f}' y='{height - bottom - h:.1f}' width='{bar:.1f}' height='{h:.1f}' "
-                f"fill='{colour}'><title>{_e(series_name)} {_e(names[i])}: {count}</title></rect>"
-            )
-        parts.append(
-            f"<rect x='{left + s * 110}' y='4' width='10' height='10' fill='{colour}'/>"
-            f"<text x='{left + s * 110 + 14}' y='13' font-size='11'>{_e(series_name)}</text>"
-        )
-    for i, name in enumerate(names):
-        x = left + i * group + group / 2
-        parts.append(_svg_text(x, axis_y + 14, name, anchor="middle"))
-    parts.append("</svg>")
-    return "".join(parts)
+def _value_cell(row: str, column: str, value: object) -> str:
+    band = band_html(value) if isinstance(value, float) and _banded(row, column) else ""  # type: ignore[arg-type]
+    return f"<td>{_e(_cell(value))}{band}</td>"
 
 
-def _axis(values: Sequence[float]) -> tuple[float, float]:
-    low, high = min(values), max(values)
-    pad = (high - low) * 0.1 or max(abs(high) * 0.05, 0.05)
-    return low - pad, high + pad
-
-
-def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
-    """Rank 1 = highest score; ties share the better rank."""
-    ordered = sorted(scores.values(), reverse=True)
-    return {name: ordered.index(value) + 1 for name, value in scores.items()}
-
-
-def scatter_svg(
-    systems: Mapping[str, tuple[float, float]],
-    *,
-    axis_labels: tuple[str, str] = ("people", "judge"),
-    size: int = 400,
-) -> str:
-    """One dot per system at (people's score, judge's score) on *equal* axes, with the y = x line.
-
-    Why equal axes and the diagonal: a judge that is stricter than people everywhere puts every
-    dot under the line, an offset that per-axis scaling would hide; whether the two *orders*
-    agree is what Kendall's tau says. Dots are numbered by the people's ranking (1 = best by
-    people); the legend lists them in that order with the judge's rank beside it, so a swap in
-    the ranking reads directly. Hover a dot for its exact scores.
-    """
-    if not systems:
-        return ""
-    low, high = _axis([float(v) for pair in systems.values() for v in pair])
-    margin = 56
-    span = size - 2 * margin
-
-    def sx(v: float) -> float:
-        return margin + span * (v - low) / (high - low)
-
-    def sy(v: float) -> float:
-        return size - margin - span * (v - low) / (high - low)
-
-    people_rank = _ranks({name: x for name, (x, _) in systems.items()})
-    judge_rank = _ranks({name: y for name, (_, y) in systems.items()})
-    order = sorted(systems, key=lambda name: (people_rank[name], name))
-    number = {name: position for position, name in enumerate(order, start=1)}
-    entries = {
-        name: f"{number[name]}. {name}: people #{people_rank[name]}, judge #{judge_rank[name]}"
-        f"  ({systems[name][0]:.3f}, {systems[name][1]:.3f})"
-        for name in order
-    }
-    longest = max(len(text) for text in entries.values())
-    width = size + 24 + int(longest * 6.2)
-    height = max(size, margin + 16 * len(order) + 8)
-    parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-        f"viewBox='0 0 {width} {height}' role='img'>"
-    ]
-    parts.append(
-        f"<rect x='{margin}' y='{margin}' width='{span}' height='{span}' fill='none' stroke='#9aa5b1'/>"
-    )
-    parts.append(
-        f"<line class='diagonal' x1='{sx(low):.1f}' y1='{sy(low):.1f}' x2='{sx(high):.1f}' y2='{sy(high):.1f}' "
-        "stroke='#9aa5b1' stroke-dasharray='4 3'><title>y = x: the judge scores as people do</title></line>"
-    )
-    parts.append(_svg_text(sx(high) - 4, sy(high) + 12, "y = x", size=9, anchor="end", extra=" fill='#7b8794'"))
-    for step in range(3):
-        value = low + (high - low) * (0.1 + 0.4 * step)
-        parts.append(_svg_text(sx(value), size - margin + 14, f"{value:.3f}", anchor="middle"))
-        parts.append(_svg_text(margin - 4, sy(value) + 3, f"{value:.3f}", anchor="end"))
-    parts.append(_svg_text(margin + span / 2, size - 16, axis_labels[0], size=12, anchor="middle"))
-    parts.append(
-        f"<text x='16' y='{size / 2}' font-size='12' text-anchor='middle' "
-        f"transform='rotate(-90 16 {size / 2})'>{_e(axis_labels[1])}</text>"
-    )
-    for i, (name, (x, y)) in enumerate(systems.items()):
-        colour = _PALETTE[i % len(_PALETTE)]
-        parts.append(
-            f"<circle cx='{sx(x):.1f}' cy='{sy(y):.1f}' r='7' fill='{colour}' fill-opacity='0.85'>"
-            f"<title>{_e(name)}: {x:.4f} vs {y:.4f}</title></circle>"
-        )
-        parts.append(
-            _svg_text(sx(x), sy(y) + 3.5, number[name], size=9, anchor="middle", extra=" fill='white'")
-        )
-    parts.append(_svg_text(size + 8, margin - 12, "by people's rank", size=10, extra=" fill='#52606d'"))
-    for position, name in enumerate(order):
-        colour = _PALETTE[list(systems).index(name) % len(_PALETTE)]
-        legend_y = margin + 16 * position
-        parts.append(f"<circle cx='{size + 8}' cy='{legend_y - 3}' r='5' fill='{colour}'/>")
-        parts.append(_svg_text(size + 18, legend_y, entries[name], size=10))
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]]) -> str:
+def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]], *, lead: bool = False) -> str:
     """A titled table; a table of one row is shown as figure/value lines, so a run's many
     figures stack down the page instead of running off its side."""
     columns: list[str] = []
@@ -327,17 +207,21 @@ def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]]) -> str:
         (name, values), = rows.items()
         head = f"<tr><th class='name'>figure</th><th>{_e(name)}</th></tr>" if name else ""
         body = "".join(
-            f"<tr><td class='name'>{_e(c)}</td><td>{_e(_cell(values.get(c)))}</td></tr>" for c in columns
+            f"<tr><td class='name'>{_e(c)}</td>{_value_cell(c, name, values.get(c))}</tr>" for c in columns
         )
-        return f"<h2>{_e(title)}</h2><div class='scroll'><table>{head}{body}</table></div>"
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
-    body = "".join(
-        f"<tr><td class='name'>{_e(name)}</td>"
-        + "".join(f"<td>{_e(_cell(values.get(c)))}</td>" for c in columns)
-        + "</tr>"
-        for name, values in rows.items()
-    )
-    return f"<h2>{_e(title)}</h2><div class='scroll'><table><tr><th class='name'></th>{head}</tr>{body}</table></div>"
+        table = f"<div class='scroll'><table>{head}{body}</table></div>"
+    else:
+        head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+        body = "".join(
+            f"<tr><td class='name'>{_e(name)}</td>"
+            + "".join(_value_cell(name, c, values.get(c)) for c in columns)
+            + "</tr>"
+            for name, values in rows.items()
+        )
+        table = f"<div class='scroll'><table><tr><th class='name'></th>{head}</tr>{body}</table></div>"
+    if lead:
+        return f"<section class='lead'><h2>{_e(title)}</h2>{table}</section>"
+    return f"<h2>{_e(title)}</h2>{table}"
 
 
 def _cell(value: object) -> str:
@@ -347,14 +231,31 @@ def _cell(value: object) -> str:
     return fmt(value)
 
 
-def _ranking_html(ranking: Ranking) -> str:
+def _ranking_html(ranking: Ranking, bounds: tuple[float, float] | None = None) -> str:
     text = ""
     if ranking.correlation is not None:
         text = correlation_text(ranking.correlation)
         if ranking.tau_interval is not None:
             text += f"; Kendall tau bootstrap 95 % interval {ranking.tau_interval.text()}"
         text = f"<p>{_e(text)}</p>"
-    return text + scatter_svg(ranking.systems, axis_labels=ranking.axis_labels)
+    return text + scatter_svg(ranking.systems, axis_labels=ranking.axis_labels, bounds=bounds)
+
+
+def _probability_html(name: str, probabilities: Sequence[float], gold: Sequence[bool]) -> str:
+    """A probability judge's three views of P(yes) against people's labels, side by side."""
+    heading = f"<h3>{_e(name)}</h3>" if name else ""
+    charts = [
+        probability_histogram_svg(probabilities, gold),
+        reliability_svg(probabilities, gold),
+        roc_svg(probabilities, gold),
+    ]
+    return (
+        f"{heading}<div class='charts'>{''.join(charts)}</div>"
+        f"<p class='note'>{len(probabilities):,} labelled item(s) with a P(yes). Left: P(yes) of the items people said "
+        "yes to (green) and no to (red); where both stand are the borderline items. Middle: reliability, the share "
+        "people said yes against the mean P(yes) per bin (on the dashed line the probabilities mean what they say). "
+        "Right: ROC curve and its AUC (0.5 is chance).</p>"
+    )
 
 
 def render_html(report: HtmlReport) -> str:
@@ -372,7 +273,8 @@ def render_html(report: HtmlReport) -> str:
     out.append(f"</style></head><body><h1>{_e(report.title)}</h1>")
     if report.summary:
         cards = "".join(
-            f"<div class='card'><span>{_e(k)}</span><b>{_e(v)}</b></div>" for k, v in report.summary.items()
+            f"<div class='card'><span>{_e(k)}</span><b>{_e(v)}</b>{band_html(report.summary_bands.get(k))}</div>"
+            for k, v in report.summary.items()
         )
         out.append(f"<div class='cards'>{cards}</div>")
     if report.meta:
@@ -384,6 +286,9 @@ def render_html(report: HtmlReport) -> str:
     if report.gate_failures:
         items = "".join(f"<li>{_e(f)}</li>" for f in report.gate_failures)
         out.append(f"<p class='fail'>Gates failed:</p><ul class='fail'>{items}</ul>")
+    for title in report.lead_tables:
+        if title in report.tables:
+            out.append(_table_html(title, report.tables[title], lead=True))
     if report.figures:
         out.append("<h2>Agreement</h2>")
         out.append(_figure_rows(report.figures, report.intervals))
@@ -396,18 +301,29 @@ def render_html(report: HtmlReport) -> str:
         out.append(histogram_svg(report.distributions))
         if report.distribution_note:
             out.append(f"<p class='note'>{_e(report.distribution_note)}</p>")
+    if report.probabilities:
+        out.append("<h2>P(yes) against people's labels</h2>")
+        for name, (probabilities, gold) in report.probabilities.items():
+            out.append(_probability_html(name, probabilities, gold))
     rankings: dict[str, Ranking] = {}
     if report.systems:
         rankings[""] = Ranking(report.systems, report.correlation, report.tau_interval, report.axis_labels)
     rankings.update(report.rankings)
     if rankings:
         out.append("<h2>System ranking: people vs judge</h2>")
+        plots = [ranking.systems for ranking in rankings.values() if ranking.systems]
+        bounds = scatter_bounds(plots) if plots else None
+        if len(rankings) > 1:
+            out.append("<p class='note'>Both plots share one axis, so their dots can be compared.</p>")
         for name, ranking in rankings.items():
             if name:
                 out.append(f"<h3>{_e(name)}</h3>")
-            out.append(_ranking_html(ranking))
-    for title, rows in report.tables.items():
+            out.append(_ranking_html(ranking, bounds))
+    for title, rows in report.breakdowns.items():
         out.append(_table_html(title, rows))
+    for title, rows in report.tables.items():
+        if title not in report.lead_tables:
+            out.append(_table_html(title, rows))
     if report.items is not None:
         from ragjury.evals.report.item_table import items_html
 
@@ -429,4 +345,13 @@ def write_html(path: str | Path, report: HtmlReport) -> Path:
     return target
 
 
-__all__ = ["HtmlReport", "Ranking", "confusion_html", "histogram_svg", "render_html", "scatter_svg", "write_html"]
+__all__ = [
+    "HtmlReport",
+    "Ranking",
+    "band_html",
+    "confusion_html",
+    "histogram_svg",
+    "render_html",
+    "scatter_svg",
+    "write_html",
+]

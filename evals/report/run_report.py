@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
@@ -266,6 +267,7 @@ def build_report(
             report.sections = [estimates_html(estimates)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
+    report.summary_bands = _card_bands(all_figures)
     agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}
     if agreements:
         report.figures = agreements
@@ -290,6 +292,12 @@ def build_report(
             )
             for f, ranking in rankings
         }
+    probabilities = {}
+    for f in all_figures:
+        p, gold = labelled_probabilities(f.run)
+        if len(p) >= 2:
+            probabilities[section[f.run.name] if two else ""] = (p, gold)
+    report.probabilities = probabilities
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     if not two:
         stats = {k: v for k, v in (run_stats or {}).items() if isinstance(v, int | float) and not isinstance(v, bool)}
@@ -299,8 +307,12 @@ def build_report(
     else:
         tables["Runs"] = {section[f.run.name]: _flatten(f) for f in all_figures}
         assert comparison is not None
-        tables.update(_comparison_tables(comparison))
+        comparison_tables = _comparison_tables(comparison)
+        report.lead_tables = [title for title in comparison_tables if title.startswith("Paired difference")]
+        tables.update(comparison_tables)
     report.tables = tables
+    breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
+    report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
     report.items = item_table(runs)
     return report, all_figures
 
@@ -443,6 +455,16 @@ def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) ->
             )
     cards["verdicts changed"] = f"{comparison.changed:,} of {comparison.shared:,}"
     return cards
+
+
+def _card_bands(all_figures: Sequence[RunFigures]) -> dict[str, float | None]:
+    """The kappa behind each kappa card (single run or A/B), for its Landis–Koch band."""
+    bands: dict[str, float | None] = {}
+    for k, f in enumerate(all_figures):
+        if f.agreement is not None:
+            prefix = f"{chr(65 + k)}: " if len(all_figures) > 1 else ""
+            bands[f"{prefix}Cohen's kappa"] = f.agreement.cohen_kappa
+    return bands
 
 
 def _label_name(record: ItemRecord | None) -> str:

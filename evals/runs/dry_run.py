@@ -93,7 +93,7 @@ class DryRunEstimate:
         return round(sum(m.price_usd["total_at_most"] for m in self.models if m.price_usd), 6)
 
     def as_dict(self) -> dict[str, Any]:
-        """The ``dry_run`` object of ``--json`` (README: "Dry run")."""
+        """The ``dry_run`` object of ``--json`` (docs/tracing.md: "Cost before a long run")."""
         return {
             "items": self.items,
             "cached": self.cached,

@@ -267,7 +267,7 @@ class Resolved:
         if not isinstance(judge, Judge):
             raise UnknownJudgeError(
                 f"'{self.name}' is not a judge: it built a {type(judge).__name__}, which has no "
-                "identity and ajudge (see 'Your own judge' in the README)"
+                "identity and ajudge (see 'Your own judge' in docs/python-api.md)"
             )
         return judge
 

@@ -1,13 +1,19 @@
-"""The HTML report in a real headless Chromium: the per-item rows, filters, search, expandable
-details and plots are in the rendered DOM (after the page's script ran), dataset text stays text,
-and nothing overflows a 1000 px window.
+"""The HTML report in a real headless Chromium: the per-item rows, filters, search, sorting,
+expandable details, the CSV export and plots are in the rendered DOM (after the page's script
+ran), dataset text stays text, nothing overflows a 1000 px window, and no header breaks mid-word
+at 1280 px. Screenshots of a single run, a comparison and a probability judge's run are written
+to ``$RAGJURY_SCREENSHOTS`` (else the test's temporary folder), so a person can look at them.
 
 Skipped only where no Chromium is installed; CI installs Debian's ``chromium`` (.ci/run).
 """
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -90,6 +96,7 @@ def rows_a() -> list[dict[str, Any]]:
 
 
 def write_report(tmp_path: Path, *runs: list[dict[str, Any]]) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     paths = []
     for number, rows in enumerate(runs):
         path = tmp_path / f"run{number}.jsonl"
@@ -99,12 +106,25 @@ def write_report(tmp_path: Path, *runs: list[dict[str, Any]]) -> Path:
     return write_html(tmp_path / "report.html", report)
 
 
-def dump_dom(tmp_path: Path, url: str, *extra: str) -> str:
+def probability_rows() -> list[dict[str, Any]]:
+    """24 items of a judge that read P(yes), over 3 systems, with latencies: borderline items too."""
+    rows = []
+    for k in range(24):
+        gold = k % 3 != 0
+        p = round(min(0.98, max(0.02, (0.7 if gold else 0.3) + ((k * 37) % 11 - 5) / 12)), 2)
+        r = row(f"p{k:02d}", p >= 0.5, gold, system=f"system-{'abc'[k % 3]}", answer=f"answer {k}")
+        r["value"]["probability"] = p
+        r["latency_s"] = round(0.4 + (k % 5) / 10, 2)
+        rows.append(r)
+    return rows
+
+
+def dump_dom(tmp_path: Path, url: str, *extra: str, size: str = "1000,900") -> str:
     """The DOM after the page's scripts ran, as Chromium serialises it."""
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
     assert CHROMIUM is not None
     done = subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1000,900", *extra, "--dump-dom", url],
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={size}", *extra, "--dump-dom", url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -223,3 +243,124 @@ def test_nothing_overflows_a_1000px_window(tmp_path: Path) -> None:
     measured = json.loads(found.group(1))
     assert measured["rows"] == 10
     assert measured["width"] == 1000 and measured["scroll"] <= 1000, measured
+
+
+def in_frame(tmp_path: Path, page: Path, script: str, *, width: int = 1000, fragment: str = "") -> Any:
+    """Run ``script`` (an expression over ``doc``, the page's document, and ``win``, its window)
+    once the page has loaded in an iframe ``width`` px wide; return its JSON value."""
+    wrapper = tmp_path / f"frame-{len(list(tmp_path.glob('frame-*')))}.html"
+    wrapper.write_text(
+        f"<html><body style='margin:0'><iframe id='f' src='{page.name}{fragment}' width='{width}' height='900'"
+        " style='border:0'></iframe><pre id='out'></pre><script>"
+        "document.getElementById('f').addEventListener('load', function () {"
+        " var doc = this.contentDocument, win = this.contentWindow;"
+        f" document.getElementById('out').textContent = JSON.stringify({script}); }});"
+        "</script></body></html>",
+        encoding="utf-8",
+    )
+    text = dump_dom(tmp_path, wrapper.as_uri(), "--allow-file-access-from-files", size=f"{width + 40},1000")
+    found = re.search(r"<pre id=\"out\">(.*?)</pre>", text, re.S)
+    assert found is not None and found.group(1), text[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_columns_sort_from_the_address_and_by_click(tmp_path: Path) -> None:
+    page = write_report(tmp_path, probability_rows())
+    by_p = Dom(dump_dom(tmp_path, page.as_uri() + "#sort=p&dir=desc"))
+    wanted = sorted(probability_rows(), key=lambda r: (-r["value"]["probability"], r["id"]))
+    assert [r["id"] for r in by_p.rows] == [r["id"] for r in wanted]
+    assert by_p.items["data-sort"] == "p desc"
+    ascending = Dom(dump_dom(tmp_path, page.as_uri() + "#sort=p"))
+    in_order = sorted(probability_rows(), key=lambda r: (r["value"]["probability"], r["id"]))  # ties: file order
+    assert [r["id"] for r in ascending.rows] == [r["id"] for r in in_order]
+    # a click on a header sorts (numbers largest first), a second reverses, a third unsorts
+    clicked = in_frame(
+        tmp_path,
+        page,
+        "(function () { var th = doc.querySelector('th[data-sort=latency] button'), out = [];"
+        " for (var k = 0; k < 3; k += 1) { th.click(); out.push([doc.getElementById('items').dataset.sort,"
+        " th.parentNode.getAttribute('aria-sort'), doc.querySelector('tr.item td.num:last-child').textContent]); }"
+        " return out; })()",
+    )
+    assert [c[:2] for c in clicked] == [["latency desc", "descending"], ["latency asc", "ascending"], ["", "none"]]
+    assert clicked[0][2] == "0.80" and clicked[1][2] == "0.40"
+    headers = Dom(dump_dom(tmp_path, page.as_uri()))
+    assert {"sortable"} <= set(headers.classes) and headers.classes.count("sortable") >= 8
+
+
+def test_csv_export_holds_the_items_shown(tmp_path: Path) -> None:
+    rows = rows_a()
+    rows[1]["item"]["answer"] = '=HYPERLINK("http://x") and "quotes", commas\nnew line'
+    page = write_report(tmp_path, rows)
+    dom = dump_dom(tmp_path, page.as_uri())
+    assert "id=\"items-csv\"" in dom and "download=\"ragjury-items.csv\"" in dom
+    everything = list(csv.DictReader(io.StringIO(in_frame(tmp_path, page, "win.ragjuryItemsCsv()"))))
+    assert [r["id"] for r in everything] == [r["id"] for r in rows]
+    by_id = {r["id"]: r for r in everything}
+    assert by_id["a2"]["answer"] == '\'=HYPERLINK("http://x") and "quotes", commas\nnew line'  # no formula
+    assert by_id["a3"]["reason"] == HOSTILE and by_id["a3"]["outcome"] == "fp"
+    assert by_id["a5"]["unscored"] == "true" and by_id["a5"]["verdict"] == ""
+    assert by_id["a1"]["input_tokens"] == "200" and by_id["a2"]["fallback"] == "true"
+    shown = list(csv.DictReader(io.StringIO(in_frame(tmp_path, page, "win.ragjuryItemsCsv()", fragment="#filter=fn"))))
+    assert [r["id"] for r in shown] == ["a4"]
+
+
+HEADER_BREAKS = (
+    "(function () { var out = [];"
+    " doc.querySelectorAll('th').forEach(function (th) {"
+    "  var walker = doc.createTreeWalker(th, NodeFilter.SHOW_TEXT), node;"
+    "  while ((node = walker.nextNode())) { var re = /\\S+/g, m;"
+    "   while ((m = re.exec(node.data))) { var range = doc.createRange();"
+    "    range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);"
+    "    var tops = {}; Array.prototype.forEach.call(range.getClientRects(), function (r) { tops[Math.round(r.top)] = 1; });"
+    "    if (Object.keys(tops).length > 1) out.push(th.textContent); } } });"
+    " return {broken: out, headers: doc.querySelectorAll('th').length, items: doc.querySelectorAll('tr.item').length}; })()"
+)
+"""Every word of every table header: a word whose boxes sit on more than one line broke mid-word."""
+
+
+@pytest.mark.parametrize("kind", ["single", "comparison", "probability"])
+def test_no_header_breaks_mid_word_at_1280px(tmp_path: Path, kind: str) -> None:
+    if kind == "single":
+        page = write_report(tmp_path, rows_a())
+    elif kind == "comparison":
+        page = write_report(tmp_path, rows_a(), [dict(r, label=not r["label"]) if r["label"] is not None else r
+                                                 for r in rows_a()])
+    else:
+        page = write_report(tmp_path, probability_rows())
+    measured = in_frame(tmp_path, page, HEADER_BREAKS, width=1280)
+    assert measured["items"] > 0 and measured["headers"] > 10
+    assert measured["broken"] == [], measured
+
+
+def screenshot(tmp_path: Path, url: str, target: Path) -> Path:
+    profile = tmp_path / f"profile-shot-{target.stem}"
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2000", f"--screenshot={target}", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return target
+
+
+def test_screenshots_of_a_run_a_comparison_and_a_probability_judge(tmp_path: Path) -> None:
+    """Three pictures at 1280 x 2000 for a person to look at (``RAGJURY_SCREENSHOTS=DIR`` keeps them)."""
+    folder = Path(os.environ.get("RAGJURY_SCREENSHOTS") or tmp_path / "screens")
+    folder.mkdir(parents=True, exist_ok=True)
+    b = rows_a()
+    b[3] = row("a4", True, True)
+    b[0] = row("a1", False, True)
+    pages = {
+        "single-run": write_report(tmp_path / "single", rows_a()),
+        "comparison": write_report(tmp_path / "comparison", rows_a(), b),
+        "probability-judge": write_report(tmp_path / "probability", probability_rows()),
+    }
+    for name, page in pages.items():
+        shot = screenshot(tmp_path, page.as_uri(), folder / f"report-{name}.png")
+        data = shot.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, name
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert (width, height) == (1280, 2000), name

@@ -300,8 +300,13 @@ def test_two_runs_side_by_side(tmp_path: Path) -> None:
     assert transitions["A true"]["B false"] == 1 and transitions["A false"]["B true"] == 1
     assert transitions["A true"]["B absent"] == 1 and transitions["A absent"]["B true"] == 1
     assert transitions["A unscored"]["B unscored"] == 1
-    paired = next(rows for title, rows in report.tables.items() if title.startswith("Paired difference"))
+    # The answer to "is B better than A?" leads the page, above the agreement figures and plots.
+    (title,) = report.lead_tables
+    paired = report.tables[title]
+    assert title.startswith("Paired difference")
     assert paired["accuracy"]["B - A"] == pytest.approx(0.0)  # one fixed, one broken
+    page = render_html(report)
+    assert page.index("class='lead'") < page.index("<h2>Agreement</h2>") < page.index("System ranking")
     assert report.summary["verdicts changed"] == "2 of 9"
     assert any("1 item(s) only in A and 1 only in B" in note for note in report.notes)
     assert report.items is not None and len(report.items.rows) == 11
