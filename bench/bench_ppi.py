@@ -102,6 +102,26 @@ def populations_of(name: str, path: Path, dataset: str) -> list[Population]:
     ]
 
 
+def llm_member_file(path: Path) -> Path | None:
+    """A panel's run seen as its ``llm`` member alone (the member's P(yes) from the same calls), or None."""
+    rows = [json.loads(line) for line in path.open() if line.strip()]
+    out_rows = []
+    for row in rows:
+        votes = (row.get("value") or {}).get("votes") or []
+        llm = next((v for v in votes if v.get("name") == "llm"), None)
+        if llm is None:
+            return None
+        p = llm.get("probability")
+        if p is None or llm.get("unscored_reason"):
+            out_rows.append({**row, "judge": "llm", "unscored": True, "unscored_reason": "llm member unscored", "value": {}})
+        else:
+            out_rows.append({**row, "judge": "llm", "label": p >= 0.5, "value": {"probability": p}})
+    out = CACHE / f"{path.stem}.llm-member.jsonl"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r) + "\n" for r in out_rows))
+    return out
+
+
 def dl19_populations() -> list[Population]:
     """Per run, its top-10 passages with a NIST grade and text; relevant = grade >= 2."""
     from ragjury.rag_agent.core.items import JudgmentContext
@@ -272,6 +292,9 @@ def main() -> int:
         run = load_predictions(path)
         dataset = {"correctness": "evouna-nq", "faithfulness": "begin-dev"}[run.task or ""]
         populations += populations_of(name, Path(path), dataset)
+        member = llm_member_file(Path(path))
+        if member is not None:
+            populations += populations_of(f"{name} › llm alone", member, dataset)
     populations += dl19_populations()
     tune = [p for p in populations if p.half == "tune"]
     confirm = [p for p in populations if p.half == "confirm"]

@@ -32,7 +32,7 @@ def test_json_and_an_unknown_task() -> None:
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["command"] == "judges"
-    assert [r["name"] for r in payload["judges"]] == ["support", "token-overlap", "llm-attribution", "llm", "auto"]
+    assert [r["name"] for r in payload["judges"]] == ["stack", "support", "token-overlap", "llm-attribution", "llm", "auto"]
     bad = runner.invoke(app, ["judges", "--task", "summaries"])
     assert bad.exit_code == 2 and "valid tasks: relevance, correctness" in bad.stderr
 

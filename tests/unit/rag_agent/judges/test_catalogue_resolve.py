@@ -37,7 +37,7 @@ def test_every_task_has_the_documented_names() -> None:
     # model-free judges first, then the LLM judges, then auto where the task has a default judge
     assert judge_names("relevance") == ["non-llm", "semantic", "token-overlap", "llm", "llm-graded"]
     assert judge_names("correctness") == ["contains", "semantic", "token-overlap", "llm", "auto"]
-    assert judge_names("faithfulness") == ["support", "token-overlap", "llm-attribution", "llm", "auto"]
+    assert judge_names("faithfulness") == ["stack", "support", "token-overlap", "llm-attribution", "llm", "auto"]
     assert judge_names("score") == ["deterministic", "llm", "auto"]
     assert judge_names("goal") == ["llm", "auto"]
     assert resolve("relevance", "non-llm").scale == "graded"

@@ -1,0 +1,143 @@
+"""A stacked faithfulness judge: support's signals through a small logistic model fitted on labels.
+
+``support`` alone thresholds one number; it also knows how many answer tokens, numbers and
+negations the context lacks, the bigram overlap, and how long the answer is against its context.
+A logistic model over those signals, fitted on labelled dev data (the *tune* half of BEGIN, by
+``bench/fit_stack.py``) and stored as a versioned file beside this module, turns them into a
+probability; users refit it on their own labels. No model server: the cheap way to "fine-tune the
+judge on labelled evaluation data".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragjury.rag_agent.core.items import FaithfulnessItem
+from ragjury.rag_agent.core.judge_entry import judge_entry
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.text import normalise
+from ragjury.rag_agent.judges.model_free.support import SupportJudge, SupportScore
+
+STACKS = Path(__file__).resolve().parent / "stacks"
+DEFAULT_STACK = STACKS / "faithfulness-support.json"
+
+FEATURES: tuple[str, ...] = (
+    "support_score",
+    "unigram_precision",
+    "bigram_precision",
+    "unsupported_share",
+    "unsupported_numbers",
+    "negation_mismatches",
+    "log_answer_tokens",
+    "log_length_ratio",
+)
+"""What the stack reads, in the stored weights' order (a file naming others is refused)."""
+
+_BASE = SupportJudge()
+_WITH_BIGRAMS = SupportJudge(bigram_weight=0.5)
+
+
+def features(answer: str, context: str) -> tuple[list[float], str | None]:
+    """The stack's inputs for one answer and its context, or the reason there are none."""
+    base, reason = _BASE.score_texts(answer, context)
+    pair, _ = _WITH_BIGRAMS.score_texts(answer, context)
+    if base is None or pair is None:
+        return [], reason or "unscored"
+    answer_tokens = max(1, len(normalise(answer).split()))
+    context_tokens = max(1, len(normalise(context).split()))
+    return [
+        base.score,
+        base.unigram_precision,
+        pair.bigram_precision if pair.bigram_precision is not None else base.unigram_precision,
+        len(base.unsupported) / answer_tokens,
+        float(len(base.unsupported_numbers)),
+        float(base.negation_mismatches),
+        math.log(answer_tokens),
+        math.log(answer_tokens / context_tokens),
+    ], None
+
+
+class StackModel(BaseModel):
+    """A fitted stack: standardisation, weights and cut-off, and what it was fitted on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: str
+    task: str = "faithfulness"
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float = Field(ge=0.0, le=1.0)
+    fitted_on: str
+    n: int
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale))
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+@cache
+def load_stack(path: str | Path = DEFAULT_STACK) -> StackModel:
+    """Read a stack file; one whose features are not this module's is refused (it would misread them)."""
+    model = StackModel.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+    if model.features != FEATURES or not (len(model.mean) == len(model.scale) == len(model.weights) == len(FEATURES)):
+        raise ValueError(f"{path}: fitted on features {list(model.features)}, this judge reads {list(FEATURES)}")
+    return model
+
+
+class StackScore(BaseModel):
+    """The stack's P(faithful), its verdict at the fitted cut-off, and the support score it started from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probability: float = Field(ge=0.0, le=1.0)
+    label: bool
+    threshold: float
+    support: SupportScore
+
+
+@judge_entry("faithfulness", "stack", "model-free: support's signals through a logistic model fitted on labels")
+class StackedSupportJudge(BaseJudge[FaithfulnessItem, StackScore]):
+    """Faithful when the fitted stack's P(faithful) >= its cut-off (``threshold`` overrides it)."""
+
+    name = "stack"
+
+    def __init__(self, stack: str | Path | None = None, threshold: float | None = None) -> None:
+        self.stack_path = Path(stack) if stack is not None else DEFAULT_STACK
+        self.model = load_stack(self.stack_path)
+        self.threshold = self.model.threshold if threshold is None else float(threshold)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(
+            name=self.name, prompt_version=f"stack@{self.model.version}", params=f"threshold={self.threshold:g}"
+        )
+
+    def score(self, item: FaithfulnessItem) -> tuple[StackScore | None, str | None]:
+        context = "\n\n".join(c for c in item.contexts if c.strip())
+        values, reason = features(item.answer, context)
+        if reason is not None:
+            return None, reason
+        support, _ = _BASE.score_texts(item.answer, context)
+        p = self.model.probability(values)
+        return StackScore(probability=p, label=p >= self.threshold, threshold=self.threshold, support=support), None  # type: ignore[arg-type]
+
+    async def _judge(self, item: FaithfulnessItem) -> Judgment[StackScore]:
+        started = time.perf_counter()
+        value, reason = self.score(item)
+        if value is None:
+            return self.unscored(reason or "unscored", started=started)
+        return self.scored(value, started=started)
+
+
+__all__ = ["DEFAULT_STACK", "FEATURES", "StackModel", "StackScore", "StackedSupportJudge", "features", "load_stack"]
