@@ -103,9 +103,9 @@ def estimate(
 
     Example (250 questions, 2 systems, people's label on 60 of each):
 
-      ragjury evaluate --task correctness --judge contains --data examples/data/systems.jsonl --out out/estimates/systems.jsonl
+      ragjury evaluate --task correctness --judge contains --data examples/data/systems.jsonl --out preds.jsonl
 
-      ragjury estimate out/estimates/systems.jsonl --compare chatgpt fid
+      ragjury estimate preds.jsonl --compare chatgpt fid
 
     Exit codes: 0 done, 2 bad input (no labels, labels all one class, ids that match nothing).
     """

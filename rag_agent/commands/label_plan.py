@@ -32,10 +32,10 @@ def label_plan(
 
     Example:
 
-      ragjury label-plan out/estimates/systems.jsonl --budget 40 --out out/estimates/to-label.jsonl
+      ragjury label-plan preds.jsonl --budget 40 --out to-label.jsonl
 
     then fill in each row's "label" (true/false) and run
-    'ragjury estimate PRED.jsonl --labels out/estimates/to-label.jsonl'.
+    'ragjury estimate preds.jsonl --labels to-label.jsonl'.
     """
     from ragjury.evals.io.atomic_io import check_output_paths, write_text_atomic
     from ragjury.evals.io.json_contract import paths

@@ -124,3 +124,24 @@ def test_fully_labelled_runs_get_no_estimates_block() -> None:
         app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data), "--no-progress", "--json"]
     )
     assert result.exit_code == 0 and "system_estimates" not in json.loads(result.stdout)
+
+
+def test_the_help_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from ragjury.rag_agent.commands.estimate import estimate
+    from ragjury.rag_agent.commands.label_plan import label_plan
+
+    (tmp_path / "examples").symlink_to(SYSTEMS.parents[1], target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    commands = [
+        line.strip()
+        for doc in (estimate.__doc__ or "", label_plan.__doc__ or "")
+        for line in doc.splitlines()
+        if line.strip().startswith("ragjury ")
+    ]
+    assert len(commands) == 3
+    for command in commands:
+        result = runner.invoke(app, shlex.split(command)[1:])
+        assert result.exit_code == 0, f"{command}: {result.output}"
+    assert (tmp_path / "to-label.jsonl").exists()
