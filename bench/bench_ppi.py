@@ -44,7 +44,7 @@ from splits import BENCHMARKS, half_of  # noqa: E402
 
 from ragjury.evals.io.predictions import load_predictions  # noqa: E402
 from ragjury.evals.stats.run_estimates import estimate_items  # noqa: E402
-from ragjury.evals.stats.label_plan import draw, inclusion_probabilities  # noqa: E402
+from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw, inclusion_probabilities  # noqa: E402
 from ragjury.evals.stats.prediction_powered import finite_population_mean  # noqa: E402
 
 CACHE = Path(os.environ.get("RAGJURY_BENCH_CACHE", Path.home() / ".cache" / "ragjury-bench" / "ppi"))
@@ -184,10 +184,12 @@ def simulate(population: Population, n: int, draws: int, kind: str, seed: int) -
     return cell
 
 
-def simulate_plan(population: Population, budget: int, draws: int, seed: int, planned: bool) -> Cell:
+def simulate_plan(
+    population: Population, budget: int, draws: int, seed: int, planned: bool, share: float = UNIFORM_SHARE
+) -> Cell:
     """Poisson sampling at ``budget`` expected labels: label-plan's π or uniform π = budget/N."""
     size = population.scores.shape[0]
-    pi = inclusion_probabilities(population.scores, budget) if planned else np.full(size, budget / size)
+    pi = inclusion_probabilities(population.scores, budget, uniform_share=share) if planned else np.full(size, budget / size)
     cell = Cell()
     for d in range(draws):
         picked = draw(pi, seed * 100_003 + d)
@@ -254,13 +256,43 @@ def report(populations: list[Population], kind: str, draws: int) -> None:
         print(f"  {'':<28} judge bias (mean − true): {bias}  (n items: {', '.join(str(p.scores.size) for p in group)})")
 
 
-def report_plan(populations: list[Population], draws: int, budget: int) -> None:
-    print(f"\n== confirm half: label-plan vs uniform at {budget} expected labels per system (Poisson sampling)")
+SHARES = (0.1, 0.3, 0.5)
+
+
+def continuous(population: Population) -> bool:
+    return not np.all(np.isin(population.scores, (0.0, 1.0)))
+
+
+def choose_share(populations: list[Population], draws: int, budget: float) -> float:
+    """label-plan's uniform share with the narrowest mean width (relative to uniform) on *tune*."""
+    candidates = [p for p in populations if continuous(p)]
+    if not candidates:
+        return UNIFORM_SHARE
+    print(f"\n== tune half: label-plan's uniform share, mean width relative to uniform sampling ({budget:.0%} of items labelled)")
+    ratios = {}
+    for share in SHARES:
+        ratio = []
+        for population in candidates:
+            labels = max(10, round(budget * population.scores.shape[0]))
+            planned = simulate_plan(population, labels, draws, 3, True, share)
+            uniform = simulate_plan(population, labels, draws, 3, False)
+            ratio.append((planned.width / planned.draws) / (uniform.width / uniform.draws))
+        ratios[share] = float(np.mean(ratio))
+        print(f"  share {share:.1f}: {ratios[share]:.3f}× ({len(candidates)} populations)")
+    return min(ratios, key=lambda k: ratios[k])
+
+
+def report_plan(populations: list[Population], draws: int, budget: float, share: float = UNIFORM_SHARE) -> None:
+    print(
+        f"\n== confirm half: label-plan (uniform share {share:.1f}) vs uniform, {budget:.0%} of each system's "
+        "items labelled in expectation (Poisson sampling)"
+    )
     for population in populations:
-        if np.all(np.isin(population.scores, (0.0, 1.0))):
+        if not continuous(population):
             continue
-        planned = simulate_plan(population, budget, draws, 7, True)
-        uniform = simulate_plan(population, budget, draws, 7, False)
+        labels = max(10, round(budget * population.scores.shape[0]))
+        planned = simulate_plan(population, labels, draws, 7, True, share)
+        uniform = simulate_plan(population, labels, draws, 7, False)
         print(
             f"  {population.judge:<28} {population.system:<10} width planned {planned.width / planned.draws:.3f} "
             f"vs uniform {uniform.width / uniform.draws:.3f} ({planned.width / planned.draws / (uniform.width / uniform.draws):.2f}×); "
@@ -274,8 +306,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH",
-                        help="more predictions files with gold (e.g. an LLM judge's evaluate --out)")
-    parser.add_argument("--budget", type=int, default=100, help="expected labels per system for label-plan")
+                        help="more predictions files with gold (e.g. an LLM judge's evaluate --out); "
+                        "a NAME given twice (a tune run and a confirm run) adds both halves")
+    parser.add_argument("--budget", type=float, default=0.25, help="label-plan: share of each system's items labelled")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load: {os.getloadavg()[0]:.2f} (1-min average; the machine has {os.cpu_count()} cores)")
@@ -302,7 +335,8 @@ def main() -> int:
     kind = choose_kind(tune, args.draws)
     print(f"  chosen: {kind}")
     report(confirm, kind, args.draws)
-    report_plan(confirm, args.draws, args.budget)
+    share = choose_share(tune, args.draws, args.budget)
+    report_plan(confirm, args.draws, args.budget, share)
     print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")
     return 0
 
