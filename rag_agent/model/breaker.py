@@ -445,8 +445,8 @@ async def preflight(judge: object) -> list[CircuitBreaker]:
     breaker of that URL (``config_error_of`` finds it)."""
     by_url: dict[str, list[CircuitBreaker]] = {}
     for breaker in breakers_of(judge):
-        if breaker.where is not None:
-            by_url.setdefault(breaker.where, []).append(breaker)
+        if breaker.where is not None:  # a pool of servers is a group of its own (``group_key``)
+            by_url.setdefault(getattr(breaker, "group_key", breaker.where), []).append(breaker)
     if not by_url:
         return []
     leaders = [group[0] for group in by_url.values()]
