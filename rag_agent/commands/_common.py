@@ -189,7 +189,9 @@ class _UserErrors(contextlib.ContextDecorator):
         if error is None or isinstance(error, typer.Exit):
             return False
         if isinstance(error, InputError):
-            raise fail(str(error)) from None
+            from rich.markup import escape  # the message is the user's data or ours: never markup
+
+            raise fail(escape(str(error))) from None
         if isinstance(error, ValueError | OSError):
             raise fail(_one_line(error)) from None
         return False
