@@ -135,7 +135,7 @@ def main() -> None:
     parser.add_argument("--slots", type=int, default=4)
     parser.add_argument("--per-server", type=int, default=100, help="judgments per server in each run")
     parser.add_argument("--ceiling-items", type=int, default=3000)
-    parser.add_argument("--ceiling-slots", type=int, default=64)
+    parser.add_argument("--ceiling-slots", type=int, default=16)
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--only-ceiling", action="store_true")
     args = parser.parse_args()

@@ -24,6 +24,7 @@ import os
 import pickle
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,16 +196,21 @@ class RayJudge:
         arrived: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
         stop = threading.Event()
 
+        def hand_over(message: dict[str, Any] | BaseException | None) -> None:
+            with suppress(RuntimeError):  # the driver's loop is gone (Ctrl-C): nobody to tell
+                loop.call_soon_threadsafe(arrived.put_nowait, message)
+
         def stream() -> None:  # Ray's iterator blocks: it runs beside the event loop
             try:
                 for row in dataset.iter_rows():
                     if stop.is_set():
                         return
-                    loop.call_soon_threadsafe(arrived.put_nowait, row)
+                    hand_over(row)
             except BaseException as error:  # noqa: BLE001 - handed to the driver's task
-                loop.call_soon_threadsafe(arrived.put_nowait, error)
+                if not stop.is_set():
+                    hand_over(error)
             else:
-                loop.call_soon_threadsafe(arrived.put_nowait, None)
+                hand_over(None)
 
         reader = threading.Thread(target=stream, name="ragjury-ray-results", daemon=True)
         reader.start()

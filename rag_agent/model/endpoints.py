@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,6 +262,8 @@ class PooledModel(WrapperModel):
             except Exception as failure:
                 self.pool.release(endpoint)
                 endpoint.failures += 1
+                with suppress(AttributeError):  # its reason names this server, not the first one
+                    failure.server_url = endpoint.url  # type: ignore[attr-defined]
                 refused = await configuration_error(failure, endpoint.breaker)
                 endpoint.breaker.record(failure)
                 if refused is not None or not server_failure(failure):

@@ -135,7 +135,7 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
     mid-response" (the server is there: it crashed, restarted or dropped the request). Invalid
     output names the field, message and value of the last validation error.
     """
-    url = settings.openai_base_url
+    url = getattr(error, "server_url", None) or settings.openai_base_url  # the pool's server that failed
     if isinstance(error, ModelServerUnreachable):
         return error.message
     if isinstance(error, ModelConnectionError):

@@ -17,10 +17,8 @@ from ragjury.rag_agent.model.endpoints import PooledModel
 
 
 def _settings(urls: list[str], **extra: object) -> RagjurySettings:
-    return RagjurySettings(
-        _env_file=None, base_url=",".join(urls), judge_model="phi3:mini", http_retries=0, timeout_s=10,
-        breaker_failures=2, **extra,
-    )
+    options: dict[str, object] = {"http_retries": 0, "timeout_s": 10, "breaker_failures": 2, **extra}
+    return RagjurySettings(_env_file=None, base_url=",".join(urls), judge_model="phi3:mini", **options)
 
 
 def _items(count: int) -> list[CorrectnessItem]:
@@ -79,3 +77,16 @@ async def test_a_server_of_another_model_is_a_configuration_error() -> None:
         with pytest.raises(ModelServerConfigError, match=f"model 'phi3:mini' is not served by {other.base_url}"):
             await run_judgments(judge, _items(3), progress=False)
         assert good.received == 0 and other.received == 0
+
+
+async def test_a_failure_on_every_server_is_unscored_and_names_the_server_that_failed_last() -> None:
+    from recording_server import recording_server
+
+    with recording_server("500") as failing, recording_server("close") as closing:
+        judge = build_judge("correctness", "llm", _settings([failing.base_url, closing.base_url], breaker_failures=50))
+        judgments, stats = await run_judgments(judge, _items(1), progress=False)  # tried in list order
+    assert stats.unscored == 1 and stats.not_attempted == 0  # failed, counted, never a silent 0
+    for judgment in judgments:
+        assert judgment.unscored_reason.startswith(f"connection closed mid-response by the model server at {closing.base_url}")
+    by_url = {entry["url"]: entry for entry in stats.endpoints}
+    assert by_url[failing.base_url]["moved"] == by_url[failing.base_url]["failures"] > 0  # its 500s went on
