@@ -119,7 +119,8 @@ class ModelServerConfigError(InputError):
         super().__init__(headline, fix)
 
 
-def _model_listed(model: str, listed: Iterable[str]) -> bool:
+def model_listed(model: str, listed: Iterable[str]) -> bool:
+    """Whether a server that lists ``listed`` serves ``model`` (``name`` and ``name:latest`` alike)."""
     names = set(listed)
     return model in names or f"{model}:latest" in names or model.removesuffix(":latest") in names
 
@@ -171,7 +172,7 @@ def config_error(
         if listed:
             more = f" and {len(listed) - 12} more" if len(listed) > 12 else ""
             lists = f"; the server lists: {', '.join(listed[:12])}{more}"
-        about_model = "model" in body.lower() or bool(model and listed and not _model_listed(model, listed))
+        about_model = "model" in body.lower() or bool(model and listed and not model_listed(model, listed))
         if model and about_model:
             return ModelServerConfigError(
                 f"model '{model}' not found on {url}", f"check --model{lists}", status=status, where=where
@@ -481,6 +482,7 @@ __all__ = [
     "is_connect_failure",
     "is_no_answer",
     "is_not_attempted",
+    "model_listed",
     "preflight",
     "raise_config_error",
     "root_cause",

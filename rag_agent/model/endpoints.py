@@ -32,16 +32,16 @@ from ragjury.rag_agent.model.breaker import (
     NOT_ATTEMPTED,
     CircuitBreaker,
     ModelServerConfigError,
-    _model_listed,
     breakers_of,
     is_connect_failure,
     is_no_answer,
+    model_listed,
 )
 from ragjury.rag_agent.model.failures import (
     ModelServerUnreachable,
-    _closed_mid_response,
-    _http_error,
+    closed_mid_response,
     configuration_error,
+    http_error_of,
 )
 
 
@@ -76,9 +76,9 @@ class Endpoint:
 def server_failure(error: BaseException) -> bool:
     """True when a failed request says nothing about the item: the server was unreachable, did not
     answer in time, dropped the connection or answered HTTP 5xx. Another server may answer it."""
-    if is_connect_failure(error) or is_no_answer(error) or _closed_mid_response(error):
+    if is_connect_failure(error) or is_no_answer(error) or closed_mid_response(error):
         return True
-    http = _http_error(error)
+    http = http_error_of(error)
     return http is not None and http.status_code >= 500
 
 
@@ -215,7 +215,7 @@ class PoolBreaker(CircuitBreaker):
         """Every endpoint's own preflight; then each that lists its models must list this one."""
         await asyncio.gather(*(b.preflight() for b in self.breakers))
         for breaker in self.breakers:
-            if breaker.config_error is None and breaker.listed and not _model_listed(self.model_name, breaker.listed):
+            if breaker.config_error is None and breaker.listed and not model_listed(self.model_name, breaker.listed):
                 shown = ", ".join(breaker.listed[:6])
                 self.config_error = ModelServerConfigError(
                     f"model '{self.model_name}' is not served by {breaker.where} (it lists: {shown})",
