@@ -67,9 +67,33 @@ def settings_for(urls: list[str], concurrency: int) -> RagjurySettings:
     )
 
 
+FIRST: list[float] = []
+"""When the current run's first judgment arrived (``timed_run`` resets it)."""
+
+
+def noting_the_first(judge: object) -> object:
+    """The judge, its ``ajudge_batch`` noting when the first judgment arrives: start-up (a Ray
+    pipeline's actors start, import ragjury and build their judge) is then told apart from the
+    steady rate."""
+    batch_method = judge.ajudge_batch  # type: ignore[attr-defined]
+
+    async def ajudge_batch(items: list[object], on_result: object = None) -> object:
+        def noted(index: int, judgment: object) -> None:
+            if not FIRST:
+                FIRST.append(time.perf_counter())
+            if on_result is not None:
+                on_result(index, judgment)  # type: ignore[operator]
+
+        return await batch_method(items, on_result=noted)
+
+    judge.ajudge_batch = ajudge_batch  # type: ignore[attr-defined]
+    return judge
+
+
 async def timed_run(judge: object, batch: list[CorrectnessItem], cache_path: Path) -> tuple[float, float, int]:
     """Wall seconds, client CPU seconds and unscored count of one run on a fresh cache."""
     cache = JudgmentCache(cache_path)
+    FIRST.clear()
     cpu, wall = time.process_time(), time.perf_counter()
     _, stats = await run_judgments(judge, batch, cache=cache, progress=False)  # type: ignore[arg-type]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -82,8 +106,12 @@ def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def scaling(urls: list[str], args: argparse.Namespace, workdir: Path, *, ray: bool) -> dict[int, float]:
+def scaling(
+    urls: list[str], args: argparse.Namespace, workdir: Path, *, ray: bool
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Judgments/s over 1..8 servers: whole runs, and after the first judgment (steady)."""
     rates: dict[int, float] = {}
+    steady: dict[int, float] = {}
     label = "ray" if ray else "in-process"
     for count in COUNTS:
         settings = settings_for(urls[:count], args.slots)
@@ -93,13 +121,17 @@ def scaling(urls: list[str], args: argparse.Namespace, workdir: Path, *, ray: bo
 
             judge = ray_judge(judge, task="correctness", name="llm", settings=settings)
         batch = items(args.per_server * count, f"{label}-{count}")
-        wall, _, unscored = asyncio.run(timed_run(judge, batch, workdir / f"{label}-{count}.sqlite"))
+        began = time.perf_counter()
+        wall, _, unscored = asyncio.run(timed_run(noting_the_first(judge), batch, workdir / f"{label}-{count}.sqlite"))
+        first = FIRST[0] - began if FIRST else 0.0
         rates[count] = len(batch) / wall
+        steady[count] = (len(batch) - 1) / max(1e-9, wall - first)
         ideal = count * args.slots / args.latency
         efficiency = rates[count] / count / rates[COUNTS[0]]
         print(f"  {label:10} {count} server(s): {len(batch):5d} judgments in {wall:6.2f}s = {rates[count]:7.1f}/s "
-              f"(ideal {ideal:5.0f}/s), scaling efficiency {efficiency:.2f}, unscored {unscored}", flush=True)
-    return rates
+              f"(ideal {ideal:5.0f}/s), scaling efficiency {efficiency:.2f}; first judgment after {first:5.2f}s, "
+              f"then {steady[count]:7.1f}/s; unscored {unscored}", flush=True)
+    return rates, steady
 
 
 def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
@@ -146,17 +178,18 @@ def main() -> None:
             process, urls = start_servers(max(COUNTS), args.latency, args.slots)
             try:
                 print(f"servers: {args.latency * 1000:.0f} ms latency, {args.slots} slots each")
-                here = scaling(urls, args, workdir, ray=False)
+                here, here_steady = scaling(urls, args, workdir, ray=False)
                 if not args.no_ray:
                     from ragjury.evals.runs.ray_executor import start_ray, stop_ray
 
                     started = start_ray()
                     try:
-                        there = scaling(urls, args, workdir, ray=True)
+                        there, there_steady = scaling(urls, args, workdir, ray=True)
                     finally:
                         stop_ray(started)
                     for count in COUNTS:
-                        print(f"  ray / in-process at {count} server(s): {there[count] / here[count]:.2f}")
+                        print(f"  ray / in-process at {count} server(s): {there[count] / here[count]:.2f} whole run, "
+                              f"{there_steady[count] / here_steady[count]:.2f} after the first judgment")
             finally:
                 process.terminate()
                 process.wait(timeout=10)

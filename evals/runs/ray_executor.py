@@ -186,7 +186,13 @@ class RayJudge:
         dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
             JudgeWorker,
             fn_constructor_kwargs={"spec": self.spec, "seats": _Seats.remote(), "endpoints": endpoints, "slots": slots},
-            compute=ActorPoolStrategy(size=min(actors, blocks) if model_free else actors),
+            # A model-calling actor runs several batches at once, all through its slots: while one
+            # batch waits for its last answers (or Ray schedules the next), the others keep the
+            # endpoint busy.
+            compute=ActorPoolStrategy(
+                size=min(actors, blocks) if model_free else actors,
+                max_concurrent_calls_per_actor=1 if model_free else 4,
+            ),
             batch_size=per_block,
             batch_format="numpy",
             **resources,
