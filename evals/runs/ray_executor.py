@@ -128,6 +128,14 @@ def stop_ray(started: bool) -> None:
         ray.shutdown()
 
 
+@dataclass(frozen=True)
+class _Layout:
+    actors: int
+    endpoints: int
+    slots: int
+    model_free: bool
+
+
 class RayJudge:
     """A judge whose ``ajudge_batch`` runs on Ray; everything else is the wrapped judge's.
 
@@ -161,41 +169,44 @@ class RayJudge:
                         into[name] = into.get(name, 0) + value
         return summed
 
-    def _layout(self) -> tuple[int, int, int, dict[str, Any]]:
-        """Actors, endpoints, slots per actor, and the actors' resources."""
+    def _layout(self) -> _Layout:
+        """One actor per endpoint for a judge that calls a model (its slots: the per-server limit),
+        one per CPU of the cluster for a model-free judge."""
         from ragjury.rag_agent.model.endpoints import pools_of
 
-        pools = pools_of(self.inner)
         if breakers_of(self.inner, enabled_only=False):
+            pools = pools_of(self.inner)
             endpoints = max((len(pool.endpoints) for pool in pools), default=1)
             slots = pools[0].limit if pools else max(1, int(self.concurrency))
-            return endpoints, endpoints, slots, {"num_cpus": 0.1}
+            return _Layout(actors=endpoints, endpoints=endpoints, slots=slots, model_free=False)
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-        return max(1, cpus), 1, 1, {"num_cpus": 1}
+        return _Layout(actors=max(1, cpus), endpoints=1, slots=1, model_free=True)
 
     async def ajudge_batch(
         self, items: Sequence[Any], on_result: Callable[[int, Judgment[Any]], None] | None = None
     ) -> list[Judgment[Any]]:
         if not items:
             return []
-        actors, endpoints, slots, resources = self._layout()
-        model_free = endpoints == 1 and resources["num_cpus"] == 1
-        per_block = self.block_items or (512 if model_free else 2 * slots)
+        layout = self._layout()
+        model_free = layout.model_free
+        per_block = self.block_items or (512 if model_free else 2 * layout.slots)
         rows = [{"index": index, "item": pickle.dumps(item)} for index, item in enumerate(items)]
         blocks = max(1, -(-len(rows) // per_block))
         dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
             JudgeWorker,
-            fn_constructor_kwargs={"spec": self.spec, "seats": _Seats.remote(), "endpoints": endpoints, "slots": slots},
+            fn_constructor_kwargs={
+                "spec": self.spec, "seats": _Seats.remote(), "endpoints": layout.endpoints, "slots": layout.slots,
+            },
             # A model-calling actor runs several batches at once, all through its slots: while one
             # batch waits for its last answers (or Ray schedules the next), the others keep the
-            # endpoint busy.
+            # endpoint busy. It waits on the network, so it asks for a tenth of a CPU.
             compute=ActorPoolStrategy(
-                size=min(actors, blocks) if model_free else actors,
+                size=min(layout.actors, blocks) if model_free else layout.actors,
                 max_concurrent_calls_per_actor=1 if model_free else 4,
             ),
             batch_size=per_block,
             batch_format="numpy",
-            **resources,
+            num_cpus=1 if model_free else 0.1,
         )
         results: list[Judgment[Any] | None] = [None] * len(items)
         loop = asyncio.get_running_loop()
