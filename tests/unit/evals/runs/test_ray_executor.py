@@ -3,6 +3,7 @@ with the same counts, cache and resume as in one process. One local Ray for the 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,9 +23,21 @@ from ragjury.rag_agent.core.items import CorrectnessItem  # noqa: E402
 from ragjury.rag_agent.judges.catalogue import build_judge  # noqa: E402
 
 
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def crash_marker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("crash") / "crashed"
+
+
 @pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=80 * 1024 * 1024)
+def local_ray(crash_marker: Path) -> Iterator[None]:
+    path = os.pathsep.join(filter(None, [str(FIXTURES), os.environ.get("PYTHONPATH")]))
+    ray.init(
+        num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=80 * 1024 * 1024,
+        runtime_env={"env_vars": {"PYTHONPATH": path, "RAGJURY_CRASH_MARKER": str(crash_marker)}},
+    )
     yield
     ray.shutdown()
 
@@ -76,6 +89,19 @@ async def test_a_model_free_judge_gives_the_judgments_of_one_process(tmp_path: P
     there, stats = await run_judgments(_on_ray("correctness", "contains", settings), items, cache=cache, progress=False)
     assert [j.value for j in there] == [j.value for j in here]
     assert stats.judged == 40 and stats.endpoints == [] and cache.count() == 40
+    cache.close()
+
+
+async def test_a_worker_that_dies_loses_nothing(tmp_path: Path, crash_marker: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    monkeypatch.setenv("RAGJURY_CRASH_MARKER", str(crash_marker))
+    items = [*_items(20), CorrectnessItem(question="crash", answer="a", references=["a"])]
+    cache = JudgmentCache(tmp_path / "cache.sqlite")
+    judge = _on_ray("correctness", "python:crashing_judge:CrashOnceJudge", RagjurySettings(_env_file=None))
+    judgments, stats = await run_judgments(judge, items, cache=cache, progress=False)
+    assert crash_marker.exists()  # a worker died mid-batch
+    assert stats.judged == 21 and stats.unscored == 0 and cache.count() == 21
+    assert [j.value for j in judgments] == [item.references[0] in item.answer for item in items]
     cache.close()
 
 
