@@ -59,7 +59,7 @@ def _normalise_host(host: str) -> str:
 
 def check_base_url(url: str) -> str:
     """An OpenAI-compatible base URL, or a ValueError that says how to write one: a URL without
-    its scheme or with several addresses in it would otherwise fail on every request."""
+    its scheme or with spaces in it would otherwise fail on every request."""
     url = url.strip()
     if "," in url or any(char.isspace() for char in url):
         raise ValueError(f"{url!r} is not one URL; give one server, e.g. http://127.0.0.1:8080/v1")
@@ -68,6 +68,22 @@ def check_base_url(url: str) -> str:
         raise ValueError(f"{url!r} is not an http(s) URL; write it in full, e.g. http://{url.split('://')[-1] or 'localhost:8080'}/v1"
                          if "://" not in url else f"{url!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1")
     return url.rstrip("/")
+
+
+def parse_base_urls(value: str) -> list[str]:
+    """The servers of a comma-separated ``--base-url`` (or ``RAGJURY_BASE_URLS``), each checked by
+    ``check_base_url``; duplicates are dropped (one server listed twice is still one server)."""
+    parts = [part.strip() for part in value.split(",")]
+    if not any(parts):
+        raise ValueError(f"{value!r} names no server; give one or more, e.g. http://127.0.0.1:8080/v1")
+    if any(not part for part in parts):
+        raise ValueError(f"{value!r} has an empty entry; separate the servers with single commas")
+    return list(dict.fromkeys(check_base_url(part) for part in parts))
+
+
+def check_base_urls(value: str) -> str:
+    """``parse_base_urls``, written back as one normalised comma-separated string."""
+    return ",".join(parse_base_urls(value))
 
 
 class RagjurySettings(BaseSettings):
@@ -87,8 +103,15 @@ class RagjurySettings(BaseSettings):
         validation_alias=AliasChoices("OLLAMA_HOST", "RAGJURY_OLLAMA_HOST"),
     )
     """Where Ollama listens; its OpenAI-compatible API is ``{ollama_host}/v1``."""
-    base_url: str | None = None
-    """An OpenAI-compatible base URL (``.../v1``); when set it wins over ``ollama_host``."""
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("base_url", "RAGJURY_BASE_URL", "RAGJURY_BASE_URLS")
+    )
+    """An OpenAI-compatible base URL (``.../v1``), or several separated by commas (judgments go to
+    the server with the fewest requests outstanding); when set it wins over ``ollama_host``.
+    ``RAGJURY_BASE_URLS`` is the same setting under a plural name."""
+    preferred_endpoint: int | None = Field(default=None, ge=0)
+    """With several base URLs: the index of the server this process sends to first while it is
+    live and has a free slot (a Ray worker bound to one endpoint); None: the least busy one."""
     api_key: str | None = Field(
         default=None, validation_alias=AliasChoices("api_key", "RAGJURY_API_KEY", "OPENAI_API_KEY")
     )
@@ -133,12 +156,17 @@ class RagjurySettings(BaseSettings):
     @field_validator("base_url")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
-        return None if value is None else check_base_url(value)
+        return None if value is None else check_base_urls(value)
+
+    @property
+    def base_urls(self) -> list[str]:
+        """Every OpenAI-compatible server to call: the ``base_url`` list, or Ollama's ``/v1``."""
+        return parse_base_urls(self.base_url) if self.base_url else [f"{self.ollama_host}/v1".rstrip("/")]
 
     @property
     def openai_base_url(self) -> str:
-        """The OpenAI-compatible endpoint to call: ``base_url`` or Ollama's ``/v1``."""
-        return (self.base_url or f"{self.ollama_host}/v1").rstrip("/")
+        """The (first) OpenAI-compatible endpoint to call: ``base_url`` or Ollama's ``/v1``."""
+        return self.base_urls[0]
 
     @property
     def targets_ollama(self) -> bool:
@@ -156,5 +184,8 @@ __all__ = [
     "OutputMode",
     "RagjurySettings",
     "ScoreWeights",
+    "check_base_url",
+    "check_base_urls",
     "get_settings",
+    "parse_base_urls",
 ]

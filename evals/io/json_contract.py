@@ -44,6 +44,9 @@ SHARED_KEYS: dict[str, str] = {
     "wall_s": "seconds the run took",
     "judgments_per_s": "judged / wall_s",
     "interrupted": "the run was stopped (Ctrl-C); what completed is in the cache",
+    "endpoints": "with several --base-url servers: [{url, answered, failures, moved, mean_latency_s}] per server "
+    "(moved: failed requests sent on to another server); absent with one server",
+    "executor": "where the items were judged: `process` (this one) or `ray` (--executor ray)",
     "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); "
     "null when unscored",
     "value": "one judgment's typed result (statements, reason, dimensions, ...); null when unscored",

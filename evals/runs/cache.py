@@ -261,6 +261,18 @@ def _judgment_from_payload(payload: str, value_type: str | None, judgment_type: 
     return envelope_cls.model_validate(data)
 
 
+def dump_judgment(judgment: Judgment[Any]) -> str:
+    """A judgment as one JSON text that ``load_judgment`` rebuilds with its own classes (as the
+    cache stores it): how judgments travel from a Ray worker to the driver."""
+    return json.dumps([_type_name(judgment.value), _type_name(judgment), judgment.model_dump_json()])
+
+
+def load_judgment(text: str) -> Judgment[Any]:
+    """The judgment ``dump_judgment`` wrote."""
+    value_type, judgment_type, payload = json.loads(text)
+    return _judgment_from_payload(payload, value_type, judgment_type)
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
@@ -552,7 +564,9 @@ __all__ = [
     "CacheUnusable",
     "JudgmentCache",
     "holder_alive",
+    "dump_judgment",
     "item_json",
+    "load_judgment",
     "judgment_key",
     "new_lease_owner",
     "open_cache",

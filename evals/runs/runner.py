@@ -71,6 +71,11 @@ class RunStats:
     """Tokens and requests spent in this run (cached judgments cost nothing now)."""
     wall_s: float = 0.0
     interrupted: bool = False
+    executor: str | None = None
+    """``ray`` when the items were judged on Ray (``--executor ray``); None in this process."""
+    endpoints: list[dict[str, Any]] = field(default_factory=list)
+    """With several servers (``--base-url A,B``): what each did in this run (url, answered,
+    failures, moved, mean_latency_s); empty with one server."""
 
     @property
     def scored(self) -> int:
@@ -101,9 +106,14 @@ class RunStats:
             usage=self.usage + other.usage,
             wall_s=self.wall_s + other.wall_s,
             interrupted=self.interrupted or other.interrupted,
+            executor=self.executor or other.executor,
+            endpoints=_merged_endpoints(self.endpoints, other.endpoints),
         )
 
     def as_dict(self) -> dict[str, object]:
+        endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
+        if self.executor is not None:
+            endpoints["executor"] = self.executor
         return {
             "n": self.total,
             "scored": self.scored,
@@ -120,7 +130,22 @@ class RunStats:
             "wall_s": round(self.wall_s, 3),
             "judgments_per_s": round(self.judgments_per_s, 2),
             "interrupted": self.interrupted,
+            **endpoints,
         }
+
+
+def _merged_endpoints(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two runs' endpoint figures added up per URL (mean latencies weighted by answers)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for entry in [*first, *second]:
+        into = merged.setdefault(entry["url"], {"url": entry["url"], "answered": 0, "failures": 0, "moved": 0, "_s": 0.0})
+        for name in ("answered", "failures", "moved"):
+            into[name] += entry.get(name, 0)
+        into["_s"] += (entry.get("mean_latency_s") or 0.0) * entry.get("answered", 0)
+    for entry in merged.values():
+        total = entry.pop("_s")
+        entry["mean_latency_s"] = round(total / entry["answered"], 4) if entry["answered"] else None
+    return list(merged.values())
 
 
 class RunResult(NamedTuple):
@@ -131,8 +156,17 @@ class RunResult(NamedTuple):
 
 
 @contextmanager
-def _concurrency(judge: object, concurrency: int | None) -> Iterator[None]:
-    """Set ``judge.concurrency`` for the run and restore it after (BaseJudge reads it)."""
+def _concurrency(judge: object, concurrency: int | None, pools: Sequence[Any] = ()) -> Iterator[None]:
+    """Set ``judge.concurrency`` for the run and restore it after (BaseJudge reads it).
+
+    With several servers (``pools``) ``concurrency`` is per server: each pool's ``limit`` is set to
+    it, and the judge keeps that many in flight per server."""
+    width = max((len(pool.endpoints) for pool in pools), default=1)
+    if pools:
+        per_server = max(1, concurrency or int(getattr(judge, "concurrency", 4) or 4))
+        for pool in pools:
+            pool.limit = per_server
+        concurrency = per_server * width
     if concurrency is None or not hasattr(judge, "concurrency"):
         yield
         return
@@ -142,6 +176,28 @@ def _concurrency(judge: object, concurrency: int | None) -> Iterator[None]:
         yield
     finally:
         judge.concurrency = before  # type: ignore[attr-defined]
+
+
+def _pools(servers: Sequence[Any]) -> list[Any]:
+    """The endpoint pools among a judge's breakers (``rag_agent.model.endpoints``; duck-typed, so
+    a run without a model imports no pydantic-ai)."""
+    return [breaker.pool for breaker in servers if getattr(breaker, "pool", None) is not None]
+
+
+def _endpoint_figures(pools: Sequence[Any], judge: object) -> dict[str, dict[str, Any]]:
+    """Each server's figures so far: this process's pools, plus what Ray workers reported."""
+    if not pools:
+        return {}
+    from ragjury.rag_agent.model.endpoints import endpoint_figures
+
+    figures = endpoint_figures(pools)
+    remote = getattr(judge, "remote_endpoint_figures", None)
+    for url, theirs in (remote() if callable(remote) else {}).items():
+        into = figures.setdefault(url, {"url": url})
+        for name, value in theirs.items():
+            if name != "url":
+                into[name] = into.get(name, 0) + value
+    return figures
 
 
 def _counters(stats: RunStats) -> dict[str, int]:
@@ -196,6 +252,9 @@ async def run_judgments(
     stats.duplicates = sum(len(indices) - 1 for indices in positions.values())
 
     servers = breakers_of(judge, enabled_only=False)  # a 401/403/404 from one stops the run (exit 2)
+    pools = _pools(servers)
+    figures_before = _endpoint_figures(pools, judge)
+    stats.executor = getattr(judge, "executor", None)
     if todo_items and preflight:  # before the progress display: a refused key is the one line shown
         try:
             await preflight_servers(judge)
@@ -275,7 +334,7 @@ async def run_judgments(
 
     try:
         if todo_items:
-            with _concurrency(judge, concurrency):
+            with _concurrency(judge, concurrency, pools):
                 if cache is None:
                     await judge_these(list(range(len(todo_items))))
                 else:
@@ -285,7 +344,7 @@ async def run_judgments(
                         judge_these,
                         on_shared,
                         owner=lease_owner,
-                        chunk=_claim_chunk(judge, concurrency),
+                        chunk=_claim_chunk(judge, getattr(judge, "concurrency", None) if pools else concurrency),
                         run_started=run_started,
                         lease_ttl_s=lease_ttl_s,
                     )
@@ -299,6 +358,10 @@ async def run_judgments(
             if cache is not None and todo_items:
                 cache.release(lease_owner)
             stats.wall_s = time.perf_counter() - started
+            if pools:
+                from ragjury.rag_agent.model.endpoints import endpoint_report
+
+                stats.endpoints = endpoint_report(figures_before, _endpoint_figures(pools, judge))
             if bar is not None and own_progress:
                 bar.stop()
             tracing.end_batch(traced_run, stats.as_dict())
@@ -308,6 +371,9 @@ async def run_judgments(
 
 _MAX_CHUNK = 512
 """Most items claimed (and handed to ``ajudge_batch``) at a time."""
+
+_CLAIM_ALL = 1_000_000
+"""Items claimed at a time by a judge that runs a whole run's items as one pipeline (Ray)."""
 
 
 def _vectorised(judge: object) -> bool:
@@ -327,6 +393,8 @@ def _claim_chunk(judge: object, concurrency: int | None) -> int:
     """Items claimed at a time: a few per request slot for a judge with a model or one that
     judges item by item (so a second process on the cache gets its share), a large batch for a
     model-free judge with its own vectorised ``ajudge_batch``."""
+    if getattr(judge, "claims_all", False):  # Ray: one pipeline for every item not in the cache
+        return _CLAIM_ALL
     if _vectorised(judge):
         return _MAX_CHUNK
     slots = concurrency or int(getattr(judge, "concurrency", 4) or 4)
@@ -445,7 +513,7 @@ async def _judge_shared(
                     began = time.perf_counter()
                     await judge_these([index_of[key] for key in claimed])
                     if time.perf_counter() - began < 1.0:
-                        chunk = min(2 * chunk, _MAX_CHUNK)
+                        chunk = max(chunk, min(2 * chunk, _MAX_CHUNK))
                     continue
                 if queue:
                     continue

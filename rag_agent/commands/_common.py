@@ -44,7 +44,8 @@ BaseUrlOption = Annotated[
     str | None,
     typer.Option(
         "--base-url",
-        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (default: Ollama at $OLLAMA_HOST/v1).",
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1, or several separated by commas "
+        "(the same model on each; default: $RAGJURY_BASE_URLS, else Ollama at $OLLAMA_HOST/v1).",
     ),
 ]
 JudgeOption = Annotated[
@@ -160,7 +161,12 @@ def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
     if model:
         update["judge_model"] = model
     if base_url:
-        update["base_url"] = base_url
+        from ragjury.config.settings import check_base_urls
+
+        try:  # model_copy does not validate: a list of servers is checked here, each URL in it
+            update["base_url"] = check_base_urls(base_url)
+        except ValueError as error:
+            raise fail(f"--base-url: {error}") from None
     return settings.model_copy(update=update) if update else settings
 
 
@@ -183,7 +189,9 @@ class _UserErrors(contextlib.ContextDecorator):
         if error is None or isinstance(error, typer.Exit):
             return False
         if isinstance(error, InputError):
-            raise fail(str(error)) from None
+            from rich.markup import escape  # the message is the user's data or ours: never markup
+
+            raise fail(escape(str(error))) from None
         if isinstance(error, ValueError | OSError):
             raise fail(_one_line(error)) from None
         return False

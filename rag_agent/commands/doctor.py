@@ -52,7 +52,7 @@ def doctor(
 def doctor_payload(settings: RagjurySettings, checks: list[Check]) -> dict[str, object]:
     """One JSON object, like every other ``--json``: a script reads ``ok`` and needs no special
     case for a bare list."""
-    where = settings.ollama_host if settings.targets_ollama else settings.openai_base_url
+    where = settings.ollama_host if settings.targets_ollama else ",".join(settings.base_urls)
     return {
         "ok": all(check.ok for check in checks),
         "model": settings.judge_model,

@@ -171,6 +171,14 @@ def evaluate(
     calibration: CalibrationOption = None,
     dry_run: DryRunOption = False,
     trace: TraceOption = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="process: judge in this process; ray: the items not in the cache as a Ray Data "
+            "pipeline on $RAY_ADDRESS's cluster or a local Ray (needs the 'ray' extra).",
+        ),
+    ] = "process",
 ) -> None:
     """Batch-judge a dataset and, when it has human labels, measure agreement with people.
 
@@ -229,6 +237,10 @@ def evaluate(
 
     gates = Gates.parse(fail_under or [], max_fallback)
     settings = settings_for(model, base_url)
+    if executor not in ("process", "ray"):
+        raise fail(f"--executor must be process or ray, got {executor!r}")
+    if executor == "ray" and agent:
+        raise fail("--executor ray applies to dataset evaluation (--task), not to --agent")
     if agent:
         if corpus is None:
             raise fail("--agent needs --corpus passages.jsonl to retrieve from")
@@ -320,6 +332,7 @@ def evaluate(
                 mapping=mapping or [],
                 judge_options=judge_options,
                 dry_run=dry_run,
+                executor=executor,
                 **common,
             )  # type: ignore[arg-type]
             if pending is not None:

@@ -39,6 +39,7 @@ def prepare_dataset_run(
     concurrency: int | None,
     progress: bool,
     dry_run: bool = False,
+    executor: str = "process",
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
@@ -62,14 +63,52 @@ def prepare_dataset_run(
         )
         return None
     judge = resolved.build(settings, **judge_options)
-    run = evaluate_dataset(
-        task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
-    )
+    if executor == "ray":
+        judge, session = on_ray(judge, task=task, judge_name=judge_name, settings=settings, options=judge_options)
+        inner = evaluate_dataset(
+            task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+        )
+
+        async def run_in_session() -> Any:
+            with session:
+                return await inner
+
+        run = run_in_session()
+    else:
+        run = evaluate_dataset(
+            task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+        )
 
     def finish(result: Any) -> None:
         report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output)
 
     return run, finish
+
+
+def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: dict[str, Any]) -> tuple[Any, Any]:
+    """The judge on Ray (``evals.runs.ray_executor``, imported here only) and the context that
+    joins or starts Ray around the run (and stops it when this run started it)."""
+    from contextlib import contextmanager
+
+    try:
+        from ragjury.evals.runs import ray_executor
+    except ImportError as error:
+        from ragjury.rag_agent.core.input_files import InputError
+
+        raise InputError(
+            f"--executor ray needs Ray (no module {error.name or 'ray'})", "install it: pip install 'ragjury[ray]'"
+        ) from None
+
+    @contextmanager
+    def ray_session() -> Any:
+        started = ray_executor.start_ray()
+        try:
+            yield
+        finally:
+            ray_executor.stop_ray(started)
+
+    wrapped = ray_executor.ray_judge(judge, task=task, name=judge_name, settings=settings, options=options)
+    return wrapped, ray_session()
 
 
 def report_dataset_run(

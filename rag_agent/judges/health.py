@@ -43,7 +43,19 @@ async def list_models(settings: RagjurySettings) -> list[str]:
 
 
 async def run_checks(settings: RagjurySettings) -> list[Check]:
-    """Reachability, model presence, one structured call; stops at the first hard failure."""
+    """Reachability, model presence, one structured call; stops at the first hard failure. With
+    several base URLs, every server is checked on its own (each check names its server)."""
+    urls = settings.base_urls
+    if settings.base_url is None or len(urls) == 1:
+        return await _checks_of_one(settings)
+    checks: list[Check] = []
+    for url in urls:
+        for check in await _checks_of_one(settings.model_copy(update={"base_url": url})):
+            checks.append(Check(f"{check.name} at {url}", check.ok, check.detail, check.fix))
+    return checks
+
+
+async def _checks_of_one(settings: RagjurySettings) -> list[Check]:
     where = settings.ollama_host if settings.targets_ollama else settings.openai_base_url
     start_hint = (
         "start Ollama with `ollama serve` (or set OLLAMA_HOST)"

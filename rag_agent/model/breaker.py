@@ -119,7 +119,8 @@ class ModelServerConfigError(InputError):
         super().__init__(headline, fix)
 
 
-def _model_listed(model: str, listed: Iterable[str]) -> bool:
+def model_listed(model: str, listed: Iterable[str]) -> bool:
+    """Whether a server that lists ``listed`` serves ``model`` (``name`` and ``name:latest`` alike)."""
     names = set(listed)
     return model in names or f"{model}:latest" in names or model.removesuffix(":latest") in names
 
@@ -171,7 +172,7 @@ def config_error(
         if listed:
             more = f" and {len(listed) - 12} more" if len(listed) > 12 else ""
             lists = f"; the server lists: {', '.join(listed[:12])}{more}"
-        about_model = "model" in body.lower() or bool(model and listed and not _model_listed(model, listed))
+        about_model = "model" in body.lower() or bool(model and listed and not model_listed(model, listed))
         if model and about_model:
             return ModelServerConfigError(
                 f"model '{model}' not found on {url}", f"check --model{lists}", status=status, where=where
@@ -445,8 +446,8 @@ async def preflight(judge: object) -> list[CircuitBreaker]:
     breaker of that URL (``config_error_of`` finds it)."""
     by_url: dict[str, list[CircuitBreaker]] = {}
     for breaker in breakers_of(judge):
-        if breaker.where is not None:
-            by_url.setdefault(breaker.where, []).append(breaker)
+        if breaker.where is not None:  # a pool of servers is a group of its own (``group_key``)
+            by_url.setdefault(getattr(breaker, "group_key", breaker.where), []).append(breaker)
     if not by_url:
         return []
     leaders = [group[0] for group in by_url.values()]
@@ -481,6 +482,7 @@ __all__ = [
     "is_connect_failure",
     "is_no_answer",
     "is_not_attempted",
+    "model_listed",
     "preflight",
     "raise_config_error",
     "root_cause",

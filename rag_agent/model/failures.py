@@ -47,7 +47,7 @@ def _one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def _closed_mid_response(error: BaseException) -> bool:
+def closed_mid_response(error: BaseException) -> bool:
     seen: set[int] = set()
     link: BaseException | None = error
     while link is not None and id(link) not in seen:
@@ -96,7 +96,7 @@ def last_validation_error(error: BaseException) -> str | None:
     return None
 
 
-def _http_error(error: BaseException) -> ModelHTTPError | None:
+def http_error_of(error: BaseException) -> ModelHTTPError | None:
     seen: set[int] = set()
     link: BaseException | None = error
     while link is not None and id(link) not in seen:
@@ -115,7 +115,7 @@ async def configuration_error(error: BaseException, breaker: CircuitBreaker) -> 
     the server has answered any request: no item could succeed, so none may fall back. For a 404
     the message lists the models the server offers (``GET /models``, asked once).
     """
-    http = _http_error(error)
+    http = http_error_of(error)
     if http is None or http.status_code not in (401, 403, 404) or breaker.served:
         return None
     body = http.body if isinstance(http.body, str) else repr(http.body)
@@ -135,7 +135,7 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
     mid-response" (the server is there: it crashed, restarted or dropped the request). Invalid
     output names the field, message and value of the last validation error.
     """
-    url = settings.openai_base_url
+    url = getattr(error, "server_url", None) or settings.openai_base_url  # the pool's server that failed
     if isinstance(error, ModelServerUnreachable):
         return error.message
     if isinstance(error, ModelConnectionError):
@@ -144,7 +144,7 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
             return f"model server unreachable at {url}: {cause}"
         if isinstance(error, ModelTimeoutError):
             return f"model request timed out after {settings.timeout_s:g}s (no answer from {url}): {cause}"
-        if _closed_mid_response(error) or getattr(error, "phase", None) in ("read", "write"):
+        if closed_mid_response(error) or getattr(error, "phase", None) in ("read", "write"):
             return f"connection closed mid-response by the model server at {url}: {cause}"
         return f"model server connection failed at {url}: {cause}"
     if isinstance(error, ModelRequestTimeout | TimeoutError):
@@ -172,7 +172,9 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
 __all__ = [
     "ModelServerConfigError",
     "ModelServerUnreachable",
+    "closed_mid_response",
     "configuration_error",
     "describe_failure",
+    "http_error_of",
     "last_validation_error",
 ]

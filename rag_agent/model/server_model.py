@@ -101,12 +101,21 @@ def build_model(
     calls go through (``rag_agent.model.client``, ``rag_agent.model.logprobs``).
     """
     model_class = model_class or ServerModel
-    url = settings.openai_base_url
-    http_client = create_async_httpx2_client(transport=CountingTransport(url))
-    provider = OllamaProvider(base_url=url, api_key=settings.api_key or None, http_client=http_client)
-    model = model_class(
-        model_name or settings.judge_model, provider=provider, breaker=new_breaker(url, settings)
-    )
+    name = model_name or settings.judge_model
+    urls = settings.base_urls
+    model: Model
+    if len(urls) == 1:
+        model = _server_model(settings, urls[0], name, model_class)
+    else:  # several servers of one model: each request to the least busy live one
+        from ragjury.rag_agent.model.endpoints import Endpoint, EndpointPool, PooledModel
+
+        endpoints = []
+        for url in urls:
+            # The pool guards every request itself (``PooledModel``): its endpoints are plain.
+            server = _server_model(settings, url, name, ServerModel)
+            endpoints.append(Endpoint(url, server, server.breaker))
+        preferred = settings.preferred_endpoint if settings.preferred_endpoint in range(len(urls)) else None
+        model = PooledModel(EndpointPool(endpoints, limit=settings.concurrency, preferred=preferred), name)
     from ragjury.rag_agent.model.dry_model import DryRunModel, active_log
 
     dry_run = active_log()  # ``--dry-run``: record what would be sent, send nothing
@@ -114,6 +123,13 @@ def build_model(
         dry_run.models_built += 1
         return DryRunModel(model, dry_run)
     return model
+
+
+def _server_model(settings: RagjurySettings, url: str, name: str, model_class: type[ServerModel]) -> ServerModel:
+    """The model of one server, counting its HTTP attempts, with a breaker of its own."""
+    http_client = create_async_httpx2_client(transport=CountingTransport(url))
+    provider = OllamaProvider(base_url=url, api_key=settings.api_key or None, http_client=http_client)
+    return model_class(name, provider=provider, breaker=new_breaker(url, settings))
 
 
 def build_guarded_model(settings: RagjurySettings, model_name: str | None = None) -> Model:

@@ -96,3 +96,15 @@ def test_doctor_in_a_terminal_prints_only_its_own_output() -> None:
         shown = in_a_terminal(f"{RAGJURY} doctor --base-url {server.base_url}")
     assert "server reachable" in shown and "structured call" in shown, shown
     assert "observability" not in shown and "Logfire" not in shown, shown
+
+
+def test_several_servers_are_each_checked() -> None:
+    from fake_endpoints import fake_endpoint
+
+    with recording_server(content=SCORES) as good, fake_endpoint(models=("qwen2.5:7b",)) as other:
+        code, checks = doctor(f"{good.base_url},{other.base_url}", "--model", "phi3:mini")
+    assert code == 1
+    assert checks[f"server reachable at {good.base_url}"]["ok"] is True
+    assert checks[f"model available at {good.base_url}"]["ok"] is True
+    assert checks[f"model available at {other.base_url}"]["ok"] is False
+    assert "qwen2.5:7b" in checks[f"model available at {other.base_url}"]["detail"]

@@ -1,0 +1,201 @@
+"""Judging at scale: judgments/s over 1, 2, 4 and 8 model servers, in one process and on Ray, and
+the client's own ceiling against a server that answers at once.
+
+Servers: fake OpenAI-compatible endpoints (``tests/fake_endpoints.py``) in a process of their own,
+each answering after a fixed latency with a concurrency cap (default 200 ms, 4 slots: at most 20
+judgments/s per server), so the ideal rate is ``20 * servers``. Scaling efficiency is the rate per
+server over the rate with one server (target >= 0.9 from 1 to 8 servers in one process; Ray within
+20 % of in-process on one machine).
+
+Client ceiling: one server with no latency and many slots; judgments/s of one process and its CPU
+milliseconds per judgment (``time.process_time``), then a cProfile summary of where that CPU goes
+(target >= 1,000 judgments/s per process). The judge is ``correctness llm`` through the runner with
+a SQLite cache, as ``ragjury evaluate`` runs it.
+
+The load average is printed before and after: on a shared machine compare only runs made at a
+similar load.
+
+Run: ``.venv/bin/python bench/bench_scale.py [--latency 0.2] [--slots 4] [--per-server 100] [--no-ray]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from ragjury.config.settings import RagjurySettings  # noqa: E402
+from ragjury.evals.runs.cache import JudgmentCache  # noqa: E402
+from ragjury.evals.runs.runner import run_judgments  # noqa: E402
+from ragjury.rag_agent.core.items import CorrectnessItem  # noqa: E402
+from ragjury.rag_agent.judges.catalogue import build_judge  # noqa: E402
+
+COUNTS = (1, 2, 4, 8)
+
+
+def start_servers(count: int, latency: float, slots: int) -> tuple[subprocess.Popen[str], list[str]]:
+    """Fake endpoints in their own process (their threads must not share the client's GIL)."""
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fake_endpoints.py"), "--count", str(count),
+         "--latency", str(latency), "--slots", str(slots)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    urls = [process.stdout.readline().strip() for _ in range(count)]
+    return process, urls
+
+
+def items(count: int, tag: str) -> list[CorrectnessItem]:
+    return [CorrectnessItem(question=f"{tag} q{i}", answer=f"a{i}", references=[f"r{i}"]) for i in range(count)]
+
+
+def settings_for(urls: list[str], concurrency: int) -> RagjurySettings:
+    return RagjurySettings(
+        _env_file=None, base_url=",".join(urls), judge_model="phi3:mini", concurrency=concurrency,
+        http_retries=0, timeout_s=30,
+    )
+
+
+FIRST: list[float] = []
+"""When the current run's first judgment arrived (``timed_run`` resets it)."""
+
+
+def noting_the_first(judge: object) -> object:
+    """The judge, its ``ajudge_batch`` noting when the first judgment arrives: start-up (a Ray
+    pipeline's actors start, import ragjury and build their judge) is then told apart from the
+    steady rate."""
+    batch_method = judge.ajudge_batch  # type: ignore[attr-defined]
+
+    async def ajudge_batch(items: list[object], on_result: object = None) -> object:
+        def noted(index: int, judgment: object) -> None:
+            if not FIRST:
+                FIRST.append(time.perf_counter())
+            if on_result is not None:
+                on_result(index, judgment)  # type: ignore[operator]
+
+        return await batch_method(items, on_result=noted)
+
+    judge.ajudge_batch = ajudge_batch  # type: ignore[attr-defined]
+    return judge
+
+
+async def timed_run(judge: object, batch: list[CorrectnessItem], cache_path: Path) -> tuple[float, float, int]:
+    """Wall seconds, client CPU seconds and unscored count of one run on a fresh cache."""
+    cache = JudgmentCache(cache_path)
+    FIRST.clear()
+    cpu, wall = time.process_time(), time.perf_counter()
+    _, stats = await run_judgments(judge, batch, cache=cache, progress=False)  # type: ignore[arg-type]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    cache.close()
+    assert stats.judged == len(batch), stats
+    return wall, cpu, stats.unscored
+
+
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def scaling(
+    urls: list[str], args: argparse.Namespace, workdir: Path, *, ray: bool
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Judgments/s over 1..8 servers: whole runs, and after the first judgment (steady)."""
+    rates: dict[int, float] = {}
+    steady: dict[int, float] = {}
+    label = "ray" if ray else "in-process"
+    for count in COUNTS:
+        settings = settings_for(urls[:count], args.slots)
+        judge = build_judge("correctness", "llm", settings)
+        if ray:
+            from ragjury.evals.runs.ray_executor import ray_judge
+
+            judge = ray_judge(judge, task="correctness", name="llm", settings=settings)
+        batch = items(args.per_server * count, f"{label}-{count}")
+        began = time.perf_counter()
+        wall, _, unscored = asyncio.run(timed_run(noting_the_first(judge), batch, workdir / f"{label}-{count}.sqlite"))
+        first = FIRST[0] - began if FIRST else 0.0
+        rates[count] = len(batch) / wall
+        steady[count] = (len(batch) - 1) / max(1e-9, wall - first)
+        ideal = count * args.slots / args.latency
+        efficiency = rates[count] / count / rates[COUNTS[0]]
+        print(f"  {label:10} {count} server(s): {len(batch):5d} judgments in {wall:6.2f}s = {rates[count]:7.1f}/s "
+              f"(ideal {ideal:5.0f}/s), scaling efficiency {efficiency:.2f}; first judgment after {first:5.2f}s, "
+              f"then {steady[count]:7.1f}/s; unscored {unscored}", flush=True)
+    return rates, steady
+
+
+def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
+    process, urls = start_servers(1, 0.0, args.ceiling_slots)
+    try:
+        settings = settings_for(urls, args.ceiling_slots)
+        judge = build_judge("correctness", "llm", settings)
+        asyncio.run(timed_run(judge, items(200, "warm-up"), workdir / "warm.sqlite"))
+        batch = items(args.ceiling_items, "ceiling")
+        wall, cpu, _ = asyncio.run(timed_run(judge, batch, workdir / "ceiling.sqlite"))
+        print(f"  client ceiling: {len(batch)} judgments in {wall:.2f}s = {len(batch) / wall:.0f}/s per process, "
+              f"client CPU {cpu / len(batch) * 1000:.2f} ms per judgment ({args.ceiling_slots} in flight)", flush=True)
+        profiler = cProfile.Profile(time.process_time)  # CPU time: a busy machine does not inflate it
+        profiled = items(args.ceiling_items // 2, "profiled")
+        profiler.enable()
+        asyncio.run(timed_run(judge, profiled, workdir / "profiled.sqlite"))
+        profiler.disable()
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out)
+        stats.sort_stats("tottime").print_stats(18)
+        print("  where the client CPU goes (cProfile, top functions by own time):")
+        for line in out.getvalue().splitlines():
+            if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
+                print("   ", line[:150])
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--slots", type=int, default=4)
+    parser.add_argument("--per-server", type=int, default=100, help="judgments per server in each run")
+    parser.add_argument("--ceiling-items", type=int, default=3000)
+    parser.add_argument("--ceiling-slots", type=int, default=16)
+    parser.add_argument("--no-ray", action="store_true")
+    parser.add_argument("--only-ceiling", action="store_true")
+    args = parser.parse_args()
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        if not args.only_ceiling:
+            process, urls = start_servers(max(COUNTS), args.latency, args.slots)
+            try:
+                print(f"servers: {args.latency * 1000:.0f} ms latency, {args.slots} slots each")
+                here, here_steady = scaling(urls, args, workdir, ray=False)
+                if not args.no_ray:
+                    from ragjury.evals.runs.ray_executor import start_ray, stop_ray
+
+                    started = start_ray()
+                    try:
+                        there, there_steady = scaling(urls, args, workdir, ray=True)
+                    finally:
+                        stop_ray(started)
+                    for count in COUNTS:
+                        print(f"  ray / in-process at {count} server(s): {there[count] / here[count]:.2f} whole run, "
+                              f"{there_steady[count] / here_steady[count]:.2f} after the first judgment")
+            finally:
+                process.terminate()
+                process.wait(timeout=10)
+        client_ceiling(args, workdir)
+    print(f"load average after: {load()}")
+
+
+if __name__ == "__main__":
+    main()

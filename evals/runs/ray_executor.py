@@ -1,0 +1,262 @@
+"""``--executor ray``: the items a run must judge, as a Ray Data pipeline on a cluster or a local Ray.
+
+Why: one process judges as fast as its servers answer, but a fleet of servers (or a model-free
+judge over millions of rows) wants workers on several machines. ``RayJudge`` wraps the judge the
+command built; the runner (``evals.runs.runner``) hands it the items that are not in the cache,
+and it sends them through ``map_batches`` with an async callable class (``JudgeWorker``) on an
+actor pool (``ActorPoolStrategy``): one actor per endpoint for a judge that calls a model (each
+bound to its endpoint, moving to the others only while that one is down), one per CPU for a
+model-free judge. Judgments stream back to the driver as the workers' blocks complete, and the
+runner writes each to the cache as it arrives, so resume, Ctrl-C, dedup and every count are the
+ones of a run in one process: the cache decides what is done; a worker that dies loses only the
+judgments it had not returned, and Ray runs its batch again.
+
+Ray is imported here only, and this module only by ``--executor ray``: no other command pays for it.
+Workers rebuild the judge from its catalogue name, options and settings, so ragjury (with the
+judge's plug-in, if any) must be installed on every node of a cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pickle
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import ray
+from ray.data import ActorPoolStrategy
+
+from ragjury.evals.runs.cache import dump_judgment, load_judgment
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.model.breaker import breakers_of
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """How a worker builds the judge again: catalogue task and name, options, settings."""
+
+    task: str
+    name: str
+    settings: Any
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def build(self, settings: Any | None = None) -> Any:
+        from ragjury.rag_agent.judges.catalogue import resolve
+
+        return resolve(self.task, self.name).build(settings or self.settings, **self.options)
+
+
+@ray.remote(num_cpus=0)
+class _Seats:
+    """Hands each worker the next endpoint index, so the pool's workers cover every endpoint."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def take(self) -> int:
+        taken, self.next = self.next, self.next + 1
+        return taken
+
+
+class JudgeWorker:
+    """The async callable class of ``map_batches``: one judge per actor, bound to one endpoint.
+
+    A batch is judged with at most ``slots`` judgments in flight across the batches the actor runs
+    at once (Ray Data runs several), so the actor never sends its endpoint more than its share.
+    """
+
+    def __init__(self, spec: JudgeSpec, seats: Any, endpoints: int, slots: int) -> None:
+        settings = spec.settings
+        if endpoints > 1:
+            seat = ray.get(seats.take.remote()) % endpoints
+            settings = settings.model_copy(update={"preferred_endpoint": seat})
+        self.judge = spec.build(settings)
+        self.slots = slots
+        self._gate: asyncio.Semaphore | None = None
+        self.worker = ray.get_runtime_context().get_actor_id() or str(os.getpid())
+        self.model_free = not breakers_of(self.judge, enabled_only=False)
+
+    async def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        items = [pickle.loads(data) for data in batch["item"]]
+        if self.model_free:  # CPU work: the judge's own (maybe vectorised) batch method
+            judgments = await self.judge.ajudge_batch(items)
+        else:
+            if self._gate is None:
+                self._gate = asyncio.Semaphore(self.slots)
+            gate = self._gate
+
+            async def one(item: Any) -> Judgment[Any]:
+                async with gate:
+                    return await self.judge.ajudge(item)
+
+            judgments = await asyncio.gather(*(one(item) for item in items))
+        figures = json.dumps(_pool_figures(self.judge))
+        return {
+            "index": np.asarray(batch["index"]),
+            "judgment": np.asarray([dump_judgment(j) for j in judgments], dtype=object),
+            "worker": np.asarray([self.worker] * len(judgments), dtype=object),
+            "figures": np.asarray([figures] * len(judgments), dtype=object),
+        }
+
+
+def _pool_figures(judge: Any) -> dict[str, dict[str, Any]]:
+    from ragjury.rag_agent.model.endpoints import endpoint_figures, pools_of
+
+    return endpoint_figures(pools_of(judge))
+
+
+def start_ray(**local: Any) -> bool:
+    """Join the cluster at ``RAY_ADDRESS`` or start a local Ray (unless one is up already);
+    True when this call started it (and ``stop_ray`` should end it)."""
+    if ray.is_initialized():
+        return False
+    options: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False, **local}
+    if os.environ.get("RAY_ADDRESS"):
+        options = {"log_to_driver": False}
+    ray.init(**options)
+    return True
+
+
+def stop_ray(started: bool) -> None:
+    if started and ray.is_initialized():
+        ray.shutdown()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    actors: int
+    endpoints: int
+    slots: int
+    model_free: bool
+
+
+class RayJudge:
+    """A judge whose ``ajudge_batch`` runs on Ray; everything else is the wrapped judge's.
+
+    The driver keeps the wrapped judge (``inner``): the runner preflights its servers and reads
+    its configuration errors as in one process. ``claims_all``: the runner hands over every item
+    not in the cache at once, one pipeline per run rather than one per chunk.
+    """
+
+    claims_all = True
+    executor = "ray"
+
+    def __init__(self, inner: Any, spec: JudgeSpec, *, block_items: int | None = None) -> None:
+        self.inner = inner
+        self.spec = spec
+        self.identity = inner.identity
+        self.concurrency = getattr(inner, "concurrency", 4)
+        self.block_items = block_items
+        self._figures: dict[str, dict[str, dict[str, Any]]] = {}
+
+    async def ajudge(self, item: Any) -> Judgment[Any]:
+        return await self.inner.ajudge(item)
+
+    def remote_endpoint_figures(self) -> dict[str, dict[str, Any]]:
+        """Each endpoint's figures summed over the workers (their latest report each)."""
+        summed: dict[str, dict[str, Any]] = {}
+        for per_worker in self._figures.values():
+            for url, figures in per_worker.items():
+                into = summed.setdefault(url, {"url": url})
+                for name, value in figures.items():
+                    if name != "url":
+                        into[name] = into.get(name, 0) + value
+        return summed
+
+    def _layout(self) -> _Layout:
+        """One actor per endpoint for a judge that calls a model (its slots: the per-server limit),
+        one per CPU of the cluster for a model-free judge."""
+        from ragjury.rag_agent.model.endpoints import pools_of
+
+        if breakers_of(self.inner, enabled_only=False):
+            pools = pools_of(self.inner)
+            endpoints = max((len(pool.endpoints) for pool in pools), default=1)
+            slots = pools[0].limit if pools else max(1, int(self.concurrency))
+            return _Layout(actors=endpoints, endpoints=endpoints, slots=slots, model_free=False)
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+        return _Layout(actors=max(1, cpus), endpoints=1, slots=1, model_free=True)
+
+    async def ajudge_batch(
+        self, items: Sequence[Any], on_result: Callable[[int, Judgment[Any]], None] | None = None
+    ) -> list[Judgment[Any]]:
+        if not items:
+            return []
+        layout = self._layout()
+        model_free = layout.model_free
+        per_block = self.block_items or (512 if model_free else 2 * layout.slots)
+        rows = [{"index": index, "item": pickle.dumps(item)} for index, item in enumerate(items)]
+        blocks = max(1, -(-len(rows) // per_block))
+        dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
+            JudgeWorker,
+            fn_constructor_kwargs={
+                "spec": self.spec, "seats": _Seats.remote(), "endpoints": layout.endpoints, "slots": layout.slots,
+            },
+            # A model-calling actor runs several batches at once, all through its slots: while one
+            # batch waits for its last answers (or Ray schedules the next), the others keep the
+            # endpoint busy. It waits on the network, so it asks for a tenth of a CPU.
+            compute=ActorPoolStrategy(
+                size=min(layout.actors, blocks) if model_free else layout.actors,
+                max_concurrent_calls_per_actor=1 if model_free else 4,
+            ),
+            batch_size=per_block,
+            batch_format="numpy",
+            num_cpus=1 if model_free else 0.1,
+        )
+        results: list[Judgment[Any] | None] = [None] * len(items)
+        loop = asyncio.get_running_loop()
+        arrived: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
+        stop = threading.Event()
+
+        def hand_over(message: dict[str, Any] | BaseException | None) -> None:
+            with suppress(RuntimeError):  # the driver's loop is gone (Ctrl-C): nobody to tell
+                loop.call_soon_threadsafe(arrived.put_nowait, message)
+
+        def stream() -> None:  # Ray's iterator blocks: it runs beside the event loop
+            try:
+                for row in dataset.iter_rows():
+                    if stop.is_set():
+                        return
+                    hand_over(row)
+            except BaseException as error:  # noqa: BLE001 - handed to the driver's task
+                if not stop.is_set():
+                    hand_over(error)
+            else:
+                hand_over(None)
+
+        reader = threading.Thread(target=stream, name="ragjury-ray-results", daemon=True)
+        reader.start()
+        try:
+            while (row := await arrived.get()) is not None:
+                if isinstance(row, BaseException):
+                    raise row
+                index = int(row["index"])
+                self._figures[str(row["worker"])] = json.loads(row["figures"])
+                if results[index] is not None:  # a batch Ray ran again: the first judgment stands
+                    continue
+                judgment = load_judgment(row["judgment"])
+                results[index] = judgment
+                if on_result is not None:
+                    on_result(index, judgment)
+        finally:
+            stop.set()
+        missing = [index for index, judgment in enumerate(results) if judgment is None]
+        for index in missing:  # not expected: judged here rather than lost
+            judgment = await self.inner.ajudge(items[index])
+            results[index] = judgment
+            if on_result is not None:
+                on_result(index, judgment)
+        return [judgment for judgment in results if judgment is not None]
+
+
+def ray_judge(inner: Any, *, task: str, name: str, settings: Any, options: dict[str, Any] | None = None) -> RayJudge:
+    """The judge ``inner`` (built from ``task``, ``name``, ``settings`` and ``options``) on Ray."""
+    return RayJudge(inner, JudgeSpec(task, name, settings, dict(options or {})))
+
+
+__all__ = ["JudgeSpec", "JudgeWorker", "RayJudge", "ray_judge", "start_ray", "stop_ray"]

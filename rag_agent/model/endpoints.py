@@ -1,0 +1,332 @@
+"""Several servers of one model behind one pydantic-ai model: the least busy live one answers.
+
+Why: one llama-server or Ollama box is the ceiling of a batch run. With ``--base-url`` naming
+several servers (``RAGJURY_BASE_URLS``), ``build_model`` returns a ``PooledModel``: each request
+goes to the live endpoint with the fewest requests outstanding, within a per-endpoint limit
+(``EndpointPool.limit``, the run's ``--concurrency``). Every endpoint keeps its own preflight and
+circuit breaker (``rag_agent.model.breaker``); a request that fails for a reason of the server,
+not of the item (a refused connection, no answer in time, a connection closed mid-response, an
+HTTP 5xx) is sent again to another live endpoint, so a dead server's items move to the others.
+Only when every endpoint is down is a judgment "not attempted", as with one server.
+
+The pool's ``PoolBreaker`` stands for all of them where the rest of ragjury expects one breaker:
+open only when all endpoints are, a configuration error when any endpoint has one (a key refused,
+a model it does not serve: the model is part of the cache key, so every server must serve it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+
+from ragjury.rag_agent.model.breaker import (
+    NOT_ATTEMPTED,
+    CircuitBreaker,
+    ModelServerConfigError,
+    breakers_of,
+    is_connect_failure,
+    is_no_answer,
+    model_listed,
+)
+from ragjury.rag_agent.model.failures import (
+    ModelServerUnreachable,
+    closed_mid_response,
+    configuration_error,
+    http_error_of,
+)
+
+
+@dataclass(eq=False)
+class Endpoint:
+    """One server of the pool: its model, its breaker, and what it did."""
+
+    url: str
+    model: Model
+    breaker: CircuitBreaker
+    in_flight: int = 0
+    sent: int = 0
+    answered: int = 0
+    """Requests it answered (a model response came back)."""
+    failures: int = 0
+    """Requests that failed there (whatever the reason)."""
+    moved: int = 0
+    """Failed requests sent on to another endpoint (its failure was the server's, not the item's)."""
+    latency_s: float = 0.0
+    """Summed latency of the answered requests."""
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "answered": self.answered,
+            "failures": self.failures,
+            "moved": self.moved,
+            "latency_s": self.latency_s,
+        }
+
+
+def server_failure(error: BaseException) -> bool:
+    """True when a failed request says nothing about the item: the server was unreachable, did not
+    answer in time, dropped the connection or answered HTTP 5xx. Another server may answer it."""
+    if is_connect_failure(error) or is_no_answer(error) or closed_mid_response(error):
+        return True
+    http = http_error_of(error)
+    return http is not None and http.status_code >= 500
+
+
+class EndpointPool:
+    """The endpoints of one model and the choice of the next one (fewest outstanding, under the
+    limit, breaker closed; ``preferred`` first when it qualifies). Event-loop confined, like the
+    breakers; waiting for a free slot uses futures of the running loop, so the pool outlives the
+    loops of the sync wrappers."""
+
+    def __init__(self, endpoints: Sequence[Endpoint], *, limit: int, preferred: int | None = None) -> None:
+        self.endpoints = list(endpoints)
+        self.limit = max(1, limit)
+        self.preferred = self.endpoints[preferred] if preferred is not None else None
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def live(self, exclude: set[Endpoint] | frozenset[Endpoint] = frozenset()) -> list[Endpoint]:
+        return [e for e in self.endpoints if e not in exclude and not e.breaker.is_open]
+
+    async def acquire(self, exclude: set[Endpoint]) -> Endpoint | None:
+        """The endpoint for the next request (its slot taken), or None when none is live."""
+        refused: set[Endpoint] = set()
+        while True:
+            live = self.live(exclude | refused)
+            if not live:
+                return None
+            free = [e for e in live if e.in_flight < self.limit]
+            if free:
+                chosen = min(free, key=lambda e: (e is not self.preferred, e.in_flight, e.sent))
+                if not chosen.breaker.allow():  # half-open with its probe out: not now
+                    refused.add(chosen)
+                    continue
+                chosen.in_flight += 1
+                chosen.sent += 1
+                return chosen
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:  # a slot frees, or a breaker's cool-down ends: look again
+                await asyncio.wait({waiter}, timeout=0.5)
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+
+    def release(self, endpoint: Endpoint) -> None:
+        endpoint.in_flight -= 1
+        while self._waiters:
+            waiter = self._waiters.pop(0)
+            if not waiter.done() and not waiter.get_loop().is_closed():
+                waiter.set_result(None)
+                break
+
+    def figures(self) -> list[dict[str, Any]]:
+        return [endpoint.figures() for endpoint in self.endpoints]
+
+
+class PoolBreaker(CircuitBreaker):
+    """The breaker ragjury sees for a pool: open when every endpoint's breaker is open, a
+    configuration error when any endpoint has one (or serves another model, found at preflight)."""
+
+    def __init__(self, pool: EndpointPool, model_name: str) -> None:
+        first = pool.endpoints[0].breaker
+        self.pool = pool
+        self.model_name = model_name
+        self._refused: ModelServerConfigError | None = None
+        super().__init__(
+            ",".join(e.url for e in pool.endpoints),
+            threshold=first.threshold,
+            reset_after_s=first.reset_after_s,
+            preflight_timeout_s=first.preflight_timeout_s,
+            api_key=first.api_key,
+        )
+        self.group_key = f"pool:{id(self)}"
+        """Preflight groups breakers by this: a pool's endpoints answer for themselves."""
+
+    @property
+    def breakers(self) -> list[CircuitBreaker]:
+        return [endpoint.breaker for endpoint in self.pool.endpoints]
+
+    @property  # type: ignore[override]
+    def config_error(self) -> ModelServerConfigError | None:
+        return self._refused or next((b.config_error for b in self.breakers if b.config_error), None)
+
+    @config_error.setter
+    def config_error(self, value: ModelServerConfigError | None) -> None:
+        if value is not None and self._refused is None:
+            self._refused = value
+
+    @property  # type: ignore[override]
+    def served(self) -> bool:
+        return False  # each endpoint decides (its own ``served``); ``config_error_for`` reads theirs
+
+    @served.setter
+    def served(self, value: bool) -> None:
+        pass
+
+    @property
+    def enabled(self) -> bool:
+        return any(b.enabled for b in self.breakers)
+
+    @property
+    def is_open(self) -> bool:
+        return self.config_error is not None or all(b.is_open for b in self.breakers)
+
+    @property
+    def reason(self) -> str:
+        if self.config_error is not None:
+            return str(self.config_error)
+        details = "; ".join(f"{b.where}: {b.last_error}" for b in self.breakers if b.last_error)
+        return f"{NOT_ATTEMPTED} {', '.join(e.url for e in self.pool.endpoints)}" + (f" ({details})" if details else "")
+
+    def allow(self) -> bool:
+        return not self.is_open
+
+    def record(self, error: BaseException | None) -> None:
+        """Outcomes are recorded per endpoint by ``PooledModel.request``."""
+
+    def release(self) -> None:
+        pass
+
+    def trip(self, detail: str) -> None:
+        for breaker in self.breakers:
+            breaker.trip(detail)
+
+    def reset(self) -> None:
+        for breaker in self.breakers:
+            breaker.reset()
+
+    def config_error_for(self, status: int, *, model: str | None, body: str = "") -> ModelServerConfigError | None:
+        return self.config_error  # recorded by the endpoint that answered it
+
+    async def models(self) -> list[str] | None:
+        return next((b.listed for b in self.breakers if b.listed is not None), None)
+
+    async def preflight(self) -> bool:
+        """Every endpoint's own preflight; then each that lists its models must list this one."""
+        await asyncio.gather(*(b.preflight() for b in self.breakers))
+        for breaker in self.breakers:
+            if breaker.config_error is None and breaker.listed and not model_listed(self.model_name, breaker.listed):
+                shown = ", ".join(breaker.listed[:6])
+                self.config_error = ModelServerConfigError(
+                    f"model '{self.model_name}' is not served by {breaker.where} (it lists: {shown})",
+                    "every --base-url must serve the same model (it is part of the cache key)",
+                    status=404,
+                    where=breaker.where,
+                )
+                break
+        return not self.is_open
+
+
+class PooledModel(WrapperModel):
+    """A pydantic-ai model whose requests go to the endpoints of an ``EndpointPool``.
+
+    It guards its own requests (``guards_requests``): the model client checks only whether the
+    whole pool is down; each request takes a slot of one endpoint, records the outcome on that
+    endpoint's breaker, and moves to another live endpoint after a server failure.
+    """
+
+    guards_requests = True
+
+    def __init__(self, pool: EndpointPool, model_name: str) -> None:
+        super().__init__(pool.endpoints[0].model)
+        self.pool = pool
+        self.breaker = PoolBreaker(pool, model_name)
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        tried: set[Endpoint] = set()
+        last: Exception | None = None
+        while True:
+            endpoint = await self.pool.acquire(tried)
+            if endpoint is None:
+                if last is not None:
+                    raise last
+                raise ModelServerUnreachable(self.model_name, self.breaker.reason)
+            started = time.perf_counter()
+            try:
+                response = await endpoint.model.request(messages, model_settings, model_request_parameters)
+            except Exception as failure:
+                self.pool.release(endpoint)
+                endpoint.failures += 1
+                with suppress(AttributeError):  # its reason names this server, not the first one
+                    failure.server_url = endpoint.url  # type: ignore[attr-defined]
+                refused = await configuration_error(failure, endpoint.breaker)
+                endpoint.breaker.record(failure)
+                if refused is not None or not server_failure(failure):
+                    raise
+                endpoint.moved += 1
+                tried.add(endpoint)
+                last = failure
+                continue
+            except BaseException:
+                self.pool.release(endpoint)
+                endpoint.breaker.release()
+                raise
+            self.pool.release(endpoint)
+            endpoint.breaker.record(None)
+            endpoint.answered += 1
+            endpoint.latency_s += time.perf_counter() - started
+            return response
+
+
+def pools_of(judge: object) -> list[EndpointPool]:
+    """The endpoint pools a judge's model calls go through (none for one server)."""
+    return [b.pool for b in breakers_of(judge, enabled_only=False) if isinstance(b, PoolBreaker)]
+
+
+def endpoint_figures(pools: Sequence[EndpointPool]) -> dict[str, dict[str, Any]]:
+    """Each endpoint's figures, summed over the pools (several judges may share the servers)."""
+    summed: dict[str, dict[str, Any]] = {}
+    for pool in pools:
+        for figures in pool.figures():
+            into = summed.setdefault(figures["url"], {"url": figures["url"]})
+            for name, value in figures.items():
+                if name != "url":
+                    into[name] = into.get(name, 0) + value
+    return summed
+
+
+def endpoint_report(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """What each endpoint did between two ``endpoint_figures``: answered, failures, moved and
+    mean latency of its answers, for the summary and ``--json``."""
+    report = []
+    for url, now in after.items():
+        then = before.get(url, {})
+        delta = {name: now[name] - then.get(name, 0) for name in now if name != "url"}
+        answered = int(delta.get("answered", 0))
+        report.append(
+            {
+                "url": url,
+                "answered": answered,
+                "failures": int(delta.get("failures", 0)),
+                "moved": int(delta.get("moved", 0)),
+                "mean_latency_s": round(delta.get("latency_s", 0.0) / answered, 4) if answered else None,
+            }
+        )
+    return report
+
+
+__all__ = [
+    "Endpoint",
+    "EndpointPool",
+    "PoolBreaker",
+    "PooledModel",
+    "endpoint_figures",
+    "endpoint_report",
+    "pools_of",
+    "server_failure",
+]

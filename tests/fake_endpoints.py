@@ -1,0 +1,176 @@
+"""Fake OpenAI-compatible model servers with a set latency and a concurrency cap, for tests and
+``bench/bench_scale.py``: several of them stand for a fleet of llama-servers.
+
+Each answers ``GET /models`` (its ``models``) and every chat request with ``content`` after
+``latency_s``, at most ``slots`` at a time (the others queue, as on a real server's slots). With
+``die_after=N`` it dies after its N-th chat request: it stops accepting connections and drops
+the requests it holds without an answer, as a crashed server does. Standard library only.
+
+Run as a script (``python tests/fake_endpoints.py --latency 0.2 --slots 4 --count 8``) it
+serves ``--count`` endpoints in their own process and prints their base URLs, one per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class FakeEndpoint:
+    latency_s: float = 0.0
+    slots: int = 4
+    content: str = '{"reason": "It names the reference answer.", "verdict": "1"}'
+    models: tuple[str, ...] = ("phi3:mini",)
+    die_after: int | None = None
+    port: int = 0
+    received: int = 0
+    """Chat requests received."""
+    answered: int = 0
+    """Chat requests answered (HTTP 200)."""
+    holding: int = 0
+    peak: int = 0
+    """Most chat requests held at once (queued for a slot or being answered)."""
+    dead: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _slots: threading.Semaphore | None = None
+    _httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def die(self) -> None:
+        """Stop accepting connections; requests held now are dropped without an answer."""
+        if self.dead.is_set():
+            return
+        self.dead.set()
+        if self._httpd is not None:
+            httpd = self._httpd
+            threading.Thread(target=lambda: (httpd.shutdown(), httpd.server_close()), daemon=True).start()
+
+
+def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _send(self, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _drop(self) -> None:
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            if server.dead.is_set():
+                return self._drop()
+            self._send({"object": "list", "data": [{"id": name, "object": "model"} for name in server.models]})
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if server.dead.is_set():
+                return self._drop()
+            with server._lock:
+                server.received += 1
+                dies = server.die_after is not None and server.received >= server.die_after
+                server.holding += 1
+                server.peak = max(server.peak, server.holding)
+            try:
+                self._answer(body, dies)
+            finally:
+                with server._lock:
+                    server.holding -= 1
+
+        def _answer(self, body: dict[str, Any], dies: bool) -> None:
+            if dies:
+                server.die()
+                return self._drop()
+            assert server._slots is not None
+            with server._slots:
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+            if server.dead.is_set():
+                return self._drop()
+            with server._lock:
+                server.answered += 1
+            self._send(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": 1,
+                    "model": body.get("model", "m"),
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": server.content}}
+                    ],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                }
+            )
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+@contextmanager
+def fake_endpoint(**options: Any) -> Iterator[FakeEndpoint]:
+    """One running fake endpoint on a free loopback port, stopped on exit."""
+    state = FakeEndpoint(**options)
+    state._slots = threading.Semaphore(state.slots)
+    httpd = _Server(("127.0.0.1", 0), _handler(state))
+    state._httpd = httpd
+    state.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        if not state.dead.is_set():
+            state.dead.set()
+            httpd.shutdown()
+            httpd.server_close()
+        thread.join(timeout=5)
+
+
+@contextmanager
+def fake_endpoints(count: int, **options: Any) -> Iterator[list[FakeEndpoint]]:
+    with ExitStack() as stack:
+        yield [stack.enter_context(fake_endpoint(**options)) for _ in range(count)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--slots", type=int, default=4)
+    args = parser.parse_args()
+    with fake_endpoints(args.count, latency_s=args.latency, slots=args.slots) as servers:
+        for server in servers:
+            print(server.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

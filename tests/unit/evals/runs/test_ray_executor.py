@@ -1,0 +1,153 @@
+"""``--executor ray``: the items not in the cache judged as a Ray Data pipeline on a local Ray,
+with the same counts, cache and resume as in one process. One local Ray for the module."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from fake_endpoints import fake_endpoint, fake_endpoints  # noqa: E402
+
+from ragjury.config.settings import RagjurySettings  # noqa: E402
+from ragjury.evals.runs.cache import JudgmentCache  # noqa: E402
+from ragjury.evals.runs.ray_executor import RayJudge, ray_judge  # noqa: E402
+from ragjury.evals.runs.runner import run_judgments  # noqa: E402
+from ragjury.rag_agent.core.items import CorrectnessItem  # noqa: E402
+from ragjury.rag_agent.judges.catalogue import build_judge  # noqa: E402
+
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def crash_marker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("crash") / "crashed"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray(crash_marker: Path) -> Iterator[None]:
+    path = os.pathsep.join(filter(None, [str(FIXTURES), os.environ.get("PYTHONPATH")]))
+    ray.init(
+        num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=80 * 1024 * 1024,
+        runtime_env={"env_vars": {"PYTHONPATH": path, "RAGJURY_CRASH_MARKER": str(crash_marker)}},
+    )
+    yield
+    ray.shutdown()
+
+
+def _items(count: int) -> list[CorrectnessItem]:
+    return [CorrectnessItem(question=f"q{i}", answer=f"a{i}", references=[f"a{i}" if i % 2 else "x"]) for i in range(count)]
+
+
+def _on_ray(task: str, name: str, settings: RagjurySettings) -> RayJudge:
+    return ray_judge(build_judge(task, name, settings), task=task, name=name, settings=settings)
+
+
+async def test_three_servers_one_dying_every_item_judged_once(tmp_path: Path) -> None:
+    with fake_endpoints(2, latency_s=0.02, slots=2) as live, fake_endpoint(latency_s=0.02, slots=2, die_after=2) as dying:
+        servers = [*live, dying]
+        settings = RagjurySettings(
+            _env_file=None, base_url=",".join(s.base_url for s in servers), judge_model="phi3:mini",
+            http_retries=0, timeout_s=10, breaker_failures=2, concurrency=2,
+        )
+        judge = _on_ray("correctness", "llm", settings)
+        judge.block_items = 1  # many small tasks: every worker (and so every server) gets some
+        cache = JudgmentCache(tmp_path / "cache.sqlite")
+        items = [*_items(30), *_items(5)]  # five duplicates: judged once each
+        judgments, stats = await run_judgments(judge, items, cache=cache, progress=False)
+
+        assert len(judgments) == 35 and not any(j.unscored for j in judgments), [j.unscored_reason for j in judgments]
+        assert stats.judged == 30 and stats.duplicates == 5 and stats.cached == 0 and stats.unscored == 0
+        assert stats.cached + stats.judged + stats.duplicates == stats.total
+        assert stats.executor == "ray" and stats.as_dict()["executor"] == "ray"
+        assert cache.count() == 30
+        assert dying.answered <= 1
+        by_url = {entry["url"]: entry for entry in stats.endpoints}
+        assert set(by_url) == {s.base_url for s in servers}
+        assert sum(entry["answered"] for entry in by_url.values()) == sum(s.answered for s in servers)
+        if dying.dead.is_set():  # Ray decides which worker gets which batch: it was sent work and died
+            assert by_url[dying.base_url]["failures"] >= 1
+
+        again, second = await run_judgments(judge, items, cache=cache, progress=False)  # resume: all cached
+        assert second.cached == 35 and second.judged == 0
+        assert [j.value for j in again] == [j.value for j in judgments]
+        cache.close()
+
+
+async def test_a_model_free_judge_gives_the_judgments_of_one_process(tmp_path: Path) -> None:
+    settings = RagjurySettings(_env_file=None)
+    items = _items(40)
+    here, _ = await run_judgments(build_judge("correctness", "contains", settings), items, progress=False)
+    cache = JudgmentCache(tmp_path / "cache.sqlite")
+    there, stats = await run_judgments(_on_ray("correctness", "contains", settings), items, cache=cache, progress=False)
+    assert [j.value for j in there] == [j.value for j in here]
+    assert stats.judged == 40 and stats.endpoints == [] and cache.count() == 40
+    cache.close()
+
+
+async def test_a_worker_that_dies_loses_nothing(tmp_path: Path, crash_marker: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    monkeypatch.setenv("RAGJURY_CRASH_MARKER", str(crash_marker))
+    items = [*_items(20), CorrectnessItem(question="crash", answer="a", references=["a"])]
+    cache = JudgmentCache(tmp_path / "cache.sqlite")
+    judge = _on_ray("correctness", "python:crashing_judge:CrashOnceJudge", RagjurySettings(_env_file=None))
+    judgments, stats = await run_judgments(judge, items, cache=cache, progress=False)
+    assert crash_marker.exists()  # a worker died mid-batch
+    assert stats.judged == 21 and stats.unscored == 0 and cache.count() == 21
+    assert [j.value for j in judgments] == [item.references[0] in item.answer for item in items]
+    cache.close()
+
+
+def test_neither_the_package_nor_the_help_imports_ray() -> None:
+    probe = (
+        "import sys, ragjury, ragjury.cli\n"
+        "from typer.testing import CliRunner\n"
+        "result = CliRunner().invoke(ragjury.cli.app, ['--help'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "result = CliRunner().invoke(ragjury.cli.app, ['evaluate', '--help'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print('ray' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+def test_evaluate_on_ray_from_the_command_line(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    data = Path(__file__).resolve().parents[4] / "examples" / "data" / "correctness.jsonl"
+    command = ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data), "--json",
+               "--no-progress", "--cache", str(tmp_path / "cache.sqlite"), "--executor", "ray"]
+    first = CliRunner().invoke(app, command)
+    assert first.exit_code == 0, first.output
+    payload = json.loads(first.stdout)
+    assert payload["executor"] == "ray" and payload["judged"] == payload["n"] == 40
+    second = json.loads(CliRunner().invoke(app, command).stdout)  # resumed: everything from the cache
+    assert second["cached"] == 40 and second["judged"] == 0
+
+
+def test_without_ray_the_executor_is_one_line_and_exit_2() -> None:
+    data = Path(__file__).resolve().parents[4] / "examples" / "data" / "correctness.jsonl"
+    probe = (
+        "import sys\n"
+        "sys.modules['ray'] = None  # as if the 'ray' extra were not installed\n"
+        "from ragjury.cli import main\n"
+        f"sys.argv = ['ragjury', 'evaluate', '--task', 'correctness', '--judge', 'contains', '--data', {str(data)!r},"
+        " '--no-cache', '--executor', 'ray']\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: --executor ray needs Ray (no module ray): install it: pip install 'ragjury[ray]'"
