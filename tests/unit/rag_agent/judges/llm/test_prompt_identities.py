@@ -33,6 +33,7 @@ PINNED: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
         {"faithfulness_holistic@1.0": "289b93dd146c9b20", "faithfulness_token@1.0": "624f7289d77799cb"},
     ),
     ("faithfulness", "support"): ("support@1.0", {}),
+    ("faithfulness", "stack"): ("stack@1.0", {}),
     ("faithfulness", "token-overlap"): ("token_overlap_weighted@1.0", {}),
     ("goal", "llm"): (
         "goal_inference@1.0+goal_verdict@1.0+trace_text@1.0",
