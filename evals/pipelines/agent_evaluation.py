@@ -169,7 +169,12 @@ class AgentEvaluation:
     def why_unscored(self) -> str | None:
         """Why nothing was scored when the agent answered no question; None otherwise."""
         errors = self.errors
-        return f"the agent answered no question ({errors[0]})" if errors and not self.answered else None
+        if errors and not self.answered:
+            return f"the agent answered no question ({errors[0]})"
+        from ragjury.rag_agent.model.breaker import unreachable_cause
+
+        reasons = (j.unscored_reason for stage in self.stages for j in self.judgments(stage) if j.unscored)
+        return next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
 
     def judgments(self, stage: str) -> list[Judgment[Any]]:
         """The judgments of ``stage``, in question order (questions not judged left out)."""

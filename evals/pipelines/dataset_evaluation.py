@@ -143,7 +143,12 @@ class EvaluationResult:
         """One judgment's reason for being unscored ("nothing was scored" says why); None when
         every judgment is scored."""
         reasons = [p.judgment.unscored_reason for p in self.predictions if p.judgment.unscored]
-        return f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
+        if not reasons:
+            return None
+        from ragjury.rag_agent.model.breaker import unreachable_cause
+
+        causes = (unreachable_cause(reason) for reason in reasons)  # a dead server: where, and the fix
+        return next((cause for cause in causes if cause), None) or f"every judgment is unscored, e.g.: {reasons[0]}"
 
     def summary(self) -> dict[str, Any]:
         """Everything for ``--json``: run stats, the judges that produced the verdicts (and the

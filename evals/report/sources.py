@@ -116,17 +116,20 @@ def fallback_note(sources: VerdictSources, judgments: Sequence[object], prefix: 
     when no fallback answered. ``prefix`` names the stage or run (``"score: "``, ``"A: x: "``)."""
     if not sources.fallback:
         return None
-    reason = next(
-        (
-            reason
-            for judgment in judgments
-            if judgment is not None
-            and getattr(judgment, "fallback_used", False)
-            and (reason := getattr(judgment, "fallback_reason", None))
-        ),
-        None,
-    )
-    because = f" (e.g. because: {reason})" if reason else ""
+    reasons = [
+        reason
+        for judgment in judgments
+        if judgment is not None
+        and getattr(judgment, "fallback_used", False)
+        and (reason := getattr(judgment, "fallback_reason", None))
+    ]
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
+    cause = next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
+    if cause is not None:  # a dead server: where, and what to start
+        because = f"; why: {cause}"
+    else:
+        because = f" (e.g. because: {reasons[0]})" if reasons else ""
     return (
         f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
         f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."

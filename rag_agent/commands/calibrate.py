@@ -14,6 +14,7 @@ import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
+    ApiKeyOption,
     BaseUrlOption,
     CacheOption,
     ConcurrencyOption,
@@ -61,7 +62,7 @@ def calibrate(
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     dry_run: DryRunOption = False,
@@ -96,7 +97,7 @@ def calibrate(
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
     judge_name = judge or DEFAULT_JUDGES[task]
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     from ragjury.evals.io.atomic_io import check_output_paths
 
     cache_file = None if no_cache else Path(cache_path or settings.cache_path)
@@ -168,9 +169,11 @@ def calibrate(
         "positives": figures.positives, "threshold": calibration.threshold, "cuts": calibration.cuts,
         "kappa_uncalibrated": figures.kappa_default, "kappa_in_sample": figures.kappa_in_sample,
         "kappa_cv": cv.kappa, "kappa_cv_interval": list(cv.kappa_interval), "accuracy_cv": cv.accuracy,
-        "folds": cv.folds, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
+        "folds": cv.folds, "no_better_than_chance": figures.no_better_than_chance, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
         "inputs": paths(data=data, topics=topics, passages=passages), "outputs": paths(calibration=out),
     }
+    if (chance := figures.chance_warning()) is not None:  # before the figures, in both modes
+        stderr.print(chance, style="yellow", markup=False, highlight=False, soft_wrap=True)
     if json_output:
         print_json(summary, command="calibrate")
         return

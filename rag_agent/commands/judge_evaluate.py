@@ -12,6 +12,7 @@ from rich.table import Table
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
@@ -83,7 +84,7 @@ def judge_evaluate(
         typer.Option("--sources-file", "-s", help="Sources as a JSON list or JSONL of {id, title, content}."),
     ] = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show a per-dimension table.")] = False,
@@ -119,7 +120,7 @@ def judge_evaluate(
     if not rag_answer.answer.strip():
         raise fail("the answer is empty")
     sources = load_sources(str(sources_file)) if sources_file else []
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     CacheOption,
     CalibrationOption,
@@ -75,7 +76,7 @@ def relevance(
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pooled pairs.")
     ] = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     calibration: CalibrationOption = None,
@@ -115,7 +116,7 @@ def relevance(
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     try:
         entry = resolve("relevance", judge)
         plan = plan_relevance(

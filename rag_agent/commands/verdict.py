@@ -27,6 +27,7 @@ from rich.table import Table
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
@@ -282,6 +283,7 @@ def _judge_and_finish(
     judge: JudgeMode,
     model: str | None,
     base_url: str | None,
+    api_key: str | None,
     samples: int,
     json_output: bool,
     fail_on_negative: bool,
@@ -291,7 +293,7 @@ def _judge_and_finish(
     """What every verdict subcommand does once it has its item: judge it, print, exit."""
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
     judgment = run_sync(verdict_judge.ajudge(item))
     from ragjury.rag_agent.model.breaker import raise_config_error
@@ -315,7 +317,7 @@ def faithfulness(
     ] = 1.0,
     samples: SamplesOption = 1,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -343,7 +345,7 @@ def faithfulness(
     else:
         _require(flags, "faithfulness")
         item = FaithfulnessItem(answer=answer or "", contexts=list(context or []), question=question)
-    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
@@ -359,7 +361,7 @@ def correctness(
     item_file: ItemFileOption = None,
     samples: SamplesOption = 1,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -384,7 +386,7 @@ def correctness(
     else:
         _require(flags, "correctness")
         item = CorrectnessItem(question=question or "", answer=answer or "", references=list(reference or []))
-    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
@@ -409,7 +411,7 @@ def relevance(
     ] = 2,
     samples: SamplesOption = 1,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -436,7 +438,7 @@ def relevance(
         _require(flags, "relevance")
         item = JudgmentContext(query=query or "", retrieved_text=passage or "", expected_text=expected)
     kind: VerdictKind = "relevance_graded" if graded else "relevance"
-    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
@@ -457,7 +459,7 @@ def goal(
     item_file: ItemFileOption = None,
     samples: SamplesOption = 1,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -488,7 +490,7 @@ def goal(
         _require({"--turn": turn}, "goal")
         trace = [parse_turn(text, index) for index, text in enumerate(turn or [], start=1)]
         item = GoalItem(trace=trace, reference_goal=reference_goal)
-    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 

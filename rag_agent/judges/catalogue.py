@@ -60,6 +60,7 @@ class Declaration:
     uses_model: bool = False
     fallback: str | None = None
     adapt: str | None = None
+    uses_embeddings: bool = False
 
 
 _DECORATOR = re.compile(r"^[ \t]*@judge_entry\(", re.MULTILINE)
@@ -110,6 +111,7 @@ def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], D
             bool(keywords.get("uses_model")),
             keywords.get("fallback") if isinstance(keywords.get("fallback"), str) else None,
             keywords.get("adapt") if isinstance(keywords.get("adapt"), str) else None,
+            bool(keywords.get("uses_embeddings")),
         )
 
 

@@ -36,6 +36,7 @@ preflight.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 from collections.abc import Callable, Iterable
@@ -46,6 +47,22 @@ from ragjury.rag_agent.core.input_files import InputError
 
 NOT_ATTEMPTED = "not attempted: model server unreachable at"
 """Start of the reason of every judgment the breaker stopped (never sent to the server)."""
+
+SERVER_FIX = "start your server (ollama serve, llama-server, ...), or check --base-url (it should end in /v1)"
+"""What to do when the model server does not answer, said wherever a run stops for it."""
+
+
+def unreachable_cause(reason: str | None) -> str | None:
+    """The one line a run that never reached its model server ends with: where, what the
+    connection answered, and the fix; None for any other unscored reason."""
+    if not reason or not reason.startswith(NOT_ATTEMPTED):
+        return None
+    rest = reason[len(NOT_ATTEMPTED):].strip()
+    where = rest.split(" ", 1)[0]
+    answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
+    detail = f" ({answered[-1]})" if answered else ""
+    return f"model server unreachable at {where}{detail}: {SERVER_FIX}"
+
 
 _CONNECT_ERROR_NAMES = frozenset({"ConnectError", "ConnectTimeout"})
 """Transport errors (httpx, httpx2, httpcore) raised before the request reached the server."""
@@ -472,6 +489,7 @@ def is_not_attempted(reason: str | None) -> bool:
 __all__ = [
     "KEY_VARIABLES",
     "NOT_ATTEMPTED",
+    "SERVER_FIX",
     "CircuitBreaker",
     "ModelServerConfigError",
     "any_open",
@@ -484,4 +502,5 @@ __all__ = [
     "preflight",
     "raise_config_error",
     "root_cause",
+    "unreachable_cause",
 ]
