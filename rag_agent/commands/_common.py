@@ -217,6 +217,23 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
     return settings.model_copy(update=update) if update else settings
 
 
+QuestionArgument = Annotated[
+    str | None,
+    typer.Argument(metavar="QUESTION", show_default=False, help="The question (or --question/-q)."),
+]
+QuestionOption = Annotated[
+    str | None, typer.Option("--question", "-q", help="The question (or as the first argument).", rich_help_panel=PANEL_INPUT)
+]
+
+
+def one_question(positional: str | None, option: str | None) -> str | None:
+    """The question, given as the first argument or with ``-q`` (the commands read it either way,
+    so neither form is the wrong one); both and different is a mistake, said in one line."""
+    if positional is not None and option is not None and positional != option:
+        raise fail("give the question once: as the first argument or with --question/-q, not both")
+    return option if option is not None else positional
+
+
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print a one-line error and return the exit to raise."""
     stderr.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)

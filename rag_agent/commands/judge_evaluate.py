@@ -19,7 +19,10 @@ from ragjury.rag_agent.commands._common import (
     JudgeOption,
     MaxFallbackOption,
     ModelOption,
+    QuestionArgument,
+    QuestionOption,
     fail,
+    one_question,
     print_json,
     settings_for,
     stderr,
@@ -73,7 +76,8 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
 
 @user_errors
 def judge_evaluate(
-    question: Annotated[str, typer.Argument(help="The question the answer responds to.")],
+    question_argument: QuestionArgument = None,
+    question: QuestionOption = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer text to judge.")] = None,
     answer_file: Annotated[
         Path | None,
@@ -111,6 +115,9 @@ def judge_evaluate(
     Exit codes: 0 scored (and above --fail-under), 1 below --fail-under or answered by the fallback
     under a gate, 2 bad input, 3 unscored.
     """
+    question = one_question(question_argument, question)
+    if question is None:
+        raise fail("give the question: as the first argument or with --question/-q")
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
     from ragjury.rag_agent.core.items import ScoreItem  # deferred: pydantic loads when the command runs

@@ -33,7 +33,10 @@ from ragjury.rag_agent.commands._common import (
     JudgeMode,
     JudgeOption,
     ModelOption,
+    QuestionArgument,
+    QuestionOption,
     fail,
+    one_question,
     print_json,
     settings_for,
     stderr,
@@ -68,7 +71,7 @@ SamplesOption = Annotated[
     int,
     typer.Option(
         "--samples",
-        "-n",
+        "-s",
         min=1,
         max=15,
         help="Self-consistency: draw this many verdicts (odd) and report the majority and the agreement rate.",
@@ -305,11 +308,12 @@ def _judge_and_finish(
 @verdict_app.command("faithfulness")
 @user_errors
 def faithfulness(
+    question_argument: QuestionArgument = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to check.")] = None,
     context: Annotated[
         list[str] | None, typer.Option("--context", "-c", help="A context passage (repeat for several).")
     ] = None,
-    question: Annotated[str | None, typer.Option("--question", "-q", help="The question (optional).")] = None,
+    question: QuestionOption = None,
     item_file: ItemFileOption = None,
     threshold: Annotated[
         float,
@@ -334,6 +338,7 @@ def faithfulness(
     The answer is split into standalone statements, then all are judged against the context in
     one call; score = supported / total. No model-free equivalent exists: --judge auto is llm.
     """
+    question = one_question(question_argument, question)
     flags = {"--answer": answer, "--context": context}
     _exactly_one_source(item_file, {**flags, "--question": question})
     from ragjury.rag_agent.core.items import (
@@ -352,7 +357,8 @@ def faithfulness(
 @verdict_app.command("correctness")
 @user_errors
 def correctness(
-    question: Annotated[str | None, typer.Option("--question", "-q", help="The question.")] = None,
+    question_argument: QuestionArgument = None,
+    question: QuestionOption = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to judge.")] = None,
     reference: Annotated[
         list[str] | None,
@@ -377,6 +383,7 @@ def correctness(
 
     --judge auto falls back to the deterministic ContainsJudge when the model fails.
     """
+    question = one_question(question_argument, question)
     flags = {"--question": question, "--answer": answer, "--reference": reference}
     _exactly_one_source(item_file, flags)
     from ragjury.rag_agent.core.items import CorrectnessItem  # deferred: pydantic loads when the command runs
