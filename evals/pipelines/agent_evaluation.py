@@ -182,7 +182,7 @@ class AgentEvaluation:
 
     def sources(self, stage: str) -> VerdictSources:
         """Which judges produced the scored verdicts of ``stage`` (score, faithfulness, correctness)."""
-        return VerdictSources.of(self.judgments(stage))
+        return VerdictSources.of(self.judgments(stage), task=stage)
 
     def stage_sources(self) -> dict[str, VerdictSources]:
         """Stage -> who produced its verdicts, for every stage that ran."""
@@ -201,7 +201,7 @@ class AgentEvaluation:
             figures = self.judge_stats[name].as_dict()
             figures["skipped_no_answer"] = len(self.rows) - len(judgments)
             figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
-            figures.update(VerdictSources.of(judgments).as_dict())
+            figures.update(VerdictSources.of(judgments, task=name).as_dict())
             out[name] = figures
         return out
 

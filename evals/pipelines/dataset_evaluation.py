@@ -187,7 +187,7 @@ class EvaluationResult:
 
         Counted once: the gate, the summary, the titles and the report all ask, and on a
         15,000-row run each count walks every prediction."""
-        return VerdictSources.of([p.judgment for p in self.predictions])
+        return VerdictSources.of([p.judgment for p in self.predictions], task=self.task)
 
     @property
     def verdict_judges(self) -> str:

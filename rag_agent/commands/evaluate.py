@@ -209,7 +209,7 @@ def evaluate(
     against the passages the agent retrieved. Answers are cached too (key: agent model, prompt,
     retrieval, corpus and question), so a resumed run does not ask the agent again.
 
-    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa), krippendorff_alpha,
+    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa), binary_krippendorff_alpha (binary_alpha),
     precision, recall, f1, kendall_tau (tau), mean_label; score task: pearson, spearman;
     --agent: answered, score, faithfulness, correctness (means) and their *_coverage.
 

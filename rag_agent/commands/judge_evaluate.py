@@ -44,7 +44,9 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
 
 
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
-    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+    from ragjury.rag_agent.judges.catalogue import catalogue_name
+
+    origin = f"{catalogue_name('score', judgment.judge)} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
         origin += " as fallback"
         stdout.print(

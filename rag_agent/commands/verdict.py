@@ -179,15 +179,24 @@ def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int 
     return judgment_payload(kind, judgment, label_of(judgment, grade_threshold))
 
 
-def _print_header(judgment: Judgment[Any]) -> bool:
-    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+def _print_header(judgment: Judgment[Any], kind: str) -> bool:
+    from ragjury.rag_agent.judges.catalogue import catalogue_name
+
+    origin = f"{catalogue_name(kind, judgment.judge)} ({judgment.model or 'no model'})"
+    from rich.markup import escape
+
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
     if judgment.fallback_used:
+        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
         stderr.print(
-            f"[yellow]fallback:[/] the deterministic judge answered: {judgment.fallback_reason}",
+            f"[yellow]fallback:[/] the deterministic judge answered: {escape(str(why))}",
             highlight=False,
+            soft_wrap=True,
         )
     if judgment.value is None:
-        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}", highlight=False)
+        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return False
     stdout.print(
         f"judged by {origin} in {judgment.latency_s:.2f}s, prompt {judgment.prompt_version}", highlight=False
@@ -215,7 +224,7 @@ def _print_footer(judgment: Judgment[Any]) -> None:
 
 
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
-    if not _print_header(judgment):
+    if not _print_header(judgment, kind):
         return
     from ragjury.rag_agent.judges.llm.correctness import Verdict
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult

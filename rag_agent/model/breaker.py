@@ -48,6 +48,9 @@ from ragjury.rag_agent.core.input_files import InputError
 NOT_ATTEMPTED = "not attempted: model server unreachable at"
 """Start of the reason of every judgment the breaker stopped (never sent to the server)."""
 
+UNREACHABLE = "model server unreachable at"
+"""Start of the reason of a judgment whose request found no server (``NOT_ATTEMPTED`` without
+"not attempted": the request was sent, and the connection refused)."""
 SERVER_FIX = "start your server (ollama serve, llama-server, ...), or check --base-url (it should end in /v1)"
 """What to do when the model server does not answer, said wherever a run stops for it."""
 
@@ -55,10 +58,11 @@ SERVER_FIX = "start your server (ollama serve, llama-server, ...), or check --ba
 def unreachable_cause(reason: str | None) -> str | None:
     """The one line a run that never reached its model server ends with: where, what the
     connection answered, and the fix; None for any other unscored reason."""
-    if not reason or not reason.startswith(NOT_ATTEMPTED):
+    prefix = next((p for p in (NOT_ATTEMPTED, UNREACHABLE) if reason and reason.startswith(p)), None)
+    if reason is None or prefix is None:
         return None
-    rest = reason[len(NOT_ATTEMPTED):].strip()
-    where = rest.split(" ", 1)[0]
+    rest = reason[len(prefix):].strip()
+    where = rest.split(" ", 1)[0].rstrip(":")
     answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
     detail = f" ({answered[-1]})" if answered else ""
     return f"model server unreachable at {where}{detail}: {SERVER_FIX}"
