@@ -222,7 +222,7 @@ QuestionArgument = Annotated[
     typer.Argument(metavar="QUESTION", show_default=False, help="The question (or --question/-q)."),
 ]
 QuestionOption = Annotated[
-    str | None, typer.Option("--question", "-q", help="The question (or as the first argument).", rich_help_panel=PANEL_INPUT)
+    str | None, typer.Option("--question", "-q", help="The question (or as the first argument).")
 ]
 
 

@@ -46,16 +46,21 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
     from ragjury.rag_agent.judges.catalogue import catalogue_name
 
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
     origin = f"{catalogue_name('score', judgment.judge)} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
         origin += " as fallback"
+        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
         stdout.print(
-            f"[yellow]fallback:[/] the model could not judge ({judgment.fallback_reason}); "
+            f"[yellow]fallback:[/] the model could not judge ({escape(str(why))}); "
             "a deterministic heuristic answered instead.",
             highlight=False,
+            soft_wrap=True,
         )
     if judgment.value is None:
-        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}")
+        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return
     score = judgment.value
     stdout.print(f"overall [bold]{score.overall_score:.3f}[/] by {origin} in {judgment.latency_s:.2f}s")

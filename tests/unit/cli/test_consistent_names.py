@@ -132,3 +132,12 @@ def test_a_verdict_from_the_fallback_says_why_in_one_line_with_the_fix(offline_c
     assert len(lines) == 1 and lines[0].startswith("fallback: the deterministic judge answered: model server "
                                                    "unreachable at http://127.0.0.1:9/v1")
     assert "start your server" in lines[0] and "judged by contains" in result.stdout
+
+
+def test_judge_evaluate_llm_with_a_dead_server_says_the_cause_and_the_fix(offline_cli) -> None:  # noqa: ANN001
+    result = runner.invoke(app, ["judge-evaluate", "What is RAG?", "--answer", "Retrieval plus generation.",
+                                 "--judge", "llm"], env={"COLUMNS": "80"})
+    assert result.exit_code == 3, result.output
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("unscored by llm (phi3:mini): model server unreachable at ")
+    assert lines[0].endswith("or check --base-url (it should end in /v1)")
