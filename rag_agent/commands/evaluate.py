@@ -105,11 +105,21 @@ def _check_before_judging(
 def evaluate(
     data: Annotated[
         Path,
-        typer.Option("--data", "-d", help="Dataset: JSONL, JSON array or CSV (or questions with --agent).", rich_help_panel=PANEL_INPUT),
+        typer.Option(
+            "--data",
+            "-d",
+            help="Dataset: JSONL, JSON array or CSV (or questions with --agent).",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ],
     task: Annotated[
         Task | None,
-        typer.Option("--task", "-t", help="What the judge decides: correctness, faithfulness or score.", rich_help_panel=PANEL_INPUT),
+        typer.Option(
+            "--task",
+            "-t",
+            help="What the judge decides: correctness, faithfulness or score.",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ] = None,
     judge: Annotated[
         str | None,
@@ -117,22 +127,38 @@ def evaluate(
             "--judge",
             help="Judge name for the task ('ragjury judges' describes each). "
             + judge_names_help([task.value for task in Task])
-            + " Default: correctness auto, faithfulness llm, score auto.", rich_help_panel=PANEL_MODEL),
+            + " Default: correctness auto, faithfulness llm, score auto.",
+            rich_help_panel=PANEL_MODEL,
+        ),
     ] = None,
     mapping: Annotated[
         list[str] | None,
-        typer.Option("--map", help="field=column when the data names a field differently (repeatable).", rich_help_panel=PANEL_INPUT),
+        typer.Option(
+            "--map",
+            help="field=column when the data names a field differently (repeatable).",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write predictions JSONL here.", rich_help_panel=PANEL_OUTPUT)] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Only the first N rows.", rich_help_panel=PANEL_INPUT)] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write predictions JSONL here.", rich_help_panel=PANEL_OUTPUT),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", min=1, help="Only the first N rows.", rich_help_panel=PANEL_INPUT),
+    ] = None,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.", rich_help_panel=PANEL_OUTPUT)
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML report here.", rich_help_panel=PANEL_OUTPUT),
     ] = None,
     json_output: JsonOption = False,
     fail_under: Annotated[
         list[str] | None,
         typer.Option(
-            "--fail-under", help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below.", rich_help_panel=PANEL_GATES),
+            "--fail-under",
+            help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below.",
+            rich_help_panel=PANEL_GATES,
+        ),
     ] = None,
     max_fallback: MaxFallbackOption = None,
     cache_path: CacheOption = None,
@@ -140,36 +166,64 @@ def evaluate(
     no_retry_unscored: NoRetryUnscoredOption = False,
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     no_progress: NoProgressOption = False,
     agent: Annotated[
         bool,
-        typer.Option("--agent", help="Run the reference RAG agent over the questions in --data, then judge.", rich_help_panel=PANEL_AGENT),
+        typer.Option(
+            "--agent",
+            help="Run the reference RAG agent over the questions in --data, then judge.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = False,
     corpus: Annotated[
         Path | None,
-        typer.Option("--corpus", "-c", help="With --agent: passages JSONL {docid, text} to retrieve from.", rich_help_panel=PANEL_AGENT),
+        typer.Option(
+            "--corpus",
+            "-c",
+            help="With --agent: passages JSONL {docid, text} to retrieve from.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = None,
     agent_model: Annotated[
         str | None,
-        typer.Option("--agent-model", help="With --agent: agent model (default: $RAGJURY_AGENT_MODEL).", rich_help_panel=PANEL_AGENT),
+        typer.Option(
+            "--agent-model",
+            help="With --agent: agent model (default: $RAGJURY_AGENT_MODEL).",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = None,
     retrieval: Annotated[
         str,
-        typer.Option("--retrieval", help="With --agent: 'tool' (model calls search) or 'pre' (any model).", rich_help_panel=PANEL_AGENT),
+        typer.Option(
+            "--retrieval",
+            help="With --agent: 'tool' (model calls search) or 'pre' (any model).",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = "tool",
     top_k: Annotated[
-        int, typer.Option("--top-k", "-k", min=1, help="With --agent: passages per search.", rich_help_panel=PANEL_AGENT)
+        int,
+        typer.Option(
+            "--top-k", "-k", min=1, help="With --agent: passages per search.", rich_help_panel=PANEL_AGENT
+        ),
     ] = 5,
     faithfulness_judge: Annotated[
-        str, typer.Option("--faithfulness-judge", help="With --agent: llm, token-overlap or none.", rich_help_panel=PANEL_AGENT)
+        str,
+        typer.Option(
+            "--faithfulness-judge",
+            help="With --agent: llm, token-overlap or none.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = "llm",
     correctness_judge: Annotated[
         str,
         typer.Option(
             "--correctness-judge",
             help="With --agent: judge answers against the questions' references "
-            "(contains, llm, auto, ...) or none.", rich_help_panel=PANEL_AGENT),
+            "(contains, llm, auto, ...) or none.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = "none",
     calibration: CalibrationOption = None,
     dry_run: DryRunOption = False,
@@ -209,9 +263,10 @@ def evaluate(
     against the passages the agent retrieved. Answers are cached too (key: agent model, prompt,
     retrieval, corpus and question), so a resumed run does not ask the agent again.
 
-    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa), binary_krippendorff_alpha (binary_alpha),
-    precision, recall, f1, kendall_tau (tau), mean_label; score task: pearson, spearman;
-    --agent: answered, score, faithfulness, correctness (means) and their *_coverage.
+    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa),
+    binary_krippendorff_alpha (binary_alpha), precision, recall, f1, kendall_tau (tau),
+    mean_label; score task: pearson, spearman; --agent: answered, score, faithfulness,
+    correctness (means) and their *_coverage.
 
     Test or custom judges plug in as --judge python:package.module:Factory (called with
     settings=..., must follow the Judge protocol).
