@@ -155,7 +155,8 @@ def ask(
         str | None,
         typer.Option("--judge-model", help="Judge model (default: $RAGJURY_JUDGE_MODEL or phi3:mini)."),
     ] = None,
-    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Answer QUESTION from a local passage collection with the reference RAG agent (BM25 + LLM).

@@ -14,6 +14,9 @@ import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
     ApiKeyOption,
     BaseUrlOption,
     CacheOption,
@@ -40,21 +43,40 @@ DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness
 
 @user_errors
 def calibrate(
-    task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.")],
+    task: Annotated[
+        str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
+    ],
     data: Annotated[
         Path,
         typer.Option("--data", "-d", help="Labelled dev data: a JSONL dataset with labels (correctness, "
-                     "faithfulness) or gold TREC qrels (relevance, with --topics and --passages)."),
+                     "faithfulness) or gold TREC qrels (relevance, with --topics and --passages).",
+                     rich_help_panel=PANEL_INPUT),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the calibration file (JSON).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Where to write the calibration file (JSON).", rich_help_panel=PANEL_OUTPUT),
+    ],
     judge: Annotated[
         str | None,
-        typer.Option("--judge", help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task)."),
+        typer.Option(
+            "--judge",
+            help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task).",
+            rich_help_panel=PANEL_MODEL,
+        ),
     ] = None,
-    topics: Annotated[Path | None, typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.")] = None,
-    passages: Annotated[Path | None, typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.")] = None,
+    topics: Annotated[
+        Path | None,
+        typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
+    passages: Annotated[
+        Path | None,
+        typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=10, help="Use a seeded sample of N labelled items.")
+        int | None,
+        typer.Option(
+            "--limit", "-n", min=10, help="Use a seeded sample of N labelled items.", rich_help_panel=PANEL_INPUT
+        ),
     ] = None,
     folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample and of the folds.")] = 0,
@@ -62,7 +84,8 @@ def calibrate(
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     dry_run: DryRunOption = False,

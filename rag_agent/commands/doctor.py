@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 @user_errors
 def doctor(
-    model: ModelOption = None, base_url: BaseUrlOption = None, api_key: ApiKeyOption = None, json_output: JsonOption = False
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    json_output: JsonOption = False,
 ) -> None:
     """Check that the model server is reachable, the model is there, and one structured call works.
 

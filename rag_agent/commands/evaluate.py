@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragjury.rag_agent.commands._common import (
+    PANEL_GATES,
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
     ApiKeyOption,
     BaseUrlOption,
     CacheOption,
@@ -21,10 +25,6 @@ from ragjury.rag_agent.commands._common import (
     ModelOption,
     NoCacheOption,
     NoProgressOption,
-    PANEL_GATES,
-    PANEL_INPUT,
-    PANEL_MODEL,
-    PANEL_OUTPUT,
     NoRetryUnscoredOption,
     TraceOption,
     calibration_options,

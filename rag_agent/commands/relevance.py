@@ -76,7 +76,8 @@ def relevance(
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pooled pairs.")
     ] = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     calibration: CalibrationOption = None,

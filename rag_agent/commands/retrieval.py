@@ -53,7 +53,8 @@ def retrieval(
     ks: Annotated[str, typer.Option("--ks", help="Cut-offs, comma-separated (the deepest is how many results are read).")] = "1,5,10",
     out: Annotated[Path | None, typer.Option("--out", help="Per-query detail as JSONL: which result matched which expected text.")] = None,
     model: ModelOption = None,
-    base_url: BaseUrlOption = None, api_key: ApiKeyOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Score a retriever's saved results against the texts a relevant passage must match.

@@ -69,3 +69,11 @@ def test_evaluate_help_groups_its_options_in_panels() -> None:
     assert "--api-key" in options("Model") and "--base-url" in options("Model")
     assert "--data" in options("Input") and "--limit" in options("Input")
     assert "--fail-under" in options("Gates") and "--json" in options("Output")
+
+
+@pytest.mark.parametrize("command", [["calibrate"], ["verdict", "correctness"], ["doctor"]])
+def test_other_commands_put_the_model_options_in_their_panel(command: list[str]) -> None:
+    result = subprocess.run([str(RAGJURY), *command, "--help"], check=False, capture_output=True, text=True,
+                            timeout=60, env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"})
+    model = result.stdout.split("╭─ Model ", 1)[1].split("╰", 1)[0]
+    assert "--api-key" in model and "--base-url" in model and "--model" in model
