@@ -177,7 +177,7 @@ def relevance(
         end_trace(trace_session)
     if json_output:
         print_json(result.payload(), command="relevance")
-    else:
+    elif result.grades:  # nothing scored: the cause alone, first; a table of zeros would bury it
         result.render(stdout)
     if not result.grades:
         _nothing_scored(out, result)
@@ -186,10 +186,12 @@ def relevance(
 def _nothing_scored(out: Path, result: RelevanceRunResult) -> None:
     """Exit 3, as ``evaluate`` does: an empty qrels file is not a result, and exit 0 would let a
     script carry on with it."""
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
     example = next(iter(result.unscored.values()), "no reason given")
+    cause = unreachable_cause(example) or f"all {len(result.unscored)} pair(s) unscored, e.g.: {example}"
     stderr.print(
-        f"[red]nothing was scored[/]: all {len(result.unscored)} pair(s) unscored, e.g.: {escape(example)}; "
-        f"{out} not written (reasons in {result.unscored_path})",
+        f"[red]nothing was scored[/]: {escape(cause)}; {out} not written (reasons in {result.unscored_path})",
         highlight=False,
         soft_wrap=True,
     )
