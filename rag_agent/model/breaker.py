@@ -122,6 +122,8 @@ def root_cause(error: BaseException) -> str:
 
 KEY_VARIABLES = "RAGJURY_API_KEY or OPENAI_API_KEY"
 """Where ragjury reads an API key from (``RagjurySettings.api_key``)."""
+KEY_SOURCES = f"{KEY_VARIABLES} (or pass --api-key)"
+"""The same, with the command-line option that overrides them, for a fix a user can act on."""
 
 
 class ModelServerConfigError(InputError):
@@ -162,13 +164,13 @@ def config_error(
         if api_key_set:
             return ModelServerConfigError(
                 f"HTTP 401 from {url}",
-                f"the server refused the API key: check {KEY_VARIABLES}",
+                f"the server refused the API key: check {KEY_SOURCES}",
                 status=status,
                 where=where,
             )
         return ModelServerConfigError(
             f"HTTP 401 from {url}",
-            f"the server wants an API key: set {KEY_VARIABLES}",
+            f"the server wants an API key: set {KEY_SOURCES}",
             status=status,
             where=where,
         )
@@ -176,14 +178,14 @@ def config_error(
         if not api_key_set:
             return ModelServerConfigError(
                 f"HTTP 403 from {url}",
-                f"access refused without an API key: set {KEY_VARIABLES}",
+                f"access refused without an API key: set {KEY_SOURCES}",
                 status=status,
                 where=where,
             )
         subject = f"model '{model}'" if model else "this model"
         return ModelServerConfigError(
             f"HTTP 403 from {url}",
-            f"the API key may not use {subject}: check the key ({KEY_VARIABLES}) and --model",
+            f"the API key may not use {subject}: check the key ({KEY_VARIABLES}, or --api-key) and --model",
             status=status,
             where=where,
         )
@@ -491,6 +493,7 @@ def is_not_attempted(reason: str | None) -> bool:
 
 
 __all__ = [
+    "KEY_SOURCES",
     "KEY_VARIABLES",
     "NOT_ATTEMPTED",
     "SERVER_FIX",
