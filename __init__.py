@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "run_judgments": "ragjury.evals.runs.runner",
     "open_cache": "ragjury.evals.runs.cache",
     "evaluate_dataset": "ragjury.evals.pipelines.dataset_evaluation",
+    "evaluate_dataset_sync": "ragjury.evals.pipelines.dataset_evaluation",
+    "DatasetFiles": "ragjury.evals.pipelines.dataset_evaluation",
     "EvaluationResult": "ragjury.evals.pipelines.dataset_evaluation",
     "evaluate_agent": "ragjury.evals.pipelines.agent_evaluation",
     "AgentEvaluation": "ragjury.evals.pipelines.agent_evaluation",
@@ -104,7 +106,12 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.config.settings import RagjurySettings
     from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, evaluate_agent
-    from ragjury.evals.pipelines.dataset_evaluation import EvaluationResult, evaluate_dataset
+    from ragjury.evals.pipelines.dataset_evaluation import (
+        DatasetFiles,
+        EvaluationResult,
+        evaluate_dataset,
+        evaluate_dataset_sync,
+    )
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult
     from ragjury.rag_agent.core.judge_entry import judge_entry

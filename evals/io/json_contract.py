@@ -117,6 +117,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "kappa_cv_interval": "its bootstrap 95 % interval",
         "accuracy_cv": "cross-validated accuracy",
         "folds": "cross-validation folds",
+        "no_better_than_chance": "the kappa_cv interval reaches 0 or the AUC is at most 0.5 (warned on stderr)",
         "auc": "area under the ROC curve of P(1)",
         "ece_before": "expected calibration error of the probabilities",
         "ece_after_cv": "the same after the isotonic map, cross-validated",

@@ -169,7 +169,12 @@ class AgentEvaluation:
     def why_unscored(self) -> str | None:
         """Why nothing was scored when the agent answered no question; None otherwise."""
         errors = self.errors
-        return f"the agent answered no question ({errors[0]})" if errors and not self.answered else None
+        if errors and not self.answered:
+            return f"the agent answered no question ({errors[0]})"
+        from ragjury.rag_agent.model.breaker import unreachable_cause
+
+        reasons = (j.unscored_reason for stage in self.stages for j in self.judgments(stage) if j.unscored)
+        return next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
 
     def judgments(self, stage: str) -> list[Judgment[Any]]:
         """The judgments of ``stage``, in question order (questions not judged left out)."""
@@ -177,7 +182,7 @@ class AgentEvaluation:
 
     def sources(self, stage: str) -> VerdictSources:
         """Which judges produced the scored verdicts of ``stage`` (score, faithfulness, correctness)."""
-        return VerdictSources.of(self.judgments(stage))
+        return VerdictSources.of(self.judgments(stage), task=stage)
 
     def stage_sources(self) -> dict[str, VerdictSources]:
         """Stage -> who produced its verdicts, for every stage that ran."""
@@ -196,7 +201,7 @@ class AgentEvaluation:
             figures = self.judge_stats[name].as_dict()
             figures["skipped_no_answer"] = len(self.rows) - len(judgments)
             figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
-            figures.update(VerdictSources.of(judgments).as_dict())
+            figures.update(VerdictSources.of(judgments, task=name).as_dict())
             out[name] = figures
         return out
 

@@ -25,6 +25,7 @@ from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
 from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, run_judgments
+from ragjury.evals.stats.intervals import Interval
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
@@ -85,7 +86,18 @@ class DatasetFiles:
     html: Path | None = None
 
 
-@dataclass
+HEADLINE_FIGURES: dict[str, str] = {
+    "accuracy": "accuracy",
+    "cohen_kappa": "kappa",
+    "kendall_tau": "tau",
+    "pearson": "pearson",
+    "spearman": "spearman",
+    "mean_label": "mean label",
+}
+"""Figures ``repr(result)`` shows when the run has them (name in the figures: shown as)."""
+
+
+@dataclass(repr=False)
 class EvaluationResult:
     """What ``evaluate_dataset`` returns: predictions, run stats and agreement when labelled, and
     everything a run hands on — gates, the predictions file, the JSON payload, the HTML report."""
@@ -107,6 +119,51 @@ class EvaluationResult:
     @property
     def labelled(self) -> int:
         return sum(p.gold is not None for p in self.predictions)
+
+    def __repr__(self) -> str:
+        """A few lines a notebook can show: task, judge, counts, the headline figures with their
+        intervals (the dataclass repr printed every prediction: tens of thousands of characters)."""
+        stats = self.stats
+        lines = [
+            f"EvaluationResult(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
+            f"  {stats.total:,} rows: {stats.scored:,} scored, {stats.unscored:,} unscored, "
+            f"{self.sources.fallback:,} by a fallback, {self.labelled:,} labelled",
+        ]
+        headline = [name for name in HEADLINE_FIGURES if self.figures().get(name) is not None]
+        if headline:
+            lines.append("  " + ", ".join(self._figure_text(name) for name in headline))
+        return "\n".join(lines)
+
+    def _figure_text(self, name: str) -> str:
+        value = self.figures()[name]
+        interval = self.intervals.get(name)
+        shown = HEADLINE_FIGURES[name]
+        return f"{shown} {value:.3f}" + (f" {interval.text()}" if interval is not None else "")
+
+    @cached_property
+    def intervals(self) -> dict[str, Interval | None]:
+        """Bootstrap 95 % intervals of the figures (``cohen_kappa``, ``accuracy``, ``kendall_tau``,
+        ...), computed from the predictions as ``ragjury report`` computes them: a figure without
+        its interval says more than it knows. Each is an ``Interval`` (``low``, ``high``)."""
+        from ragjury.evals.io.predictions import run_of_rows
+        from ragjury.evals.report.run_report import run_figures
+
+        rows = list(enumerate(self.prediction_rows(), start=1))
+        if not rows or not self.labelled:
+            return {}
+        return dict(run_figures(run_of_rows(rows, path="<python>", name=self.task)).intervals)
+
+    def to_pandas(self) -> Any:
+        """The predictions as a pandas DataFrame, one row per dataset row (the predictions-JSONL
+        columns). pandas is imported here, so ragjury does not need it until this is called."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError(
+                "EvaluationResult.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
+            ) from None
+        rows = [{k: v for k, v in row.items() if k != "item"} for row in self.prediction_rows()]
+        return pandas.DataFrame(rows)
 
     @property
     def output_key(self) -> str:
@@ -130,7 +187,7 @@ class EvaluationResult:
 
         Counted once: the gate, the summary, the titles and the report all ask, and on a
         15,000-row run each count walks every prediction."""
-        return VerdictSources.of([p.judgment for p in self.predictions])
+        return VerdictSources.of([p.judgment for p in self.predictions], task=self.task)
 
     @property
     def verdict_judges(self) -> str:
@@ -143,7 +200,12 @@ class EvaluationResult:
         """One judgment's reason for being unscored ("nothing was scored" says why); None when
         every judgment is scored."""
         reasons = [p.judgment.unscored_reason for p in self.predictions if p.judgment.unscored]
-        return f"every judgment is unscored, e.g.: {reasons[0]}" if reasons else None
+        if not reasons:
+            return None
+        from ragjury.rag_agent.model.breaker import unreachable_cause
+
+        causes = (unreachable_cause(reason) for reason in reasons)  # a dead server: where, and the fix
+        return next((cause for cause in causes if cause), None) or f"every judgment is unscored, e.g.: {reasons[0]}"
 
     def system_estimates(self) -> Any:
         """Per-system prediction-powered estimates when people labelled some rows but not all
@@ -260,15 +322,20 @@ async def evaluate_dataset(
     concurrency: int | None = None,
     progress: bool | Progress = True,
     judge_name: str | None = None,
+    limit: int | None = None,
 ) -> EvaluationResult:
     """Judge every row's item and compare with the rows' gold labels when they have them.
 
     ``rows`` are ``TaskRow``s (``evals.tasks.load_dataset``), or anything that loads into them:
     a path, a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts (Ragas and DeepEval
-    column names recognised).
+    column names recognised). ``limit``: only the first N rows (as ``--limit``).
     """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
     spec = task_spec(task)
     rows = as_task_rows(task, rows)
+    if limit is not None:
+        rows = rows[:limit]
     judgments, stats = await run_judgments(
         judge,
         [row.item for row in rows],
@@ -293,6 +360,31 @@ async def evaluate_dataset(
     return result
 
 
+def evaluate_dataset_sync(
+    task: str,
+    rows: Sequence[TaskRow] | DataSource,
+    judge: Judge[Any, Any],
+    *,
+    cache: JudgmentCache | None = None,
+    concurrency: int | None = None,
+    progress: bool | Progress = True,
+    judge_name: str | None = None,
+    limit: int | None = None,
+) -> EvaluationResult:
+    """``evaluate_dataset`` from synchronous code, a script or a notebook cell: where an event
+    loop is already running (Jupyter), the run goes to a worker thread with a loop of its own,
+    so it neither fails with "asyncio.run() cannot be called from a running event loop" nor
+    blocks that loop's other tasks forever."""
+    from ragjury.rag_agent.core.sync import run_sync
+
+    return run_sync(
+        evaluate_dataset(
+            task, rows, judge, cache=cache, concurrency=concurrency, progress=progress,
+            judge_name=judge_name, limit=limit,
+        )
+    )
+
+
 def _as_dict(figures: Any) -> dict[str, Any]:
     """Agreement results may be pydantic models, dataclasses or dicts; summaries want dicts."""
     if isinstance(figures, Mapping):
@@ -309,10 +401,12 @@ def _as_dict(figures: Any) -> dict[str, Any]:
 __all__ = [
     "DatasetFiles",
     "EvaluationResult",
+    "HEADLINE_FIGURES",
     "Prediction",
     "SystemRanking",
     "binary_agreement",
     "evaluate_dataset",
+    "evaluate_dataset_sync",
     "flat_figures",
     "score_correlation",
     "system_ranking",

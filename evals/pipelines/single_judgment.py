@@ -19,14 +19,18 @@ from ragjury.rag_agent.core.results import Judgment
 def judgment_payload(task: str, judgment: Judgment[Any], label: Label | None) -> dict[str, object]:
     """``task``, the ``label`` (null when unscored), the typed ``value``, the envelope, and the
     same ``judges`` / ``fallback`` / ``verdicts_by`` as ``evaluate --json`` (never just "auto")."""
+    from ragjury.rag_agent.judges.catalogue import catalogue_name
+
     value = judgment.value
     dumped = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+    fields = judgment_fields(judgment)
+    fields["judge"] = catalogue_name(task, judgment.judge)  # as typed: llm, not answer_correctness
     return {
         "task": task,
         "label": label,
         "value": dumped,
-        **judgment_fields(judgment),
-        **VerdictSources.of([judgment]).as_dict(),
+        **fields,
+        **VerdictSources.of([judgment], task=task).as_dict(),
     }
 
 
@@ -41,7 +45,7 @@ def score_gate_failures(judgment: Judgment[Any], fail_under: float | None, max_f
         failures.append(f"overall {overall:.3f} < {fail_under}")
     if judgment.fallback_used:
         limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
-        failure = fallback_failure(VerdictSources.of([judgment]), limit, explicit=max_fallback is not None)
+        failure = fallback_failure(VerdictSources.of([judgment], task="score"), limit, explicit=max_fallback is not None)
         if failure is not None:
             failures.append(failure)
     return failures

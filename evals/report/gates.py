@@ -29,6 +29,7 @@ from ragjury.rag_agent.core.input_files import InputError
 GATE_ALIASES: dict[str, str] = {
     "kappa": "cohen_kappa",
     "alpha": "krippendorff_alpha",
+    "binary_alpha": "binary_krippendorff_alpha",
     "qwk": "quadratic_kappa",
     "tau": "kendall_tau",
     "rho": "spearman",
@@ -75,7 +76,7 @@ def failed_gates(figures: Mapping[str, Figure], gates: Mapping[str, float]) -> l
     return failures
 
 
-_LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha", "precision", "recall", "f1")
+_LABEL_AGREEMENT = ("coverage", "accuracy", "cohen_kappa", "binary_krippendorff_alpha", "precision", "recall", "f1")
 _RANKING = ("kendall_tau", "spearman")
 
 BINARY_TASK_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "mean_label", "kendall_tau", "system_spearman")
@@ -108,7 +109,7 @@ QRELS_FIGURES: tuple[str, ...] = (
 )
 """``agreement`` on TREC qrels (the ranking figures need ``--runs``)."""
 
-LABEL_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "quadratic_kappa", *_RANKING)
+LABEL_FIGURES: tuple[str, ...] = (*_LABEL_AGREEMENT, "krippendorff_alpha", "quadratic_kappa", *_RANKING)
 """``agreement`` on JSONL labels (quadratic kappa for graded labels, rankings when rows carry a system)."""
 
 

@@ -115,10 +115,16 @@ class RunFigures:
         return entry
 
 
+def run_label(letter: str, name: str) -> str:
+    """``A: contains`` for the first of two runs; just ``A`` when the run is named ``A`` already
+    (files A.jsonl and B.jsonl), never ``A: A``."""
+    return letter if name.strip() == letter else f"{letter}: {name}"
+
+
 def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> RunFigures:
     """Recompute a run's figures from its records, with bootstrap 95 % intervals."""
     records = run.records
-    figures = RunFigures(run, sources=VerdictSources.of(records))
+    figures = RunFigures(run, sources=VerdictSources.of(records, task=run.task))
     labelled = [r for r in records if r.gold is not None]
     if not labelled:
         return figures
@@ -246,7 +252,7 @@ def build_report(
         )
     all_figures = [run_figures(run, resamples=resamples) for run in runs]
     two = len(runs) == 2
-    section = {f.run.name: f"{chr(65 + k)}: {f.run.name}" if two else "judge vs people" for k, f in enumerate(all_figures)}
+    section = {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
     report = HtmlReport(
@@ -493,6 +499,7 @@ def _comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, 
 
 
 __all__ = [
+    "run_label",
     "Comparison",
     "RunFigures",
     "build_report",

@@ -40,21 +40,34 @@ class VerdictSources:
     """(judge name, answered as fallback) -> scored verdicts, most frequent first."""
     models: Mapping[str, str | None] = field(default_factory=dict)
     """Judge name -> model that judge used (None for deterministic judges)."""
+    prompts: Mapping[str, str | None] = field(default_factory=dict)
+    """Judge name -> its prompt (``name@version``), the detail behind a name like ``llm``."""
 
     @classmethod
-    def of(cls, judgments: Sequence[object]) -> VerdictSources:
+    def of(cls, judgments: Sequence[object], task: str | None = None) -> VerdictSources:
         """Count the scored judgments (``rag_agent.results.Judgment``) by judge and fallback use;
-        unscored ones produced no verdict and are counted as unscored elsewhere."""
+        unscored ones produced no verdict and are counted as unscored elsewhere. With ``task``,
+        judges are named as the user names them (``--judge llm``, not ``answer_correctness``)."""
         counts: Counter[tuple[str, bool]] = Counter()
         models: dict[str, str | None] = {}
+        prompts: dict[str, str | None] = {}
+        renamed: dict[str, str] = {}
+        if task is not None:
+            from ragjury.rag_agent.judges.catalogue import catalogue_name
+
         for judgment in judgments:
             if getattr(judgment, "unscored", False):
                 continue
             name = str(getattr(judgment, "judge", "?"))
+            if task is not None:
+                if name not in renamed:
+                    renamed[name] = catalogue_name(task, name)
+                name = renamed[name]
             counts[(name, bool(getattr(judgment, "fallback_used", False)))] += 1
             models.setdefault(name, getattr(judgment, "model", None))
+            prompts.setdefault(name, getattr(judgment, "prompt_version", None))
         ordered = dict(sorted(counts.items(), key=lambda kv: (kv[0][1], -kv[1], kv[0][0])))
-        return cls(ordered, models)
+        return cls(ordered, models, prompts)
 
     @property
     def scored(self) -> int:
@@ -91,7 +104,9 @@ class VerdictSources:
         parts = []
         for (name, fallback), count in self.counts.items():
             model = self.models.get(name)
-            label = f"{name} (model {model})" if model else name
+            prompt = self.prompts.get(name)
+            detail = f"model {model}, prompt {prompt}" if model and prompt else f"model {model}" if model else ""
+            label = f"{name} ({detail})" if detail else name
             parts.append(f"{label}{' as fallback' if fallback else ''} for {percent(count / self.scored)}")
         return ", ".join(parts)
 
@@ -116,17 +131,20 @@ def fallback_note(sources: VerdictSources, judgments: Sequence[object], prefix: 
     when no fallback answered. ``prefix`` names the stage or run (``"score: "``, ``"A: x: "``)."""
     if not sources.fallback:
         return None
-    reason = next(
-        (
-            reason
-            for judgment in judgments
-            if judgment is not None
-            and getattr(judgment, "fallback_used", False)
-            and (reason := getattr(judgment, "fallback_reason", None))
-        ),
-        None,
-    )
-    because = f" (e.g. because: {reason})" if reason else ""
+    reasons = [
+        reason
+        for judgment in judgments
+        if judgment is not None
+        and getattr(judgment, "fallback_used", False)
+        and (reason := getattr(judgment, "fallback_reason", None))
+    ]
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
+    cause = next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
+    if cause is not None:  # a dead server: where, and what to start
+        because = f"; why: {cause}"
+    else:
+        because = f" (e.g. because: {reasons[0]})" if reasons else ""
     return (
         f"{prefix}{sources.fallback} of {sources.scored} verdicts ({percent(sources.share or 0.0)}) came "
         f"from the fallback judge '{sources.fallback_judge}', not the judge asked for{because}."

@@ -29,11 +29,13 @@ def agreement_table(sections: Mapping[str, AgreementFigures], *, title: str = "A
     table.add_column("figure")
     for name in sections:
         table.add_column(name, justify="right")
+    binary = all(figures.binary for figures in sections.values())
     for row in AGREEMENT_ROWS:
         values = [getattr(figures, row) for figures in sections.values()]
         if all(value is None for value in values):
             continue
-        table.add_row(row, *(fmt(value) for value in values))
+        shown = "binary_krippendorff_alpha" if binary and row == "krippendorff_alpha" else row  # as in --json
+        table.add_row(shown, *(fmt(value) for value in values))
     return table
 
 

@@ -46,6 +46,7 @@ from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
 from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.judges.model_free.embedders import check_embeddings
 from ragjury.rag_agent.model.breaker import breakers_of, config_error_of, is_not_attempted
 from ragjury.rag_agent.model.breaker import preflight as preflight_servers
 
@@ -257,6 +258,7 @@ async def run_judgments(
     stats.executor = getattr(judge, "executor", None)
     if todo_items and preflight:  # before the progress display: a refused key is the one line shown
         try:
+            await check_embeddings(judge)  # no extra and no Ollama: how to install it (exit 2)
             await preflight_servers(judge)
             if servers and (refused := config_error_of(servers)) is not None:
                 raise refused  # 401/403 at preflight: the run stops before any item (exit 2)

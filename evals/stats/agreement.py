@@ -48,15 +48,27 @@ class AgreementFigures(BaseModel):
     def n_unscored(self) -> int:
         return self.n_total - self.n_scored
 
+    @property
+    def binary(self) -> bool:
+        """Two unordered labels (pass/fail): its alpha is the nominal alpha of binary labels."""
+        return len(self.labels) == 2 and not self.ordinal
+
     def figures(self, prefix: str = "") -> dict[str, float | None]:
         """Flat ``name -> value`` for gates and JSON (``None`` where a figure is undefined)."""
         names = ("coverage", "accuracy", "cohen_kappa", "krippendorff_alpha")
         if self.ordinal:
             names += ("quadratic_kappa",)
         flat: dict[str, float | None] = {prefix + name: getattr(self, name) for name in names}
+        if self.binary:  # says which alpha it is: 'krippendorff_alpha' is the graded one (agreement)
+            flat[prefix + BINARY_ALPHA] = flat.pop(prefix + "krippendorff_alpha")
         if len(self.labels) == 2:
             flat.update({prefix + name: getattr(self, name) for name in ("precision", "recall", "f1")})
         return flat
+
+
+BINARY_ALPHA = "binary_krippendorff_alpha"
+"""The flat-figures name of Krippendorff's alpha on pass/fail labels (``evaluate``, the binary
+side of ``agreement``); ``krippendorff_alpha`` is the alpha on graded labels."""
 
 
 class RankCorrelation(BaseModel):
@@ -265,8 +277,7 @@ class QrelsAgreement(BaseModel):
         most; ``graded_accuracy`` and ``graded_cohen_kappa`` are the exact-grade figures and
         ``binary_krippendorff_alpha`` is the nominal alpha of the binary labels.
         """
-        flat = self.binary.figures()
-        flat["binary_krippendorff_alpha"] = flat.pop("krippendorff_alpha")
+        flat = self.binary.figures()  # its alpha is already binary_krippendorff_alpha
         flat["graded_accuracy"] = self.graded.accuracy
         flat["graded_cohen_kappa"] = self.graded.cohen_kappa
         flat["quadratic_kappa"] = self.graded.quadratic_kappa
@@ -316,6 +327,7 @@ def qrels_agreement(
 
 
 __all__ = [
+    "BINARY_ALPHA",
     "AgreementFigures",
     "AlphaMetric",
     "Label",

@@ -226,6 +226,24 @@ class FitFigures(BaseModel):
     auc: float | None
     ece_before: float | None = None
 
+    @property
+    def no_better_than_chance(self) -> bool:
+        """The cross-validated kappa's 95 % interval reaches 0 (or an AUC of 0.5 or less): the fit
+        cannot be told apart from guessing, and a file written from it should not be trusted."""
+        low = self.cross_validation.kappa_interval[0]
+        return low <= 0.0 or (self.auc is not None and self.auc <= 0.5)
+
+    def chance_warning(self) -> str | None:
+        """One line saying the fit is no better than chance, with the figures; None otherwise."""
+        if not self.no_better_than_chance:
+            return None
+        cv = self.cross_validation
+        low, high = cv.kappa_interval
+        auc = f", AUC {self.auc:.2f}" if self.auc is not None else ""
+        return (f"warning: the fit is no better than chance (cross-validated kappa {cv.kappa:.2f} "
+                f"[{low:.2f}, {high:.2f}]{auc}): the judge's probabilities do not separate the labels; "
+                "check the labels, the judge and the data before using this file")
+
 
 def logprob_options(judge: str) -> dict[str, object]:
     """Options that put a judge on the one-token path its calibration is fitted on.

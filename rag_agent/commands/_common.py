@@ -29,6 +29,14 @@ EXIT_UNSCORED = 3
 """Nothing could be scored: distinct from a low score, so scripts can tell them apart."""
 
 
+PANEL_MODEL = "Model"
+PANEL_INPUT = "Input"
+PANEL_OUTPUT = "Output"
+PANEL_GATES = "Gates"
+PANEL_RUN = "Run"
+"""``--help`` groups (typer's ``rich_help_panel``): a long option list reads by what it is about."""
+
+
 class JudgeMode(str, Enum):
     """Which judge answers: the model with deterministic fallback, the model only, or no model."""
 
@@ -38,7 +46,13 @@ class JudgeMode(str, Enum):
 
 
 ModelOption = Annotated[
-    str | None, typer.Option("--model", "-m", help="Judge model name (default: $RAGJURY_JUDGE_MODEL or phi3:mini).")
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="Judge model name (default: $RAGJURY_JUDGE_MODEL or phi3:mini).",
+        rich_help_panel=PANEL_MODEL,
+    ),
 ]
 BaseUrlOption = Annotated[
     str | None,
@@ -46,6 +60,17 @@ BaseUrlOption = Annotated[
         "--base-url",
         help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1, or several separated by commas "
         "(the same model on each; default: $RAGJURY_BASE_URLS, else Ollama at $OLLAMA_HOST/v1).",
+        rich_help_panel=PANEL_MODEL,
+    ),
+]
+ApiKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        metavar="KEY",
+        show_default=False,
+        help="API key of the model server (default: $RAGJURY_API_KEY, else $OPENAI_API_KEY); never printed.",
+        rich_help_panel=PANEL_MODEL,
     ),
 ]
 JudgeOption = Annotated[
@@ -54,20 +79,41 @@ JudgeOption = Annotated[
         "--judge",
         help="auto: the model, falling back to a deterministic judge if it fails; "
         "llm: the model only (failures are reported unscored); deterministic: no model at all.",
+        rich_help_panel=PANEL_MODEL,
     ),
 ]
 CacheOption = Annotated[
-    Path | None, typer.Option("--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).")
+    Path | None,
+    typer.Option(
+        "--cache", help="SQLite judgment cache (default: $RAGJURY_CACHE_PATH).", rich_help_panel=PANEL_RUN
+    ),
 ]
-NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Judge everything again; store nothing.")]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Judge everything again; store nothing.", rich_help_panel=PANEL_RUN)
+]
 NoRetryUnscoredOption = Annotated[
-    bool, typer.Option("--no-retry-unscored", help="Keep cached unscored judgments instead of retrying them.")
+    bool,
+    typer.Option(
+        "--no-retry-unscored",
+        help="Keep cached unscored judgments instead of retrying them.",
+        rich_help_panel=PANEL_RUN,
+    ),
 ]
 ConcurrencyOption = Annotated[
-    int | None, typer.Option("--concurrency", "-j", min=1, help="Judgments in flight (default: settings).")
+    int | None,
+    typer.Option(
+        "--concurrency", "-j", min=1, help="Judgments in flight (default: settings).", rich_help_panel=PANEL_RUN
+    ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (machine-readable).")]
-NoProgressOption = Annotated[bool, typer.Option("--no-progress", help="No progress bar.")]
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json", help="Print one JSON object on stdout (machine-readable).", rich_help_panel=PANEL_OUTPUT
+    ),
+]
+NoProgressOption = Annotated[
+    bool, typer.Option("--no-progress", help="No progress bar.", rich_help_panel=PANEL_OUTPUT)
+]
 MaxFallbackOption = Annotated[
     float | None,
     typer.Option(
@@ -78,6 +124,7 @@ MaxFallbackOption = Annotated[
         help="Fail (exit 1) when more than this share of the verdicts came from the fallback judge "
         "(e.g. the deterministic one behind --judge auto). Default: 0 with any --fail-under gate "
         "(a gate passed by the fallback says nothing about the model), no limit without one.",
+        rich_help_panel=PANEL_GATES,
     ),
 ]
 TraceOption = Annotated[
@@ -87,6 +134,7 @@ TraceOption = Annotated[
         help="OpenTelemetry spans: one per judgment (judge, prompt version, cache hit/miss, "
         "unscored, fallback) over pydantic-ai's model calls; to $OTEL_EXPORTER_OTLP_ENDPOINT, else "
         "to .ragjury/traces.jsonl ($RAGJURY_TRACE_FILE). Needs the 'trace' extra. Or RAGJURY_TRACE=1.",
+        rich_help_panel=PANEL_RUN,
     ),
 ]
 DryRunOption = Annotated[
@@ -95,6 +143,7 @@ DryRunOption = Annotated[
         "--dry-run",
         help="Send nothing: count the prompts the run would send (items not in the cache), their "
         "estimated input tokens, the output token cap and, for a hosted model, the price; exit 0.",
+        rich_help_panel=PANEL_RUN,
     ),
 ]
 CalibrationOption = Annotated[
@@ -103,6 +152,7 @@ CalibrationOption = Annotated[
         "--calibration",
         help="A calibration file from `ragjury calibrate` (fitted on other, labelled data): "
         "its threshold or cut points replace the judge's defaults.",
+        rich_help_panel=PANEL_MODEL,
     ),
 ]
 
@@ -152,8 +202,9 @@ def end_trace(session: Any) -> None:
         stderr.print(session.close(), style="dim", highlight=False, soft_wrap=True)
 
 
-def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
-    """Settings read fresh from the environment, with the command-line overrides applied."""
+def settings_for(model: str | None, base_url: str | None, api_key: str | None = None) -> RagjurySettings:
+    """Settings read fresh from the environment, with the command-line overrides applied
+    (``--api-key`` wins over $RAGJURY_API_KEY and $OPENAI_API_KEY)."""
     from ragjury.config.settings import RagjurySettings  # deferred: pydantic-settings costs every --help
 
     settings = RagjurySettings()
@@ -167,7 +218,26 @@ def settings_for(model: str | None, base_url: str | None) -> RagjurySettings:
             update["base_url"] = check_base_urls(base_url)
         except ValueError as error:
             raise fail(f"--base-url: {error}") from None
+    if api_key:
+        update["api_key"] = api_key
     return settings.model_copy(update=update) if update else settings
+
+
+QuestionArgument = Annotated[
+    str | None,
+    typer.Argument(metavar="QUESTION", show_default=False, help="The question (or --question/-q)."),
+]
+QuestionOption = Annotated[
+    str | None, typer.Option("--question", "-q", help="The question (or as the first argument).")
+]
+
+
+def one_question(positional: str | None, option: str | None) -> str | None:
+    """The question, given as the first argument or with ``-q`` (the commands read it either way,
+    so neither form is the wrong one); both and different is a mistake, said in one line."""
+    if positional is not None and option is not None and positional != option:
+        raise fail("give the question once: as the first argument or with --question/-q, not both")
+    return option if option is not None else positional
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
@@ -188,12 +258,12 @@ class _UserErrors(contextlib.ContextDecorator):
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
         if error is None or isinstance(error, typer.Exit):
             return False
-        if isinstance(error, InputError):
-            from rich.markup import escape  # the message is the user's data or ours: never markup
+        from rich.markup import escape  # a message is text: '[embeddings]' is not markup
 
+        if isinstance(error, InputError):
             raise fail(escape(str(error))) from None
         if isinstance(error, ValueError | OSError):
-            raise fail(_one_line(error)) from None
+            raise fail(escape(_one_line(error))) from None
         return False
 
 

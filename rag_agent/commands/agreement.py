@@ -59,7 +59,7 @@ def agreement(
         typer.Option(
             "--fail-under",
             help="CI gate METRIC=VALUE, repeatable: exit 1 if the figure is lower or undefined. "
-            "Names: accuracy, kappa (cohen_kappa), qwk (quadratic_kappa), alpha (krippendorff_alpha), "
+            "Names: accuracy, kappa (cohen_kappa), qwk (quadratic_kappa), alpha (krippendorff_alpha, graded), binary_alpha (binary_krippendorff_alpha), "
             "coverage, tau (kendall_tau), spearman, graded_cohen_kappa, ...",
         ),
     ] = None,

@@ -17,6 +17,7 @@ from rich.table import Table
 from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
@@ -155,6 +156,7 @@ def ask(
         typer.Option("--judge-model", help="Judge model (default: $RAGJURY_JUDGE_MODEL or phi3:mini)."),
     ] = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Answer QUESTION from a local passage collection with the reference RAG agent (BM25 + LLM).
@@ -175,7 +177,7 @@ def ask(
     Exit codes: 0 answered (and judged), 2 bad input, 3 no answer (the agent failed) or
     --judge could not score it.
     """
-    settings = settings_for(judge_model, base_url)
+    settings = settings_for(judge_model, base_url, api_key)
     if model:
         settings = settings.model_copy(update={"agent_model": model})
     from ragjury.rag_agent.agent.reference_agent import (

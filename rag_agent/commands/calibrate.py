@@ -14,6 +14,10 @@ import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import (
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
+    ApiKeyOption,
     BaseUrlOption,
     CacheOption,
     ConcurrencyOption,
@@ -39,21 +43,40 @@ DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness
 
 @user_errors
 def calibrate(
-    task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.")],
+    task: Annotated[
+        str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
+    ],
     data: Annotated[
         Path,
         typer.Option("--data", "-d", help="Labelled dev data: a JSONL dataset with labels (correctness, "
-                     "faithfulness) or gold TREC qrels (relevance, with --topics and --passages)."),
+                     "faithfulness) or gold TREC qrels (relevance, with --topics and --passages).",
+                     rich_help_panel=PANEL_INPUT),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the calibration file (JSON).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Where to write the calibration file (JSON).", rich_help_panel=PANEL_OUTPUT),
+    ],
     judge: Annotated[
         str | None,
-        typer.Option("--judge", help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task)."),
+        typer.Option(
+            "--judge",
+            help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task).",
+            rich_help_panel=PANEL_MODEL,
+        ),
     ] = None,
-    topics: Annotated[Path | None, typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.")] = None,
-    passages: Annotated[Path | None, typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.")] = None,
+    topics: Annotated[
+        Path | None,
+        typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
+    passages: Annotated[
+        Path | None,
+        typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=10, help="Use a seeded sample of N labelled items.")
+        int | None,
+        typer.Option(
+            "--limit", "-n", min=10, help="Use a seeded sample of N labelled items.", rich_help_panel=PANEL_INPUT
+        ),
     ] = None,
     folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample and of the folds.")] = 0,
@@ -62,6 +85,7 @@ def calibrate(
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     dry_run: DryRunOption = False,
@@ -96,7 +120,7 @@ def calibrate(
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
     judge_name = judge or DEFAULT_JUDGES[task]
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     from ragjury.evals.io.atomic_io import check_output_paths
 
     cache_file = None if no_cache else Path(cache_path or settings.cache_path)
@@ -168,9 +192,11 @@ def calibrate(
         "positives": figures.positives, "threshold": calibration.threshold, "cuts": calibration.cuts,
         "kappa_uncalibrated": figures.kappa_default, "kappa_in_sample": figures.kappa_in_sample,
         "kappa_cv": cv.kappa, "kappa_cv_interval": list(cv.kappa_interval), "accuracy_cv": cv.accuracy,
-        "folds": cv.folds, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
+        "folds": cv.folds, "no_better_than_chance": figures.no_better_than_chance, "auc": figures.auc, "ece_before": figures.ece_before, "ece_after_cv": cv.ece_after,
         "inputs": paths(data=data, topics=topics, passages=passages), "outputs": paths(calibration=out),
     }
+    if (chance := figures.chance_warning()) is not None:  # before the figures, in both modes
+        stderr.print(chance, style="yellow", markup=False, highlight=False, soft_wrap=True)
     if json_output:
         print_json(summary, command="calibrate")
         return

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ragjury.rag_agent.commands._common import (
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     ModelOption,
@@ -27,13 +28,16 @@ if TYPE_CHECKING:
 
 @user_errors
 def doctor(
-    model: ModelOption = None, base_url: BaseUrlOption = None, json_output: JsonOption = False
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    json_output: JsonOption = False,
 ) -> None:
     """Check that the model server is reachable, the model is there, and one structured call works.
 
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
     """
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     from ragjury.rag_agent.judges.health import run_checks  # deferred: pydantic-ai
 
     checks = run_sync(run_checks(settings))

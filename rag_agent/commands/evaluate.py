@@ -10,6 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragjury.rag_agent.commands._common import (
+    PANEL_GATES,
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
+    ApiKeyOption,
     BaseUrlOption,
     CacheOption,
     CalibrationOption,
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
 
 EXIT_INTERRUPTED = 130
+PANEL_AGENT = "Agent (--agent)"
 
 DEFAULT_JUDGES: dict[str, str] = {"correctness": "auto", "faithfulness": "llm", "score": "auto"}
 
@@ -99,11 +105,21 @@ def _check_before_judging(
 def evaluate(
     data: Annotated[
         Path,
-        typer.Option("--data", "-d", help="Dataset: JSONL, JSON array or CSV (or questions with --agent)."),
+        typer.Option(
+            "--data",
+            "-d",
+            help="Dataset: JSONL, JSON array or CSV (or questions with --agent).",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ],
     task: Annotated[
         Task | None,
-        typer.Option("--task", "-t", help="What the judge decides: correctness, faithfulness or score."),
+        typer.Option(
+            "--task",
+            "-t",
+            help="What the judge decides: correctness, faithfulness or score.",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ] = None,
     judge: Annotated[
         str | None,
@@ -112,22 +128,36 @@ def evaluate(
             help="Judge name for the task ('ragjury judges' describes each). "
             + judge_names_help([task.value for task in Task])
             + " Default: correctness auto, faithfulness llm, score auto.",
+            rich_help_panel=PANEL_MODEL,
         ),
     ] = None,
     mapping: Annotated[
         list[str] | None,
-        typer.Option("--map", help="field=column when the data names a field differently (repeatable)."),
+        typer.Option(
+            "--map",
+            help="field=column when the data names a field differently (repeatable).",
+            rich_help_panel=PANEL_INPUT,
+        ),
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write predictions JSONL here.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Only the first N rows.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write predictions JSONL here.", rich_help_panel=PANEL_OUTPUT),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", min=1, help="Only the first N rows.", rich_help_panel=PANEL_INPUT),
+    ] = None,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML report here.", rich_help_panel=PANEL_OUTPUT),
     ] = None,
     json_output: JsonOption = False,
     fail_under: Annotated[
         list[str] | None,
         typer.Option(
-            "--fail-under", help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below."
+            "--fail-under",
+            help="METRIC=VALUE gate, e.g. kappa=0.5 or tau=0.8 (repeatable); exit 1 below.",
+            rich_help_panel=PANEL_GATES,
         ),
     ] = None,
     max_fallback: MaxFallbackOption = None,
@@ -137,28 +167,54 @@ def evaluate(
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     no_progress: NoProgressOption = False,
     agent: Annotated[
         bool,
-        typer.Option("--agent", help="Run the reference RAG agent over the questions in --data, then judge."),
+        typer.Option(
+            "--agent",
+            help="Run the reference RAG agent over the questions in --data, then judge.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = False,
     corpus: Annotated[
         Path | None,
-        typer.Option("--corpus", "-c", help="With --agent: passages JSONL {docid, text} to retrieve from."),
+        typer.Option(
+            "--corpus",
+            "-c",
+            help="With --agent: passages JSONL {docid, text} to retrieve from.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = None,
     agent_model: Annotated[
         str | None,
-        typer.Option("--agent-model", help="With --agent: agent model (default: $RAGJURY_AGENT_MODEL)."),
+        typer.Option(
+            "--agent-model",
+            help="With --agent: agent model (default: $RAGJURY_AGENT_MODEL).",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = None,
     retrieval: Annotated[
         str,
-        typer.Option("--retrieval", help="With --agent: 'tool' (model calls search) or 'pre' (any model)."),
+        typer.Option(
+            "--retrieval",
+            help="With --agent: 'tool' (model calls search) or 'pre' (any model).",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = "tool",
     top_k: Annotated[
-        int, typer.Option("--top-k", "-k", min=1, help="With --agent: passages per search.")
+        int,
+        typer.Option(
+            "--top-k", "-k", min=1, help="With --agent: passages per search.", rich_help_panel=PANEL_AGENT
+        ),
     ] = 5,
     faithfulness_judge: Annotated[
-        str, typer.Option("--faithfulness-judge", help="With --agent: llm, token-overlap or none.")
+        str,
+        typer.Option(
+            "--faithfulness-judge",
+            help="With --agent: llm, token-overlap or none.",
+            rich_help_panel=PANEL_AGENT,
+        ),
     ] = "llm",
     correctness_judge: Annotated[
         str,
@@ -166,6 +222,7 @@ def evaluate(
             "--correctness-judge",
             help="With --agent: judge answers against the questions' references "
             "(contains, llm, auto, ...) or none.",
+            rich_help_panel=PANEL_AGENT,
         ),
     ] = "none",
     calibration: CalibrationOption = None,
@@ -214,9 +271,10 @@ def evaluate(
     against the passages the agent retrieved. Answers are cached too (key: agent model, prompt,
     retrieval, corpus and question), so a resumed run does not ask the agent again.
 
-    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa), krippendorff_alpha,
-    precision, recall, f1, kendall_tau (tau), mean_label; score task: pearson, spearman;
-    --agent: answered, score, faithfulness, correctness (means) and their *_coverage.
+    Gate figures (--fail-under): coverage, accuracy, cohen_kappa (kappa),
+    binary_krippendorff_alpha (binary_alpha), precision, recall, f1, kendall_tau (tau),
+    mean_label; score task: pearson, spearman; --agent: answered, score, faithfulness,
+    correctness (means) and their *_coverage.
 
     Test or custom judges plug in as --judge python:package.module:Factory (called with
     settings=..., must follow the Judge protocol).
@@ -236,7 +294,7 @@ def evaluate(
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback)
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     if executor not in ("process", "ray"):
         raise fail(f"--executor must be process or ray, got {executor!r}")
     if executor == "ray" and agent:

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragjury.rag_agent.commands._common import print_json, stderr, stdout
-from ragjury.rag_agent.commands.evaluate_output import finish_run, verdict_lines
+from ragjury.rag_agent.commands.evaluate_output import finish_run, nothing_scored_line, verdict_lines
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
@@ -63,8 +63,11 @@ def evaluate_agent_run(
     files = AgentFiles(data, corpus, answers=out, html=html)
     failures = evaluation.gate(gates)
     evaluation.write(files, gate_failures=failures)
+    nothing = evaluation.scored == 0
     if json_output:
         print_json(evaluation.payload(files, gate_failures=failures), command="evaluate")
+    elif nothing:  # the cause first, alone: a table of zeros would bury it
+        nothing_scored_line(evaluation.why_unscored)
     else:
         stdout.print(agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
         verdict_lines(evaluation.stage_sources())
@@ -77,7 +80,8 @@ def evaluate_agent_run(
             highlight=False,
             soft_wrap=True,
         )
-    finish_run(failures, evaluation.scored, json_output, html, why_unscored=evaluation.why_unscored)
+    finish_run(failures, evaluation.scored, json_output, html, why_unscored=evaluation.why_unscored,
+               cause_shown=nothing and not json_output)
 
 
 def agent_table(summary: dict[str, Any], title: str) -> Table:

@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.commands._common import print_json, stderr, stdout
-from ragjury.rag_agent.commands.evaluate_output import finish_run, run_table, verdict_lines
+from ragjury.rag_agent.commands.evaluate_output import finish_run, nothing_scored_line, run_table, verdict_lines
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
@@ -120,12 +120,18 @@ def report_dataset_run(
     files = DatasetFiles(data, predictions=out, html=html)
     failures = result.gate(gates)
     result.write(files, gate_failures=failures)
+    nothing = result.stats.scored == 0
     if json_output:
         payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
         print_json(payload, command="evaluate")
+    elif nothing:  # the cause first, alone: tables of zeros would bury it
+        nothing_scored_line(result.why_unscored)
+        if out is not None:
+            stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
-    finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored)
+    finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored,
+               cause_shown=nothing and not json_output)
 
 
 def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:

@@ -43,19 +43,34 @@ def verdict_lines(stages: dict[str, Any]) -> None:
         stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
 
 
+def nothing_scored_line(why_unscored: str | None) -> None:
+    """The one line a run that scored nothing ends with, printed first: the cause and its fix
+    (a dead server: where, and what to start), never wrapped inside a word."""
+    why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
+    stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
+
+
 def finish_run(
-    failures: list[str], scored: int, json_output: bool, html: Path | None, *, why_unscored: str | None = None
+    failures: list[str],
+    scored: int,
+    json_output: bool,
+    html: Path | None,
+    *,
+    why_unscored: str | None = None,
+    cause_shown: bool = False,
 ) -> None:
+    """Where the report went, the gates that failed, and the exit code (3 when nothing was scored,
+    with its cause unless ``cause_shown``: the summary printed it already, first)."""
+    if scored == 0 and not cause_shown:
+        nothing_scored_line(why_unscored)
     if html is not None and not json_output:
         stdout.print(f"HTML report written to {html}", highlight=False)
     for failure in failures:
         stderr.print(f"[red]gate failed:[/] {escape(failure)}", highlight=False, soft_wrap=True)
     if scored == 0:
-        why = why_unscored or "every judgment is unscored (see the reasons in the predictions)"
-        stderr.print(f"[red]nothing was scored[/]: {escape(why)}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_UNSCORED)
     if failures:
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
-__all__ = ["finish_run", "run_table", "verdict_lines"]
+__all__ = ["finish_run", "nothing_scored_line", "run_table", "verdict_lines"]

@@ -12,13 +12,17 @@ from rich.table import Table
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
     JudgeOption,
     MaxFallbackOption,
     ModelOption,
+    QuestionArgument,
+    QuestionOption,
     fail,
+    one_question,
     print_json,
     settings_for,
     stderr,
@@ -40,16 +44,23 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
 
 
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
-    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+    from ragjury.rag_agent.judges.catalogue import catalogue_name
+
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
+    origin = f"{catalogue_name('score', judgment.judge)} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
         origin += " as fallback"
+        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
         stdout.print(
-            f"[yellow]fallback:[/] the model could not judge ({judgment.fallback_reason}); "
+            f"[yellow]fallback:[/] the model could not judge ({escape(str(why))}); "
             "a deterministic heuristic answered instead.",
             highlight=False,
+            soft_wrap=True,
         )
     if judgment.value is None:
-        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}")
+        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return
     score = judgment.value
     stdout.print(f"overall [bold]{score.overall_score:.3f}[/] by {origin} in {judgment.latency_s:.2f}s")
@@ -72,7 +83,8 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
 
 @user_errors
 def judge_evaluate(
-    question: Annotated[str, typer.Argument(help="The question the answer responds to.")],
+    question_argument: QuestionArgument = None,
+    question: QuestionOption = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer text to judge.")] = None,
     answer_file: Annotated[
         Path | None,
@@ -84,6 +96,7 @@ def judge_evaluate(
     ] = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show a per-dimension table.")] = False,
@@ -110,6 +123,9 @@ def judge_evaluate(
     Exit codes: 0 scored (and above --fail-under), 1 below --fail-under or answered by the fallback
     under a gate, 2 bad input, 3 unscored.
     """
+    question = one_question(question_argument, question)
+    if question is None:
+        raise fail("give the question: as the first argument or with --question/-q")
     if (answer is None) == (answer_file is None):
         raise fail("give exactly one of --answer TEXT or --answer-file FILE")
     from ragjury.rag_agent.core.items import ScoreItem  # deferred: pydantic loads when the command runs
@@ -119,7 +135,7 @@ def judge_evaluate(
     if not rag_answer.answer.strip():
         raise fail("the answer is empty")
     sources = load_sources(str(sources_file)) if sources_file else []
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
@@ -36,7 +37,8 @@ def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
                         "task": t,
                         "name": name,
                         "scale": found.scale,
-                        "model": found.uses_model,
+                        "model": found.uses_model or found.uses_embeddings,
+                        "model_kind": "llm" if found.uses_model else "embeddings" if found.uses_embeddings else None,
                         "fallback": found.fallback,
                         "default": found.default,
                         "description": found.description,
@@ -51,6 +53,7 @@ def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
                     "name": catalogue.AUTO,
                     "scale": declared[(current, default)].scale,
                     "model": True,
+                    "model_kind": "llm",
                     "fallback": fallback,
                     "default": False,
                     "description": f"{default}" + (f", '{fallback}' where it fails" if fallback else " (no fallback)"),
@@ -76,24 +79,38 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     if json_output:
         print_json({"judges": rows}, command="judges")
         return
-    table = Table(title="ragjury judges (--judge NAME)", title_justify="left")
-    for column in ("task", "name", "scale", "model", "fallback", "description"):
-        table.add_column(column, overflow="fold")
+    stdout.print("ragjury judges (--judge NAME); * the task's default, which auto builds on", highlight=False)
+    for current in dict.fromkeys(str(row["task"]) for row in rows):
+        stdout.print(judges_table(current, [row for row in rows if row["task"] == current]))
+
+
+MODEL_KINDS = {"llm": "LLM", "embeddings": "embeddings", None: "-"}
+"""What the model column says: an LLM, an embedding model (the ``embeddings`` extra), or none."""
+
+
+def judges_table(task: str, rows: list[dict[str, object]]) -> Table:
+    """One task's judges, narrow enough for 80 columns: the fallback is said in the description
+    (a column of its own squeezed the descriptions into one word per line)."""
+    table = Table(title=task, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("name", no_wrap=True)
+    table.add_column("scale", no_wrap=True)
+    table.add_column("model", no_wrap=True)
+    table.add_column("description", ratio=1)
     for row in rows:
+        description = str(row["description"])
+        if row["fallback"] and row["name"] != "auto":
+            description += f"; falls back to {row['fallback']}"
         table.add_row(
-            str(row["task"]),
             str(row["name"]) + (" *" if row["default"] else ""),
             str(row["scale"]),
-            "yes" if row["model"] else "no",
-            str(row["fallback"] or "-"),
-            str(row["description"]),
+            MODEL_KINDS.get(row.get("model_kind"), "-"),  # type: ignore[arg-type]
+            description,
         )
-    table.caption = "* the task's default judge, which auto builds on"
-    stdout.print(table)
+    return table
 
 
 def register(app: typer.Typer) -> None:
     app.command("judges")(judges)
 
 
-__all__ = ["catalogue_rows", "judges", "register"]
+__all__ = ["MODEL_KINDS", "catalogue_rows", "judges", "judges_table", "register"]

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from ragjury.rag_agent.commands._common import (
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     CacheOption,
     CalibrationOption,
@@ -76,6 +77,7 @@ def relevance(
     ] = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     calibration: CalibrationOption = None,
@@ -115,7 +117,7 @@ def relevance(
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     try:
         entry = resolve("relevance", judge)
         plan = plan_relevance(
@@ -176,7 +178,7 @@ def relevance(
         end_trace(trace_session)
     if json_output:
         print_json(result.payload(), command="relevance")
-    else:
+    elif result.grades:  # nothing scored: the cause alone, first; a table of zeros would bury it
         result.render(stdout)
     if not result.grades:
         _nothing_scored(out, result)
@@ -205,10 +207,12 @@ def _warn_unfit(judge: str) -> None:
 def _nothing_scored(out: Path, result: RelevanceRunResult) -> None:
     """Exit 3, as ``evaluate`` does: an empty qrels file is not a result, and exit 0 would let a
     script carry on with it."""
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
     example = next(iter(result.unscored.values()), "no reason given")
+    cause = unreachable_cause(example) or f"all {len(result.unscored)} pair(s) unscored, e.g.: {example}"
     stderr.print(
-        f"[red]nothing was scored[/]: all {len(result.unscored)} pair(s) unscored, e.g.: {escape(example)}; "
-        f"{out} not written (reasons in {result.unscored_path})",
+        f"[red]nothing was scored[/]: {escape(cause)}; {out} not written (reasons in {result.unscored_path})",
         highlight=False,
         soft_wrap=True,
     )

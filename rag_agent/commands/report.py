@@ -14,11 +14,12 @@ from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, std
 def _figures_table(all_figures: list[Any]) -> Table:
     """One column per run: the figures with their bootstrap 95 % intervals."""
     from ragjury.evals.report.formatting import fmt
+    from ragjury.evals.report.run_report import run_label
 
     table = Table(title="Figures (bootstrap 95 % intervals)")
     table.add_column("figure")
     for letter, figures in zip("AB", all_figures):
-        name = f"{letter}: {figures.run.name}" if len(all_figures) == 2 else figures.run.name
+        name = run_label(letter, figures.run.name) if len(all_figures) == 2 else figures.run.name
         table.add_column(name, justify="right")
     names: list[str] = []
     for figures in all_figures:
@@ -93,8 +94,10 @@ def report(
     if json_output:
         print_json(report_payload(all_figures, predictions, html), command="report")
         return
+    from ragjury.evals.report.run_report import run_label
+
     for letter, figures in zip("AB", all_figures):
-        name = f"{letter}: {figures.run.name} ({figures.run.path})" if len(all_figures) == 2 else figures.run.path
+        name = f"{run_label(letter, figures.run.name)} ({figures.run.path})" if len(all_figures) == 2 else figures.run.path
         stdout.print(
             f"{name}: {len(figures.records):,} items, verdicts by {figures.sources.describe()}",
             highlight=False,

@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from ragjury.rag_agent.commands._common import (
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     ModelOption,
@@ -53,6 +54,7 @@ def retrieval(
     out: Annotated[Path | None, typer.Option("--out", help="Per-query detail as JSONL: which result matched which expected text.")] = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Score a retriever's saved results against the texts a relevant passage must match.
@@ -76,7 +78,7 @@ def retrieval(
     cutoffs = _cutoffs(ks)
     check_output_paths([("--out", out)], [("--data", data)])
     rows = load_retrieval_results(data)
-    scorer = resolve("relevance", judge).build(settings_for(model, base_url))
+    scorer = resolve("relevance", judge).build(settings_for(model, base_url, api_key))
     try:
         result = run_sync(evaluate_retrieval_results(rows, scorer, k=cutoffs[-1], ks=cutoffs))
     except TypeError as error:  # a graded judge: Evret's mapping needs yes/no verdicts

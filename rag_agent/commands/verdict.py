@@ -27,12 +27,16 @@ from rich.table import Table
 from ragjury.rag_agent.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
+    ApiKeyOption,
     BaseUrlOption,
     JsonOption,
     JudgeMode,
     JudgeOption,
     ModelOption,
+    QuestionArgument,
+    QuestionOption,
     fail,
+    one_question,
     print_json,
     settings_for,
     stderr,
@@ -67,7 +71,7 @@ SamplesOption = Annotated[
     int,
     typer.Option(
         "--samples",
-        "-n",
+        "-s",
         min=1,
         max=15,
         help="Self-consistency: draw this many verdicts (odd) and report the majority and the agreement rate.",
@@ -175,15 +179,24 @@ def verdict_payload(kind: str, judgment: Judgment[Any], *, grade_threshold: int 
     return judgment_payload(kind, judgment, label_of(judgment, grade_threshold))
 
 
-def _print_header(judgment: Judgment[Any]) -> bool:
-    origin = f"{judgment.judge} ({judgment.model or 'no model'})"
+def _print_header(judgment: Judgment[Any], kind: str) -> bool:
+    from ragjury.rag_agent.judges.catalogue import catalogue_name
+
+    origin = f"{catalogue_name(kind, judgment.judge)} ({judgment.model or 'no model'})"
+    from rich.markup import escape
+
+    from ragjury.rag_agent.model.breaker import unreachable_cause
+
     if judgment.fallback_used:
+        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
         stderr.print(
-            f"[yellow]fallback:[/] the deterministic judge answered: {judgment.fallback_reason}",
+            f"[yellow]fallback:[/] the deterministic judge answered: {escape(str(why))}",
             highlight=False,
+            soft_wrap=True,
         )
     if judgment.value is None:
-        stdout.print(f"[bold red]unscored[/] by {origin}: {judgment.unscored_reason}", highlight=False)
+        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return False
     stdout.print(
         f"judged by {origin} in {judgment.latency_s:.2f}s, prompt {judgment.prompt_version}", highlight=False
@@ -211,7 +224,7 @@ def _print_footer(judgment: Judgment[Any]) -> None:
 
 
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
-    if not _print_header(judgment):
+    if not _print_header(judgment, kind):
         return
     from ragjury.rag_agent.judges.llm.correctness import Verdict
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult
@@ -282,6 +295,7 @@ def _judge_and_finish(
     judge: JudgeMode,
     model: str | None,
     base_url: str | None,
+    api_key: str | None,
     samples: int,
     json_output: bool,
     fail_on_negative: bool,
@@ -291,7 +305,7 @@ def _judge_and_finish(
     """What every verdict subcommand does once it has its item: judge it, print, exit."""
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
-    settings = settings_for(model, base_url)
+    settings = settings_for(model, base_url, api_key)
     verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
     judgment = run_sync(verdict_judge.ajudge(item))
     from ragjury.rag_agent.model.breaker import raise_config_error
@@ -303,11 +317,12 @@ def _judge_and_finish(
 @verdict_app.command("faithfulness")
 @user_errors
 def faithfulness(
+    question_argument: QuestionArgument = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to check.")] = None,
     context: Annotated[
         list[str] | None, typer.Option("--context", "-c", help="A context passage (repeat for several).")
     ] = None,
-    question: Annotated[str | None, typer.Option("--question", "-q", help="The question (optional).")] = None,
+    question: QuestionOption = None,
     item_file: ItemFileOption = None,
     threshold: Annotated[
         float,
@@ -316,6 +331,7 @@ def faithfulness(
     samples: SamplesOption = 1,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -332,6 +348,7 @@ def faithfulness(
     The answer is split into standalone statements, then all are judged against the context in
     one call; score = supported / total. No model-free equivalent exists: --judge auto is llm.
     """
+    question = one_question(question_argument, question)
     flags = {"--answer": answer, "--context": context}
     _exactly_one_source(item_file, {**flags, "--question": question})
     from ragjury.rag_agent.core.items import (
@@ -343,14 +360,15 @@ def faithfulness(
     else:
         _require(flags, "faithfulness")
         item = FaithfulnessItem(answer=answer or "", contexts=list(context or []), question=question)
-    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
 @verdict_app.command("correctness")
 @user_errors
 def correctness(
-    question: Annotated[str | None, typer.Option("--question", "-q", help="The question.")] = None,
+    question_argument: QuestionArgument = None,
+    question: QuestionOption = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to judge.")] = None,
     reference: Annotated[
         list[str] | None,
@@ -360,6 +378,7 @@ def correctness(
     samples: SamplesOption = 1,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -375,6 +394,7 @@ def correctness(
 
     --judge auto falls back to the deterministic ContainsJudge when the model fails.
     """
+    question = one_question(question_argument, question)
     flags = {"--question": question, "--answer": answer, "--reference": reference}
     _exactly_one_source(item_file, flags)
     from ragjury.rag_agent.core.items import CorrectnessItem  # deferred: pydantic loads when the command runs
@@ -384,7 +404,7 @@ def correctness(
     else:
         _require(flags, "correctness")
         item = CorrectnessItem(question=question or "", answer=answer or "", references=list(reference or []))
-    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
@@ -410,6 +430,7 @@ def relevance(
     samples: SamplesOption = 1,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -436,7 +457,7 @@ def relevance(
         _require(flags, "relevance")
         item = JudgmentContext(query=query or "", retrieved_text=passage or "", expected_text=expected)
     kind: VerdictKind = "relevance_graded" if graded else "relevance"
-    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 
@@ -458,6 +479,7 @@ def goal(
     samples: SamplesOption = 1,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
@@ -488,7 +510,7 @@ def goal(
         _require({"--turn": turn}, "goal")
         trace = [parse_turn(text, index) for index, text in enumerate(turn or [], start=1)]
         item = GoalItem(trace=trace, reference_goal=reference_goal)
-    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, samples=samples, json_output=json_output,
+    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)
 
 

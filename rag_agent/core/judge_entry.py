@@ -34,6 +34,8 @@ class CatalogueEntry:
     scale: Scale = "binary"
     uses_model: bool = False
     """An LLM judge (listings say so; ``--dry-run`` and preflight checks care)."""
+    uses_embeddings: bool = False
+    """Needs an embedding model (the ``embeddings`` extra, or an embedding server): listings say so."""
     takes_settings: bool = False
     """Built with ``settings=RagjurySettings`` (model, server, budgets); true for every LLM judge."""
     fallback: str | None = None
@@ -62,6 +64,7 @@ def judge_entry(
     *,
     scale: Scale = "binary",
     uses_model: bool = False,
+    uses_embeddings: bool = False,
     takes_settings: bool | None = None,
     fallback: str | None = None,
     default: bool = False,
@@ -91,6 +94,7 @@ def judge_entry(
             description=description,
             scale=scale,
             uses_model=uses_model,
+            uses_embeddings=uses_embeddings,
             takes_settings=uses_model if takes_settings is None else takes_settings,
             fallback=fallback,
             default=default,

@@ -14,6 +14,8 @@ from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
+from ragjury.rag_agent.core.labels import Label, label_of
+
 ValueT = TypeVar("ValueT")
 JudgmentT = TypeVar("JudgmentT", bound="Judgment[Any]")
 
@@ -92,6 +94,24 @@ class Judgment(BaseModel, Generic[ValueT]):
     @property
     def scored(self) -> bool:
         return not self.unscored
+
+    @property
+    def label(self) -> Label | None:
+        """The verdict as the JSON's ``label``: a ``bool``, a 0-3 grade or a [0, 1] score
+        (``core.labels.label_of``); None when unscored. Read-only: it is derived from ``value``."""
+        return label_of(self.value)
+
+    @property
+    def reason(self) -> str | None:
+        """Why, in one place: the value's own reason (``reason`` or ``reasoning``, as the JSON's
+        ``value`` has it) when scored, ``unscored_reason`` when not."""
+        if self.unscored:
+            return self.unscored_reason
+        for name in ("reason", "reasoning"):
+            text = getattr(self.value, name, None)
+            if isinstance(text, str) and text:
+                return text
+        return None
 
     def replicate(self, **changes: Any) -> Self:
         """A shallow copy with ``changes`` applied, *not validated* (see ``replicas``)."""

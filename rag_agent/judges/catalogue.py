@@ -60,6 +60,7 @@ class Declaration:
     uses_model: bool = False
     fallback: str | None = None
     adapt: str | None = None
+    uses_embeddings: bool = False
 
 
 _DECORATOR = re.compile(r"^[ \t]*@judge_entry\(", re.MULTILINE)
@@ -110,6 +111,7 @@ def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], D
             bool(keywords.get("uses_model")),
             keywords.get("fallback") if isinstance(keywords.get("fallback"), str) else None,
             keywords.get("adapt") if isinstance(keywords.get("adapt"), str) else None,
+            bool(keywords.get("uses_embeddings")),
         )
 
 
@@ -168,6 +170,36 @@ def entry(task: str, name: str) -> CatalogueEntry:
 def entries(task: str) -> list[CatalogueEntry]:
     """Every declared entry of ``task`` (imports their modules: for listings, not for ``--help``)."""
     return [entry(task, name) for t, name in declared() if t == task]
+
+
+def catalogue_names(task: str) -> dict[str, str]:
+    """Judge identity name -> the ``--judge`` name it answers to in ``task``: ``answer_correctness``
+    -> ``llm``, ``token_overlap[correctness]`` -> ``token-overlap``, ``deterministic_score`` ->
+    ``deterministic``. Imports the task's judges (for reports, not for ``--help``)."""
+    names: dict[str, str] = {}
+    keys = [key for key in declared() if key[0] == task]
+    keys += [key for key in declarations.ENTRIES if key[0] == task and key not in keys]
+    for _task, name in keys:
+        try:
+            found = entry(task, name)
+        except (KeyError, ImportError):  # an optional extra's judge: its name stays as it is
+            continue
+        own = getattr(found.target, "name", None)
+        if isinstance(own, str) and own:
+            names.setdefault(f"{own}[{found.adapt}]" if found.adapt else own, name)
+    return names
+
+
+def catalogue_name(task: str | None, judge: str) -> str:
+    """The name the user typed for the judge whose judgments say ``judge`` (the name itself where
+    none matches: a plug-in, a panel, a task the catalogue does not know)."""
+    if not task:
+        return judge
+    task = "relevance" if task == "relevance_graded" else task
+    try:
+        return catalogue_names(task).get(judge, judge)
+    except UnknownJudgeError:
+        return judge
 
 
 def judge_help(task: str) -> str:
@@ -393,6 +425,8 @@ def _plugin_factory(spec: str) -> JudgeFactory:
 
 
 __all__ = [
+    "catalogue_name",
+    "catalogue_names",
     "AUTO",
     "JUDGE_PACKAGES",
     "PANEL_PREFIXES",

@@ -36,6 +36,7 @@ preflight.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 from collections.abc import Callable, Iterable
@@ -46,6 +47,26 @@ from ragjury.rag_agent.core.input_files import InputError
 
 NOT_ATTEMPTED = "not attempted: model server unreachable at"
 """Start of the reason of every judgment the breaker stopped (never sent to the server)."""
+
+UNREACHABLE = "model server unreachable at"
+"""Start of the reason of a judgment whose request found no server (``NOT_ATTEMPTED`` without
+"not attempted": the request was sent, and the connection refused)."""
+SERVER_FIX = "start your server (ollama serve, llama-server, ...), or check --base-url (it should end in /v1)"
+"""What to do when the model server does not answer, said wherever a run stops for it."""
+
+
+def unreachable_cause(reason: str | None) -> str | None:
+    """The one line a run that never reached its model server ends with: where, what the
+    connection answered, and the fix; None for any other unscored reason."""
+    prefix = next((p for p in (NOT_ATTEMPTED, UNREACHABLE) if reason and reason.startswith(p)), None)
+    if reason is None or prefix is None:
+        return None
+    rest = reason[len(prefix):].strip()
+    where = rest.split(" ", 1)[0].rstrip(":")
+    answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
+    detail = f" ({answered[-1]})" if answered else ""
+    return f"model server unreachable at {where}{detail}: {SERVER_FIX}"
+
 
 _CONNECT_ERROR_NAMES = frozenset({"ConnectError", "ConnectTimeout"})
 """Transport errors (httpx, httpx2, httpcore) raised before the request reached the server."""
@@ -101,6 +122,8 @@ def root_cause(error: BaseException) -> str:
 
 KEY_VARIABLES = "RAGJURY_API_KEY or OPENAI_API_KEY"
 """Where ragjury reads an API key from (``RagjurySettings.api_key``)."""
+KEY_SOURCES = f"{KEY_VARIABLES} (or pass --api-key)"
+"""The same, with the command-line option that overrides them, for a fix a user can act on."""
 
 
 class ModelServerConfigError(InputError):
@@ -142,13 +165,13 @@ def config_error(
         if api_key_set:
             return ModelServerConfigError(
                 f"HTTP 401 from {url}",
-                f"the server refused the API key: check {KEY_VARIABLES}",
+                f"the server refused the API key: check {KEY_SOURCES}",
                 status=status,
                 where=where,
             )
         return ModelServerConfigError(
             f"HTTP 401 from {url}",
-            f"the server wants an API key: set {KEY_VARIABLES}",
+            f"the server wants an API key: set {KEY_SOURCES}",
             status=status,
             where=where,
         )
@@ -156,14 +179,14 @@ def config_error(
         if not api_key_set:
             return ModelServerConfigError(
                 f"HTTP 403 from {url}",
-                f"access refused without an API key: set {KEY_VARIABLES}",
+                f"access refused without an API key: set {KEY_SOURCES}",
                 status=status,
                 where=where,
             )
         subject = f"model '{model}'" if model else "this model"
         return ModelServerConfigError(
             f"HTTP 403 from {url}",
-            f"the API key may not use {subject}: check the key ({KEY_VARIABLES}) and --model",
+            f"the API key may not use {subject}: check the key ({KEY_VARIABLES}, or --api-key) and --model",
             status=status,
             where=where,
         )
@@ -471,8 +494,10 @@ def is_not_attempted(reason: str | None) -> bool:
 
 
 __all__ = [
+    "KEY_SOURCES",
     "KEY_VARIABLES",
     "NOT_ATTEMPTED",
+    "SERVER_FIX",
     "CircuitBreaker",
     "ModelServerConfigError",
     "any_open",
@@ -486,4 +511,5 @@ __all__ = [
     "preflight",
     "raise_config_error",
     "root_cause",
+    "unreachable_cause",
 ]

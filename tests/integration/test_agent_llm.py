@@ -130,10 +130,10 @@ def test_ask_cli_answers_and_judges_end_to_end(
         assert result.exit_code == 3 and payload["error"]
         return
     judgment, faithful = payload["judgments"]["score"], payload["judgments"]["faithfulness"]
-    assert judgment["judge"] == "judge_llm" and judgment["usage"]["requests"] >= 1
+    assert judgment["judge"] == "llm" and judgment["usage"]["requests"] >= 1
     assert (judgment["label"] is None) == judgment["unscored"]
     assert result.exit_code == (3 if judgment["unscored"] else 0)
-    assert faithful["judge"] == "faithfulness"
+    assert faithful["judge"] == "llm"  # named as --judge names it
     if faithful["value"] is None:
         assert faithful["unscored"] and faithful["unscored_reason"]
     else:

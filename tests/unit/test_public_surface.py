@@ -55,3 +55,10 @@ def test_every_exported_name_exists(name: str) -> None:
     module = importlib.import_module(name)
     missing = [export for export in getattr(module, "__all__", []) if not hasattr(module, export)]
     assert not missing, f"{name}.__all__ lists names it does not define: {missing}"
+
+
+@pytest.mark.parametrize("name", ["DatasetFiles", "evaluate_dataset_sync", "evaluate_dataset", "EvaluationResult"])
+def test_the_python_api_names_load_from_the_top_level(name: str) -> None:
+    import ragjury
+
+    assert name in ragjury.__all__ and getattr(ragjury, name) is not None

@@ -22,6 +22,7 @@ import httpx
 import numpy as np
 
 from ragjury.config.settings import RagjurySettings, get_settings
+from ragjury.rag_agent.core.input_files import InputError
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -107,6 +108,9 @@ class CachingEmbedder:
 
 class OllamaEmbedder:
     """Ollama's ``/api/embed`` through the ``ollama`` client (``client_kwargs`` go to httpx)."""
+
+    instead_of_extra: bool = False
+    """Chosen by ``default_embedder`` because the ``embeddings`` extra is missing."""
 
     def __init__(
         self,
@@ -271,7 +275,55 @@ def default_embedder(settings: RagjurySettings | None = None) -> Embedder:
     """The local MiniLM when the extra is installed (no server needed), else Ollama's ``all-minilm``."""
     if importlib.util.find_spec("sentence_transformers") is not None and packaged_minilm_path() is not None:
         return SentenceTransformerEmbedder()
-    return OllamaEmbedder(settings=settings)
+    ollama_embedder = OllamaEmbedder(settings=settings)
+    ollama_embedder.instead_of_extra = True  # check_embeddings names the extra if this one fails
+    return ollama_embedder
+
+
+EXTRA_HINT = 'pip install "ragjury[embeddings]" (from a clone: pip install -e ".[embeddings]")'
+"""How to get the local embedding model, in the words a user can paste."""
+
+
+class EmbeddingsUnavailable(InputError):
+    """A judge needs embeddings, the ``embeddings`` extra is not installed and Ollama's
+    ``all-minilm`` (the stand-in) does not answer: a setup mistake, one line and exit 2, not a
+    batch of unscored judgments that blame Ollama."""
+
+
+def _stand_in_embedders(judge: object) -> list[OllamaEmbedder]:
+    """The Ollama embedders a judge (or its wrappers, fallbacks and panel members) got because
+    the extra is missing."""
+    found: dict[int, OllamaEmbedder] = {}
+
+    def visit(obj: object, depth: int) -> None:
+        if obj is None or depth > 6:
+            return
+        if isinstance(obj, OllamaEmbedder):
+            if getattr(obj, "instead_of_extra", False):
+                found[id(obj)] = obj
+            return
+        for name in ("embedder", "inner", "primary", "fallback", "judge"):
+            visit(getattr(obj, name, None), depth + 1)
+        for member in getattr(obj, "members", None) or ():
+            visit(member, depth + 1)
+
+    visit(judge, 0)
+    return list(found.values())
+
+
+async def check_embeddings(judge: object, name: str = "semantic") -> None:
+    """Before a batch: a judge whose embeddings stand in for the missing extra gets one probe; if
+    it fails, ``EmbeddingsUnavailable`` says how to install the extra (and what Ollama answered)."""
+    for embedder in _stand_in_embedders(judge):
+        try:
+            await embedder.aembed(["ragjury embedding check"])
+        except EmbedderUnavailable as error:
+            answered = f"unreachable at {embedder.host}" if "unreachable" in str(error) else str(error)
+            raise EmbeddingsUnavailable(
+                f"--judge {name}",
+                f"needs an embedding model: install the embeddings extra, {EXTRA_HINT}; "
+                f"or serve {DEFAULT_OLLAMA_EMBED_MODEL} from Ollama (now: {answered})",
+            ) from None
 
 
 def cosine_rows(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -295,9 +347,12 @@ __all__ = [
     "CachingEmbedder",
     "Embedder",
     "EmbedderUnavailable",
+    "EmbeddingsUnavailable",
     "OllamaEmbedder",
     "OpenAICompatibleEmbedder",
     "SentenceTransformerEmbedder",
+    "EXTRA_HINT",
+    "check_embeddings",
     "cosine_rows",
     "default_embedder",
     "normalise_rows",

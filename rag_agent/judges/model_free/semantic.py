@@ -49,8 +49,11 @@ async def pair_similarities(embedder: Embedder, left: Sequence[str], right: Sequ
     return np.einsum("ij,ij->i", unit[li], unit[ri])
 
 
-@judge_entry("relevance", "semantic", "embedding similarity")
-@judge_entry("correctness", "semantic", "embedding similarity of answer and a reference", adapt="correctness")
+@judge_entry("relevance", "semantic", "embedding similarity", uses_embeddings=True)
+@judge_entry(
+    "correctness", "semantic", "embedding similarity of answer and a reference", adapt="correctness",
+    uses_embeddings=True,
+)
 class SemanticJudge(BaseJudge[JudgmentContext, bool]):
     """Match when cos(expected or query, retrieved) >= ``threshold`` (Evret's default 0.75).
 

@@ -153,7 +153,7 @@ def test_judge_scores_the_answer_and_checks_faithfulness_against_the_retrieved_s
     assert judgment["label"] == pytest.approx(1.0) and judgment["model"] == "judge-y"
     assert judgment["task"] == "score" and judgment["unscored"] is False
     faithful = payload["judgments"]["faithfulness"]
-    assert faithful["value"]["score"] == 1.0 and faithful["label"] is True and faithful["judge"] == "faithfulness"
+    assert faithful["value"]["score"] == 1.0 and faithful["label"] is True and faithful["judge"] == "llm"  # as --judge names it
     assert faithful["value"]["statements"][0]["statement"] == "Paris is the capital of France."
     # the faithfulness judge checked exactly the passages the agent retrieved
     (prompt,) = fake_models["verdict_prompts"]

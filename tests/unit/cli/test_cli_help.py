@@ -126,7 +126,8 @@ def test_examples_are_never_broken_inside_quotes() -> None:
 
 def test_flags_have_no_metavar_and_values_a_short_one() -> None:
     result = CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "200"})
-    by_option = {line.split()[1]: line for line in result.stdout.splitlines() if line.startswith("│    --")}
+    by_option = {line.split()[1]: line for line in result.stdout.splitlines()
+                 if line.startswith("│") and line[1:].lstrip(" *").startswith("--")}  # in any panel
     assert by_option["--json"].split()[2] == "Print"  # straight to the help text
     assert by_option["--limit"].split()[2:5] == ["-n", "N", "[>=1]"]
     assert by_option["--out"].split()[3] == "PATH" and by_option["--max-fallback"].split()[2] == "SHARE"

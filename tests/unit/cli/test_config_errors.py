@@ -38,7 +38,7 @@ def test_a_401_is_one_line_with_the_fix_and_exit_2(judge: list[str]) -> None:
         chats = len(server.chat_requests)
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines() == [
-        f"error: HTTP 401 from {server.base_url}: the server wants an API key: set RAGJURY_API_KEY or OPENAI_API_KEY"
+        f"error: HTTP 401 from {server.base_url}: the server wants an API key: set RAGJURY_API_KEY or OPENAI_API_KEY (or pass --api-key)"
     ]
     assert result.stdout == "" and chats == 0  # stopped at the preflight, before any item
 

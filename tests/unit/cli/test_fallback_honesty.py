@@ -167,7 +167,7 @@ def test_json_names_the_judges_and_the_fallback_share() -> None:
     assert summary["judge"] == PARTLY  # what was asked for ...
     assert summary["judges"] == {"fake_model": 15, "contains": 5}  # ... and who answered
     assert summary["fallback"] == {"count": 5, "share": 0.25, "judge": "contains"}
-    assert summary["verdicts_by"] == "fake_model (model fake-model-1) for 75 %, contains as fallback for 25 %"
+    assert summary["verdicts_by"] == "fake_model (model fake-model-1, prompt fake@1) for 75 %, contains as fallback for 25 %"
     assert summary["gate_failures"] == []
 
 
@@ -181,7 +181,7 @@ def test_json_of_a_gated_run_lists_the_fallback_gate_failure() -> None:
 def test_human_summary_names_the_judge_that_produced_the_verdicts() -> None:
     result = evaluate("--judge", PARTLY)
     assert result.exit_code == 0, result.output
-    assert "verdicts by: fake_model (model fake-model-1) for 75 %, contains as fallback for 25 %" in result.stdout
+    assert "verdicts by: fake_model (model fake-model-1, prompt fake@1) for 75 %, contains as fallback for 25 %" in result.stdout
     title = " ".join(result.stdout.split())  # the table title may wrap
     assert "judged by fake_model, contains on" in title and "judged by python:" not in title
 
@@ -253,19 +253,19 @@ def test_agent_gate_fails_per_stage_whose_verdicts_came_from_the_fallback(tmp_pa
     gated = agent_run("--fail-under", "answered=0.5")
     assert gated.exit_code == 1, gated.output
     line = gate_line(gated)
-    assert "score: 2 of 2 verdicts (100 %) came from the fallback judge 'deterministic_score'" in line
-    assert "score verdicts by: deterministic_score as fallback for 100 %" in gated.stdout
-    assert "faithfulness verdicts by: token_overlap[faithfulness] for 100 %" in gated.stdout
+    assert "score: 2 of 2 verdicts (100 %) came from the fallback judge 'deterministic'" in line
+    assert "score verdicts by: deterministic as fallback for 100 %" in gated.stdout
+    assert "faithfulness verdicts by: token-overlap for 100 %" in gated.stdout
 
     assert agent_run("--fail-under", "answered=0.5", "--max-fallback", "1").exit_code == 0
     assert agent_run().exit_code == 0
 
     html = tmp_path / "agent.html"
     summary = json.loads(agent_run("--json", "--html", html).stdout)
-    assert summary["score"]["judges"] == {"deterministic_score": 2}
-    assert summary["score"]["fallback"] == {"count": 2, "share": 1.0, "judge": "deterministic_score"}
+    assert summary["score"]["judges"] == {"deterministic": 2}
+    assert summary["score"]["fallback"] == {"count": 2, "share": 1.0, "judge": "deterministic"}
     assert summary["faithfulness"]["fallback"]["count"] == 0
-    assert "deterministic_score as fallback for 100 %" in html.read_text(encoding="utf-8")
+    assert "deterministic as fallback for 100 %" in html.read_text(encoding="utf-8")
 
 
 # -- judge-evaluate --------------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def judge_one(*args: str):  # type: ignore[no-untyped-def]
 def test_judge_evaluate_gate_fails_on_a_fallback_verdict() -> None:
     gated = judge_one("--fail-under", "0.01")
     assert gated.exit_code == 1, gated.output
-    assert "1 of 1 verdicts (100 %) came from the fallback judge 'deterministic_score'" in gate_line(gated)
+    assert "1 of 1 verdicts (100 %) came from the fallback judge 'deterministic'" in gate_line(gated)
     assert "as fallback" in gated.stdout
     assert judge_one("--fail-under", "0.01", "--max-fallback", "1").exit_code == 0
     assert judge_one().exit_code == 0
@@ -291,9 +291,9 @@ def test_judge_evaluate_json_names_the_fallback() -> None:
     result = judge_one("--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["judge"] == "deterministic_score" and payload["fallback_used"] is True
-    assert payload["judges"] == {"deterministic_score": 1}
-    assert payload["fallback"] == {"count": 1, "share": 1.0, "judge": "deterministic_score"}
+    assert payload["judge"] == "deterministic" and payload["fallback_used"] is True
+    assert payload["judges"] == {"deterministic": 1}
+    assert payload["fallback"] == {"count": 1, "share": 1.0, "judge": "deterministic"}
 
 
 # -- the pieces ------------------------------------------------------------------------------------------

@@ -279,7 +279,7 @@ def test_a_full_disk_under_out_names_the_file(tmp_path: Path, monkeypatch: pytes
 
 
 def test_verdict_samples_must_be_odd_for_a_majority() -> None:
-    result = runner.invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "-n", "2",
+    result = runner.invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "-s", "2",
                                  "--judge", "deterministic"])
     assert result.exit_code == 2 and "--samples must be odd" in result.output
 

@@ -47,3 +47,37 @@ def test_listing_imports_no_judge_module() -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_listing_fits_80_columns_with_every_word_whole() -> None:
+    result = runner.invoke(app, ["judges"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    words = {word.strip(",;") for word in result.stdout.split()}
+    for row in catalogue_rows():
+        for word in f"{row['name']} {row['description']}".split():
+            assert word.strip(",;") in words, (word, row["name"])  # a word cut in two would be missing
+
+
+def test_semantic_is_listed_as_needing_an_embedding_model() -> None:
+    semantic = next(r for r in catalogue_rows() if r["task"] == "correctness" and r["name"] == "semantic")
+    assert semantic["model"] is True and semantic["model_kind"] == "embeddings"
+    contains = next(r for r in catalogue_rows() if r["name"] == "contains")
+    assert contains["model"] is False and contains["model_kind"] is None
+    listing = runner.invoke(app, ["judges", "--task", "correctness"], env={"COLUMNS": "80"}).stdout
+    assert any(line.split()[:3] == ["semantic", "binary", "embeddings"] for line in listing.splitlines() if line.strip())
+
+
+def test_semantic_without_the_extra_says_how_to_install_it(offline_cli, monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    from ragjury.rag_agent.judges.model_free import embedders
+
+    monkeypatch.setattr(embedders, "packaged_minilm_path", lambda cache_dir=None: None)  # as without the extra
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"question": "q", "answer": "Paris", "references": ["Paris"]}\n')
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "semantic", "--data", str(data),
+                                 "--no-progress"], env={"COLUMNS": "80"})
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --judge semantic: needs an embedding model")
+    assert 'pip install -e ".[embeddings]"' in lines[0] and result.stdout == ""

@@ -170,3 +170,17 @@ def test_model_free_judges_say_they_are_unfit_to_rank_systems(tmp_path: Path, ju
     assert "Kendall tau -0." in result.stderr and json.loads(result.stdout)["n"] > 0
     fake = relevance("--runs", RUNS_GLOB, "--judge", FAKE, "--out", str(tmp_path / "f.qrels"), "--json")
     assert "unfit" not in fake.stderr
+
+
+def test_a_dead_server_is_the_cause_alone_with_the_fix(offline_cli, tmp_path) -> None:  # noqa: ANN001
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    result = CliRunner().invoke(app, [
+        "relevance", "--judge", "llm", "--topics", str(fixtures / "pipeline_topics.jsonl"),
+        "--passages", str(fixtures / "pipeline_passages.jsonl"), "--runs", str(fixtures / "pipeline_run_a.trec"),
+        "--out", str(tmp_path / "judged.qrels"), "--no-progress", "--no-cache",
+    ], env={"COLUMNS": "80"})
+    assert result.exit_code == 3, result.output
+    assert result.stdout == ""  # no table of zeros before the cause
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nothing was scored: model server unreachable at http://127.0.0.1:9")
+    assert "start your server" in lines[0] and "not written" in lines[0]

@@ -157,7 +157,7 @@ def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["fallback_used"] is True and "unreachable" in payload["fallback_reason"]
-    assert payload["judge"] == "token_overlap" and isinstance(payload["label"], bool)
+    assert payload["judge"] == "token-overlap" and isinstance(payload["label"], bool)
 
 
 def test_deterministic_correctness_uses_contains_judge() -> None:

@@ -287,3 +287,46 @@ def test_a_graded_calibration_without_usable_cuts_is_refused(
     path.write_text(json.dumps(calibration.model_dump(mode="json", by_alias=True) | change), encoding="utf-8")
     with pytest.raises(CalibrationError, match=message):
         load_calibration(path)
+
+
+def scripted_noise(settings: RagjurySettings, **opts: Any) -> CorrectnessJudge:
+    """P(correct) follows the question number, not the answer: no signal about the labels."""
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        request = messages[0]
+        assert isinstance(request, ModelRequest)
+        prompt = "".join(str(p.content) for p in request.parts if isinstance(p, UserPromptPart))
+        number = int(prompt.split("<question>")[-1].split("</question>")[0].strip().removeprefix("q"))
+        p_true = 0.3 if number % 4 < 2 else 0.1  # independent of the label (number % 2)
+        top = [{"token": "1", "logprob": math.log(p_true)}, {"token": "0", "logprob": math.log(1 - p_true)}]
+        return ModelResponse(
+            parts=[TextPart("0")],
+            provider_details={"logprobs": [{"token": "0", "logprob": top[1]["logprob"], "top_logprobs": top}]},
+        )
+
+    return CorrectnessJudge(FunctionModel(reply, model_name="scripted"), settings=settings, **opts)
+
+
+@pytest.mark.usefixtures("plugin_path")
+def test_a_fit_no_better_than_chance_is_written_with_a_one_line_warning(tmp_path: Path) -> None:
+    data = dev_set(tmp_path / "dev.jsonl")
+    out = tmp_path / "cal.json"
+    result = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge",
+                                 "python:test_calibration:scripted_noise", "--out", str(out), "--no-cache",
+                                 "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    low, high = summary["kappa_cv_interval"]
+    assert low <= 0.0 <= high and summary["no_better_than_chance"] is True
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "no better than chance" in warnings[0] and out.exists()
+
+
+@pytest.mark.usefixtures("plugin_path")
+def test_a_fit_with_signal_has_no_chance_warning(tmp_path: Path) -> None:
+    data = dev_set(tmp_path / "dev.jsonl")
+    result = runner.invoke(app, ["calibrate", "--task", "correctness", "--data", str(data), "--judge",
+                                 "python:test_calibration:scripted_correctness", "--out", str(tmp_path / "c.json"),
+                                 "--no-cache", "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["no_better_than_chance"] is False and "chance" not in result.stderr

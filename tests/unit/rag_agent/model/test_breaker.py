@@ -259,7 +259,8 @@ def test_evaluate_llm_with_server_down_exits_3_after_one_preflight(
     summary = json.loads(result.stdout)
     assert summary["n"] == N and summary["scored"] == 0 and summary["not_attempted"] == N
     assert attempts["preflight"] == 1 and attempts["model"] == 0
-    assert f"not attempted: model server unreachable at {url}" in result.stderr
+    assert result.stderr.startswith(f"nothing was scored: model server unreachable at {url}")
+    assert "start your server" in result.stderr  # the cause with its fix, in one line
 
 
 def test_evaluate_auto_with_server_down_answers_every_item_by_fallback(

@@ -47,7 +47,7 @@ def test_the_messages_name_the_fix() -> None:
     url = "http://h/v1"
     missing = config_error(401, url, model="m", api_key_set=False)
     assert isinstance(missing, InputError)  # every command prints it as one line, exit 2
-    assert str(missing) == f"HTTP 401 from {url}: the server wants an API key: set RAGJURY_API_KEY or OPENAI_API_KEY"
+    assert str(missing) == f"HTTP 401 from {url}: the server wants an API key: set RAGJURY_API_KEY or OPENAI_API_KEY (or pass --api-key)"
     refused = config_error(401, url, model="m", api_key_set=True)
     assert refused is not None and "refused the API key" in str(refused)
     forbidden = config_error(403, url, model="gpt-4o", api_key_set=True)
