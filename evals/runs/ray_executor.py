@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import pickle
 import threading
@@ -29,8 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import ray
-from ray.data import ActorPoolStrategy
+
+# A CLI prints only its own output: Ray Data's per-run INFO lines and the C++ core worker's
+# notices go to Ray's session log files, not to the user's terminal (set before Ray is imported;
+# a user's own setting wins).
+os.environ.setdefault("RAY_DATA_LOG_LEVEL", "ERROR")
+os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+
+import ray  # noqa: E402
+from ray.data import ActorPoolStrategy, DataContext  # noqa: E402
 
 from ragjury.evals.runs.cache import dump_judgment, load_judgment
 from ragjury.rag_agent.core.results import Judgment
@@ -119,7 +127,10 @@ def start_ray(**local: Any) -> bool:
     options: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False, **local}
     if os.environ.get("RAY_ADDRESS"):
         options = {"log_to_driver": False}
-    ray.init(**options)
+    ray.init(logging_level=logging.ERROR, **options)
+    context = DataContext.get_current()
+    context.enable_progress_bars = False  # ragjury draws its own progress
+    context.print_on_execution_start = False
     return True
 
 
