@@ -71,7 +71,11 @@ async def test_three_servers_one_dying_every_item_judged_once(tmp_path: Path) ->
         assert dying.answered <= 1
         by_url = {entry["url"]: entry for entry in stats.endpoints}
         assert set(by_url) == {s.base_url for s in servers}
-        assert sum(entry["answered"] for entry in by_url.values()) == sum(s.answered for s in servers)
+        # The workers' counts are snapshots sent back with each batch, so a request answered after an
+        # actor's last batch (or in a batch Ray re-ran) reaches the servers' count only: the workers
+        # never claim more than the servers served, and the servers served every judged item.
+        served = sum(s.answered for s in servers)
+        assert stats.judged <= served and sum(entry["answered"] for entry in by_url.values()) <= served
         if dying.dead.is_set():  # Ray decides which worker gets which batch: it was sent work and died
             assert by_url[dying.base_url]["failures"] >= 1
 

@@ -39,7 +39,9 @@ async def test_a_server_that_dies_mid_run_hands_its_items_to_the_others(tmp_path
         assert dying.dead.is_set() and dying.answered < 3
         by_url = {entry["url"]: entry for entry in stats.endpoints}
         answered = sum(server.answered for server in servers)
-        assert [by_url[s.base_url]["answered"] for s in servers] == [s.answered for s in servers]
+        assert [by_url[s.base_url]["answered"] for s in live] == [s.answered for s in live]
+        # a request the dying server counted as it died may never reach the client: never more, though
+        assert by_url[dying.base_url]["answered"] <= dying.answered
         assert by_url[dying.base_url]["failures"] >= 1
         assert by_url[dying.base_url]["moved"] == by_url[dying.base_url]["failures"]
         assert "endpoints" in stats.as_dict()
