@@ -12,10 +12,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragjury.evals.io.tasks import parse_gold
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
-
-_TRUE = {"true", "yes", "1", "correct", "relevant"}
-_FALSE = {"false", "no", "0", "incorrect", "irrelevant"}
 
 
 @dataclass(frozen=True)
@@ -33,8 +31,11 @@ def _value(path: str, line: int, raw: object, name: str) -> float:
         if not math.isfinite(raw):
             raise InputError(path, f"expected a finite number, got {raw!r}", line=line, field=name)
         return float(raw)
-    if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
-        return 1.0 if raw.strip().lower() in _TRUE else 0.0
+    if isinstance(raw, str):  # yes/no, correct/incorrect, ...: the words a dataset's gold may use
+        try:
+            return float(parse_gold(raw, "binary"))
+        except ValueError:
+            pass
     raise InputError(path, f"expected true/false or a number, got {raw!r}", line=line, field=name)
 
 

@@ -218,27 +218,6 @@ def finite_population_mean(
     return Estimate(value, low, high, std_error, n, big_n, lam=tuned)
 
 
-def classical_mean(
-    y: Sequence[float] | npt.ArrayLike,
-    *,
-    weights: Sequence[float] | npt.ArrayLike | None = None,
-    level: float = 0.95,
-    interval: IntervalKind = DEFAULT_INTERVAL,
-    n_items: int | None = None,
-) -> Estimate:
-    """People's mean from their labels alone (the estimate PPI must beat), same interval family."""
-    y_ = _as_floats(y)
-    n = y_.shape[0]
-    if n == 0:
-        raise ValueError("no labels")
-    w = _weights(weights, n)
-    weighted = w * y_
-    value = float(weighted.mean())
-    std_error = float(weighted.std() / math.sqrt(n))
-    low, high = interval_around(value, std_error, level, n, interval)
-    return Estimate(value, low, high, std_error, n, n_items if n_items is not None else n)
-
-
 def judge_mean(yhat_all: Sequence[float] | npt.ArrayLike, *, level: float = 0.95) -> Estimate:
     """The judge's own mean and its sampling interval: what the rate would be if the judge were right."""
     all_ = _as_floats(yhat_all)
@@ -273,7 +252,6 @@ __all__ = [
     "Estimate",
     "FiniteIntervalKind",
     "IntervalKind",
-    "classical_mean",
     "effective_labels",
     "finite_population_mean",
     "interval_around",

@@ -14,9 +14,10 @@ from pydantic import BaseModel, Field, computed_field
 from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
-from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
+from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
+from ragjury.rag_agent.judges.llm.value_view import ValueView
 from ragjury.rag_agent.judges.llm.verdict_base import (
     ThresholdVerdictJudge,
     VerdictOutput,
@@ -159,26 +160,13 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
         )
 
 
-class BoolAsVerdict(BaseJudge[CorrectnessItem, Verdict]):
+class BoolAsVerdict(ValueView[CorrectnessItem, Verdict]):
     """A ``bool``-valued correctness judge (e.g. the deterministic ``ContainsJudge``) seen as a
     ``Verdict`` judge, so it can be the fallback of ``CorrectnessJudge`` (same value type)."""
 
-    def __init__(self, inner: Judge[CorrectnessItem, bool]) -> None:
-        self.inner = inner
-        self.name = inner.identity.name
-        self.concurrency = getattr(inner, "concurrency", 4)
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self.inner.identity
-
-    async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
-        judgment = await self.inner.ajudge(item)
-        if judgment.value is None:
-            return judgment  # type: ignore[return-value] - unscored: no value to convert
+    def view(self, value: bool) -> Verdict:
         reason = f"decided by the deterministic judge {self.name} (no model)"
-        value = Verdict(verdict=bool(judgment.value), reason=reason, method="deterministic")
-        return judgment.model_copy(update={"value": value})  # type: ignore[return-value]
+        return Verdict(verdict=bool(value), reason=reason, method="deterministic")
 
 
 __all__ = [

@@ -24,12 +24,13 @@ from typing_extensions import Unpack
 
 from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import FaithfulnessItem
-from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
+from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import UnitFloat
 from ragjury.rag_agent.core.text import normalise
 from ragjury.rag_agent.core.judge_entry import judge_entry
+from ragjury.rag_agent.judges.llm.value_view import ValueView
 from ragjury.rag_agent.judges.llm.verdict_base import (
     MAX_REASON_CHARS,
     BinaryVerdict,
@@ -271,26 +272,12 @@ class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
         return self.sampled(result, usage=usage, agreement=agreement, votes=votes)
 
 
-class SupportAsFaithfulness(BaseJudge[FaithfulnessItem, FaithfulnessResult]):
+class SupportAsFaithfulness(ValueView[FaithfulnessItem, FaithfulnessResult]):
     """The model-free ``support`` judge seen as a ``FaithfulnessResult`` judge, so it can stand in
     for ``FaithfulnessJudge`` under ``auto`` (one value type): its score and cut-off, no statements."""
 
-    def __init__(self, inner: Judge[FaithfulnessItem, Any]) -> None:
-        self.inner = inner
-        self.name = inner.identity.name
-        self.concurrency = getattr(inner, "concurrency", 4)
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self.inner.identity
-
-    async def _judge(self, item: FaithfulnessItem) -> Judgment[FaithfulnessResult]:
-        judgment = await self.inner.ajudge(item)
-        if judgment.value is None:
-            return judgment  # type: ignore[return-value] - unscored: no value to convert
-        support = judgment.value
-        value = FaithfulnessResult(score=float(support.score), statements=[], threshold=float(support.threshold))
-        return judgment.model_copy(update={"value": value})  # type: ignore[return-value]
+    def view(self, value: Any) -> FaithfulnessResult:
+        return FaithfulnessResult(score=float(value.score), statements=[], threshold=float(value.threshold))
 
 
 def _verdicts(output: Any) -> list[StatementVerdictOutput]:

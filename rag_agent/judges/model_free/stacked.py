@@ -45,15 +45,16 @@ _BASE = SupportJudge()
 _WITH_BIGRAMS = SupportJudge(bigram_weight=0.5)
 
 
-def features(answer: str, context: str) -> tuple[list[float], str | None]:
-    """The stack's inputs for one answer and its context, or the reason there are none."""
+def signals(answer: str, context: str) -> tuple[list[float], SupportScore | None, str | None]:
+    """The stack's inputs for one answer and its context with the support score they start from,
+    or the reason there are none."""
     base, reason = _BASE.score_texts(answer, context)
     pair, _ = _WITH_BIGRAMS.score_texts(answer, context)
     if base is None or pair is None:
-        return [], reason or "unscored"
+        return [], None, reason or "unscored"
     answer_tokens = max(1, len(normalise(answer).split()))
     context_tokens = max(1, len(normalise(context).split()))
-    return [
+    values = [
         base.score,
         base.unigram_precision,
         pair.bigram_precision if pair.bigram_precision is not None else base.unigram_precision,
@@ -62,7 +63,14 @@ def features(answer: str, context: str) -> tuple[list[float], str | None]:
         float(base.negation_mismatches),
         math.log(answer_tokens),
         math.log(answer_tokens / context_tokens),
-    ], None
+    ]
+    return values, base, None
+
+
+def features(answer: str, context: str) -> tuple[list[float], str | None]:
+    """The stack's inputs for one answer and its context, or the reason there are none."""
+    values, _, reason = signals(answer, context)
+    return values, reason
 
 
 class StackModel(BaseModel):
@@ -125,12 +133,11 @@ class StackedSupportJudge(BaseJudge[FaithfulnessItem, StackScore]):
 
     def score(self, item: FaithfulnessItem) -> tuple[StackScore | None, str | None]:
         context = "\n\n".join(c for c in item.contexts if c.strip())
-        values, reason = features(item.answer, context)
-        if reason is not None:
+        values, support, reason = signals(item.answer, context)
+        if support is None:
             return None, reason
-        support, _ = _BASE.score_texts(item.answer, context)
         p = self.model.probability(values)
-        return StackScore(probability=p, label=p >= self.threshold, threshold=self.threshold, support=support), None  # type: ignore[arg-type]
+        return StackScore(probability=p, label=p >= self.threshold, threshold=self.threshold, support=support), None
 
     async def _judge(self, item: FaithfulnessItem) -> Judgment[StackScore]:
         started = time.perf_counter()
@@ -140,4 +147,13 @@ class StackedSupportJudge(BaseJudge[FaithfulnessItem, StackScore]):
         return self.scored(value, started=started)
 
 
-__all__ = ["DEFAULT_STACK", "FEATURES", "StackModel", "StackScore", "StackedSupportJudge", "features", "load_stack"]
+__all__ = [
+    "DEFAULT_STACK",
+    "FEATURES",
+    "StackModel",
+    "StackScore",
+    "StackedSupportJudge",
+    "features",
+    "load_stack",
+    "signals",
+]

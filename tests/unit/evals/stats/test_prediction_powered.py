@@ -10,7 +10,6 @@ import pytest
 from ragjury.evals.stats.label_plan import draw, inclusion_probabilities
 from ragjury.evals.stats.prediction_powered import (
     _loo_estimates,
-    classical_mean,
     finite_population_mean,
     prediction_powered_mean,
 )
@@ -58,7 +57,6 @@ def test_lambda_zero_is_the_labels_own_mean_with_the_finite_population_variance(
     assert human.value == pytest.approx(y.mean())
     expected = np.sqrt((1 - 100 / 400) * y.var(ddof=1) / 100)
     assert human.std_error == pytest.approx(expected)
-    assert classical_mean(y).value == pytest.approx(y.mean())
 
 
 def test_leave_one_out_sums_equal_recomputing_without_each_item() -> None:
