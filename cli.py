@@ -1,6 +1,6 @@
 """The ``ragjury`` command line: ``ragjury --help`` lists every command.
 
-Each command lives in its own module under ``rag_agent/commands`` with a ``register(app)``
+Each command lives in its own module under ``commands`` with a ``register(app)``
 function; this file only assembles them. ``python cli.py ...`` works as well as ``ragjury``.
 """
 
@@ -16,20 +16,20 @@ import typer
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "ragjury.rag_agent.commands.judge_evaluate",
-    "ragjury.rag_agent.commands.doctor",
-    "ragjury.rag_agent.commands.agreement",
-    "ragjury.rag_agent.commands.ask",
-    "ragjury.rag_agent.commands.verdict",
-    "ragjury.rag_agent.commands.non_llm_judge",
-    "ragjury.rag_agent.commands.relevance",
-    "ragjury.rag_agent.commands.retrieval",
-    "ragjury.rag_agent.commands.evaluate",
-    "ragjury.rag_agent.commands.calibrate",
-    "ragjury.rag_agent.commands.report",
-    "ragjury.rag_agent.commands.estimate",
-    "ragjury.rag_agent.commands.label_plan",
-    "ragjury.rag_agent.commands.judges",
+    "ragjury.commands.judge_evaluate",
+    "ragjury.commands.doctor",
+    "ragjury.commands.agreement",
+    "ragjury.commands.ask",
+    "ragjury.commands.verdict",
+    "ragjury.commands.non_llm_judge",
+    "ragjury.commands.relevance",
+    "ragjury.commands.retrieval",
+    "ragjury.commands.evaluate",
+    "ragjury.commands.calibrate",
+    "ragjury.commands.report",
+    "ragjury.commands.estimate",
+    "ragjury.commands.label_plan",
+    "ragjury.commands.judges",
 )
 
 app = typer.Typer(
@@ -61,7 +61,7 @@ for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
 
 # Help that reads at 80 columns (paragraphs reflow, examples fit, no <bool> on flags).
-importlib.import_module("ragjury.rag_agent.commands._help").apply(app)
+importlib.import_module("ragjury.commands._help").apply(app)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""ragjury.rag_agent: judges, the judgment envelope, the reference RAG agent and the CLI commands.
+"""ragjury.rag_agent: the judging library an agent imports (the judgment envelope, the model client,
+the judges and the reference RAG agent); nothing here imports ``evals``, ``commands`` or the CLI.
 
 Names load on first use (PEP 562): importing one submodule (a command, the inputs reader) must not
 pull in pydantic-ai and the model clients, or every ``ragjury --help`` would pay for them.

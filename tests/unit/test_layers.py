@@ -16,23 +16,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 LAYERS: tuple[str, ...] = (
     "ragjury.config",
-    "ragjury.rag_agent.core",
-    "ragjury.rag_agent.model",
-    "ragjury.rag_agent.judges.model_free",
-    "ragjury.rag_agent.judges.llm",
-    "ragjury.rag_agent.judges.combined",
-    "ragjury.rag_agent.judges",
-    "ragjury.rag_agent.agent",
-    "ragjury.evals.io",
-    "ragjury.evals.stats",
-    "ragjury.evals.runs",
-    "ragjury.evals.report",
-    "ragjury.evals.pipelines",
-    "ragjury.rag_agent.adapters",
-    "ragjury.rag_agent.commands",
+    "ragjury.rag_agent",
+    "ragjury.evals",
+    "ragjury.commands",
     "ragjury.cli",
 )
-"""Bottom first. A module may import its own layer and the layers listed before it."""
+"""The top-level folders, bottom first: each folder is one layer, so ``ls`` shows the architecture.
+A module may import its own layer and the layers listed before it."""
+
+INSIDE: dict[str, tuple[str, ...]] = {
+    "ragjury.rag_agent": ("core", "model", "judges.model_free", "judges.llm", "judges.combined", "judges", "agent"),
+    "ragjury.evals": ("io", "stats", "runs", "report", "pipelines", "adapters"),
+}
+"""The order of the sub-packages inside a layer, bottom first, by the same rule."""
 
 FACADES = frozenset({"ragjury", "ragjury.rag_agent", "ragjury.evals"})
 """Packages that only re-export names for users (on first use); nothing inside may import them."""
@@ -40,7 +36,7 @@ FACADES = frozenset({"ragjury", "ragjury.rag_agent", "ragjury.evals"})
 
 def module_files() -> dict[str, Path]:
     files = {"ragjury.cli": ROOT / "cli.py", "ragjury": ROOT / "__init__.py"}
-    for folder in ("config", "evals", "rag_agent"):
+    for folder in ("config", "rag_agent", "evals", "commands"):
         for path in (ROOT / folder).rglob("*.py"):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__init__":
@@ -49,14 +45,20 @@ def module_files() -> dict[str, Path]:
     return files
 
 
-def layer_of(module: str) -> int:
+def layer_of(module: str) -> tuple[int, int]:
+    """(top-level layer, sub-package inside it): compared as a pair, so order inside a layer counts."""
+    top = next((i for i, layer in enumerate(LAYERS) if module == layer or module.startswith(layer + ".")), -1)
+    assert top >= 0, f"{module} belongs to no layer: add its folder to LAYERS"
+    inner = INSIDE.get(LAYERS[top])
+    if not inner or module == LAYERS[top]:
+        return top, 0
     best = -1
-    for index, layer in enumerate(LAYERS):
-        if module == layer or module.startswith(layer + "."):
-            if best < 0 or len(layer) > len(LAYERS[best]):
-                best = index
-    assert best >= 0, f"{module} belongs to no layer: add its folder to LAYERS"
-    return best
+    for index, sub in enumerate(inner):
+        name = f"{LAYERS[top]}.{sub}"
+        if (module == name or module.startswith(name + ".")) and (best < 0 or len(sub) > len(inner[best])):
+            best = index
+    assert best >= 0, f"{module} belongs to no sub-layer of {LAYERS[top]}: add it to INSIDE"
+    return top, best
 
 
 def _type_checking_blocks(tree: ast.AST) -> set[int]:
@@ -165,11 +167,11 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     source.write_text(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from ragjury.evals.runs.runner import run_judgments\n"
-        "def f():\n    from ragjury.rag_agent.commands.evaluate import register\n"
+        "def f():\n    from ragjury.commands.evaluate import register\n"
         "LAZY = 'ragjury.evals.report.page:write_html'\n",
         encoding="utf-8",
     )
-    known = {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.page", "ragjury.evals.runs.runner"}
+    known = {"ragjury.commands.evaluate", "ragjury.evals.report.page", "ragjury.evals.runs.runner"}
     found = imports_of("ragjury.rag_agent.core.m", source, known)
-    assert found == {"ragjury.rag_agent.commands.evaluate", "ragjury.evals.report.page"}
-    assert layer_of("ragjury.rag_agent.commands.evaluate") > layer_of("ragjury.rag_agent.core.m")
+    assert found == {"ragjury.commands.evaluate", "ragjury.evals.report.page"}
+    assert layer_of("ragjury.commands.evaluate") > layer_of("ragjury.rag_agent.core.m")

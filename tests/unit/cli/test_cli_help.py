@@ -9,7 +9,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.rag_agent.commands._help import EXAMPLE_WIDTH, reflow
+from ragjury.commands._help import EXAMPLE_WIDTH, reflow
 
 
 def command_paths() -> list[tuple[str, ...]]:

@@ -129,8 +129,8 @@ def test_fully_labelled_runs_get_no_estimates_block() -> None:
 def test_the_help_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shlex
 
-    from ragjury.rag_agent.commands.estimate import estimate
-    from ragjury.rag_agent.commands.label_plan import label_plan
+    from ragjury.commands.estimate import estimate
+    from ragjury.commands.label_plan import label_plan
 
     (tmp_path / "examples").symlink_to(SYSTEMS.parents[1], target_is_directory=True)
     monkeypatch.chdir(tmp_path)

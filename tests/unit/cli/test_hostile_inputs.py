@@ -299,7 +299,7 @@ def test_the_cache_cannot_be_an_output(tmp_path: Path) -> None:
 def test_ctrl_c_with_json_says_interrupted_on_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from ragjury.rag_agent.commands import evaluate as evaluate_command
+    from ragjury.commands import evaluate as evaluate_command
 
     def stopped(coroutine):  # type: ignore[no-untyped-def]
         coroutine.close()

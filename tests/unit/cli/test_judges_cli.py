@@ -9,7 +9,7 @@ import sys
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.rag_agent.commands.judges import catalogue_rows
+from ragjury.commands.judges import catalogue_rows
 
 runner = CliRunner()
 
@@ -40,7 +40,7 @@ def test_json_and_an_unknown_task() -> None:
 def test_listing_imports_no_judge_module() -> None:
     code = (
         "import sys\n"
-        "from ragjury.rag_agent.commands.judges import catalogue_rows\n"
+        "from ragjury.commands.judges import catalogue_rows\n"
         "assert len(catalogue_rows()) > 10\n"
         "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.judges.llm', "
         "'ragjury.rag_agent.judges.model_free', 'pydantic_ai'))]\n"

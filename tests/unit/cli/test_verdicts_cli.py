@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS
 from ragjury.rag_agent.judges.llm.goal import GOAL_INFERENCE
-from ragjury.rag_agent.commands.verdict import parse_turn
+from ragjury.commands.verdict import parse_turn
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ENVELOPE = {

@@ -32,7 +32,7 @@ from ragjury.evals.io.loaders import (
 from ragjury.evals.io.tasks import load_questions, load_task_rows
 from ragjury.evals.pipelines.non_llm_leaderboard import load_responses
 from ragjury.rag_agent.agent.retrieval import BM25Index
-from ragjury.rag_agent.commands.verdict import load_item
+from ragjury.commands.verdict import load_item
 from ragjury.rag_agent.core.input_files import InputError, load_answer, load_sources
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.judges.model_free.non_llm import NonLLMSettings, load_yaml

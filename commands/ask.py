@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     EXIT_UNSCORED,
     ApiKeyOption,
     BaseUrlOption,
@@ -27,7 +27,7 @@ from ragjury.rag_agent.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.rag_agent.commands.judge_evaluate import judgment_payload
+from ragjury.commands.judge_evaluate import judgment_payload
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: loading them here would cost every --help
@@ -48,7 +48,7 @@ class RetrievalMode(str, Enum):
 def faithfulness_payload(judgment: Judgment[Any] | None, skipped: str | None) -> dict[str, object] | None:
     """The faithfulness judgment as ``verdict faithfulness --json`` prints it (``label``, ``value``
     with the score and every statement's verdict, the envelope), or why it was skipped."""
-    from ragjury.rag_agent.commands.verdict import verdict_payload
+    from ragjury.commands.verdict import verdict_payload
 
     if judgment is None:
         return {"task": "faithfulness", "skipped": skipped} if skipped else None

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragjury.rag_agent.adapters.judging import Outcome, build_item
+from ragjury.evals.adapters.judging import Outcome, build_item
 from ragjury.rag_agent.core.sync import run_sync
 
 
@@ -56,7 +56,7 @@ async def assert_judged_async(
 
     ``item`` is the judge's item, or a dict of fields named as in datasets (``question``,
     ``answer``, ``contexts``, or Ragas / DeepEval names). Without ``threshold`` the verdict must
-    be true (a grade above 0); with one, ``rag_agent.adapters.judging.score_of`` must reach it.
+    be true (a grade above 0); with one, ``evals.adapters.judging.score_of`` must reach it.
     """
     __tracebackhide__ = True
     judgment = await judge.ajudge(_item(judge, item, task))

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
@@ -114,7 +114,7 @@ def calibrate(
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
-    from ragjury.rag_agent.commands._common import EXIT_UNSCORED
+    from ragjury.commands._common import EXIT_UNSCORED
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge
 
     if task not in DEFAULT_JUDGES:
@@ -144,7 +144,7 @@ def calibrate(
                    "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution (faithfulness)") from None
     cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
     if dry_run:
-        from ragjury.rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.commands._dry_run import dry_run_batch
 
         try:
             dry_run_batch(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ragjury.rag_agent.commands._common import print_json, stdout
+from ragjury.commands._common import print_json, stdout
 from ragjury.rag_agent.core.sync import run_sync
 
 

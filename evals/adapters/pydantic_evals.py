@@ -15,10 +15,10 @@ try:
     from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "ragjury.rag_agent.adapters.pydantic_evals needs pydantic-evals: pip install 'ragjury[pydantic-evals]'"
+        "ragjury.evals.adapters.pydantic_evals needs pydantic-evals: pip install 'ragjury[pydantic-evals]'"
     ) from error
 
-from ragjury.rag_agent.adapters.judging import Outcome, build_item, fields_of
+from ragjury.evals.adapters.judging import Outcome, build_item, fields_of
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
 
 
@@ -45,7 +45,7 @@ class RagjuryEvaluator(Evaluator[Any, Any, Any]):
         )
         report = dataset.evaluate_sync(my_rag_task)  # the task returns the answer text
 
-    The item is built from the case (``rag_agent.adapters.judging.build_item``): a string input
+    The item is built from the case (``evals.adapters.judging.build_item``): a string input
     is the question, a string output the answer, the expected output the reference(s); a dict
     (or model) input, output or metadata gives its fields by name. The result is an
     ``EvaluationReason``: the verdict (or grade, score, or ``value="score"``) with the reason.

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragjury.rag_agent.commands._common import JsonOption, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
 
 
 @user_errors

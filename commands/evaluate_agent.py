@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import print_json, stderr, stdout
-from ragjury.rag_agent.commands.evaluate_output import finish_run, nothing_scored_line, verdict_lines
+from ragjury.commands._common import print_json, stderr, stdout
+from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, verdict_lines
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The framework adapters (``rag_agent.adapters``): a pydantic-evals ``Evaluator``, an Inspect
+"""The framework adapters (``evals.adapters``): a pydantic-evals ``Evaluator``, an Inspect
 scorer and a pytest assertion, each run for real on its framework with judges that need no
 server: ``ContainsJudge`` and LLM verdict judges on pydantic-ai's ``FunctionModel``.
 
@@ -19,8 +19,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.adapters.judging import ItemError, Outcome, build_item, item_type_of
-from ragjury.rag_agent.adapters.pytest_helpers import assert_judged, assert_judged_async
+from ragjury.evals.adapters.judging import ItemError, Outcome, build_item, item_type_of
+from ragjury.evals.adapters.pytest_helpers import assert_judged, assert_judged_async
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm import CorrectnessJudge, FaithfulnessJudge
@@ -173,7 +173,7 @@ def test_pydantic_evals_evaluator_reports_verdicts_reasons_and_unscored_as_failu
     pytest.importorskip("pydantic_evals", reason=PYDANTIC_EVALS_ABSENT)
     from pydantic_evals import Case, Dataset
 
-    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
+    from ragjury.evals.adapters.pydantic_evals import RagjuryEvaluator
 
     answers = {"hamlet": "William Shakespeare wrote it.", "marlowe": "Christopher Marlowe.", "empty": ""}
 
@@ -210,7 +210,7 @@ def test_pydantic_evals_evaluator_reads_contexts_from_metadata_and_gives_a_score
     pytest.importorskip("pydantic_evals", reason=PYDANTIC_EVALS_ABSENT)
     from pydantic_evals import Case, Dataset
 
-    from ragjury.rag_agent.adapters.pydantic_evals import RagjuryEvaluator
+    from ragjury.evals.adapters.pydantic_evals import RagjuryEvaluator
 
     async def rag_task(question: str) -> dict[str, Any]:
         return {"answer": EIFFEL.answer}
@@ -241,7 +241,7 @@ def test_inspect_scorer_scores_explains_and_leaves_unscored_out_of_the_metrics(
     from inspect_ai.model import ModelOutput
     from inspect_ai.solver import Generate, TaskState, solver
 
-    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
+    from ragjury.evals.adapters.inspect import ragjury_scorer
 
     answers = {"hamlet": "William Shakespeare wrote it.", "marlowe": "Christopher Marlowe.", "empty": ""}
 
@@ -291,7 +291,7 @@ async def test_inspect_scorer_called_directly_carries_the_llm_judges_reason() ->
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
-    from ragjury.rag_agent.adapters.inspect import ragjury_scorer
+    from ragjury.evals.adapters.inspect import ragjury_scorer
 
     state = TaskState(
         model=ModelName("mockllm/model"), sample_id="m", epoch=1, input="Who wrote Hamlet?", messages=[]

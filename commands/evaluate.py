@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     PANEL_GATES,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -36,8 +36,8 @@ from ragjury.rag_agent.commands._common import (
     stderr,
     user_errors,
 )
-from ragjury.rag_agent.commands.evaluate_agent import evaluate_agent_run
-from ragjury.rag_agent.commands.evaluate_dataset import prepare_dataset_run
+from ragjury.commands.evaluate_agent import evaluate_agent_run
+from ragjury.commands.evaluate_dataset import prepare_dataset_run
 from ragjury.rag_agent.core.sync import run_sync
 from ragjury.rag_agent.judges.catalogue import judge_names_help  # source read: no judge imported
 

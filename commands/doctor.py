@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     ApiKeyOption,
     BaseUrlOption,
     JsonOption,

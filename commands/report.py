@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 
 def _figures_table(all_figures: list[Any]) -> Table:

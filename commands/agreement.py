@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     EXIT_BELOW_THRESHOLD,
     JsonOption,
     fail,

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     ApiKeyOption,
     BaseUrlOption,
     JsonOption,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 import typer
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
     ApiKeyOption,

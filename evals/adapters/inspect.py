@@ -15,10 +15,10 @@ try:
     from inspect_ai.solver import TaskState
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "ragjury.rag_agent.adapters.inspect needs inspect-ai: pip install 'ragjury[inspect]'"
+        "ragjury.evals.adapters.inspect needs inspect-ai: pip install 'ragjury[inspect]'"
     ) from error
 
-from ragjury.rag_agent.adapters.judging import Outcome, build_item
+from ragjury.evals.adapters.judging import Outcome, build_item
 
 ItemBuilder = Callable[[TaskState, Target], Any]
 

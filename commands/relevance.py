@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     EXIT_UNSCORED,
     ApiKeyOption,
     BaseUrlOption,
@@ -139,7 +139,7 @@ def relevance(
         cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
     )
     if dry_run:
-        from ragjury.rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.commands._dry_run import dry_run_batch
 
         try:
             dry_run_batch(

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import (
+from ragjury.commands._common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
     ApiKeyOption,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.commands._common import print_json, stderr, stdout
-from ragjury.rag_agent.commands.evaluate_output import finish_run, nothing_scored_line, run_table, verdict_lines
+from ragjury.commands._common import print_json, stderr, stdout
+from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, verdict_lines
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
@@ -50,7 +50,7 @@ def prepare_dataset_run(
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if dry_run:
-        from ragjury.rag_agent.commands._dry_run import dry_run_batch
+        from ragjury.commands._dry_run import dry_run_batch
 
         dry_run_batch(
             command="evaluate",
@@ -164,7 +164,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         stdout.print(correlation_text(result.ranking.correlation), highlight=False)
     estimates = result.system_estimates()
     if estimates is not None:  # people labelled some rows: what each system's rate really is
-        from ragjury.rag_agent.commands.estimate import print_estimates
+        from ragjury.commands.estimate import print_estimates
 
         print_estimates(estimates)
     if not result.labelled:

@@ -12,7 +12,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ragjury.rag_agent.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 TaskOption = Annotated[
     str | None, typer.Option("--task", "-t", help="Only this task (relevance, correctness, faithfulness, score, goal).")
