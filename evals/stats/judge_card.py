@@ -186,13 +186,17 @@ def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
 
 
 def _robust_slope(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int) -> tuple[float, float] | None:
-    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x)."""
+    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x);
+    None when the design is singular or the covariates fit the score exactly (round-off would
+    then pass for a slope with no error)."""
     xtx = x.T @ x
     if np.linalg.matrix_rank(xtx) < x.shape[1]:
         return None
     inverse = np.linalg.inv(xtx)
     beta = inverse @ x.T @ y
     residual = y - x @ beta
+    if float(np.abs(residual).max()) < 1e-9:  # the score is fixed by the covariates: nothing to test
+        return None
     leverage = np.einsum("ij,jk,ik->i", x, inverse, x)
     scale = (residual / np.clip(1.0 - leverage, 1e-12, None)) ** 2
     covariance = inverse @ (x.T * scale) @ x @ inverse
@@ -290,8 +294,8 @@ def judge_card(items: Sequence[CardItem], *, length_of: str = "answer") -> Judge
     notes = []
     if length is None:
         notes.append(
-            f"no length slope: it needs {MIN_LENGTH_ITEMS} labelled items of both classes and {length_of}s of "
-            f"more than one length ({len(items)} labelled)"
+            f"no length slope: it needs {MIN_LENGTH_ITEMS} labelled items of both classes, {length_of}s of "
+            f"more than one length and scores not fixed by the label ({len(items)} labelled)"
         )
     return JudgeCard(len(items), length_of, systems, length, tuple(notes))
 
