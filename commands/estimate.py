@@ -64,6 +64,20 @@ def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
     for system in result.systems:
         for note in system.notes:
             stdout.print(f"note: {system.system}: {note}", style="yellow", highlight=False, soft_wrap=True)
+    if result.card is not None:
+        print_card(result.card)
+
+
+def print_card(card) -> None:  # type: ignore[no-untyped-def]
+    """The judge card: its table, the length figures, its notes, and one line when a bias is found."""
+    from ragjury.evals.report.card_view import card_table, length_lines
+
+    stdout.print(card_table(card))
+    for line in [*length_lines(card), *(f"note: {note}" for note in card.notes)]:
+        stdout.print(line, highlight=False, soft_wrap=True)
+    summary = card.summary_line()
+    if summary is not None:
+        stdout.print(summary, style="yellow", highlight=False, soft_wrap=True)
 
 
 @user_errors
@@ -125,4 +139,4 @@ def register(app: typer.Typer) -> None:
     app.command("estimate")(estimate)
 
 
-__all__ = ["estimate", "estimates_table", "print_estimates", "register"]
+__all__ = ["estimate", "estimates_table", "print_card", "print_estimates", "register"]

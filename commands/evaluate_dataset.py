@@ -162,6 +162,9 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
         stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
         stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+    card = result.judge_card
+    if card is not None and card.summary_line() is not None:  # a bias the labels show ('estimate' has the card)
+        stdout.print(card.summary_line(), style="yellow", highlight=False, soft_wrap=True)
     estimates = result.system_estimates()
     if estimates is not None:  # people labelled some rows: what each system's rate really is
         from ragjury.commands.estimate import print_estimates

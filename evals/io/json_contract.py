@@ -78,6 +78,10 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "labelled": "items with a gold label",
         "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, "
         "detected, map}",
+        "judge_card": "binary task with labels: the judge's biases on the labelled items, 95 % intervals: "
+        "{level, n_labelled, length_of, systems: [{system, n_labelled, judge_rate, people_rate, leniency: "
+        "{value, interval, n}, lenient, strict, cohen_kappa, cohen_kappa_interval}], length_bias: "
+        "{slope_per_100_words, found, held_fixed, quartile_gaps} or null, findings, notes}",
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
         "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
         "wall_s",

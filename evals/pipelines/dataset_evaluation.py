@@ -219,6 +219,17 @@ class EvaluationResult:
         run = run_of_rows(list(enumerate(self.prediction_rows(), start=1)), path="<run>")
         return partial_labels_estimates(run)
 
+    @cached_property
+    def judge_card(self) -> Any:
+        """The judge card (``evals.stats.judge_card``) of the labelled rows of a binary task, else
+        None; made once, since the JSON and the terminal both show it."""
+        if not self.labelled:
+            return None
+        from ragjury.evals.io.predictions import run_of_rows
+        from ragjury.evals.stats.run_card import run_card
+
+        return run_card(run_of_rows(list(enumerate(self.prediction_rows(), start=1)), path="<run>"))
+
     def summary(self) -> dict[str, Any]:
         """Everything for ``--json``: run stats, the judges that produced the verdicts (and the
         fallback's share), figures, agreement details and the ranking."""
@@ -232,6 +243,8 @@ class EvaluationResult:
             out["score_correlation"] = self.correlation
         if self.ranking is not None:
             out["ranking"] = self.ranking.as_dict()
+        if self.judge_card is not None:
+            out["judge_card"] = self.judge_card.as_dict()
         estimates = self.system_estimates()
         if estimates is not None:
             out["system_estimates"] = {

@@ -8,6 +8,7 @@ from pathlib import Path
 from ragjury.evals.io.human_labels import load_human_labels
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
+from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run
 from ragjury.rag_agent.core.input_files import InputError
 
@@ -21,14 +22,15 @@ def estimate_predictions(
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
 ) -> EstimatesResult:
-    """Read, check and estimate; every user mistake is an ``InputError`` naming the file."""
+    """Read, check and estimate, with the judge card of the labelled items; every user mistake is
+    an ``InputError`` naming the file."""
     run = load_predictions(predictions)
     human = load_human_labels(labels) if labels is not None else None
     if human is not None:
         known = {record.id for record in run.records}
         if not known & set(human):
             raise InputError(str(labels), f"no id in this file matches a prediction in {predictions}")
-    return estimate_run(
+    result = estimate_run(
         run,
         human,
         source=str(labels) if labels is not None else str(predictions),
@@ -37,6 +39,8 @@ def estimate_predictions(
         level=level,
         interval=interval,
     )
+    result.card = run_card(run, human, by_system=by_system)
+    return result
 
 
 __all__ = ["estimate_predictions"]

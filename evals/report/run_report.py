@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
+from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
@@ -34,6 +35,7 @@ from ragjury.evals.stats.intervals import (
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
+from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
@@ -271,6 +273,9 @@ def build_report(
         estimates = partial_labels_estimates(runs[0])
         if estimates is not None:  # people labelled some items: each system's rate, three ways
             report.sections = [estimates_html(estimates)]
+        card = run_card(runs[0])
+        if card is not None:  # people labelled items: how the judge leans, per system and with length
+            report.sections = [*report.sections, card_html(card)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
     report.summary_bands = _card_bands(all_figures)

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from ragjury.evals.stats.agreement import label_agreement
+from ragjury.evals.stats.intervals import bootstrap_agreement
+
 LEVEL = 0.95
 """Every interval of the card: the κ bootstrap is a 95 % percentile interval, the rest match it."""
 
@@ -263,9 +266,6 @@ def length_bias(items: Sequence[CardItem]) -> LengthBias | None:
 
 def system_card(system: str, items: Sequence[CardItem]) -> SystemCard:
     """Leniency (judge rate − people rate, paired on the items) and κ with its bootstrap interval."""
-    from ragjury.evals.stats.agreement import label_agreement
-    from ragjury.evals.stats.intervals import bootstrap_agreement
-
     scores = [item.score for item in items]
     labels = [item.label for item in items]
     verdicts = [item.verdict for item in items]

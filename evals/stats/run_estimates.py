@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ragjury.evals.io.human_labels import HumanLabel
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
@@ -23,6 +24,9 @@ from ragjury.evals.stats.system_estimates import (
     estimate_systems,
 )
 from ragjury.rag_agent.core.input_files import InputError
+
+if TYPE_CHECKING:
+    from ragjury.evals.stats.judge_card import JudgeCard
 
 
 @dataclass
@@ -40,6 +44,8 @@ class EstimatesResult:
     systems: list[SystemEstimate]
     comparison: Difference | None = None
     notes: list[str] = field(default_factory=list)
+    card: JudgeCard | None = None
+    """The judge card of the labelled items (``evals.stats.run_card``), where one was made."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
@@ -62,6 +68,7 @@ class EstimatesResult:
             "systems": [system.as_dict() for system in self.systems],
             "comparison": self.comparison.as_dict() if self.comparison else None,
             "notes": self.notes,
+            **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
         }
 
 
