@@ -38,11 +38,14 @@ def run_card(
         return None
     items: list[CardItem] = []
     unscored = 0
+    chances: set[float] = set()
     kinds: set[str] = set()
     for record in run.records:
         if labels is not None:
             human = labels.get(record.id)
             label = None if human is None else human.label
+            if human is not None and human.inclusion_probability is not None:
+                chances.add(human.inclusion_probability)
         else:
             label = None if record.gold is None else float(record.gold)
         if label is None:
@@ -71,9 +74,14 @@ def run_card(
     if not kinds:
         card = JudgeCard(card.n_labelled, card.length_of, card.systems, None,
                          ("no length slope: the predictions carry no item text (write them with evaluate --out)",))
+    extra = []
     if unscored:
-        card = JudgeCard(card.n_labelled, card.length_of, card.systems, card.length,
-                         (*card.notes, f"{unscored} labelled items unscored by the judge: left out of the card"))
+        extra.append(f"{unscored} labelled items unscored by the judge: left out of the card")
+    if len(chances) > 1:  # unequal chances of being labelled
+        extra.append("labels picked by label-plan: the card describes the labelled items, which favour those "
+                     "the judge was unsure of, not each system as a whole")
+    if extra:
+        card = JudgeCard(card.n_labelled, card.length_of, card.systems, card.length, (*card.notes, *extra))
     return card
 
 
