@@ -25,8 +25,8 @@ LEVEL = 0.95
 MIN_LENGTH_ITEMS = 20
 """Labelled items below which no length slope is fitted (three or more coefficients, robust errors)."""
 
-MIN_QUARTILE_ITEMS = 8
-"""Items of one label class below which its longest-vs-shortest quartile gap is not shown."""
+MIN_QUARTILE_ITEMS = 20
+"""Items of one label class below which its quartile gap is not shown (5 a quarter, for its interval)."""
 
 WORDS_UNIT = 100.0
 """The slope is per this many words."""
@@ -215,8 +215,11 @@ def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | No
     if len(systems) > 1:
         held.append("system")
         columns += [np.array([item.system == name for item in items], dtype=np.float64) for name in systems[1:]]
-    columns.append(np.array([item.words for item in items], dtype=np.float64) / WORDS_UNIT)
-    x = np.column_stack(columns)
+    kept: list[npt.NDArray[np.float64]] = []
+    for column in columns:  # a system whose labels are all one class repeats the label column: drop it
+        if np.linalg.matrix_rank(np.column_stack([*kept, column])) > len(kept):
+            kept.append(column)
+    x = np.column_stack([*kept, np.array([item.words for item in items], dtype=np.float64) / WORDS_UNIT])
     df = len(items) - x.shape[1]
     if df < 2:
         return None
@@ -235,7 +238,7 @@ def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
     with a normal interval on the two independent means."""
     group = sorted((item for item in items if item.label == label), key=lambda item: item.words)
     quarter = len(group) // 4
-    if len(group) < MIN_QUARTILE_ITEMS or quarter < 2:
+    if len(group) < MIN_QUARTILE_ITEMS:
         return None
     short, long = group[:quarter], group[-quarter:]
     a = np.array([item.score for item in short])
@@ -269,7 +272,8 @@ def system_card(system: str, items: Sequence[CardItem]) -> SystemCard:
     scores = [item.score for item in items]
     labels = [item.label for item in items]
     verdicts = [item.verdict for item in items]
-    kappa = label_agreement(labels, verdicts, labels=[0, 1]).cohen_kappa
+    # people's labels of one class make κ 0 by construction (and its bootstrap [0, 0]): none instead
+    kappa = label_agreement(labels, verdicts, labels=[0, 1]).cohen_kappa if len(set(labels)) == 2 else None
     interval = bootstrap_agreement(labels, verdicts, labels=[0, 1])["cohen_kappa"] if kappa is not None else None
     return SystemCard(
         system,
@@ -291,7 +295,7 @@ def judge_card(items: Sequence[CardItem], *, length_of: str = "answer") -> Judge
         groups.setdefault(item.system, []).append(item)
     systems = tuple(system_card(name, group) for name, group in sorted(groups.items()))
     length = length_bias(items)
-    notes = []
+    notes = [f"no κ for {s.system}: people's labels there are all one class" for s in systems if s.kappa is None]
     if length is None:
         notes.append(
             f"no length slope: it needs {MIN_LENGTH_ITEMS} labelled items of both classes, {length_of}s of "

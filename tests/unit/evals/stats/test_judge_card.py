@@ -66,6 +66,12 @@ def _simulated(seed: int, *, bias_per_100_words: float, n: int = 200) -> list[Ca
     return items
 
 
+def test_no_kappa_where_people_used_one_class() -> None:
+    card = judge_card(_items("one", {(1, 1): 20, (0, 1): 5}))
+    assert card.systems[0].kappa is None and card.systems[0].kappa_interval is None
+    assert any("no κ for one" in note for note in card.notes)
+
+
 def test_length_bias_found_where_planted() -> None:
     found = [length_bias(_simulated(seed, bias_per_100_words=2.0)) for seed in range(50)]
     assert sum(bias is not None and bias.found and bias.slope.value > 0 for bias in found) >= 45
@@ -94,6 +100,15 @@ def test_length_bias_of_a_0_1_verdict_is_tested_too() -> None:
 def test_a_score_fixed_by_the_label_has_no_slope_rather_than_a_round_off_one() -> None:
     items = [CardItem("a", 0.9 if i % 2 else 0.1, i % 2, i % 2, 5 + i) for i in range(60)]
     assert length_bias(items) is None
+
+
+def test_a_system_whose_labels_are_one_class_still_gets_a_slope() -> None:
+    """Its system column repeats the label column; the fit drops it instead of giving up."""
+    rng = np.random.default_rng(3)
+    items = [CardItem("mixed", float(rng.random()), 1, k % 2, 1 + k) for k in range(40)]
+    items += [CardItem("all-yes", float(rng.random()), 1, 1, 1 + k) for k in range(20)]
+    bias = length_bias(items)
+    assert bias is not None and bias.slope.n == 60
 
 
 def test_too_few_items_give_no_slope_and_a_note() -> None:
