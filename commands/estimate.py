@@ -111,6 +111,10 @@ def estimate(
     labels' own interval when the judge tracks them, and falls back to it (λ ≈ 0) when it
     does not. Three estimates per system: judge only, people only, prediction-powered.
 
+    Then the judge card of the labelled items: per system the judge's rate minus people's
+    (leniency) and Cohen's κ, and whether the judge says yes more to longer answers at the
+    same label, each with a 95 % interval; a bias is named only when its interval excludes 0.
+
     Label at least 50 items per system, with at least 5 of each class; 'ragjury label-plan'
     picks which. Intervals are jackknife t-intervals (they keep 95 % coverage at 50 labels in
     bench/bench_ppi.py).

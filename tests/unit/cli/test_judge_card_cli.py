@@ -97,3 +97,13 @@ def test_label_plan_labels_say_what_the_card_describes(predictions: Path, tmp_pa
                               for k, row in enumerate(picked)), encoding="utf-8")
     payload = json.loads(runner.invoke(app, ["estimate", str(predictions), "--labels", str(labels), "--json"]).stdout)
     assert any("label-plan" in note for note in payload["judge_card"]["notes"])
+
+
+def test_evaluate_prints_one_line_when_a_bias_is_found() -> None:
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
+                                 str(EXAMPLES / "systems.jsonl"), "--no-progress"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("judge card:")]
+    assert lines == ["judge card: strict with chatgpt (-0.117 [-0.209, -0.017]); strict with fid (-0.150 [-0.238, "
+                     "-0.052])"]
+    assert "Judge card (" not in result.output  # the table is estimate's; evaluate says only what was found
