@@ -235,7 +235,8 @@ def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | No
 
 def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
     """Longest quarter minus shortest quarter of one label class (by words; ties keep input order),
-    with a normal interval on the two independent means."""
+    with the Agresti–Caffo interval on two independent means (each quarter plus a 0 and a 1), which
+    keeps a width where every score of both quarters is the same."""
     group = sorted((item for item in items if item.label == label), key=lambda item: item.words)
     quarter = len(group) // 4
     if len(group) < MIN_QUARTILE_ITEMS:
@@ -244,10 +245,12 @@ def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
     a = np.array([item.score for item in short])
     b = np.array([item.score for item in long])
     gap = float(b.mean() - a.mean())
-    half = _z() * math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    a, b = np.append(a, [0.0, 1.0]), np.append(b, [0.0, 1.0])
+    centre = float(b.mean() - a.mean())
+    half = _z() * math.sqrt(a.var() / a.size + b.var() / b.size)
     return QuartileGap(
         label,
-        Span(gap, gap - half, gap + half, len(group)),
+        Span(gap, max(-1.0, centre - half), min(1.0, centre + half), len(group)),
         float(np.mean([item.words for item in short])),
         float(np.mean([item.words for item in long])),
     )

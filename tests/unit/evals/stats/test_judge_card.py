@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ragjury.evals.stats.judge_card import CardItem, judge_card, length_bias, paired_difference
+from ragjury.evals.stats.judge_card import CardItem, judge_card, length_bias, paired_difference, quartile_gap
 
 
 def _items(system: str, cells: dict[tuple[int, int], int], words: int = 10) -> list[CardItem]:
@@ -109,6 +109,20 @@ def test_a_system_whose_labels_are_one_class_still_gets_a_slope() -> None:
     items += [CardItem("all-yes", float(rng.random()), 1, 1, 1 + k) for k in range(20)]
     bias = length_bias(items)
     assert bias is not None and bias.slope.n == 60
+
+
+def test_quartile_gap_is_agresti_caffo_and_keeps_a_width_where_scores_are_equal() -> None:
+    # label 0, 40 items: the 10 shortest all 0, the 10 longest 6 of 10 yes
+    items = [CardItem("a", 0.0, 0, 0, 1 + k) for k in range(30)]
+    items += [CardItem("a", float(k < 6), int(k < 6), 0, 100 + k) for k in range(10)]
+    gap = quartile_gap(items, 0)
+    assert gap is not None and gap.gap.value == pytest.approx(0.6) and gap.gap.n == 40
+    short, long = 1 / 12, 7 / 12  # each quarter plus one yes and one no
+    half = 1.959964 * math.sqrt(short * (1 - short) / 12 + long * (1 - long) / 12)
+    assert gap.gap.low == pytest.approx(long - short - half, abs=1e-6)
+    assert gap.gap.high == pytest.approx(long - short + half, abs=1e-6)
+    flat = quartile_gap([CardItem("a", 0.0, 0, 0, 1 + k) for k in range(40)], 0)
+    assert flat is not None and flat.gap.value == 0.0 and flat.gap.low < -0.05 and flat.gap.high > 0.05
 
 
 def test_too_few_items_give_no_slope_and_a_note() -> None:
