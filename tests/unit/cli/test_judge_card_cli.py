@@ -104,6 +104,6 @@ def test_evaluate_prints_one_line_when_a_bias_is_found() -> None:
                                  str(EXAMPLES / "systems.jsonl"), "--no-progress"], env={"COLUMNS": "100"})
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if line.startswith("judge card:")]
-    assert lines == ["judge card: strict with chatgpt (-0.117 [-0.209, -0.017]); strict with fid (-0.150 [-0.238, "
-                     "-0.052])"]
+    assert lines == ["judge card: strict with chatgpt (-0.117 [-0.227, -0.018]); strict with fid (-0.150 [-0.261, "
+                     "-0.058])"]
     assert "Judge card (" not in result.output  # the table is estimate's; evaluate says only what was found

@@ -19,19 +19,41 @@ def _items(system: str, cells: dict[tuple[int, int], int], words: int = 10) -> l
     return out
 
 
-def test_leniency_is_judge_rate_minus_people_rate_with_the_agresti_min_interval() -> None:
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    p, z = k / n, 1.959964
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_leniency_is_judge_rate_minus_people_rate_with_newcombes_paired_interval() -> None:
     # 100 items: judge yes / people no on 20, judge no / people yes on 5 -> +0.15
     items = _items("a", {(1, 1): 40, (0, 0): 35, (1, 0): 20, (0, 1): 5})
     card = judge_card(items).systems[0]
     assert card.judge_rate == pytest.approx(0.60) and card.people_rate == pytest.approx(0.45)
     assert card.leniency.value == pytest.approx(0.15)
-    # Agresti–Min (2005): centre (n12 - n21) / (n + 2), se from the table with 1/2 added to each cell
-    n12, n21, n = 20, 5, 100
-    centre = (n12 - n21) / (n + 2)
-    se = math.sqrt((n12 + n21 + 1) - (n12 - n21) ** 2 / (n + 2)) / (n + 2)
-    assert card.leniency.low == pytest.approx(centre - 1.959964 * se, abs=1e-6)
-    assert card.leniency.high == pytest.approx(centre + 1.959964 * se, abs=1e-6)
+    # Newcombe (1998) square-and-add on the two discordant shares, with their correlation
+    p12, p21, n = 0.20, 0.05, 100
+    (l12, u12), (l21, u21) = _wilson(20, n), _wilson(5, n)
+    r = -p12 * p21 / math.sqrt(p12 * (1 - p12) * p21 * (1 - p21))
+    a, b, c, e = p12 - l12, u21 - p21, u12 - p12, p21 - l21
+    assert card.leniency.low == pytest.approx(0.15 - math.sqrt(a * a + b * b - 2 * r * a * b), abs=1e-6)
+    assert card.leniency.high == pytest.approx(0.15 + math.sqrt(c * c + e * e - 2 * r * c * e), abs=1e-6)
     assert card.leniency.found and card.as_dict()["lenient"] is True
+
+
+def test_leniency_covers_where_the_judge_rarely_disagrees() -> None:
+    """2 % of items judged yes against people's no, none the other way, 100 items: a normal
+    interval (Agresti–Min) covered 0.86 here; this one must keep about 95 %."""
+    rng = np.random.default_rng(5)
+    covered, draws = 0, 400
+    for _ in range(draws):
+        wrong = rng.random(100) < 0.02  # the judge says yes, people no
+        agreed = (rng.random(100) < 0.9).astype(float)
+        judge, people = np.where(wrong, 1.0, agreed), np.where(wrong, 0.0, agreed)
+        span = paired_difference(list(judge), list(people))
+        covered += span.low <= 0.02 <= span.high
+    assert covered / draws >= 0.93
 
 
 def test_a_judge_that_agrees_on_every_item_gets_an_interval_with_width() -> None:
