@@ -74,10 +74,10 @@ def print_card(card) -> None:  # type: ignore[no-untyped-def]
 
     stdout.print(card_table(card))
     for line in [*length_lines(card), *(f"note: {note}" for note in card.notes)]:
-        stdout.print(line, highlight=False, soft_wrap=True)
+        stdout.print(line, markup=False, highlight=False, soft_wrap=True)
     summary = card.summary_line()
     if summary is not None:
-        stdout.print(summary, style="yellow", highlight=False, soft_wrap=True)
+        stdout.print(summary, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 @user_errors

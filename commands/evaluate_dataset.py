@@ -164,7 +164,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         stdout.print(correlation_text(result.ranking.correlation), highlight=False)
     card = result.judge_card
     if card is not None and card.summary_line() is not None:  # a bias the labels show ('estimate' has the card)
-        stdout.print(card.summary_line(), style="yellow", highlight=False, soft_wrap=True)
+        stdout.print(card.summary_line(), style="yellow", markup=False, highlight=False, soft_wrap=True)
     estimates = result.system_estimates()
     if estimates is not None:  # people labelled some rows: what each system's rate really is
         from ragjury.commands.estimate import print_estimates

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+from rich.markup import escape
 from rich.table import Table
 
 from ragjury.evals.report.formatting import agreement_band
@@ -78,7 +79,7 @@ def card_table(card: JudgeCard) -> Table:
     table.add_column("κ", justify="right", no_wrap=True)
     for system in card.systems:
         table.add_row(
-            system.system,
+            escape(system.system),
             f"{system.n:,}",
             f"{system.judge_rate:.3f}",
             f"{system.people_rate:.3f}",

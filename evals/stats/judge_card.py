@@ -35,13 +35,14 @@ WORDS_UNIT = 100.0
 @dataclass(frozen=True)
 class CardItem:
     """One labelled item: the judge's score (P(yes), or its 0/1 verdict), its verdict, people's
-    0/1 label and the length in words of the judged text (the answer, or the passage)."""
+    0/1 label and the length in words of the judged text (the answer, or the passage; None where
+    the row does not carry it: left out of the length figures only)."""
 
     system: str
     score: float
     verdict: int
     label: int
-    words: int
+    words: int | None = None
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
     """Longest quarter minus shortest quarter of one label class (by words; ties keep input order),
     with the Agresti–Caffo interval on two independent means (each quarter plus a 0 and a 1), which
     keeps a width where every score of both quarters is the same."""
-    group = sorted((item for item in items if item.label == label), key=lambda item: item.words)
+    group = sorted((item for item in items if item.label == label), key=lambda item: item.words or 0)
     quarter = len(group) // 4
     if len(group) < MIN_QUARTILE_ITEMS:
         return None
@@ -274,7 +275,9 @@ def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
 
 
 def length_bias(items: Sequence[CardItem]) -> LengthBias | None:
-    """The slope and the quartile gaps; None with too few items, one label class, or one length."""
+    """The slope and the quartile gaps of the items whose length is known; None with too few of
+    them, one label class, or one length."""
+    items = [item for item in items if item.words is not None]
     if len(items) < MIN_LENGTH_ITEMS or len({item.label for item in items}) < 2:
         return None
     if len({item.words for item in items}) < 2:
@@ -316,10 +319,13 @@ def judge_card(items: Sequence[CardItem], *, length_of: str = "answer") -> Judge
     systems = tuple(system_card(name, group) for name, group in sorted(groups.items()))
     length = length_bias(items)
     notes = [f"no κ for {s.system}: people's labels there are all one class" for s in systems if s.kappa is None]
-    if length is None:
+    measured = sum(item.words is not None for item in items)
+    if length is None and not measured:
+        notes.append(f"no length slope: the items carry no {length_of} text (predictions from evaluate --out do)")
+    elif length is None:
         notes.append(
             f"no length slope: it needs {MIN_LENGTH_ITEMS} labelled items of both classes, {length_of}s of "
-            f"more than one length and scores not fixed by the label ({len(items)} labelled)"
+            f"more than one length and scores not fixed by the label ({measured} labelled with a length)"
         )
     return JudgeCard(len(items), length_of, systems, length, tuple(notes))
 

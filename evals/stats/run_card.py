@@ -65,15 +65,12 @@ def run_card(
                 score=score,
                 verdict=int(bool(record.label)),
                 label=int(label),
-                words=len(text[1].split()) if text is not None else 0,
+                words=len(text[1].split()) if text is not None else None,
             )
         )
     if not items:
         return None
     card = judge_card(items, length_of="passage" if kinds == {"passage"} else "answer")
-    if not kinds:
-        card = JudgeCard(card.n_labelled, card.length_of, card.systems, None,
-                         ("no length slope: the predictions carry no item text (write them with evaluate --out)",))
     extra = []
     if unscored:
         extra.append(f"{unscored} labelled items unscored by the judge: left out of the card")

@@ -107,3 +107,15 @@ def test_evaluate_prints_one_line_when_a_bias_is_found() -> None:
     assert lines == ["judge card: strict with chatgpt (-0.117 [-0.227, -0.018]); strict with fid (-0.150 [-0.261, "
                      "-0.058])"]
     assert "Judge card (" not in result.output  # the table is estimate's; evaluate says only what was found
+
+
+def test_a_system_name_with_brackets_is_printed_as_written(tmp_path: Path) -> None:
+    rows = _biased_rows()
+    for row in rows:
+        row["system"] = "[bold]sys[/bold]"
+    path = tmp_path / "brackets.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    text = runner.invoke(app, ["estimate", str(path)], env={"COLUMNS": "120"})
+    assert text.exit_code == 0, text.output
+    card = text.output[text.output.index("Judge card"):]
+    assert any(line.startswith("│ [bold]sys[/bold]") for line in card.splitlines()), card  # the table's row

@@ -147,6 +147,16 @@ def test_quartile_gap_is_agresti_caffo_and_keeps_a_width_where_scores_are_equal(
     assert flat is not None and flat.gap.value == 0.0 and flat.gap.low < -0.05 and flat.gap.high > 0.05
 
 
+def test_items_without_a_length_are_left_out_of_the_length_figures_only() -> None:
+    items = _simulated(4, bias_per_100_words=2.0)
+    unknown = [CardItem(i.system, i.score, i.verdict, i.label, None) for i in items[:50]]
+    card = judge_card(unknown + items[50:])
+    assert card.n_labelled == len(items) and sum(s.n for s in card.systems) == len(items)
+    assert card.length is not None and card.length.slope.n == len(items) - 50
+    bare = judge_card(unknown)
+    assert bare.length is None and "carry no answer text" in bare.notes[-1]
+
+
 def test_too_few_items_give_no_slope_and_a_note() -> None:
     card = judge_card(_items("a", {(1, 1): 5, (0, 0): 5}))
     assert card.length is None and "no length slope" in card.notes[0]
