@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.commands.retrieval",
     "ragjury.commands.evaluate",
     "ragjury.commands.calibrate",
+    "ragjury.commands.fit",
     "ragjury.commands.report",
     "ragjury.commands.estimate",
     "ragjury.commands.label_plan",

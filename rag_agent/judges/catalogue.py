@@ -34,6 +34,8 @@ AUTO = "auto"
 PLUGIN_PREFIX = "python:"
 PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
 """``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
+FITTED_PREFIX = "fitted:"
+"""``--judge fitted:HEAD.json``: a head fitted on the user's labels by ``ragjury fit``."""
 PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their mean probability"
 TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
 """How listings order the tasks; a task only a new judge declares comes after these."""
@@ -317,6 +319,8 @@ def resolve(task: str, name: str) -> Resolved:
     _check_task(task)
     if name.startswith(tuple(PANEL_PREFIXES)):
         return _panel(task, name)
+    if name.startswith(FITTED_PREFIX):
+        return _fitted(task, name)
     try:
         if name == AUTO:
             default = default_name(task)
@@ -396,6 +400,25 @@ def _panel(task: str, spec: str) -> Resolved:
                     any(part.uses_model for part in parts))
 
 
+def _fitted(task: str, spec: str) -> Resolved:
+    """``fitted:HEAD.json``: the head is read and checked now, so a wrong file fails before judging."""
+    from ragjury.rag_agent.judges.model_free.fitted import FittedJudge, HeadError, load_head
+
+    path = spec[len(FITTED_PREFIX) :].strip()
+    if not path:
+        raise UnknownJudgeError(f"'{spec}' names no head file: use {FITTED_PREFIX}HEAD.json (written by `ragjury fit`)")
+    try:
+        head = load_head(path, task)
+    except HeadError as error:
+        raise UnknownJudgeError(str(error)) from None
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        del settings  # model-free signals: no model settings
+        return FittedJudge(path, task=task, **opts)
+
+    return Resolved(task, spec, factory, f"a head fitted on {head.n} labels ({head.fitted_on})", "binary")
+
+
 def _plugin_factory(spec: str) -> JudgeFactory:
     """``python:package.module:Factory``: ``Factory(settings=..., **opts)`` (or without settings)."""
     module_name, _, attr = spec[len(PLUGIN_PREFIX) :].partition(":")
@@ -429,6 +452,7 @@ __all__ = [
     "catalogue_names",
     "AUTO",
     "JUDGE_PACKAGES",
+    "FITTED_PREFIX",
     "PANEL_PREFIXES",
     "PLUGIN_PREFIX",
     "TASK_ORDER",
