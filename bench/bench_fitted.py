@@ -42,23 +42,25 @@ BUDGETS = (0.05, 0.10, 0.20)
 GO = 0.08
 
 
-def signals(task: str) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
-    """Per half: signals, people's labels and groups of every labelled item that has signals."""
+def signals(task: str) -> dict[str, tuple[np.ndarray, np.ndarray, list[str], list[str]]]:
+    """Per half: signals, people's labels, groups and systems of every labelled item with signals."""
     dataset, path = DATA[task]
     raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = load_task_rows(task, path)
-    out: dict[str, tuple[list[list[float]], list[bool], list[str]]] = {"tune": ([], [], []), "confirm": ([], [], [])}
+    out: dict[str, tuple[list[list[float]], list[bool], list[str], list[str]]] = {
+        "tune": ([], [], [], []), "confirm": ([], [], [], [])}
     for source, row in zip(raw, rows, strict=True):
         if not isinstance(row.gold, bool):
             continue
         values, reason = feature_values(task, row.item)
         if reason is not None:
             continue
-        x, y, g = out[half_of(dataset, source)]
+        x, y, g, s = out[half_of(dataset, source)]
         x.append(values)
         y.append(row.gold)
         g.append(group_of(task, row.item))
-    return {half: (np.array(x), np.array(y, dtype=bool), g) for half, (x, y, g) in out.items()}
+        s.append(str(source.get("system", "all")))
+    return {half: (np.array(x), np.array(y, dtype=bool), g, s) for half, (x, y, g, s) in out.items()}
 
 
 def kappa_text(gold: np.ndarray, verdict: np.ndarray) -> str:
@@ -67,10 +69,56 @@ def kappa_text(gold: np.ndarray, verdict: np.ndarray) -> str:
     return f"{k:.3f} [{interval.low:.3f}, {interval.high:.3f}]" if interval and k is not None else "—"
 
 
+def estimate_coverage(task: str, labels_per_system: int, draws: int) -> list[str]:
+    """Coverage and width of each system's 95 % interval when the judge is a head fitted on the
+    estimate's own labels: cross-fitted (``estimate --fit``), in-sample (the mistake it avoids),
+    the base judge, and people only. Truth: the mean of all the system's labels on confirm."""
+    from ragjury.evals.stats.cross_fit import cross_fit_scores
+    from ragjury.evals.stats.logistic import fit_logistic
+    from ragjury.evals.stats.prediction_powered import finite_population_mean
+
+    x, y, _, systems = signals(task)["confirm"]
+    names = sorted(set(systems))
+    where = {name: np.flatnonzero(np.array(systems) == name) for name in names}
+    truth = {name: float(y[rows].mean()) for name, rows in where.items()}
+    base = base_verdicts(task, x).astype(float)
+    kinds = ("cross-fitted head", "in-sample head", f"{BASE_JUDGES[task]} (base)", "people only")
+    covered = {(k, s): 0 for k in kinds for s in names}
+    widths = {(k, s): [] for k in kinds for s in names}
+    for draw in range(draws):
+        rng = np.random.default_rng(5000 + draw)
+        labelled = np.zeros(len(y), dtype=bool)
+        for rows in where.values():
+            labelled[rng.choice(rows, size=min(labels_per_system, len(rows)), replace=False)] = True
+        scores = {
+            kinds[0]: cross_fit_scores(x, labelled, y[labelled], seed=draw),
+            kinds[1]: fit_logistic(x[labelled], y[labelled]).probability(x),
+            kinds[2]: base,
+        }
+        for name, rows in where.items():
+            mine = rows[labelled[rows]]
+            for kind in kinds:
+                score = scores.get(kind, base)
+                est = finite_population_mean(y[mine].astype(float), score[mine], score[rows],
+                                             lam=0.0 if kind == "people only" else None)
+                covered[(kind, name)] += int(est.low <= truth[name] <= est.high)
+                widths[(kind, name)].append(est.high - est.low)
+    lines = []
+    people = {name: float(np.mean(widths[("people only", name)])) for name in names}
+    for kind in kinds:
+        cover = [covered[(kind, name)] / draws for name in names]
+        ratio = [float(np.mean(widths[(kind, name)])) / people[name] for name in names]
+        lines.append(f"| {task} | {labels_per_system} | {kind} | {min(cover):.3f}-{max(cover):.3f} | "
+                     f"{min(ratio):.2f}-{max(ratio):.2f} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=20)
     parser.add_argument("--tasks", default="correctness,faithfulness")
+    parser.add_argument("--estimate-draws", type=int, default=1000,
+                        help="draws of the estimate-coverage table (0: skip it)")
     args = parser.parse_args()
     print("| task | setting | n judged | head kappa | base kappa | gain (range over draws) | go (>= 0.08 at 10 %) |")
     print("|---|---|---|---|---|---|---|")
@@ -79,8 +127,8 @@ def main() -> None:
         halves = signals(task)
         per_item = (time.perf_counter() - started) / sum(len(h[1]) for h in halves.values())
         base = BASE_JUDGES[task]
-        xt, yt, gt = halves["tune"]
-        xc, yc, _ = halves["confirm"]
+        xt, yt, gt, _ = halves["tune"]
+        xc, yc, _, _ = halves["confirm"]
         head = fit_signals(task, xt, yt, gt, fitted_on="tune", figures=False)
         verdict = np.array([head.probability(v) >= head.threshold for v in xc])
         base_c = base_verdicts(task, xc)
@@ -111,6 +159,15 @@ def main() -> None:
                   f"{np.mean(gains):+.3f} [{lo:+.3f}, {hi:+.3f}] | {go} |")
         print(f"| {task} | signals' cost | {sum(len(h[1]) for h in halves.values())} items | "
               f"{per_item * 1e3:.2f} ms/item, 0 tokens | | | |")
+    if args.estimate_draws:
+        print()
+        print(f"Estimates with the judge fitted on the same labels (confirm, {args.estimate_draws} draws):")
+        print("| task | labels per system | judge scores | coverage of the 95 % interval (range over systems) "
+              "| width vs people only |")
+        print("|---|---|---|---|---|")
+        for n in (50, 100):
+            for line in estimate_coverage("correctness", n, args.estimate_draws):
+                print(line)
 
 
 if __name__ == "__main__":

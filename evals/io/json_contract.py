@@ -122,6 +122,17 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "ece_before": "expected calibration error of the probabilities",
         "ece_after_cv": "the same after the isotonic map, cross-validated",
     },
+    "fit": {
+        "positives": "labelled items whose label is yes",
+        "skipped": "labelled items without signals (left out)",
+        "threshold": "the head's cut-off on P(yes), chosen on out-of-fold probabilities",
+        "l2": "the penalty strength chosen by cross-validation",
+        "features": "the signals the head reads, in its weights' order",
+        "head_random": "the head, random folds: {kappa, kappa_interval, accuracy, auc}",
+        "head_by_question": "the head, folds by question (new questions): the same keys",
+        "base": "the base judge on the same items: {judge, kappa, kappa_interval, accuracy, auc}",
+        "beats_base": "the head's random-fold kappa is above the base judge's",
+    },
     "doctor": {
         "ok": "every check passed",
         "server": "the server checked",

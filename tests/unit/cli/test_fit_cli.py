@@ -57,3 +57,20 @@ def test_a_head_for_another_task_is_refused_before_judging(tmp_path: Path) -> No
     result = runner.invoke(app, ["evaluate", "--task", "faithfulness", "--judge", f"fitted:{head}", "--data", str(DATA),
                                  "--no-progress", "--no-cache"])
     assert result.exit_code == 2 and "fitted for correctness" in result.output
+
+
+def test_estimate_fit_cross_fits_a_head_on_the_estimates_labels(tmp_path: Path) -> None:
+    systems = DATA.parent / "systems.jsonl"
+    preds = tmp_path / "preds.jsonl"
+    assert runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(systems),
+                               "--out", str(preds), "--no-progress", "--no-cache"]).exit_code == 0
+    plain = json.loads(runner.invoke(app, ["estimate", str(preds), "--json"]).stdout)
+    result = runner.invoke(app, ["estimate", str(preds), "--fit", "--json"])
+    assert result.exit_code == 0, result.output
+    fitted = json.loads(result.stdout)
+    assert fitted["judge"] == "cross-fitted head" and fitted["n_labels"] == plain["n_labels"] == 120
+    for before, after in zip(plain["systems"], fitted["systems"], strict=True):
+        low, high = after["prediction_powered"]["interval"]
+        assert low < after["prediction_powered"]["estimate"] < high
+        b_low, b_high = before["prediction_powered"]["interval"]
+        assert high - low < b_high - b_low  # the head tracks the labels better than contains here
