@@ -41,7 +41,8 @@ from typing import Any, NamedTuple
 
 from rich.progress import Progress
 
-from ragjury.evals.runs.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
+from ragjury.evals.runs.cache import JudgmentCache, judgment_key
+from ragjury.evals.runs.cache_leases import LEASE_TTL_S, new_lease_owner
 from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge

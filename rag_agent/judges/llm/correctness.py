@@ -16,6 +16,7 @@ from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.value_view import ValueView
 from ragjury.rag_agent.judges.llm.verdict_base import (
@@ -88,6 +89,7 @@ BINARY_CHOICES: tuple[str, ...] = ("0", "1")
 """The answers a one-token binary verdict may give."""
 
 
+@value_tag("correctness_verdict")
 class Verdict(BaseModel):
     """A binary verdict with the model's reason."""
 

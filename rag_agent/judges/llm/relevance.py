@@ -31,6 +31,7 @@ from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Ins
 from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
     BinaryVerdict,
@@ -160,6 +161,7 @@ GRADE_CHOICES: tuple[str, ...] = ("0", "1", "2", "3")
 BINARY_CHOICES: tuple[str, ...] = ("0", "1")
 
 
+@value_tag("relevance_grade")
 class RelevanceGrade(BaseModel):
     """A 0-3 grade, and where the model's probabilities were read, the distribution behind it.
 
@@ -179,6 +181,7 @@ class RelevanceGrade(BaseModel):
         return int(self.grade)
 
 
+@value_tag("relevance_verdict")
 class RelevanceVerdict(BaseModel):
     """A binary relevance verdict; ``probability`` is P(verdict = "1") on the logprob path."""
 

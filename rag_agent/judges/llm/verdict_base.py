@@ -37,6 +37,7 @@ from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
 from ragjury.rag_agent.model.client import CallOutcome
 from ragjury.rag_agent.model.logprobs import DistributionOutcome, LogprobCaller
+from ragjury.rag_agent.core.value_tags import value_tag
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
@@ -62,6 +63,7 @@ class VerdictOutput(BaseModel):
     verdict: BinaryVerdict = Field(description='"1" for yes, "0" for no')
 
 
+@value_tag("sampled_judgment")
 class SampledJudgment(Judgment[ValueT], Generic[ValueT]):
     """A judgment that also says how the self-consistency vote went.
 
