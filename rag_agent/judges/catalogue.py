@@ -172,20 +172,56 @@ def entries(task: str) -> list[CatalogueEntry]:
     return [entry(task, name) for t, name in declared() if t == task]
 
 
+@cache
+def _identity_names(module: str) -> dict[tuple[str, str], str]:
+    """``(task, name) -> the class's own ``name = "..."``, for each ``@judge_entry`` class of
+    ``module`` whose body sets it literally: read from the source, the module is not imported."""
+    root = Path(__file__).resolve().parents[2]
+    path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    found: dict[tuple[str, str], str] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        own = next(
+            (
+                statement.value.value
+                for statement in node.body
+                if isinstance(statement, ast.Assign | ast.AnnAssign)
+                and any(isinstance(t, ast.Name) and t.id == "name" for t in getattr(statement, "targets", [getattr(statement, "target", None)]))
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ),
+            None,
+        )
+        for decorator in node.decorator_list:
+            if own and isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "judge_entry":
+                literal = [arg.value for arg in decorator.args[:2] if isinstance(arg, ast.Constant)]
+                if len(literal) == 2:
+                    found[(literal[0], literal[1])] = own
+    return found
+
+
 def catalogue_names(task: str) -> dict[str, str]:
     """Judge identity name -> the ``--judge`` name it answers to in ``task``: ``answer_correctness``
     -> ``llm``, ``token_overlap[correctness]`` -> ``token-overlap``, ``deterministic_score`` ->
-    ``deterministic``. Imports the task's judges (for reports, not for ``--help``)."""
+    ``deterministic``. Read from the judges' source (a model-free run imports no LLM judge); only
+    a judge whose class does not set its ``name`` literally is imported to ask it."""
     names: dict[str, str] = {}
-    keys = [key for key in declared() if key[0] == task]
-    keys += [key for key in declarations.ENTRIES if key[0] == task and key not in keys]
-    for _task, name in keys:
-        try:
-            found = entry(task, name)
-        except (KeyError, ImportError):  # an optional extra's judge: its name stays as it is
+    for (t, name), declaration in declared().items():
+        if t != task:
             continue
-        own = getattr(found.target, "name", None)
+        loaded = declarations.ENTRIES.get((t, name))  # imported already, or registered from code
+        own = getattr(loaded.target, "name", None) if loaded else _identity_names(declaration.module).get((t, name))
+        if own is None:
+            try:
+                own = getattr(entry(task, name).target, "name", None)
+            except (KeyError, ImportError):  # an optional extra's judge: its name stays as it is
+                continue
         if isinstance(own, str) and own:
+            names.setdefault(f"{own}[{declaration.adapt}]" if declaration.adapt else own, name)
+    for (t, name), found in list(declarations.ENTRIES.items()):
+        own = getattr(found.target, "name", None)
+        if t == task and (t, name) not in declared() and isinstance(own, str) and own:
             names.setdefault(f"{own}[{found.adapt}]" if found.adapt else own, name)
     return names
 
