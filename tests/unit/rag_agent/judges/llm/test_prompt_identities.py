@@ -86,7 +86,9 @@ def test_prompt_names_versions_and_texts_are_unchanged(task: str, name: str) -> 
         assert PROMPTS.get(instruction.tag) == text_hash(instruction), f"{instruction.tag}: new text, same version"
         assert instruction.tag in prompt_version.split("+")
     assert prompt_version == IDENTITIES.get((task, name), prompt_version)
-    assert prompt_version and all("@" in part for part in prompt_version.split("+"))
+    assert prompt_version and all("@" in part for part in prompt_version.split("+")), (
+        f"{task}/{name}: its identity needs a versioned prompt_version (name@1.0), bumped when its reading changes"
+    )
 
 
 def test_pinned_judges_and_prompts_still_exist() -> None:
