@@ -24,8 +24,8 @@ Design notes:
   and rebuilt as that class on lookup, so a cached ``JudgeScore`` comes back as a ``JudgeScore``;
   the envelope keeps its class too (a ``SampledJudgment`` keeps its votes). A row naming anything
   but a declared value type, or that no longer validates, is judged again (``unreadable`` counts them).
-- Agent answers (``kind="agent"``) share the file, so a resumed ``evaluate --agent`` run does
-  not ask the agent again either.
+- Agent answers are judgments of the agent (``AgentRun``), so a resumed ``evaluate --agent`` run
+  does not ask the agent again either.
 - Leases let several processes share one cache without judging anything twice
   (``evals.runs.cache_leases``).
 """
@@ -106,7 +106,7 @@ class CacheUnusable(InputError):
 
 
 class JudgmentCache(Leases):
-    """A SQLite file of judgments (and agent answers), keyed by judge identity and item.
+    """A SQLite file of judgments (an agent's answers among them), keyed by judge identity and item.
 
     Every ``put`` commits at once, every ``put_many`` in one transaction. Calls are short and
     synchronous; they are safe to make from the event loop's callbacks (a commit in WAL mode is
@@ -215,26 +215,6 @@ class JudgmentCache(Leases):
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
-
-    # -- agent answers and other records ---------------------------------------------------
-
-    def get_record(self, key: str, *, kind: str) -> dict[str, Any] | None:
-        """A stored JSON record of ``kind`` (e.g. an agent answer), or None."""
-        with self._locked():
-            row = self._conn.execute(
-                "SELECT payload FROM entries WHERE kind = ? AND key = ?", (kind, key)
-            ).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def put_record(self, key: str, record: dict[str, Any] | BaseModel, *, kind: str, owner: str = "") -> None:
-        """Store a JSON record of ``kind`` and commit."""
-        payload = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record)
-        with self._locked():
-            self._conn.execute(
-                "INSERT OR REPLACE INTO entries (key, kind, owner, unscored, value_type, payload, created_at)"
-                " VALUES (?, ?, ?, 0, NULL, ?, ?)",
-                (key, kind, owner, payload, time.time()),
-            )
 
     # -- housekeeping ----------------------------------------------------------------------
 

@@ -96,22 +96,6 @@ class RunStats:
         """New judgments per second of wall time (cached hits excluded: they are free)."""
         return self.judged / self.wall_s if self.wall_s > 0 else 0.0
 
-    def merge(self, other: RunStats) -> RunStats:
-        """Two runs' stats added up (the agent pipeline runs several judges)."""
-        return RunStats(
-            total=self.total + other.total,
-            cached=self.cached + other.cached,
-            judged=self.judged + other.judged,
-            unscored=self.unscored + other.unscored,
-            fallback=self.fallback + other.fallback,
-            not_attempted=self.not_attempted + other.not_attempted,
-            usage=self.usage + other.usage,
-            wall_s=self.wall_s + other.wall_s,
-            interrupted=self.interrupted or other.interrupted,
-            executor=self.executor or other.executor,
-            endpoints=_merged_endpoints(self.endpoints, other.endpoints),
-        )
-
     def as_dict(self) -> dict[str, object]:
         endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
         if self.executor is not None:
@@ -134,20 +118,6 @@ class RunStats:
             "interrupted": self.interrupted,
             **endpoints,
         }
-
-
-def _merged_endpoints(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Two runs' endpoint figures added up per URL (mean latencies weighted by answers)."""
-    merged: dict[str, dict[str, Any]] = {}
-    for entry in [*first, *second]:
-        into = merged.setdefault(entry["url"], {"url": entry["url"], "answered": 0, "failures": 0, "moved": 0, "_s": 0.0})
-        for name in ("answered", "failures", "moved"):
-            into[name] += entry.get(name, 0)
-        into["_s"] += (entry.get("mean_latency_s") or 0.0) * entry.get("answered", 0)
-    for entry in merged.values():
-        total = entry.pop("_s")
-        entry["mean_latency_s"] = round(total / entry["answered"], 4) if entry["answered"] else None
-    return list(merged.values())
 
 
 class RunResult(NamedTuple):

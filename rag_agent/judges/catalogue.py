@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core import judge_entry as declarations
-from ragjury.rag_agent.core.judge_entry import CatalogueEntry, Scale, register
+from ragjury.rag_agent.core.judge_entry import CatalogueEntry
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -238,15 +238,6 @@ def catalogue_name(task: str | None, judge: str) -> str:
         return judge
 
 
-def judge_help(task: str) -> str:
-    """``name (description); ...`` of a task for ``--help`` texts, from the source (nothing imported)."""
-    named = [f"{name} ({d.description})" for (t, name), d in declared().items() if t == task]
-    default = default_name(task)
-    if default is not None:
-        named.append(f"{AUTO} ({default}, with its fallback)")
-    return f"{'; '.join(named)}; {PANEL_HINT}"
-
-
 def judge_names_help(task_names: Sequence[str]) -> str:
     """The ``--judge`` help of a command serving several tasks, from the same declarations:
     ``correctness: a, b, auto; faithfulness: ...``, then what every task accepts."""
@@ -377,19 +368,6 @@ def build_judge(task: str, name: str, settings: RagjurySettings | None = None, *
     return resolve(task, name).build(settings, **opts)
 
 
-def register_judge(
-    task: str, name: str, factory: JudgeFactory, description: str = "", *, scale: Scale = "binary"
-) -> None:
-    """Add (or replace) the judge ``name`` for ``task`` from Python code (``factory(settings, **opts)``)."""
-    _check_task(task)
-
-    def built(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-        return construct(factory, settings, **opts)  # type: ignore[no-any-return]
-
-    built.__qualname__ = getattr(factory, "__qualname__", name)
-    register(task, name, built, description, scale=scale, takes_settings=True)
-
-
 def _panel(task: str, spec: str) -> Resolved:
     """``panel:A,B,C`` / ``panel-mean:A,B,C``: every member checked now, built with the panel."""
     prefix = next(p for p in PANEL_PREFIXES if spec.startswith(p))
@@ -479,11 +457,9 @@ __all__ = [
     "entries",
     "entry",
     "fallback_of",
-    "judge_help",
     "judge_names_help",
     "judge_names",
     "names",
-    "register_judge",
     "resolve",
     "tasks",
     "with_fallback",

@@ -121,13 +121,6 @@ def test_each_put_is_committed_and_visible_to_another_connection(tmp_path: Path)
     cache.close()
 
 
-def test_records_share_the_file_but_not_the_judgment_namespace(cache: JudgmentCache) -> None:
-    cache.put_record("k", {"question": "q", "answer": {"answer": "a"}}, kind="agent", owner="agent-x")
-    assert cache.get_record("k", kind="agent") == {"question": "q", "answer": {"answer": "a"}}
-    assert cache.get("k") is None and cache.get_record("k", kind="other") is None
-    assert cache.count(kind="agent", owner="agent-x") == 1 and cache.count() == 0
-
-
 def test_open_cache_off_and_broken_file(tmp_path: Path) -> None:
     assert open_cache(tmp_path / "x.sqlite", enabled=False) is None
     broken = tmp_path / "broken.sqlite"
