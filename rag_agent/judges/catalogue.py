@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
+from ragjury.rag_agent.core.judge_spec import AUTO, PANEL_PREFIXES, PLUGIN_PREFIX, is_panel
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
 JUDGE_PACKAGES: tuple[str, ...] = ("ragjury.rag_agent.judges.model_free", "ragjury.rag_agent.judges.llm")
 """Packages whose modules may declare judges (model-free names are listed first)."""
 
-AUTO = "auto"
-PLUGIN_PREFIX = "python:"
-PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
-"""``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
 PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their mean probability"
 TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
 """How listings order the tasks; a task only a new judge declares comes after these."""
@@ -342,7 +339,7 @@ def resolve(task: str, name: str) -> Resolved:
     if name.startswith(PLUGIN_PREFIX):
         return Resolved(task, name, _plugin_factory(name), "plug-in judge", "binary")
     _check_task(task)
-    if name.startswith(tuple(PANEL_PREFIXES)):
+    if is_panel(name):
         return _panel(task, name)
     try:
         if name == AUTO:
@@ -380,7 +377,7 @@ def _panel(task: str, spec: str) -> Resolved:
         )
     if len(set(members)) != len(members):
         raise UnknownJudgeError(f"panel '{spec}' names a judge twice; each member must differ")
-    nested = [member for member in members if member.startswith(tuple(PANEL_PREFIXES))]
+    nested = [member for member in members if is_panel(member)]
     if nested:
         raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
     parts = [resolve(task, member) for member in members]  # an unknown member fails here
