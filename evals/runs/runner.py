@@ -75,6 +75,9 @@ class RunStats:
     interrupted: bool = False
     executor: str | None = None
     """``ray`` when the items were judged on Ray (``--executor ray``); None in this process."""
+    cache_unreadable: int = 0
+    """Cached rows this run could not read back (a value type this version does not know, data
+    that no longer validates): judged again, and counted here so that it is seen."""
     endpoints: list[dict[str, Any]] = field(default_factory=list)
     """With several servers (``--base-url A,B``): what each did in this run (url, answered,
     failures, moved, mean_latency_s); empty with one server."""
@@ -100,6 +103,8 @@ class RunStats:
         endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
         if self.executor is not None:
             endpoints["executor"] = self.executor
+        if self.cache_unreadable:
+            endpoints["cache_unreadable"] = self.cache_unreadable
         return {
             "n": self.total,
             "scored": self.scored,
@@ -208,6 +213,7 @@ async def run_judgments(
     results: list[Judgment[Any] | None] = [None] * len(items)
 
     traced_run = tracing.start_batch(identity, description, len(items))  # None unless --trace
+    unreadable_before = cache.unreadable if cache is not None else 0
     hits = cache.get_many(keys) if cache is not None else {}
     # Identical items are judged once; ``positions[key]`` lists every input index they fill.
     positions: dict[str, list[int]] = {}
@@ -331,6 +337,7 @@ async def run_judgments(
             if cache is not None and todo_items:
                 cache.release(lease_owner)
             stats.wall_s = time.perf_counter() - started
+            stats.cache_unreadable = cache.unreadable - unreadable_before if cache is not None else 0
             if pools:
                 from ragjury.rag_agent.model.endpoints import endpoint_report
 

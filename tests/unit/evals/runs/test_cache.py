@@ -282,6 +282,7 @@ def test_a_run_judges_a_row_with_an_unknown_tag_again(tmp_path: Path) -> None:
         result = asyncio.run(run_judgments(Counting(), [ITEM], cache=cache, progress=False))
         assert cache.unreadable == 1
     assert Counting.calls == 2 and result.stats.cached == 0 and result.judgments[0].value.overall_score == 0.5
+    assert result.stats.cache_unreadable == 1 and result.stats.as_dict()["cache_unreadable"] == 1
 
 
 def test_every_tag_is_declared_once_and_found_in_the_source() -> None:
