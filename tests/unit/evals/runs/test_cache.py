@@ -259,6 +259,21 @@ def test_a_value_class_without_a_tag_is_not_stored(cache: JudgmentCache) -> None
     assert cache.count() == 1 and cache.get("k") is None
 
 
+def test_a_plug_in_value_class_with_a_tag_comes_back_as_itself(cache: JudgmentCache) -> None:
+    from pydantic import BaseModel
+
+    from ragjury import value_tag
+
+    @value_tag("test_plug_in_value")
+    class Mine(BaseModel):
+        label: bool
+        why: str
+
+    cache.put("k", scored(Mine(label=True, why="said so")))
+    got = cache.get("k")
+    assert isinstance(got.value, Mine) and got.value.why == "said so"
+
+
 def test_a_run_judges_a_row_with_an_unknown_tag_again(tmp_path: Path) -> None:
     """End to end: ``run_judgments`` re-judges the row the cache could not read."""
     import asyncio
