@@ -248,6 +248,18 @@ def test_an_unknown_envelope_tag_is_judged_again_not_a_type_error(tmp_path: Path
         assert reopened.get("k") is None and reopened.unreadable == 1
 
 
+@pytest.mark.parametrize(
+    "payload", ['[]', '"text"', '{"value": [1, 2], "judge": "j"}', '{"value": {"relevance": "high"}, "judge": "j"}', "{" * 5000]
+)
+def test_a_damaged_payload_is_judged_again_not_a_crash(tmp_path: Path, payload: str) -> None:
+    path = tmp_path / "c.sqlite"
+    with open_cache(path) as cache:
+        cache.put("k", scored(_score()))
+    _rewrite(path, payload=payload)
+    with open_cache(path) as reopened:
+        assert reopened.get("k") is None and reopened.unreadable == 1
+
+
 def test_a_value_class_without_a_tag_is_not_stored(cache: JudgmentCache) -> None:
     from pydantic import BaseModel
 
