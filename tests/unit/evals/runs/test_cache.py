@@ -320,3 +320,27 @@ def test_every_tag_is_declared_once_and_found_in_the_source() -> None:
     for tag, (module, name) in tags.items():
         assert model_class(tag).__name__ == name and model_class(tag).__module__ == module
     assert set(_LEGACY_CLASSES.values()) <= set(tags)
+
+
+def test_every_pydantic_value_of_a_ragjury_judge_has_a_tag() -> None:
+    """A judge whose value class had no tag would silently never be cached."""
+    import importlib
+    import inspect
+    import pkgutil
+    import typing
+
+    from pydantic import BaseModel
+
+    import ragjury.rag_agent as library
+    from ragjury.rag_agent.core import value_tags
+    from ragjury.rag_agent.core.protocol import BaseJudge
+
+    values: set[type] = set()
+    for info in pkgutil.walk_packages(library.__path__, "ragjury.rag_agent."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if inspect.isclass(obj) and issubclass(obj, BaseJudge):
+                for base in getattr(obj, "__orig_bases__", ()):
+                    values.update(a for a in typing.get_args(base)[1:2] if inspect.isclass(a) and issubclass(a, BaseModel))
+    assert len(values) >= 10
+    assert [cls.__name__ for cls in values if value_tags.tag_of(cls) is None] == []
