@@ -46,7 +46,12 @@ each became. Code moves never change it again; a row naming any other class is u
 _LEGACY_PACKAGES = ("ragjury.", "rag_agent.", "evals.", "config.")
 """Where those rows' module names start (``rag_agent.`` etc.: before ragjury had one namespace)."""
 
-_DECLARATION = re.compile(r"^[ \t]*@value_tag\(\s*[\"']([\w.-]+)[\"']\s*\)[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*class[ \t]+(\w+)", re.M)
+_DECLARATION = re.compile(
+    r"^[ \t]*@value_tag\(\s*[\"']([\w.-]+)[\"']\s*\)[^\n]*\n"  # @value_tag("tag")
+    r"(?:[ \t]*@[^\n]*\n)*"  # other decorators
+    r"[ \t]*class[ \t]+(\w+)",  # the class it declares
+    re.M,
+)
 
 
 class UnreadableRow(ValueError):
@@ -144,4 +149,13 @@ def load_judgment(text: str) -> Judgment[Any]:
     return decode(payload, value_type, judgment_type)
 
 
-__all__ = ["UnreadableRow", "UntaggedValue", "decode", "declared_tags", "dump_judgment", "load_judgment", "model_class", "tag_of"]
+__all__ = [
+    "UnreadableRow",
+    "UntaggedValue",
+    "decode",
+    "declared_tags",
+    "dump_judgment",
+    "load_judgment",
+    "model_class",
+    "tag_of",
+]

@@ -30,7 +30,7 @@ def value_tag(tag: str) -> Callable[[ModelT], ModelT]:
     def declare(cls: ModelT) -> ModelT:
         previous = TAGGED.get(tag)
         if previous is not None and previous.__qualname__ != cls.__qualname__:
-            raise ValueError(f"value tag '{tag}' is declared twice: {previous.__qualname__} and {cls.__qualname__}")
+            raise ValueError(f"value tag '{tag}' is declared twice: {previous.__qualname__}, {cls.__qualname__}")
         TAGGED[tag] = cls
         _TAG_OF[cls] = tag
         return cls

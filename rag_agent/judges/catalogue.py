@@ -177,25 +177,24 @@ def _identity_names(module: str) -> dict[tuple[str, str], str]:
     path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
     found: dict[tuple[str, str], str] = {}
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ClassDef):
+        if not isinstance(node, ast.ClassDef) or (own := _literal_name(node)) is None:
             continue
-        own = next(
-            (
-                statement.value.value
-                for statement in node.body
-                if isinstance(statement, ast.Assign | ast.AnnAssign)
-                and any(isinstance(t, ast.Name) and t.id == "name" for t in getattr(statement, "targets", [getattr(statement, "target", None)]))
-                and isinstance(statement.value, ast.Constant)
-                and isinstance(statement.value.value, str)
-            ),
-            None,
-        )
         for decorator in node.decorator_list:
-            if own and isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "judge_entry":
+            if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "judge_entry":
                 literal = [arg.value for arg in decorator.args[:2] if isinstance(arg, ast.Constant)]
                 if len(literal) == 2:
                     found[(literal[0], literal[1])] = own
     return found
+
+
+def _literal_name(node: ast.ClassDef) -> str | None:
+    """The string a class body assigns to ``name`` (``name = "contains"``), or None."""
+    for statement in node.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+        value = getattr(statement, "value", None)
+        if any(isinstance(t, ast.Name) and t.id == "name" for t in targets) and isinstance(value, ast.Constant):
+            return value.value if isinstance(value.value, str) else None
+    return None
 
 
 def catalogue_names(task: str) -> dict[str, str]:
@@ -208,7 +207,10 @@ def catalogue_names(task: str) -> dict[str, str]:
         if t != task:
             continue
         loaded = declarations.ENTRIES.get((t, name))  # imported already, or registered from code
-        own = getattr(loaded.target, "name", None) if loaded else _identity_names(declaration.module).get((t, name))
+        if loaded is not None:
+            own = getattr(loaded.target, "name", None)
+        else:
+            own = _identity_names(declaration.module).get((t, name))
         if own is None:
             try:
                 own = getattr(entry(task, name).target, "name", None)

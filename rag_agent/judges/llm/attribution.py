@@ -16,7 +16,12 @@ from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.correctness import Verdict
-from ragjury.rag_agent.judges.llm.verdict_base import Ballot, ThresholdVerdictJudge, VerdictOutput, tagged_list
+from ragjury.rag_agent.judges.llm.verdict_base import (
+    Ballot,
+    ThresholdVerdictJudge,
+    VerdictOutput,
+    tagged_list,
+)
 
 FAITHFULNESS_HOLISTIC = Instruction(
     name="faithfulness_holistic",

@@ -113,7 +113,8 @@ class Verdict(BaseModel):
     @classmethod
     def of_ballot(cls, ballot: Ballot[VerdictOutput, str]) -> Verdict:
         """The structured answers' winner, with a majority sample's reason and the agreement."""
-        return cls(verdict=ballot.winner == "1", reason=ballot.representative().reason, agreement=ballot.agreement)
+        reason = ballot.representative().reason
+        return cls(verdict=ballot.winner == "1", reason=reason, agreement=ballot.agreement)
 
 
 def correctness_prompt(item: CorrectnessItem, token_budget: int) -> str:

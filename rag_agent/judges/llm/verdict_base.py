@@ -330,18 +330,22 @@ class LLMVerdictJudge(ModelJudge[ItemT, ValueT]):
         prompt = self.verdict_prompt(item)
         probe = None
         if self.wants_logprobs:
-            probe = await self.logprob_caller.distribution(self.token_instruction.text, prompt, self.token_choices)
+            token_text = self.token_instruction.text
+            probe = await self.logprob_caller.distribution(token_text, prompt, self.token_choices)
             judgment = self.read_probe(probe)
             if judgment is not None:
                 return judgment
         if self.verdict_instruction is None:
             raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
-        ballot = await self.ballot(self.verdict_instruction, self.verdict_output, prompt, self.ballot_key, combine=self.combine)
+        ballot = await self.ballot(
+            self.verdict_instruction, self.verdict_output, prompt, self.ballot_key, combine=self.combine
+        )
         ballot.add_usage(probe.usage if probe is not None else None)
         if ballot.winner is None:
             return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
+        value = self.ballot_value(ballot)
         return self.sampled(
-            self.ballot_value(ballot), usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
+            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
         )
 
     # -- calls ------------------------------------------------------------------------------------
