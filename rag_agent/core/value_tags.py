@@ -39,9 +39,15 @@ def value_tag(tag: str) -> Callable[[ModelT], ModelT]:
 
 
 def tag_of(cls: type) -> str | None:
-    """The tag ``cls`` declared (of its generic origin when parametrised), or None."""
-    metadata = getattr(cls, "__pydantic_generic_metadata__", None) or {}
-    return _TAG_OF.get(metadata.get("origin") or cls)
+    """The tag ``cls`` declared (of its generic origin when parametrised), or None. Asked once
+    per stored row: a parametrised class (``Judgment[bool]``) is remembered once found."""
+    tag = _TAG_OF.get(cls)  # type: ignore[call-overload]
+    if tag is None:
+        origin = (getattr(cls, "__pydantic_generic_metadata__", None) or {}).get("origin")
+        tag = _TAG_OF.get(origin) if origin is not None else None
+        if tag is not None:
+            _TAG_OF[cls] = tag  # type: ignore[index]
+    return tag
 
 
 __all__ = ["TAGGED", "tag_of", "value_tag"]
