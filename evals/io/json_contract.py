@@ -47,6 +47,8 @@ SHARED_KEYS: dict[str, str] = {
     "endpoints": "with several --base-url servers: [{url, answered, failures, moved, mean_latency_s}] per server "
     "(moved: failed requests sent on to another server); absent with one server",
     "executor": "where the items were judged: `process` (this one) or `ray` (--executor ray)",
+    "cache_unreadable": "cached judgments that could not be read back (a value type this version does not "
+    "know, data that no longer validates): judged again; absent when none",
     "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); "
     "null when unscored",
     "value": "one judgment's typed result (statements, reason, dimensions, ...); null when unscored",

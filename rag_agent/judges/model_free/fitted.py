@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.model_free.contains import contains_reference, normalise_answer
+from ragjury.rag_agent.core.value_tags import value_tag
+from ragjury.rag_agent.judges.model_free.contains import normalise_answer
 from ragjury.rag_agent.judges.model_free.stacked import FEATURES as SUPPORT_SIGNALS
 from ragjury.rag_agent.judges.model_free.stacked import signals
 
@@ -47,15 +48,17 @@ def correctness_signals(item: CorrectnessItem) -> tuple[list[float], str | None]
     if not answer:
         return [], "empty answer"
     answer_set = set(answer)
+    joined = " ".join(answer)
     recall = precision = 0.0
+    contained: bool | None = None
     for reference in item.references:
         tokens = normalise_answer(reference).split()
         if not tokens:
             continue
+        contained = bool(contained) or " ".join(tokens) in joined
         recall = max(recall, sum(t in answer_set for t in tokens) / len(tokens))
         wanted = set(tokens)
         precision = max(precision, sum(t in wanted for t in answer) / len(answer))
-    contained = contains_reference(item.answer, item.references)
     if contained is None:
         return [], "no usable reference"
     return [float(contained), recall, precision, float(recall == 1.0), math.log(len(answer))], None
@@ -148,6 +151,7 @@ def load_head(path: str | Path, task: str | None = None) -> Head:
     return head
 
 
+@value_tag("fitted_score")
 class FittedScore(BaseModel):
     """The head's P(yes) and its verdict at the fitted cut-off."""
 
