@@ -101,6 +101,11 @@ def estimate(
         bool, typer.Option("--overall", help="One estimate over all items instead of one per system.")
     ] = False,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Interval coverage.")] = 0.95,
+    fit: Annotated[
+        bool,
+        typer.Option("--fit", help="Replace the judge by a head fitted on these labels (as 'ragjury fit' does), "
+                     "cross-fitted so the interval stays valid: correctness and faithfulness."),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Each system's rate as people would measure it: the judge on every item, people on a few.
@@ -131,7 +136,8 @@ def estimate(
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
     result = estimate_predictions(
-        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level
+        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
+        fit=fit,
     )
     if json_output:
         print_json({**result.as_dict(), "inputs": paths(predictions=predictions, labels=labels)}, command="estimate")

@@ -21,15 +21,29 @@ def estimate_predictions(
     compare: Sequence[str] | None = None,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    fit: bool = False,
 ) -> EstimatesResult:
-    """Read, check and estimate, with the judge card of the labelled items; every user mistake is
-    an ``InputError`` naming the file."""
+    """Read, check and estimate, with the judge card of the labelled items (of the judge's own
+    scores, with ``fit`` too); every user mistake is an ``InputError`` naming the file. ``fit``
+    replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``)."""
     run = load_predictions(predictions)
     human = load_human_labels(labels) if labels is not None else None
     if human is not None:
         known = {record.id for record in run.records}
         if not known & set(human):
             raise InputError(str(labels), f"no id in this file matches a prediction in {predictions}")
+    rescore = None
+    if fit:
+        from ragjury.evals.pipelines.fitted_estimates import cross_fitted
+
+        fields = {record.id: record.item for record in run.records}
+
+        def rescore(items):  # type: ignore[no-untyped-def]
+            try:
+                return cross_fitted(run.task, items, fields)
+            except ValueError as error:
+                raise InputError(str(labels) if labels is not None else str(predictions), str(error)) from None
+
     result = estimate_run(
         run,
         human,
@@ -38,6 +52,7 @@ def estimate_predictions(
         compare=compare,
         level=level,
         interval=interval,
+        rescore=rescore,
     )
     result.card = run_card(run, human, by_system=by_system)
     return result

@@ -251,9 +251,9 @@ def logprob_options(judge: str) -> dict[str, object]:
     A panel takes none: its members are built with their defaults (the LLM members read logprobs
     where the server returns them), and only the cut-off on its mean probability is fitted.
     """
-    from ragjury.rag_agent.judges.catalogue import PANEL_PREFIXES
+    from ragjury.rag_agent.core.judge_spec import is_panel
 
-    return {} if judge.startswith(tuple(PANEL_PREFIXES)) else {"method": "logprobs"}
+    return {} if is_panel(judge) else {"method": "logprobs"}
 
 
 class Calibration(BaseModel):

@@ -8,7 +8,7 @@ are left out of all three estimates (counted, and said), since no judge value ca
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -128,9 +128,14 @@ def estimate_run(
     compare: Sequence[str] | None = None,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    rescore: Callable[[list[EstimateItem]], tuple[list[EstimateItem], int]] | None = None,
 ) -> EstimatesResult:
-    """Estimates of a loaded run; ``source`` names the file a missing or one-class label set blames."""
+    """Estimates of a loaded run; ``source`` names the file a missing or one-class label set blames.
+    ``rescore`` replaces the judge's scores (and says how many items it left out)."""
     items, unscored = estimate_items(run, labels, by_system=by_system)
+    if rescore is not None:
+        items, dropped = rescore(items)
+        unscored += dropped
     labelled = [item for item in items if item.label is not None]
     if not labelled:
         raise InputError(
@@ -156,6 +161,8 @@ def estimate_run(
         except ValueError as error:
             raise InputError(run.path, str(error)) from None
     judges = {record.judge for record in run.records if record.judge}
+    if rescore is not None:
+        judges = {"cross-fitted head"}
     return EstimatesResult(
         predictions=run.path,
         task=run.task,

@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.sync import run_sync
 from ragjury.rag_agent.core.text import split_sentences
 from ragjury.rag_agent.judges.model_free.embedders import (
@@ -73,6 +74,7 @@ class EvalRow(BaseModel):
         return [value] if isinstance(value, str) else value
 
 
+@value_tag("evaluator_outcome")
 class EvaluatorOutcome(BaseModel):
     """What one user evaluator concluded about one row: a raw score, pass/fail, free-form tags.
 
