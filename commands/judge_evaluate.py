@@ -140,8 +140,10 @@ def judge_evaluate(
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
     scorer = catalogue.build_judge("score", judge.value, settings)
+    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
+
+    run_sync(check_servers(scorer))  # an unknown model or a URL that is no API: exit 2 first
     judgment = run_sync(scorer.ajudge(item))
-    from ragjury.rag_agent.model.breaker import raise_config_error
 
     raise_config_error(scorer)  # a refused key or an unknown model: one line, exit 2
     from ragjury.evals.pipelines.single_judgment import score_gate_failures

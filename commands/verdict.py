@@ -307,8 +307,10 @@ def _judge_and_finish(
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
     settings = settings_for(model, base_url, api_key)
     verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
+    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
+
+    run_sync(check_servers(verdict_judge))  # an unknown model or a URL that is no API: exit 2 first
     judgment = run_sync(verdict_judge.ajudge(item))
-    from ragjury.rag_agent.model.breaker import raise_config_error
 
     raise_config_error(verdict_judge)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
