@@ -77,8 +77,8 @@ JudgeOption = Annotated[
     JudgeMode,
     typer.Option(
         "--judge",
-        help="auto: the model, falling back to a deterministic judge if it fails; "
-        "llm: the model only (failures are reported unscored); deterministic: no model at all.",
+        help="auto: the model, its model-free judge answering where it fails; "
+        "llm: the model only (never falls back: failures are unscored); deterministic: no model at all.",
         rich_help_panel=PANEL_MODEL,
     ),
 ]

@@ -30,8 +30,7 @@ from ragjury.commands._common import (
     ApiKeyOption,
     BaseUrlOption,
     JsonOption,
-    JudgeMode,
-    JudgeOption,
+    PANEL_MODEL,
     ModelOption,
     QuestionArgument,
     QuestionOption,
@@ -80,6 +79,16 @@ SamplesOption = Annotated[
 ItemFileOption = Annotated[
     Path | None,
     typer.Option("--item-file", "-f", help="The item as a JSON object (see the examples); '-' reads stdin."),
+]
+VerdictJudgeOption = Annotated[
+    str,
+    typer.Option(
+        "--judge",
+        help="auto: the model, its model-free judge answering where it fails; llm: the model only "
+        "(never falls back); deterministic: the model-free judge auto falls back to; or any judge "
+        "name of the task, as in evaluate (ragjury judges lists them and states the rule).",
+        rich_help_panel=PANEL_MODEL,
+    ),
 ]
 FailOnNegativeOption = Annotated[
     bool, typer.Option("--fail-on-negative", help="Exit 1 when the verdict is negative (CI gate).")
@@ -232,7 +241,9 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
     from ragjury.rag_agent.judges.llm.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
 
     value = judgment.value
-    if isinstance(value, FaithfulnessResult):
+    if isinstance(value, FaithfulnessResult) and not value.statements:  # a model-free judge's score
+        stdout.print(f"faithful: {_yes_no(value.label)}  score {value.score:.3f} (threshold {value.threshold:g})")
+    elif isinstance(value, FaithfulnessResult):
         stdout.print(
             f"faithful: {_yes_no(value.label)}  score {value.score:.3f} "
             f"({sum(s.verdict for s in value.statements)}/{len(value.statements)} statements supported, "
@@ -265,6 +276,8 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
             f"grade {value.grade} ({GRADE_NAMES.get(value.grade, '?')}{expected}); "
             f"relevant at >= {grade_threshold}: {_yes_no(value.grade >= grade_threshold)}"
         )
+    elif (label := label_of(judgment, grade_threshold)) is not None:  # another judge of the task
+        stdout.print(f"{kind.split('_')[0]}: {_yes_no(label)}", highlight=False)
     _print_footer(judgment)
 
 
@@ -292,7 +305,7 @@ def _judge_and_finish(
     kind: VerdictKind,
     item: Any,
     *,
-    judge: JudgeMode,
+    judge: str,
     model: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -306,7 +319,7 @@ def _judge_and_finish(
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
     settings = settings_for(model, base_url, api_key)
-    verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
+    verdict_judge = build_verdict_judge(kind, judge, settings, samples=samples, threshold=threshold)
     from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
 
     run_sync(check_servers(verdict_judge))  # an unknown model or a URL that is no API: exit 2 first
@@ -334,7 +347,7 @@ def faithfulness(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -348,7 +361,8 @@ def faithfulness(
       ragjury verdict faithfulness --item-file item.json --json   # {"answer": ..., "contexts": [...], "question": ...}
 
     The answer is split into standalone statements, then all are judged against the context in
-    one call; score = supported / total. No model-free equivalent exists: --judge auto is llm.
+    one call; score = supported / total. --judge auto falls back to the model-free support judge
+    where the model fails; --judge support uses it alone (no model).
     """
     question = one_question(question_argument, question)
     flags = {"--answer": answer, "--context": context}
@@ -381,7 +395,7 @@ def correctness(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -433,7 +447,7 @@ def relevance(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -482,7 +496,7 @@ def goal(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
