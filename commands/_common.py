@@ -59,7 +59,7 @@ BaseUrlOption = Annotated[
     typer.Option(
         "--base-url",
         help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1, or several separated by commas "
-        "(the same model on each; default: $RAGJURY_BASE_URLS, else Ollama at $OLLAMA_HOST/v1).",
+        "(the same model on each; default: $RAGJURY_BASE_URL, else Ollama at $OLLAMA_HOST/v1).",
         rich_help_panel=PANEL_MODEL,
     ),
 ]
@@ -287,3 +287,13 @@ def print_json(payload: Mapping[str, object], *, command: str) -> None:
     from ragjury.evals.io.json_contract import document
 
     typer.echo(json.dumps(document(command, payload), ensure_ascii=False))
+
+
+def usage_text(judgment: Any) -> str:
+    """What one judgment cost, as a one-item command prints it: "no model call" for a model-free
+    answer; the requests a fallback's answer cost are said to be the failed model's."""
+    usage = judgment.usage
+    if not (usage.requests or usage.input_tokens or usage.output_tokens):
+        return "no model call"
+    spent = f"tokens in/out {usage.input_tokens}/{usage.output_tokens}  requests {usage.requests}"
+    return f"{spent} (to the model, before the fallback answered)" if judgment.fallback_used else spent

@@ -74,10 +74,9 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
             table.add_row(name, f"{getattr(score, name):.3f}")
         table.add_row("[bold]overall_score", f"[bold]{score.overall_score:.3f}")
         stdout.print(table)
-        stdout.print(
-            f"prompt {judgment.prompt_version}  tokens in/out {judgment.usage.input_tokens}/"
-            f"{judgment.usage.output_tokens}  requests {judgment.usage.requests}"
-        )
+        from ragjury.commands._common import usage_text
+
+        stdout.print(f"prompt {judgment.prompt_version}  {usage_text(judgment)}", highlight=False)
     stdout.print(f"reasoning: {score.reasoning}", highlight=False)
 
 

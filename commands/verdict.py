@@ -225,11 +225,9 @@ def _print_footer(judgment: Judgment[Any]) -> None:
             f"agreement {agreement:.2f} over {judgment.attempts} samples: {', '.join(votes or [])}",
             highlight=False,
         )
-    stdout.print(
-        f"tokens in/out {judgment.usage.input_tokens}/{judgment.usage.output_tokens}  "
-        f"requests {judgment.usage.requests}",
-        highlight=False,
-    )
+    from ragjury.commands._common import usage_text
+
+    stdout.print(usage_text(judgment), highlight=False)
 
 
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:

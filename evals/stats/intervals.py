@@ -130,7 +130,7 @@ def bootstrap_system_tau(
     if not (len(gold) == len(predicted) == len(systems)):
         raise ValueError("gold, predicted and systems must have one entry per item")
     means = _SystemMeans(gold, predicted, systems)
-    if len(means.names) < 2:
+    if len(means.names) < 3:  # two systems: tau is +1 or -1, nothing to put an interval on
         return None
     taus: list[float | None] = []
     for draws in _draw_chunks(len(gold), resamples, seed):
