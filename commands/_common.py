@@ -20,8 +20,35 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-stderr = Console(stderr=True)
-stdout = Console()
+class WordWrapConsole(Console):
+    """A console whose one-line messages (``soft_wrap=True``) stay one line where they are read
+    as a log (a pipe, a file, CI) and wrap between words on a terminal: a terminal would otherwise
+    cut them at its width inside a word ("pre / ds.jsonl"). Tables are widened to their title."""
+
+    def print(self, *objects: Any, **options: Any) -> None:  # type: ignore[override]
+        if options.get("soft_wrap") and self.is_terminal:
+            options["soft_wrap"] = False
+        for table in objects:
+            _title_fits(table)
+        super().print(*objects, **options)
+
+
+def _title_fits(table: object) -> None:
+    """Widen a narrow table to its title and caption, so they read as one line above and below
+    it (a 25-column table squeezed "correctness judged by evaluator:slow on d500.jsonl" into
+    three centred lines)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not isinstance(table, Table):
+        return
+    widths = [Text.from_markup(str(part)).cell_len for part in (table.title, table.caption) if part]
+    if widths:
+        table.min_width = max(table.min_width or 0, *widths)
+
+
+stderr = WordWrapConsole(stderr=True)
+stdout = WordWrapConsole()
 
 EXIT_BAD_INPUT = 2
 EXIT_BELOW_THRESHOLD = 1

@@ -217,7 +217,7 @@ def bootstrap_ranking_tau(
     """
     systems = sorted(set(per_query_a) & set(per_query_b))
     queries = sorted({q for s in systems for q in per_query_a[s]} | {q for s in systems for q in per_query_b[s]})
-    if len(systems) < 2 or not queries:
+    if len(systems) < 3 or not queries:  # two systems: tau is +1 or -1, nothing to put an interval on
         return None
     a = np.array([[per_query_a[s].get(q, 0.0) for q in queries] for s in systems], dtype=np.float64)
     b = np.array([[per_query_b[s].get(q, 0.0) for q in queries] for s in systems], dtype=np.float64)
