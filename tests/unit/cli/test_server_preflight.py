@@ -14,6 +14,7 @@ from recording_server import recording_server
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 DATA = EXAMPLES / "data" / "correctness.jsonl"
+TREC = EXAMPLES / "data" / "trec"
 RAGJURY = Path(sys.executable).with_name("ragjury")
 
 COMMANDS = {
@@ -21,6 +22,10 @@ COMMANDS = {
     "evaluate-auto": ["evaluate", "--task", "correctness", "--data", str(DATA), "--limit", "3"],
     "verdict-auto": ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a"],
     "judge-evaluate": ["judge-evaluate", "q", "--answer", "a"],
+    "calibrate": ["calibrate", "--task", "correctness", "--data", str(DATA), "--out", "c.json", "--no-progress"],
+    "relevance": ["relevance", "--judge", "llm", "--topics", str(TREC / "topics.jsonl"), "--passages",
+                  str(TREC / "passages.jsonl"), "--runs", str(TREC / "runs"), "--depth", "2", "--out", "j.qrels",
+                  "--no-progress"],
 }
 
 
