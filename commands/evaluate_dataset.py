@@ -130,6 +130,9 @@ def report_dataset_run(
             stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
+        from ragjury.commands.evaluate_output import print_run_warnings
+
+        print_run_warnings([p.judgment for p in result.predictions], [p.label for p in result.predictions])
     finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored,
                cause_shown=nothing and not json_output)
 

@@ -97,6 +97,17 @@ HEADLINE_FIGURES: dict[str, str] = {
 """Figures ``repr(result)`` shows when the run has them (name in the figures: shown as)."""
 
 
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A predictions row for a table: the judged item's question and answer (what a reader looks
+    at beside the verdict) as columns of their own, the rest of the item left out."""
+    item = row.get("item") or {}
+    flat = {k: v for k, v in row.items() if k != "item"}
+    for key in ("question", "answer"):
+        if key in item and key not in flat:
+            flat[key] = item[key]
+    return flat
+
+
 @dataclass(repr=False)
 class EvaluationResult:
     """What ``evaluate_dataset`` returns: predictions, run stats and agreement when labelled, and
@@ -162,8 +173,7 @@ class EvaluationResult:
             raise ImportError(
                 "EvaluationResult.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
             ) from None
-        rows = [{k: v for k, v in row.items() if k != "item"} for row in self.prediction_rows()]
-        return pandas.DataFrame(rows)
+        return pandas.DataFrame([flat_row(row) for row in self.prediction_rows()])
 
     @property
     def output_key(self) -> str:

@@ -182,7 +182,7 @@ def summary_cards(figures: RunFigures) -> dict[str, str]:
         for name in ("pearson", "spearman", "mae"):
             if name in figures.correlation:
                 cards[name] = fmt(figures.correlation[name], 3)
-    if figures.ranking is not None:
+    if figures.ranking is not None and figures.ranking.correlation.n >= 3:  # 2 systems: tau is +/-1
         c = figures.ranking.correlation
         cards[f"Kendall tau ({c.n} systems)"] = _with_interval(c.kendall_tau, figures.intervals.get("kendall_tau"))
     share = figures.sources.share
@@ -279,6 +279,10 @@ def build_report(
     else:
         report.summary = _compare_cards(all_figures, comparison)
     report.summary_bands = _card_bands(all_figures)
+    report.summary_band_n = {
+        name: f.agreement.n_scored
+        for name, f in zip(report.summary_bands, [f for f in all_figures if f.agreement is not None], strict=False)
+    }
     agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}
     if agreements:
         report.figures = agreements

@@ -71,6 +71,8 @@ def metrics_table(
 
 
 def correlation_text(correlation: RankCorrelation, *, what: str = "system rankings") -> str:
+    if correlation.n < 3:
+        return f"{what}: not compared ({correlation.n} systems; a rank correlation needs 3 or more)"
     return (
         f"{what}: Kendall tau {fmt(correlation.kendall_tau)}, Spearman {fmt(correlation.spearman)} "
         f"over {correlation.n} systems"

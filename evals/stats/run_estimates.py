@@ -53,6 +53,12 @@ class EstimatesResult:
             best = system.prediction_powered or system.human_only
             if best is not None:
                 lines.append(f"  {system.system}: {best.value:.3f} [{best.low:.3f}, {best.high:.3f}] (judge {system.judge.value:.3f})")
+        if self.comparison is not None:
+            diff = self.comparison
+            lines.append(
+                f"  {diff.a} - {diff.b}: {diff.estimate.value:+.3f} [{diff.estimate.low:+.3f}, "
+                f"{diff.estimate.high:+.3f}], p = {diff.p_value:.3g} ({diff.method})"
+            )
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, object]:

@@ -35,6 +35,15 @@ PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their m
 TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
 """How listings order the tasks; a task only a new judge declares comes after these."""
 
+JUDGE_RULE = (
+    "auto (the default of evaluate, verdict, judge-evaluate and ask) is the task's LLM judge (*) with its "
+    "model-free judge answering each item the model fails on, counted as fallback_used; llm is the "
+    "model alone and never falls back (a failed item is unscored); any other name is that judge "
+    "alone, and a model-free one never calls a model. A model name or base URL the server refuses "
+    "stops every one of them (exit 2)."
+)
+"""The one statement of defaults and fallback: ``ragjury judges`` prints it, docs quote it."""
+
 JudgeFactory = Callable[..., "Judge[Any, Any]"]
 """``factory(settings, **opts) -> Judge``."""
 
@@ -294,7 +303,18 @@ def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) 
 
 def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
     """``name`` as a one-item door offers it: ``llm`` the judge itself, ``deterministic`` its
-    declared model-free fallback alone, ``auto`` the judge with that fallback."""
+    declared model-free fallback alone, ``auto`` the judge with that fallback, and any other
+    judge name of the task (``support``, ``contains``, a panel, a plug-in) as ``evaluate`` builds
+    it -- seen through ``name``'s value type where ``name`` offers a view, so it prints alike."""
+    if choice not in ("deterministic", "llm", AUTO):
+        if choice.startswith(PLUGIN_PREFIX):
+            return build_judge(task, choice, settings)
+        chosen = resolve(task, choice)
+        other = chosen.build(settings, **_model_opts(task, choice, opts))
+        if choice == entry(task, name).fallback:  # the fallback alone: as ``auto`` shows it
+            view = getattr(entry(task, name).target, "view_fallback", None)
+            return view(other) if view is not None else other  # type: ignore[no-any-return]
+        return other
     if choice == "deterministic":
         fallback = fallback_of(task, name, settings)
         if fallback is None:
@@ -303,6 +323,13 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
     if choice == "llm":
         return _build_declared(task, name, settings, **opts)
     return with_fallback(task, name, settings, **opts)
+
+
+def _model_opts(task: str, name: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """The one-item door's options (``samples``, the LLM verdict's ``threshold``) go to a judge
+    that calls a model; a model-free judge keeps its own fitted cut-off."""
+    uses_model = declared().get((task, name), Declaration("", "", False)).uses_model
+    return opts if uses_model else {}
 
 
 @dataclass(frozen=True)
@@ -464,6 +491,7 @@ __all__ = [
     "AUTO",
     "JUDGE_PACKAGES",
     "FITTED_PREFIX",
+    "JUDGE_RULE",
     "PANEL_PREFIXES",
     "PLUGIN_PREFIX",
     "TASK_ORDER",

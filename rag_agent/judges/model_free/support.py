@@ -143,7 +143,7 @@ def clear_caches() -> None:
     _sentences.cache_clear()
 
 
-@judge_entry("faithfulness", "support", "model-free default: share of the answer's content words the context supports")
+@judge_entry("faithfulness", "support", "model-free: share of the answer's content words the context supports")
 class SupportJudge(BaseJudge[FaithfulnessItem, SupportScore]):
     """Faithful when enough of the answer's content tokens occur in the context. Example::
 
