@@ -167,3 +167,12 @@ def test_summary_line_names_each_significant_bias() -> None:
     items = _items("a", {(1, 1): 40, (0, 0): 35, (1, 0): 20, (0, 1): 5})
     line = judge_card(items).summary_line()
     assert line is not None and line.startswith("judge card: lenient with a (+0.150")
+
+
+def test_the_t_quantile_matches_scipy_without_importing_it() -> None:
+    from scipy.stats import t
+
+    from ragjury.evals.stats.judge_card import _t_quantile
+
+    for df in (3, 10, 11, 30, 100, 2000):
+        assert abs(_t_quantile(0.975, df) - float(t.ppf(0.975, df))) < 1e-4
