@@ -114,3 +114,17 @@ def test_a_constant_judge_gets_lambda_exactly_zero_and_the_note() -> None:
 def test_a_rare_class_near_a_rate_of_five_percent_is_said() -> None:
     items = [EstimateItem(str(i), float(i < 7), "a", float(i < 7) if i < 100 else None) for i in range(400)]
     assert any("only 7 labels of one class" in note for note in estimate_system("a", items).notes)
+
+
+def test_label_plan_keeps_seventy_percent_of_its_labels_effective() -> None:
+    """Sharp probabilities (mass at 0 and 1): the plain plan's weights cost most of its labels."""
+    from ragjury.evals.stats.label_plan import effective_sample_size, guarded_probabilities, inclusion_probabilities
+
+    rng = np.random.default_rng(9)
+    sharp = np.clip(rng.beta(0.1, 0.1, 2000), 0, 1)
+    plain = inclusion_probabilities(sharp, 500)
+    assert effective_sample_size(plain) < 0.6 * plain.sum()
+    pi, share = guarded_probabilities(sharp, 500)
+    assert pi.sum() == pytest.approx(500) and share > 0.1
+    assert effective_sample_size(pi) >= 0.7 * pi.sum()
+    assert effective_sample_size(np.full(100, 0.2)) == pytest.approx(20)
