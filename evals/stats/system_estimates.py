@@ -105,12 +105,16 @@ class Difference:
     paired: bool
     method: str
     notes: tuple[str, ...] = field(default=())
+    independent_std_error: float | None = None
+    """The standard error were the two estimates independent (``hypot`` of theirs): what the
+    shared questions' covariance is measured against."""
 
     def as_dict(self) -> dict[str, object]:
         return {
             "a": self.a,
             "b": self.b,
             "difference": self.estimate.as_dict(),
+            "independent_std_error": round(self.independent_std_error, 6) if self.independent_std_error else None,
             "p_value": round(self.p_value, 6),
             "paired": self.paired,
             "method": self.method,
@@ -248,6 +252,7 @@ def compare_systems(
     shared = sorted(set(left) & set(right))
     covariance = sum(left[key] * right[key] for key in shared)
     variance = sum(v**2 for v in left.values()) + sum(v**2 for v in right.values()) + extra_a + extra_b
+    independent = float(np.sqrt(variance))
     variance = max(variance - 2 * covariance, 0.0)
     value = best[0].value - best[1].value
     std_error = float(np.sqrt(variance))
@@ -264,7 +269,7 @@ def compare_systems(
         1.0,
     )
     notes = (f"every label used: {best[0].n_labels} of {a}, {best[1].n_labels} of {b}; {len(shared)} questions labelled for both",)
-    return Difference(a, b, estimate, p, bool(shared), method, notes)
+    return Difference(a, b, estimate, p, bool(shared), method, notes, independent)
 
 
 __all__ = [
