@@ -59,6 +59,8 @@ def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
             highlight=False,
             soft_wrap=True,
         )
+        for note in comparison.notes:
+            stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for note in result.notes:
         stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for system in result.systems:
@@ -97,9 +99,12 @@ def estimate(
     labels' own interval when the judge tracks them, and falls back to it (λ ≈ 0) when it
     does not. Three estimates per system: judge only, people only, prediction-powered.
 
-    Label at least 50 items per system, with at least 5 of each class; 'ragjury label-plan'
-    picks which. Intervals are jackknife t-intervals (they keep 95 % coverage at 50 labels in
-    bench/bench_ppi.py).
+    Label at least 50 items per system, with at least 10 of each class; 'ragjury label-plan'
+    picks which. Below 50 labels a system gets a warning with the coverage measured there
+    (bench/bench_ppi.py, confirm half: 0.93 or more from 50 labels). Intervals are jackknife
+    t-intervals with λ cross-fitted, clipped to [0, 1]; labels all of one class get Wilson's
+    interval. --compare uses every label of both systems, paired where a question was labelled
+    for both.
 
     Example (250 questions, 2 systems, people's label on 60 of each):
 
