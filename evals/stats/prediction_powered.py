@@ -219,6 +219,18 @@ def _cross_fit(
     return _Fit(value, mean_lam, np.nan_to_num(loo), terms)
 
 
+def wilson_term(n: int, big_n: int, level: float) -> float:
+    """Wilson's small-sample term ``(z / 2n)²`` (times 1 − n/N), added to the variance.
+
+    The labels' part is a mean of rare residuals (a strict judge's misses): a t-interval around
+    it under-covers at 50 labels (0.915 for EVOUNA's fid, bench_ppi confirm half) as Wald's
+    interval does for a rare proportion; Wilson's term is what keeps his interval valid there,
+    and it never lets the interval collapse to zero width. It costs ~10 % width at 50 labels,
+    ~2 % at 200."""
+    z = float(stats.norm.ppf(1 - (1 - level) / 2))
+    return max(0.0, 1 - n / big_n) * (z / (2 * n)) ** 2
+
+
 def clip_estimate(estimate: Estimate, low: float = 0.0, high: float = 1.0) -> Estimate:
     """The estimate with its value and interval inside the range a rate (or a difference) can take."""
     clip = lambda x: min(high, max(low, x))  # noqa: E731
@@ -254,7 +266,7 @@ def finite_population_fit(
         w = 1.0 / pi
         influence = np.sqrt((1 - pi) * (n / (n - 1) if n > 1 else 1.0)) * w * (fit.terms - fit.value) / w.sum()
         kind = "normal" if interval == "normal" else "t"
-    std_error = math.sqrt(float((influence**2).sum()))
+    std_error = math.sqrt(float((influence**2).sum()) + wilson_term(n, big_n, level))
     low, high = interval_around(fit.value, std_error, level, n, kind)
     return clip_estimate(Estimate(fit.value, low, high, std_error, n, big_n, lam=fit.lam)), influence
 
@@ -278,7 +290,8 @@ def finite_population_mean(
     mean weighted by 1/π). λ is cross-fitted over ``FOLDS`` folds (``finite_population_lambda``
     on the other folds). The default interval is the jackknife's: it re-fits λ without each
     label, so the interval pays for λ having been fitted on the same few labels. ``lam=0`` is
-    the human-only estimate under the same design, so the two compare fairly. Clipped to [0, 1].
+    the human-only estimate under the same design, so the two compare fairly. The variance gets
+    ``wilson_term``; the estimate and interval are clipped to [0, 1].
     """
     estimate, _ = finite_population_fit(
         y, yhat, yhat_all, inclusion=inclusion, lam=lam, level=level, interval=interval, folds=folds
@@ -342,4 +355,5 @@ __all__ = [
     "prediction_powered_mean",
     "two_sided_p",
     "wilson_interval",
+    "wilson_term",
 ]

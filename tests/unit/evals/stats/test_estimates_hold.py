@@ -128,3 +128,18 @@ def test_label_plan_keeps_seventy_percent_of_its_labels_effective() -> None:
     assert pi.sum() == pytest.approx(500) and share > 0.1
     assert effective_sample_size(pi) >= 0.7 * pi.sum()
     assert effective_sample_size(np.full(100, 0.2)) == pytest.approx(20)
+
+
+def test_a_strict_judge_at_50_labels_covers_with_wilsons_term() -> None:
+    """People say yes 68 %, the judge misses 14 % of those: the labels' part is a rare residual.
+    Without Wilson's term the t-interval covered 0.924 of 1,000 draws of 50 labels here."""
+    rng = np.random.default_rng(12)
+    truth = (rng.random(1500) < 0.68).astype(float)
+    judge = np.where(truth == 1, rng.random(1500) > 0.14, rng.random(1500) < 0.02).astype(float)
+    draws = np.random.default_rng(2)
+    covered = 0
+    for _ in range(1000):
+        index = draws.choice(1500, 50, replace=False)
+        estimate = finite_population_mean(truth[index], judge[index], judge)
+        covered += estimate.low <= truth.mean() <= estimate.high
+    assert 0.94 <= covered / 1000 <= 0.985

