@@ -26,6 +26,7 @@ from ragjury.evals.stats.prediction_powered import (
     judge_mean,
     two_sided_p,
     wilson_interval,
+    wilson_term,
 )
 from ragjury.evals.stats.label_coverage import coverage_note
 
@@ -106,8 +107,8 @@ class Difference:
     method: str
     notes: tuple[str, ...] = field(default=())
     independent_std_error: float | None = None
-    """The standard error were the two estimates independent (``hypot`` of theirs): what the
-    shared questions' covariance is measured against."""
+    """The two systems' own estimates combined as if independent (``hypot`` of their standard
+    errors): the difference's standard error is never above it when labels move together."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -207,9 +208,10 @@ def estimate_systems(
 
 def _influence(
     items: Sequence[EstimateItem], best: Estimate, *, level: float, interval: FiniteIntervalKind
-) -> tuple[dict[str, float], float]:
-    """Each labelled question's influence on a system's estimate (keyed by ``pair_key``) and the
-    variance not carried by it (a Wilson widening): the covariance of two systems lives there."""
+) -> tuple[dict[str, float], float, float]:
+    """Each labelled question's influence on a system's estimate (keyed by ``pair_key``), the
+    variance not carried by it (a one-class Wilson widening), and its Wilson term: the
+    covariance of two systems lives in the influences."""
     labelled = [item for item in items if item.label is not None]
     scores = [item.score for item in items]
     lam = None if len(labelled) >= MIN_LABELS else 0.0
@@ -223,7 +225,8 @@ def _influence(
         interval=interval,
     )
     keyed = {item.pair_key: float(psi) for item, psi in zip(labelled, influence) if item.pair_key is not None}
-    return keyed, max(0.0, best.std_error**2 - float((influence**2).sum()))
+    wilson = wilson_term(len(labelled), len(items), level)
+    return keyed, max(0.0, best.std_error**2 - float((influence**2).sum()) - wilson), wilson
 
 
 def compare_systems(
@@ -246,13 +249,14 @@ def compare_systems(
     best = [est.prediction_powered or est.human_only for est in estimates]
     if best[0] is None or best[1] is None:
         raise ValueError(f"system {a if best[0] is None else b!r} has no human labels to compare on")
-    (left, extra_a), (right, extra_b) = (
+    (left, extra_a, wilson_a), (right, extra_b, wilson_b) = (
         _influence(groups[name], est, level=level, interval=interval) for name, est in zip((a, b), best)
     )
     shared = sorted(set(left) & set(right))
     covariance = sum(left[key] * right[key] for key in shared)
     variance = sum(v**2 for v in left.values()) + sum(v**2 for v in right.values()) + extra_a + extra_b
-    independent = float(np.sqrt(variance))
+    variance += (wilson_a + wilson_b) / 2  # one estimate, one Wilson term (two over-covered: 0.97–0.99)
+    independent = float(np.hypot(best[0].std_error, best[1].std_error))
     variance = max(variance - 2 * covariance, 0.0)
     value = best[0].value - best[1].value
     std_error = float(np.sqrt(variance))

@@ -42,6 +42,7 @@ def test_a_b_uses_every_label_and_is_no_wider_than_the_two_estimates_combined(sh
     own = [estimate_system(name, [i for i in items if i.system == name]).prediction_powered for name in ("a", "b")]
     combined = np.hypot(own[0].std_error, own[1].std_error)  # type: ignore[union-attr]
     assert difference.estimate.std_error <= combined + 1e-12
+    assert difference.independent_std_error == pytest.approx(combined)
     assert difference.paired == (overlap > 0)
     if shared >= 60:
         assert difference.estimate.std_error < 0.97 * combined  # shared questions narrow it
