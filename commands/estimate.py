@@ -101,7 +101,7 @@ def estimate(
 
     Label at least 50 items per system, with at least 10 of each class; 'ragjury label-plan'
     picks which. Below 50 labels a system gets a warning with the coverage measured there
-    (bench/bench_ppi.py, confirm half: 0.93 or more from 50 labels). Intervals are jackknife
+    (bench/bench_ppi.py, confirm half: 0.94–0.97 from 50 labels, 0.91–1.00 below). Intervals are jackknife
     t-intervals with λ cross-fitted, clipped to [0, 1]; labels all of one class get Wilson's
     interval. --compare uses every label of both systems, paired where a question was labelled
     for both.
