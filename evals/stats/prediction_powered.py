@@ -307,7 +307,7 @@ def judge_mean(yhat_all: Sequence[float] | npt.ArrayLike, *, level: float = 0.95
     value = float(all_.mean())
     std_error = float(all_.std() / math.sqrt(all_.shape[0]))
     low, high = interval_around(value, std_error, level, all_.shape[0], "normal")
-    return Estimate(value, low, high, std_error, 0, all_.shape[0])
+    return clip_estimate(Estimate(value, low, high, std_error, 0, all_.shape[0]))
 
 
 def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:

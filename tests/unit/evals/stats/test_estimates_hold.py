@@ -144,3 +144,10 @@ def test_a_strict_judge_at_50_labels_covers_with_wilsons_term() -> None:
         estimate = finite_population_mean(truth[index], judge[index], judge)
         covered += estimate.low <= truth.mean() <= estimate.high
     assert 0.94 <= covered / 1000 <= 0.985
+
+
+def test_the_judges_own_interval_is_clipped_too() -> None:
+    from ragjury.evals.stats.prediction_powered import judge_mean
+
+    own = judge_mean([1.0] * 97 + [0.0] * 3)
+    assert own.high == 1.0 and own.low < own.value == 0.97
