@@ -12,11 +12,14 @@ from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
 
 
 def _cell(estimate) -> str:  # type: ignore[no-untyped-def]
-    """``0.680±.078``: the intervals are symmetric, and this keeps the table within 80 columns."""
+    """``0.680±.078``, or ``0.967+.033/−.061`` where the interval was clipped at 0 or 1 (or is
+    Wilson's): short enough to keep the table within 80 columns."""
     if estimate is None:
         return "-"
-    half = f"{(estimate.high - estimate.low) / 2:.3f}".removeprefix("0")
-    return f"{estimate.value:.3f}±{half}"
+    up, down = estimate.high - estimate.value, estimate.value - estimate.low
+    if abs(up - down) < 0.0005:
+        return f"{estimate.value:.3f}±{f'{(up + down) / 2:.3f}'.removeprefix('0')}"
+    return f"{estimate.value:.3f}+{f'{up:.3f}'.removeprefix('0')}/−{f'{down:.3f}'.removeprefix('0')}"
 
 
 def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]

@@ -172,3 +172,11 @@ def test_label_plan_keeps_its_effective_sample_size_and_prints_it(predictions: P
     assert all(share > 0.1 for share in payload["uniform_share"].values())
     text = runner.invoke(app, ["label-plan", str(sharp), "--budget", "120", "--out", str(tmp_path / "q.jsonl")])
     assert "effective sample size" in text.output
+
+
+def test_a_clipped_interval_is_shown_as_it_is() -> None:
+    from ragjury.commands.estimate import _cell
+    from ragjury.evals.stats.prediction_powered import Estimate
+
+    assert _cell(Estimate(0.97, 0.93, 1.0, 0.02, 30, 300)) == "0.970+.030/−.040"
+    assert _cell(Estimate(0.68, 0.602, 0.758, 0.04, 60, 250)) == "0.680±.078"

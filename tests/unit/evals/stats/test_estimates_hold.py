@@ -151,3 +151,4 @@ def test_the_judges_own_interval_is_clipped_too() -> None:
 
     own = judge_mean([1.0] * 97 + [0.0] * 3)
     assert own.high == 1.0 and own.low < own.value == 0.97
+
