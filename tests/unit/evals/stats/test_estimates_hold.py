@@ -152,3 +152,14 @@ def test_the_judges_own_interval_is_clipped_too() -> None:
     own = judge_mean([1.0] * 97 + [0.0] * 3)
     assert own.high == 1.0 and own.low < own.value == 0.97
 
+
+
+def test_the_judges_continuous_score_is_its_prediction() -> None:
+    """``support`` carries ``value.score`` (its support precision): finer than its 0/1 verdict."""
+    from ragjury.evals.io.predictions import ItemRecord
+    from ragjury.evals.stats.run_estimates import judge_score
+
+    support = ItemRecord(id="x", line=1, label=False, value={"score": 0.62, "label": False, "threshold": 0.795})
+    assert judge_score(support) == pytest.approx(0.62)
+    assert judge_score(ItemRecord(id="y", line=2, label=True, value={"probability": 0.9, "score": 0.1})) == 0.9
+    assert judge_score(ItemRecord(id="z", line=3, label=True, value={"score": 3.0})) == 1.0  # a grade, not [0, 1]
