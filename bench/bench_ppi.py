@@ -9,7 +9,12 @@ prints, per judge and n:
 - mean width of the prediction-powered interval relative to the human-only one at the same n
   labels, and the effective number of labels it is worth (n / ratio²);
 - the judge's bias (its mean minus the true rate), per system;
-- label-plan (uncertainty-weighted Poisson sampling) vs uniform at the same expected budget.
+- the estimate's bias (its mean over draws minus the true rate) at each n, 30 included;
+- label-plan (uncertainty-weighted Poisson sampling, its uniform share raised until Kish's
+  effective sample size is ≥ 70 % of the labels) vs uniform at the same expected budget;
+- A/B: coverage of the difference of two systems' rates with independent label sets and with
+  half of each system's labels on questions labelled for both, and its width relative to the two
+  systems' own intervals combined (``hypot`` of their standard errors).
 
 Protocol: the dev sets are split by question/query (``bench/splits.py``, committed). The
 interval rule (jackknife, t, normal) is chosen on the *tune* half; the figures reported are the
@@ -18,7 +23,9 @@ interval rule (jackknife, t, normal) is chosen on the *tune* half; the figures r
 per-run precision@10 on trec-dl19; any predictions file with gold (e.g. an LLM judge's run,
 ``--predictions NAME=PATH``) is added as is.
 
-Run:  .venv/bin/python bench/bench_ppi.py [--draws 1000] [--predictions llm=PATH ...]
+Run:  .venv/bin/python bench/bench_ppi.py [--draws 1000] [--confirm-only] [--predictions llm=PATH ...]
+(``--confirm-only`` skips the tune-half choices and uses the committed defaults: the jackknife
+interval and label-plan's guarded share.)
 """
 
 from __future__ import annotations
@@ -44,11 +51,17 @@ from splits import BENCHMARKS, half_of  # noqa: E402
 
 from ragjury.evals.io.predictions import load_predictions  # noqa: E402
 from ragjury.evals.stats.run_estimates import estimate_items  # noqa: E402
-from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw, inclusion_probabilities  # noqa: E402
+from ragjury.evals.stats.label_plan import (  # noqa: E402
+    UNIFORM_SHARE,
+    draw,
+    effective_sample_size,
+    guarded_probabilities,
+)
 from ragjury.evals.stats.prediction_powered import finite_population_mean  # noqa: E402
+from ragjury.evals.stats.system_estimates import RARE_CLASS, EstimateItem, compare_systems  # noqa: E402
 
 CACHE = Path(os.environ.get("RAGJURY_BENCH_CACHE", Path.home() / ".cache" / "ragjury-bench" / "ppi"))
-SIZES = (25, 50, 100, 200)
+SIZES = (10, 20, 30, 50, 100, 200)
 KINDS = ("jackknife", "t", "normal")
 
 
@@ -61,14 +74,16 @@ class Population:
     half: str
     scores: np.ndarray
     labels: np.ndarray
+    keys: tuple[str, ...] = ()
+    """Each item's question (``pair_key``): what two systems' items share."""
 
     @property
     def truth(self) -> float:
         return float(self.labels.mean())
 
     def rare(self, n: int) -> bool:
-        """Fewer than 5 labels of one class expected among n: no normal-type interval holds there."""
-        return n * min(self.truth, 1 - self.truth) < 5
+        """Fewer than ``RARE_CLASS`` labels of one class expected among n: ``estimate`` warns there."""
+        return n * min(self.truth, 1 - self.truth) < RARE_CLASS
 
 
 def evaluate_predictions(dataset: str, task: str, judge: str) -> Path:
@@ -77,7 +92,7 @@ def evaluate_predictions(dataset: str, task: str, judge: str) -> Path:
     out = CACHE / f"{dataset}-{judge}.jsonl"
     if not out.exists():
         data = BENCHMARKS / dataset / f"{task}.jsonl"
-        command = [str(ROOT / ".venv" / "bin" / "ragjury"), "evaluate", "--task", task, "--judge", judge]
+        command = [str(Path(sys.executable).parent / "ragjury"), "evaluate", "--task", task, "--judge", judge]
         command += ["--data", str(data), "--out", str(out), "--no-cache", "--no-progress", "--json"]
         subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
         if not out.exists():
@@ -97,8 +112,27 @@ def populations_of(name: str, path: Path, dataset: str) -> list[Population]:
             continue
         groups[(item.system, half_of(dataset, rows[item.id]))].append(item)
     return [
-        Population(name, system, half, np.array([i.score for i in group]), np.array([i.label for i in group]))
+        Population(
+            name, system, half, np.array([i.score for i in group]), np.array([i.label for i in group]),
+            tuple(str(i.pair_key) for i in group),
+        )
         for (system, half), group in sorted(groups.items())
+    ]
+
+
+POOLED = ("begin-dev support", "begin-dev stack")
+"""Judges whose systems are too small for label-plan at 25 % (about 36 labels each, rare classes):
+their systems pooled, as ``estimate --overall`` sees them."""
+
+
+def pooled(populations: list[Population]) -> list[Population]:
+    groups: dict[tuple[str, str], list[Population]] = defaultdict(list)
+    for population in populations:
+        groups[(population.judge, population.half)].append(population)
+    return [
+        Population(f"{judge} (pooled)", "all", half, np.concatenate([p.scores for p in group]),
+                   np.concatenate([p.labels for p in group]))
+        for (judge, half), group in groups.items()
     ]
 
 
@@ -161,10 +195,14 @@ class Cell:
     covered_human: int = 0
     width: float = 0.0
     width_human: float = 0.0
+    error: float = 0.0
+    error_sq: float = 0.0
     draws: int = 0
 
     def add(self, truth: float, powered, human) -> None:  # type: ignore[no-untyped-def]
         self.draws += 1
+        self.error += powered.value - truth
+        self.error_sq += (powered.value - truth) ** 2
         self.covered += powered.low <= truth <= powered.high
         self.covered_human += human.low <= truth <= human.high
         self.width += powered.width
@@ -189,7 +227,7 @@ def simulate_plan(
 ) -> Cell:
     """Poisson sampling at ``budget`` expected labels: label-plan's π or uniform π = budget/N."""
     size = population.scores.shape[0]
-    pi = inclusion_probabilities(population.scores, budget, uniform_share=share) if planned else np.full(size, budget / size)
+    pi = guarded_probabilities(population.scores, budget, uniform_share=share)[0] if planned else np.full(size, budget / size)
     cell = Cell()
     for d in range(draws):
         picked = draw(pi, seed * 100_003 + d)
@@ -233,6 +271,7 @@ def report(populations: list[Population], kind: str, draws: int) -> None:
     print(f"\n== confirm half: interval rule '{kind}', {draws} draws per setting, 95 % intervals")
     print(
         f"  {'judge':<28} {'n':>4}  {'PPI coverage':>15}  {'human coverage':>15}  {'width ratio':>11}  {'labels worth':>12}"
+        "  max |bias| ± MC s.e."
     )
     for judge, group in by_judge.items():
         for n in sizes_for(group):
@@ -243,14 +282,19 @@ def report(populations: list[Population], kind: str, draws: int) -> None:
                 cov = [c.covered / c.draws for c in common]
                 hum = [c.covered_human / c.draws for c in common]
                 ratio = float(np.mean([c.width / c.width_human for c in common]))
+                worst = max(common, key=lambda c: abs(c.error / c.draws))
+                bias = worst.error / worst.draws
+                spread = np.sqrt(max(worst.error_sq / worst.draws - bias**2, 0.0) / worst.draws)
                 print(
                     f"  {judge:<28} {n:>4}  {min(cov):.3f}–{max(cov):.3f}    {min(hum):.3f}–{max(hum):.3f}    "
-                    f"{ratio:>9.2f}×  {n / ratio**2:>10.0f}   ({len(common)} systems)"
+                    f"{ratio:>9.2f}×  {n / ratio**2:>10.0f}   {bias:+.4f} ± {spread:.4f}  ({len(common)} systems)"
                 )
+            every = [c.covered / c.draws for c in cells]
+            print(f"  {'':<28} {n:>4}  every system, rare classes included: {min(every):.3f}–{max(every):.3f}")
             for c, p in rare:
                 print(
                     f"  {judge:<28} {n:>4}  {c.covered / c.draws:.3f} PPI, {c.covered_human / c.draws:.3f} human: "
-                    f"{p.system} (rate {p.truth:.2f}: under 5 labels of one class expected)"
+                    f"{p.system} (rate {p.truth:.2f}: under {RARE_CLASS} labels of one class expected; estimate warns)"
                 )
         bias = ", ".join(f"{p.system} {p.scores.mean() - p.truth:+.3f}" for p in group)
         print(f"  {'':<28} judge bias (mean − true): {bias}  (n items: {', '.join(str(p.scores.size) for p in group)})")
@@ -293,13 +337,93 @@ def report_plan(populations: list[Population], draws: int, budget: float, share:
         labels = max(10, round(budget * population.scores.shape[0]))
         planned = simulate_plan(population, labels, draws, 7, True, share)
         uniform = simulate_plan(population, labels, draws, 7, False)
+        pi, used = guarded_probabilities(population.scores, labels, uniform_share=share)
+        rare = " (rare class: estimate warns)" if population.rare(labels) else ""
         print(
-            f"  {population.judge:<28} {population.system:<10} width planned {planned.width / planned.draws:.3f} "
+            f"  {population.judge:<28} {population.system:<10} {labels} labels, share {used:.1f}, "
+            f"ESS {effective_sample_size(pi) / pi.sum():.0%}; "
+            f"width planned {planned.width / planned.draws:.3f} "
             f"vs uniform {uniform.width / uniform.draws:.3f} ({planned.width / planned.draws / (uniform.width / uniform.draws):.2f}×); "
-            f"coverage {planned.covered / planned.draws:.3f} / {uniform.covered / uniform.draws:.3f}"
+            f"coverage {planned.covered / planned.draws:.3f} / {uniform.covered / uniform.draws:.3f}{rare}"
         )
     if all(np.all(np.isin(p.scores, (0.0, 1.0))) for p in populations):
         print("  every judge here gives 0/1 verdicts only: no per-item uncertainty, label-plan draws uniformly")
+
+
+def report_bias(populations: list[Population], n: int, draws: int) -> None:
+    """The estimate's mean error at n labels, per system with 1,000+ items: cross-fitted λ
+    should leave none beyond Monte Carlo noise (λ fitted in-sample gave up to +0.006 at 30)."""
+    print(f"\n== confirm half: bias of the estimate at {n} labels, {draws} draws (mean error ± MC s.e.)")
+    for population in populations:
+        if population.scores.shape[0] < 1000:
+            continue
+        rng = np.random.default_rng(77)
+        errors = []
+        for _ in range(draws):
+            index = rng.choice(population.scores.shape[0], n, replace=False)
+            errors.append(finite_population_mean(population.labels[index], population.scores[index], population.scores).value - population.truth)
+        print(f"  {population.judge:<28} {population.system:<10} {np.mean(errors):+.4f} ± {np.std(errors) / np.sqrt(draws):.4f}")
+
+
+AB_SIZES = (50, 100)
+AB_JUDGES = ("evouna-nq contains",)
+"""The judge whose five systems answered the same questions (BEGIN's systems share too few)."""
+
+
+def simulate_ab(a: Population, b: Population, n: int, draws: int, shared: bool, seed: int) -> tuple[Cell, float]:
+    """A − B over the questions both answered: n labels each, independent or half on shared
+    questions. Returns the coverage cell and the mean standard error relative to the two
+    systems' own estimates combined as if independent (``Difference.independent_std_error``)."""
+    position = {key: i for i, key in enumerate(b.keys)}
+    common = [(i, position[key]) for i, key in enumerate(a.keys) if key in position]
+    size = len(common)
+    truth = float(np.mean([a.labels[i] for i, _ in common]) - np.mean([b.labels[j] for _, j in common]))
+    bare, known = {}, {}
+    for name, population, column in (("a", a, 0), ("b", b, 1)):
+        index = [pair[column] for pair in common]
+        bare[name] = [EstimateItem(f"{name}{k}", float(population.scores[i]), name, None, population.keys[i]) for k, i in enumerate(index)]
+        known[name] = [EstimateItem(f"{name}{k}", float(population.scores[i]), name, float(population.labels[i]), population.keys[i])
+                       for k, i in enumerate(index)]
+    rng = np.random.default_rng(seed)
+    cell, ratio = Cell(), 0.0
+    for _ in range(draws):
+        if shared:
+            order = rng.permutation(size)
+            both, rest = order[: n // 2], order[n // 2 :]
+            picks = [set(np.concatenate([both, rng.choice(rest, n - n // 2, replace=False)]).tolist()) for _ in "ab"]
+        else:
+            picks = [set(rng.choice(size, n, replace=False).tolist()) for _ in "ab"]
+        items = [
+            known[name][k] if k in pick else bare[name][k] for name, pick in zip("ab", picks) for k in range(size)
+        ]
+        difference = compare_systems(items, "a", "b")
+        cell.add(truth, difference.estimate, difference.estimate)
+        ratio += difference.estimate.std_error / (difference.independent_std_error or float("nan"))
+    return cell, ratio / draws
+
+
+def report_ab(populations: list[Population], draws: int) -> None:
+    """Neighbouring systems (by rate) of each judge whose systems answered the same questions."""
+    print(f"\n== confirm half: A − B, {draws} draws per setting (neighbouring systems by rate; 95 % intervals)")
+    print(f"  {'judge':<28} {'n':>4}  {'labels':<12} {'coverage':>13}  {'width vs own combined':>21}")
+    by_judge: dict[str, list[Population]] = defaultdict(list)
+    for population in populations:
+        if population.judge in AB_JUDGES and len(set(population.keys)) == len(population.keys):
+            by_judge[population.judge].append(population)
+    for judge, group in by_judge.items():
+        group = sorted(group, key=lambda p: p.truth)
+        pairs = [(x, y) for x, y in zip(group, group[1:]) if len(set(x.keys) & set(y.keys)) >= 2 * max(AB_SIZES)]
+        if not pairs:
+            continue
+        for n in AB_SIZES:
+            for shared in (False, True):
+                results = [simulate_ab(x, y, n, draws, shared, seed=n + shared) for x, y in pairs]
+                cov = [c.covered / c.draws for c, _ in results]
+                ratios = [r for _, r in results]
+                print(
+                    f"  {judge:<28} {n:>4}  {'half shared' if shared else 'independent':<12} {min(cov):.3f}–{max(cov):.3f}  "
+                    f"{min(ratios):.2f}–{max(ratios):.2f}× ({len(pairs)} pairs)"
+                )
 
 
 def main() -> int:
@@ -309,6 +433,12 @@ def main() -> int:
                         help="more predictions files with gold (e.g. an LLM judge's evaluate --out); "
                         "a NAME given twice (a tune run and a confirm run) adds both halves")
     parser.add_argument("--budget", type=float, default=0.25, help="label-plan: share of each system's items labelled")
+    parser.add_argument("--confirm-only", action="store_true",
+                        help="skip the tune-half choices: the jackknife interval, label-plan's guarded share")
+    parser.add_argument("--bias-draws", type=int, default=0, metavar="DRAWS",
+                        help="also the estimate's bias at 30 labels over DRAWS draws (e.g. 3000)")
+    parser.add_argument("--skip", action="append", default=[], choices=("rates", "plan", "ab"),
+                        help="leave a section out (to measure the others quickly)")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load: {os.getloadavg()[0]:.2f} (1-min average; the machine has {os.cpu_count()} cores)")
@@ -318,8 +448,10 @@ def main() -> int:
         ("evouna-nq", "correctness", "token-overlap"),
         ("begin-dev", "faithfulness", "support"),
         ("begin-dev", "faithfulness", "token-overlap"),
+        ("begin-dev", "faithfulness", "stack"),
     ):
         populations += populations_of(f"{dataset} {judge}", evaluate_predictions(dataset, task, judge), dataset)
+    populations += pooled([p for p in populations if p.judge in POOLED])
     for spec in args.predictions:
         name, _, path = spec.partition("=")
         run = load_predictions(path)
@@ -332,11 +464,17 @@ def main() -> int:
     tune = [p for p in populations if p.half == "tune"]
     confirm = [p for p in populations if p.half == "confirm"]
     print(f"split: {len(tune)} system×judge populations in tune, {len(confirm)} in confirm (bench/splits/*.json)")
-    kind = choose_kind(tune, args.draws)
-    print(f"  chosen: {kind}")
-    report(confirm, kind, args.draws)
-    share = choose_share(tune, args.draws, args.budget)
-    report_plan(confirm, args.draws, args.budget, share)
+    kind = "jackknife" if args.confirm_only else choose_kind(tune, args.draws)
+    print(f"  interval rule: {kind}")
+    if "rates" not in args.skip:
+        report(confirm, kind, args.draws)
+    if "plan" not in args.skip:
+        share = UNIFORM_SHARE if args.confirm_only else choose_share(tune, args.draws, args.budget)
+        report_plan(confirm, args.draws, args.budget, share)
+    if "ab" not in args.skip:
+        report_ab(confirm, args.draws)
+    if args.bias_draws:
+        report_bias(confirm, 30, args.bias_draws)
     print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -12,11 +12,14 @@ from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
 
 
 def _cell(estimate) -> str:  # type: ignore[no-untyped-def]
-    """``0.680±.078``: the intervals are symmetric, and this keeps the table within 80 columns."""
+    """``0.680±.078``, or ``0.967+.033/−.061`` where the interval was clipped at 0 or 1 (or is
+    Wilson's): short enough to keep the table within 80 columns."""
     if estimate is None:
         return "-"
-    half = f"{(estimate.high - estimate.low) / 2:.3f}".removeprefix("0")
-    return f"{estimate.value:.3f}±{half}"
+    up, down = estimate.high - estimate.value, estimate.value - estimate.low
+    if abs(up - down) < 0.0005:
+        return f"{estimate.value:.3f}±{f'{(up + down) / 2:.3f}'.removeprefix('0')}"
+    return f"{estimate.value:.3f}+{f'{up:.3f}'.removeprefix('0')}/−{f'{down:.3f}'.removeprefix('0')}"
 
 
 def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
@@ -59,6 +62,8 @@ def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
             highlight=False,
             soft_wrap=True,
         )
+        for note in comparison.notes:
+            stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for note in result.notes:
         stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for system in result.systems:
@@ -116,13 +121,16 @@ def estimate(
     labels' own interval when the judge tracks them, and falls back to it (λ ≈ 0) when it
     does not. Three estimates per system: judge only, people only, prediction-powered.
 
+    Label at least 50 items per system, with at least 10 of each class; 'ragjury label-plan'
+    picks which. Below 50 labels a system gets a warning with the coverage measured there
+    (bench/bench_ppi.py, confirm half: 0.94–0.97 from 50 labels, 0.91–1.00 below). Intervals are jackknife
+    t-intervals with λ cross-fitted, clipped to [0, 1]; labels all of one class get Wilson's
+    interval. --compare uses every label of both systems, paired where a question was labelled
+    for both.
+
     Then the judge card of the labelled items: per system the judge's rate minus people's
     (leniency) and Cohen's κ, and whether the judge says yes more to longer answers at the
     same label, each with a 95 % interval; a bias is named only when its interval excludes 0.
-
-    Label at least 50 items per system, with at least 5 of each class; 'ragjury label-plan'
-    picks which. Intervals are jackknife t-intervals (they keep 95 % coverage at 50 labels in
-    bench/bench_ppi.py).
 
     Example (250 questions, 2 systems, people's label on 60 of each):
 

@@ -28,7 +28,9 @@ def label_plan(
     their size. Each row records its inclusion_probability, so 'ragjury estimate --labels'
     weights every label by how likely it was to be picked and the estimate stays unbiased. A
     judge with 0/1 verdicts only gives every item the same chance. About BUDGET: each item is
-    drawn independently, so the count varies a little.
+    drawn independently, so the count varies a little. Unequal chances cost effective labels: the
+    uniform share is raised until Kish's effective sample size is at least 70 % of the expected
+    labels, and the plan prints it.
 
     Example:
 
@@ -40,6 +42,7 @@ def label_plan(
     from ragjury.evals.io.atomic_io import check_output_paths, write_text_atomic
     from ragjury.evals.io.json_contract import paths
     from ragjury.evals.pipelines.label_plan_run import plan_labels
+    from ragjury.evals.stats.label_plan import MIN_EFFECTIVE_SHARE
 
     check_output_paths([("--out", out)], [("PRED.jsonl", predictions)])
     plan = plan_labels(predictions, budget, seed=seed)
@@ -50,6 +53,9 @@ def label_plan(
                 "budget": budget,
                 "picked": len(plan.rows),
                 "uniform": plan.uniform,
+                "expected_labels": round(plan.expected, 1),
+                "effective_labels": round(plan.effective, 1),
+                "uniform_share": plan.shares,
                 "systems": {name: {"items": n, "picked": k} for name, (n, k) in plan.systems.items()},
                 "inputs": paths(predictions=predictions),
                 "outputs": paths(plan=out),
@@ -60,6 +66,13 @@ def label_plan(
     per_system = ", ".join(f"{name} {k} of {n}" for name, (n, k) in plan.systems.items())
     how = "every item the same chance (the judge gave 0/1 verdicts only)" if plan.uniform else "uncertain items favoured"
     stdout.print(f"{len(plan.rows)} items to label ({per_system}); {how}", highlight=False, soft_wrap=True)
+    if not plan.uniform:
+        stdout.print(
+            f"effective sample size {plan.effective:.0f} of {plan.expected:.0f} expected labels (Kish; kept ≥ "
+            f"{MIN_EFFECTIVE_SHARE:.0%} by raising the uniform share where needed)",
+            highlight=False,
+            soft_wrap=True,
+        )
     stdout.print(f"plan written to {out}: fill in each \"label\", then 'ragjury estimate {predictions} --labels {out}'",
                  highlight=False, soft_wrap=True)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.stats.run_estimates import judge_score
-from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw, inclusion_probabilities
+from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw, effective_sample_size, guarded_probabilities
 from ragjury.rag_agent.core.input_files import InputError
 
 
@@ -25,6 +25,12 @@ class LabelPlan:
     """system → (items, picked)."""
     uniform: bool
     """True when the judge gave no probabilities, so every item had the same chance."""
+    expected: float = 0.0
+    """Labels expected in all (Σπ)."""
+    effective: float = 0.0
+    """Kish's effective sample size of the plan, summed over systems (``effective_sample_size``)."""
+    shares: dict[str, float] | None = None
+    """system → the uniform share used (raised above ``UNIFORM_SHARE`` where the guard needed it)."""
 
 
 def plan_labels(
@@ -44,10 +50,14 @@ def plan_labels(
     rows: list[dict[str, object]] = []
     systems: dict[str, tuple[int, int]] = {}
     uniform = True
+    expected = effective = 0.0
+    shares: dict[str, float] = {}
     for number, (system, group) in enumerate(sorted(groups.items())):
         scores = np.array([judge_score(record) for record in group], dtype=float)
         share = budget * len(group) / total
-        pi = inclusion_probabilities(scores, share, uniform_share=uniform_share)
+        pi, shares[system] = guarded_probabilities(scores, share, uniform_share=uniform_share)
+        expected += float(pi.sum())
+        effective += effective_sample_size(pi)
         uniform = uniform and bool(np.allclose(pi, pi[0]))
         picked = draw(pi, seed * 1_000_003 + number)
         systems[system] = (len(group), int(picked.sum()))
@@ -64,7 +74,7 @@ def plan_labels(
                         **dict(record.item),
                     }
                 )
-    return LabelPlan(rows, systems, uniform)
+    return LabelPlan(rows, systems, uniform, expected, effective, shares)
 
 
 __all__ = ["LabelPlan", "plan_labels"]

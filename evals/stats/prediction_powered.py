@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
@@ -138,39 +138,138 @@ def prediction_powered_mean(
     return Estimate(value, low, high, std_error, n, all_.shape[0], lam=tuned)
 
 
-def _loo_estimates(
-    y: Floats, h: Floats, w: Floats, all_: Floats, lam: float | None
-) -> tuple[Floats, Floats]:
-    """The estimate and λ with each labelled item left out in turn (vectorised sums, O(n)).
+FOLDS = 10
+"""λ is cross-fitted: each label's residual uses the λ fitted on the other folds' labels, so λ
+never sees the label it corrects (an in-sample λ biased the estimate by +0.010 at 30 labels)."""
 
-    Same formulas as ``power_tuned_lambda`` and ``finite_population_mean`` on the n − 1 items
-    left, with the weights renormalised to mean 1 on them as there."""
-    n, big_n = y.shape[0], all_.shape[0]
-    m = n - 1
-    total = lambda values: values.sum() - values  # noqa: E731 - one name for "sum without item i"
-    sw, swy, swh = total(w), total(w * y), total(w * h)
-    ma = all_.mean()
-    if lam is not None:
-        lams = np.full(n, float(lam))
+_STATS = 5  # Σa, Σa·y, Σa·h, Σa·y·h, Σa·h² — what a λ needs, additive over items
+
+
+def _lambda_of(sums: Floats) -> Floats:
+    """λ = weighted cov(y, h) / var(h) from the additive sums (first axis), clipped to [0, 1].
+
+    A variance that is zero up to round-off (a constant judge) gives exactly 0, not the ratio
+    of two round-off errors."""
+    sa, say, sah, sayh, sahh = sums
+    covariance = sa * sayh - say * sah
+    variance = sa * sahh - sah**2
+    ok = variance > 1e-12 * np.maximum(sa * sahh, 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ok, np.clip(np.nan_to_num(covariance / variance), 0.0, 1.0), 0.0)
+
+
+def finite_population_lambda(
+    y: Sequence[float] | npt.ArrayLike,
+    yhat: Sequence[float] | npt.ArrayLike,
+    inclusion: Sequence[float] | npt.ArrayLike,
+) -> float:
+    """λ minimising the finite-population variance of ``λ·mean(judge) + mean(y − λ·judge)``.
+
+    The judge's mean over all N items is known exactly, so only the residuals vary: λ is their
+    regression slope, weighted by ``(1 − π)/π²`` as the variance weights them — no ``1 + n/N``
+    factor, which would shrink λ by 20 % at a quarter of the items labelled."""
+    y_, h, pi = _as_floats(y), _as_floats(yhat), _as_floats(inclusion)
+    if h.size == 0 or np.ptp(h) == 0:
+        return 0.0
+    a = (1 - pi) / pi**2
+    return float(_lambda_of(np.array([a.sum(), (a * y_).sum(), (a * h).sum(), (a * y_ * h).sum(), (a * h * h).sum()])))
+
+
+def _folds(n: int) -> npt.NDArray[np.int64]:
+    """Each label's fold: a fixed shuffle, so the same labels always give the same estimate."""
+    return np.random.default_rng(n).permutation(n) % max(1, min(FOLDS, n))
+
+
+@dataclass(frozen=True)
+class _Fit:
+    value: float
+    lam: float
+    loo: Floats
+    """The estimate without each label in turn (the other folds' λ re-fitted without it)."""
+    terms: Floats
+    """Each label's term ``y + λ_fold·(mean(judge) − judge)``: the estimate is their Hájek mean."""
+
+
+def _cross_fit(
+    y: Floats, h: Floats, pi: Floats, judge_mean_all: float, lam: float | None, folds: npt.NDArray[np.int64]
+) -> _Fit:
+    """The cross-fitted estimate and its leave-one-out values, in O(n·K) array operations."""
+    n = y.shape[0]
+    k = int(folds.max()) + 1 if n else 1
+    w = 1.0 / pi
+    if lam is not None or np.ptp(h) == 0:
+        fold_lam = np.full(k, 0.0 if lam is None else float(lam))
+        loo_lam = np.broadcast_to(fold_lam, (n, k))
     else:
-        s2, s2y, s2h, s2yh = total(w**2), total(w**2 * y), total(w**2 * h), total(w**2 * y * h)
-        s2hh = total(w**2 * h * h)
-        first = ma + (swy - swh) / sw
-        scale = m / sw
-        sum_g_gh = scale**2 * (s2yh - first * (s2y + s2h) + first**2 * s2)
-        mean_g = (swy - first * sw) / sw
-        mean_gh = (swh - first * sw) / sw
-        covariance = 2.0 / m * (sum_g_gh - m * mean_g * mean_gh)
-        sum_gh = scale * (swh - first * sw)
-        sumsq_gh = scale**2 * (s2hh - 2 * first * s2h + first**2 * s2)
-        sum_ga = all_.sum() - big_n * first
-        sumsq_ga = (all_**2).sum() - 2 * first * all_.sum() + big_n * first**2
-        pooled = m + big_n
-        variance = (sumsq_gh + sumsq_ga - (sum_gh + sum_ga) ** 2 / pooled) / (pooled - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            raw = covariance / (2 * (1 + m / big_n) * variance)
-        lams = np.where(variance > 0, np.clip(np.nan_to_num(raw), 0.0, 1.0), 0.0)
-    return lams * ma + (swy - lams * swh) / sw, lams
+        a = (1 - pi) * w**2
+        stats_ = np.stack([a, a * y, a * h, a * y * h, a * h * h])  # (5, n)
+        per_fold = np.stack([np.bincount(folds, weights=row, minlength=k) for row in stats_])  # (5, K)
+        train = stats_.sum(axis=1)[:, None] - per_fold  # (5, K): every fold but k
+        fold_lam = _lambda_of(train)
+        without = train[:, None, :] - stats_[:, :, None]  # (5, n, K): ... and without label j
+        loo_lam = _lambda_of(without)
+        loo_lam[np.arange(n), folds] = fold_lam[folds]  # label j's own fold never saw it
+    terms = y + fold_lam[folds] * (judge_mean_all - h)
+    value = float((w * terms).sum() / w.sum())
+    fold_y = np.bincount(folds, weights=w * y, minlength=k)
+    fold_h = np.bincount(folds, weights=w * (judge_mean_all - h), minlength=k)
+    numerator = fold_y.sum() + loo_lam @ fold_h - w * terms
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loo = numerator / (w.sum() - w)
+    mean_lam = float((w * fold_lam[folds]).sum() / w.sum())
+    return _Fit(value, mean_lam, np.nan_to_num(loo), terms)
+
+
+def wilson_term(n: int, big_n: int, level: float) -> float:
+    """Wilson's small-sample term ``(z / 2n)²`` (times 1 − n/N), added to the variance.
+
+    The labels' part is a mean of rare residuals (a strict judge's misses): a t-interval around
+    it under-covers at 50 labels (0.915 for EVOUNA's fid, bench_ppi confirm half) as Wald's
+    interval does for a rare proportion; Wilson's term is what keeps his interval valid there,
+    and it never lets the interval collapse to zero width. It costs ~10 % width at 50 labels,
+    ~2 % at 200."""
+    z = float(stats.norm.ppf(1 - (1 - level) / 2))
+    return max(0.0, 1 - n / big_n) * (z / (2 * n)) ** 2
+
+
+def clip_estimate(estimate: Estimate, low: float = 0.0, high: float = 1.0) -> Estimate:
+    """The estimate with its value and interval inside the range a rate (or a difference) can take."""
+    clip = lambda x: min(high, max(low, x))  # noqa: E731
+    return replace(estimate, value=clip(estimate.value), low=clip(estimate.low), high=clip(estimate.high))
+
+
+def finite_population_fit(
+    y: Sequence[float] | npt.ArrayLike,
+    yhat: Sequence[float] | npt.ArrayLike,
+    yhat_all: Sequence[float] | npt.ArrayLike,
+    *,
+    inclusion: Sequence[float] | npt.ArrayLike | None = None,
+    lam: float | None = None,
+    level: float = 0.95,
+    interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    folds: Sequence[int] | npt.ArrayLike | None = None,
+) -> tuple[Estimate, Floats]:
+    """``finite_population_mean`` and each label's influence ψ (variance = Σψ²): two estimates
+    that share labelled items (two systems' answers to one question) covary by Σ ψ_a·ψ_b."""
+    y_, yhat_, all_ = _as_floats(y), _as_floats(yhat), _as_floats(yhat_all)
+    n, big_n = y_.shape[0], all_.shape[0]
+    if n == 0 or yhat_.shape[0] != n or big_n < n:
+        raise ValueError("need labelled items with a judge score each, drawn from the judged items")
+    pi = np.full(n, n / big_n) if inclusion is None else _as_floats(inclusion)
+    if pi.shape[0] != n or np.any(pi <= 0) or np.any(pi > 1):
+        raise ValueError("one inclusion probability in (0, 1] per labelled item")
+    fold_of = _folds(n) if folds is None else np.asarray(folds, dtype=np.int64)
+    fit = _cross_fit(y_, yhat_, pi, float(all_.mean()), lam, fold_of)
+    if interval == "jackknife" and n > 2:
+        influence = np.sqrt((1 - pi) * (n - 1) / n) * (fit.loo - fit.loo.mean())
+        kind: IntervalKind = "t"
+    else:
+        w = 1.0 / pi
+        influence = np.sqrt((1 - pi) * (n / (n - 1) if n > 1 else 1.0)) * w * (fit.terms - fit.value) / w.sum()
+        kind = "normal" if interval == "normal" else "t"
+    std_error = math.sqrt(float((influence**2).sum()) + wilson_term(n, big_n, level))
+    low, high = interval_around(fit.value, std_error, level, n, kind)
+    return clip_estimate(Estimate(fit.value, low, high, std_error, n, big_n, lam=fit.lam)), influence
 
 
 def finite_population_mean(
@@ -182,41 +281,23 @@ def finite_population_mean(
     lam: float | None = None,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    folds: Sequence[int] | npt.ArrayLike | None = None,
 ) -> Estimate:
     """People's rate over exactly the judged items, when the labelled ones were drawn from them.
 
     ``yhat_all`` is the judge on every item, labelled ones included; ``inclusion`` is each
     labelled item's chance of having been drawn (default n/N, uniform). The judge's mean over all
     items is then known exactly and only the labelled residuals ``y − λ·yhat`` vary (a Hájek
-    mean weighted by 1/π). The default interval is the jackknife's: it re-tunes λ without each
-    item, so the interval pays for λ having been fitted on the same few labels (the plug-in
-    variance does not, and under-covers at 50 labels). ``lam=0`` is the human-only estimate
-    under the same design, so the two compare fairly.
+    mean weighted by 1/π). λ is cross-fitted over ``FOLDS`` folds (``finite_population_lambda``
+    on the other folds). The default interval is the jackknife's: it re-fits λ without each
+    label, so the interval pays for λ having been fitted on the same few labels. ``lam=0`` is
+    the human-only estimate under the same design, so the two compare fairly. The variance gets
+    ``wilson_term``; the estimate and interval are clipped to [0, 1].
     """
-    y_, yhat_, all_ = _as_floats(y), _as_floats(yhat), _as_floats(yhat_all)
-    n, big_n = y_.shape[0], all_.shape[0]
-    if n == 0 or yhat_.shape[0] != n or big_n < n:
-        raise ValueError("need labelled items with a judge score each, drawn from the judged items")
-    pi = np.full(n, n / big_n) if inclusion is None else _as_floats(inclusion)
-    if pi.shape[0] != n or np.any(pi <= 0) or np.any(pi > 1):
-        raise ValueError("one inclusion probability in (0, 1] per labelled item")
-    w = 1.0 / pi
-    tuned = power_tuned_lambda(y_, yhat_, all_, w / w.mean(), np.ones(big_n)) if lam is None else float(lam)
-    residual = y_ - tuned * yhat_
-    centre = float((w * residual).sum() / w.sum())
-    value = tuned * float(all_.mean()) + centre
-    if interval == "jackknife" and n > 2:
-        loo, _ = _loo_estimates(y_, yhat_, w, all_, lam)
-        variance = float((n - 1) / n * ((1 - pi) * (loo - loo.mean()) ** 2).sum())
-        kind: IntervalKind = "t"
-    else:
-        variance = float(((1 - pi) * w**2 * (residual - centre) ** 2).sum() / w.sum() ** 2)
-        if n > 1:
-            variance *= n / (n - 1)
-        kind = "normal" if interval == "normal" else "t"
-    std_error = math.sqrt(max(variance, 0.0))
-    low, high = interval_around(value, std_error, level, n, kind)
-    return Estimate(value, low, high, std_error, n, big_n, lam=tuned)
+    estimate, _ = finite_population_fit(
+        y, yhat, yhat_all, inclusion=inclusion, lam=lam, level=level, interval=interval, folds=folds
+    )
+    return estimate
 
 
 def judge_mean(yhat_all: Sequence[float] | npt.ArrayLike, *, level: float = 0.95) -> Estimate:
@@ -227,7 +308,17 @@ def judge_mean(yhat_all: Sequence[float] | npt.ArrayLike, *, level: float = 0.95
     value = float(all_.mean())
     std_error = float(all_.std() / math.sqrt(all_.shape[0]))
     low, high = interval_around(value, std_error, level, all_.shape[0], "normal")
-    return Estimate(value, low, high, std_error, 0, all_.shape[0])
+    return clip_estimate(Estimate(value, low, high, std_error, 0, all_.shape[0]))
+
+
+def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """Wilson's score interval of a proportion and its z: valid where all n labels are one class
+    (``[n/(n + z²), 1]`` for n of n), where a t-interval around the labels has zero width."""
+    z = float(stats.norm.ppf(1 - (1 - level) / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
+    return max(0.0, centre - half), min(1.0, centre + half), z
 
 
 def effective_labels(classical: Estimate, powered: Estimate) -> float | None:
@@ -256,10 +347,16 @@ __all__ = [
     "FiniteIntervalKind",
     "IntervalKind",
     "effective_labels",
+    "FOLDS",
+    "clip_estimate",
+    "finite_population_fit",
+    "finite_population_lambda",
     "finite_population_mean",
     "interval_around",
     "judge_mean",
     "power_tuned_lambda",
     "prediction_powered_mean",
     "two_sided_p",
+    "wilson_interval",
+    "wilson_term",
 ]

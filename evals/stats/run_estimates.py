@@ -8,6 +8,7 @@ are left out of all three estimates (counted, and said), since no judge value ca
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -80,7 +81,8 @@ class EstimatesResult:
 
 def judge_score(record: ItemRecord) -> float | None:
     """The judge's value for an item: P(yes) where it reported one, a panel's mean vote where it
-    averaged, else its verdict as 0/1 (or its score). A continuous value lets the estimate use
+    averaged, its continuous ``value.score`` in [0, 1] where it carries one (``support``), else
+    its verdict as 0/1. A continuous value lets the estimate use
     how sure the judge was, not only which side it fell on."""
     if record.unscored or record.label is None:
         return None
@@ -88,9 +90,16 @@ def judge_score(record: ItemRecord) -> float | None:
     if probability is not None:
         return probability
     mean = record.value.get("mean")
-    if record.value.get("combine") == "mean" and isinstance(mean, int | float) and not isinstance(mean, bool):
+    if record.value.get("combine") == "mean" and _number(mean):
         return float(mean)
+    score = record.value.get("score")
+    if isinstance(record.label, bool) and _number(score) and 0.0 <= score <= 1.0:  # a binary verdict
+        return float(score)  # support's precision, a graded judge's expected grade: finer than 0/1
     return float(record.label)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def estimate_items(

@@ -3,7 +3,8 @@
 A user who labels a few answers per system gets, for each system, three estimates side by side —
 what the judge says (biased, and its interval cannot see the bias), what the labels alone say
 (unbiased, wide), and the prediction-powered estimate (unbiased, narrower when the judge agrees
-with people) — and for two systems, their difference, paired on the questions both answered.
+with people) — and for two systems, their difference from every label: paired where a question
+was labelled for both, independent where not, in one estimate.
 """
 
 from __future__ import annotations
@@ -18,20 +19,25 @@ from ragjury.evals.stats.prediction_powered import (
     DEFAULT_FINITE_INTERVAL,
     Estimate,
     FiniteIntervalKind,
+    clip_estimate,
     effective_labels,
-    finite_population_mean,
+    finite_population_fit,
     interval_around,
     judge_mean,
     two_sided_p,
+    wilson_interval,
+    wilson_term,
 )
+from ragjury.evals.stats.label_coverage import coverage_note
 
 MIN_LABELS = 10
 """Below this many labels a system gets the human-only estimate and a warning, no PPI: λ and
 the residual variance cannot be estimated from fewer."""
 
 
-RARE_CLASS = 5
-"""Labels of the rarer class below which no normal-type interval keeps its coverage (bench_ppi)."""
+RARE_CLASS = 10
+"""Labels of the rarer class below which a normal-type interval is not to be trusted (the
+n·p ≥ 10 rule): at a rate of 0.05, 100 labels hold about 5 of the rare class, 200 about 10."""
 
 
 @dataclass(frozen=True)
@@ -100,12 +106,16 @@ class Difference:
     paired: bool
     method: str
     notes: tuple[str, ...] = field(default=())
+    independent_std_error: float | None = None
+    """The two systems' own estimates combined as if independent (``hypot`` of their standard
+    errors): the difference's standard error is never above it when labels move together."""
 
     def as_dict(self) -> dict[str, object]:
         return {
             "a": self.a,
             "b": self.b,
             "difference": self.estimate.as_dict(),
+            "independent_std_error": round(self.independent_std_error, 6) if self.independent_std_error else None,
             "p_value": round(self.p_value, 6),
             "paired": self.paired,
             "method": self.method,
@@ -143,23 +153,44 @@ def estimate_system(
     y = [float(item.label) for item in labelled]  # type: ignore[arg-type]
     yhat = [item.score for item in labelled]
     inclusion = _inclusion(labelled, len(items))
-    human = finite_population_mean(y, yhat, scores, inclusion=inclusion, lam=0.0, level=level, interval=interval)
-    if len(set(y)) == 1:
-        notes.append(f"all {len(y)} labels are {y[0]:g}: the human-only interval has no width to trust")
-    elif set(y) <= {0.0, 1.0} and min(y.count(0.0), y.count(1.0)) < RARE_CLASS:
+    human, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, lam=0.0, level=level, interval=interval)
+    rare = min(y.count(0.0), y.count(1.0)) if set(y) <= {0.0, 1.0} else None
+    if rare == 0:
         notes.append(
-            f"only {min(y.count(0.0), y.count(1.0))} labels of one class: intervals under-cover with fewer "
-            f"than {RARE_CLASS} of each; label more of this system"
+            f"all {len(y)} labels are {y[0]:g}: the interval is widened to the labels' Wilson interval "
+            "(one class says little about the rate)"
         )
+    elif rare is not None and rare < RARE_CLASS:
+        notes.append(
+            f"only {rare} labels of one class: intervals under-cover with fewer than {RARE_CLASS} of each; "
+            "label more of this system"
+        )
+    few = coverage_note(len(labelled))
+    if few:
+        notes.append(few)
+    human = _valid(human, y, level)
     if len(labelled) < MIN_LABELS:
         notes.append(f"{len(labelled)} labels (fewer than {MIN_LABELS}): human-only estimate, no prediction-powered one")
         return SystemEstimate(system, len(items), len(labelled), judge, human, None, tuple(notes))
-    powered = finite_population_mean(y, yhat, scores, inclusion=inclusion, level=level, interval=interval)
+    powered, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, level=level, interval=interval)
+    powered = _valid(powered, y, level)
     if powered.lam is not None and powered.lam < 0.05:
         notes.append(
             f"λ = {powered.lam:.2f}: the judge's scores do not track the labels here, so the estimate is the labels' own"
         )
     return SystemEstimate(system, len(items), len(labelled), judge, human, powered, tuple(notes))
+
+
+def _valid(estimate: Estimate, y: Sequence[float], level: float) -> Estimate:
+    """An interval that can cover: where the labels are one class (or the residuals have no
+    spread) a t-interval has zero width, so it is widened to the labels' Wilson interval, and
+    its standard error to the half-width over z (what a difference of two systems adds)."""
+    if estimate.width > 0 and len(set(y)) > 1:
+        return estimate
+    low, high, z = wilson_interval(sum(y), len(y), level)
+    low, high = min(low, estimate.low), max(high, estimate.high)
+    std_error = max(estimate.std_error, (high - low) / (2 * z))
+    return clip_estimate(Estimate(estimate.value, low, high, std_error, estimate.n_labels, estimate.n_items, estimate.lam))
 
 
 def by_system(items: Iterable[EstimateItem]) -> dict[str, list[EstimateItem]]:
@@ -175,6 +206,29 @@ def estimate_systems(
     return [estimate_system(name, group, level=level, interval=interval) for name, group in by_system(items).items()]
 
 
+def _influence(
+    items: Sequence[EstimateItem], best: Estimate, *, level: float, interval: FiniteIntervalKind
+) -> tuple[dict[str, float], float, float]:
+    """Each labelled question's influence on a system's estimate (keyed by ``pair_key``), the
+    variance not carried by it (a one-class Wilson widening), and its Wilson term: the
+    covariance of two systems lives in the influences."""
+    labelled = [item for item in items if item.label is not None]
+    scores = [item.score for item in items]
+    lam = None if len(labelled) >= MIN_LABELS else 0.0
+    _, influence = finite_population_fit(
+        [float(item.label) for item in labelled],  # type: ignore[arg-type]
+        [item.score for item in labelled],
+        scores,
+        inclusion=_inclusion(labelled, len(items)),
+        lam=lam,
+        level=level,
+        interval=interval,
+    )
+    keyed = {item.pair_key: float(psi) for item, psi in zip(labelled, influence) if item.pair_key is not None}
+    wilson = wilson_term(len(labelled), len(items), level)
+    return keyed, max(0.0, best.std_error**2 - float((influence**2).sum()) - wilson), wilson
+
+
 def compare_systems(
     items: Iterable[EstimateItem],
     a: str,
@@ -183,43 +237,43 @@ def compare_systems(
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
 ) -> Difference:
-    """``a − b``. Paired on ``pair_key`` when both systems answered the same questions (each
-    question's difference is one item, labelled where people labelled both answers); else the
-    two systems' estimates are independent and their variances add."""
+    """``a − b`` from every label of both systems: each system's own estimate, their variances
+    added, less twice their covariance over the questions (``pair_key``) labelled for both —
+    ``v_a + v_b − 2·Σ ψ_a·ψ_b`` with ψ each label's jackknife influence. Shared questions narrow
+    the interval where the two systems' labels move together; no label is left out."""
     groups = by_system(items)
     for name in (a, b):
         if name not in groups:
             raise ValueError(f"no items of system {name!r} (systems: {', '.join(groups)})")
-    left = {item.pair_key: item for item in groups[a] if item.pair_key is not None}
-    right = {item.pair_key: item for item in groups[b] if item.pair_key is not None}
-    shared = sorted(set(left) & set(right))
-    both_labelled = [key for key in shared if left[key].label is not None and right[key].label is not None]
-    weighted = any(item.inclusion_probability is not None for item in groups[a] + groups[b])
-    if len(both_labelled) >= MIN_LABELS and not weighted:
-        scores = [left[key].score - right[key].score for key in shared]
-        y = [float(left[key].label) - float(right[key].label) for key in both_labelled]  # type: ignore[arg-type]
-        yhat = [left[key].score - right[key].score for key in both_labelled]
-        powered = finite_population_mean(y, yhat, scores, level=level, interval=interval)
-        p = two_sided_p(powered.value, powered.std_error, powered.n_labels, _p_kind(interval))  # type: ignore[arg-type]
-        notes = () if len(shared) == len(groups[a]) == len(groups[b]) else (
-            f"paired on the {len(shared)} questions both answered",
-        )
-        return Difference(a, b, powered, p, True, "prediction-powered, paired", notes)
-    first, second = estimate_system(a, groups[a], level=level, interval=interval), estimate_system(
-        b, groups[b], level=level, interval=interval
-    )
-    best = [est.prediction_powered or est.human_only for est in (first, second)]
+    estimates = [estimate_system(name, groups[name], level=level, interval=interval) for name in (a, b)]
+    best = [est.prediction_powered or est.human_only for est in estimates]
     if best[0] is None or best[1] is None:
         raise ValueError(f"system {a if best[0] is None else b!r} has no human labels to compare on")
+    (left, extra_a, wilson_a), (right, extra_b, wilson_b) = (
+        _influence(groups[name], est, level=level, interval=interval) for name, est in zip((a, b), best)
+    )
+    shared = sorted(set(left) & set(right))
+    covariance = sum(left[key] * right[key] for key in shared)
+    variance = sum(v**2 for v in left.values()) + sum(v**2 for v in right.values()) + extra_a + extra_b
+    variance += (wilson_a + wilson_b) / 2  # one estimate, one Wilson term (two over-covered: 0.97–0.99)
+    independent = float(np.hypot(best[0].std_error, best[1].std_error))
+    variance = max(variance - 2 * covariance, 0.0)
     value = best[0].value - best[1].value
-    std_error = float(np.hypot(best[0].std_error, best[1].std_error))
+    std_error = float(np.sqrt(variance))
     n = min(best[0].n_labels, best[1].n_labels)
     kind = _p_kind(interval)
     p = two_sided_p(value, std_error, n, kind)  # type: ignore[arg-type]
     low, high = interval_around(value, std_error, level, n, kind)  # type: ignore[arg-type]
-    method = "prediction-powered" if first.prediction_powered and second.prediction_powered else "human-only"
-    estimate = Estimate(value, low, high, std_error, best[0].n_labels + best[1].n_labels, first.n_items + second.n_items)
-    return Difference(a, b, estimate, p, False, f"{method}, independent", ())
+    both = [est.prediction_powered is not None for est in estimates]
+    method = "prediction-powered" if all(both) else "human-only" if not any(both) else "prediction-powered and human-only"
+    method += f", paired on {len(shared)} questions" if shared else ", independent"
+    estimate = clip_estimate(
+        Estimate(value, low, high, std_error, best[0].n_labels + best[1].n_labels, estimates[0].n_items + estimates[1].n_items),
+        -1.0,
+        1.0,
+    )
+    notes = (f"every label used: {best[0].n_labels} of {a}, {best[1].n_labels} of {b}; {len(shared)} questions labelled for both",)
+    return Difference(a, b, estimate, p, bool(shared), method, notes, independent)
 
 
 __all__ = [

@@ -145,3 +145,38 @@ def test_the_help_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
         result = runner.invoke(app, shlex.split(command)[1:])
         assert result.exit_code == 0, f"{command}: {result.output}"
     assert (tmp_path / "to-label.jsonl").exists()
+
+
+def test_help_names_the_label_count_below_which_estimate_warns() -> None:
+    from ragjury.evals.stats.label_coverage import WARN_BELOW
+
+    result = runner.invoke(app, ["estimate", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 0 and f"Below {WARN_BELOW} labels a system gets a warning" in text
+
+
+def test_label_plan_keeps_its_effective_sample_size_and_prints_it(predictions: Path, tmp_path: Path) -> None:
+    """A judge with sharp probabilities: the plan raises its uniform share and says the ESS."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["value"] = {**(row.get("value") or {}), "probability": float(np.clip(rng.beta(0.1, 0.1), 0, 1))}
+    sharp = tmp_path / "sharp.jsonl"
+    sharp.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = runner.invoke(app, ["label-plan", str(sharp), "--budget", "120", "--out", str(tmp_path / "p.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert not payload["uniform"] and payload["effective_labels"] >= 0.7 * payload["expected_labels"]
+    assert all(share > 0.1 for share in payload["uniform_share"].values())
+    text = runner.invoke(app, ["label-plan", str(sharp), "--budget", "120", "--out", str(tmp_path / "q.jsonl")])
+    assert "effective sample size" in text.output
+
+
+def test_a_clipped_interval_is_shown_as_it_is() -> None:
+    from ragjury.commands.estimate import _cell
+    from ragjury.evals.stats.prediction_powered import Estimate
+
+    assert _cell(Estimate(0.97, 0.93, 1.0, 0.02, 30, 300)) == "0.970+.030/−.040"
+    assert _cell(Estimate(0.68, 0.602, 0.758, 0.04, 60, 250)) == "0.680±.078"

@@ -9,7 +9,8 @@ import pytest
 
 from ragjury.evals.stats.label_plan import draw, inclusion_probabilities
 from ragjury.evals.stats.prediction_powered import (
-    _loo_estimates,
+    _cross_fit,
+    _folds,
     finite_population_mean,
     prediction_powered_mean,
 )
@@ -55,19 +56,21 @@ def test_lambda_zero_is_the_labels_own_mean_with_the_finite_population_variance(
     population = np.concatenate([yhat, unlabelled[:300]])
     human = finite_population_mean(y, yhat, population, lam=0.0, interval="t")
     assert human.value == pytest.approx(y.mean())
-    expected = np.sqrt((1 - 100 / 400) * y.var(ddof=1) / 100)
+    expected = np.sqrt((1 - 100 / 400) * (y.var(ddof=1) / 100 + (1.959964 / 200) ** 2))  # + Wilson's term
     assert human.std_error == pytest.approx(expected)
 
 
 def test_leave_one_out_sums_equal_recomputing_without_each_item() -> None:
+    """The jackknife's O(n·K) leave-one-out values equal re-fitting without each label (same folds)."""
     y, yhat, unlabelled = _scripted(11, n=30, big_n=500)
     population = np.concatenate([yhat, unlabelled])
     pi = np.random.default_rng(3).uniform(0.02, 0.2, 30)
-    loo, lams = _loo_estimates(y, yhat, 1 / pi, population, None)
+    folds = _folds(30)
+    fit = _cross_fit(y, yhat, pi, float(population.mean()), None, folds)
     for i in range(30):
         keep = np.arange(30) != i
-        again = finite_population_mean(y[keep], yhat[keep], population, inclusion=pi[keep])
-        assert loo[i] == pytest.approx(again.value, abs=1e-12) and lams[i] == pytest.approx(again.lam, abs=1e-12)
+        again = finite_population_mean(y[keep], yhat[keep], population, inclusion=pi[keep], folds=folds[keep])
+        assert fit.loo[i] == pytest.approx(again.value, abs=1e-12)
 
 
 def _population(seed: int, size: int = 2000) -> tuple[np.ndarray, np.ndarray]:
