@@ -21,6 +21,9 @@ from ragjury.evals.stats.intervals import RESAMPLES, Interval, percentile_interv
 Z95 = 1.959963984540054
 """The standard normal's 97.5 % quantile (a 95 % two-sided interval)."""
 
+VERDICT_WORDS: dict[str, str] = {"correctness": "correct", "faithfulness": "faithful", "relevance": "relevant"}
+"""What a true verdict means, per task, in the result line ("judged correct 55.0 %")."""
+
 WILSON = "Wilson score interval"
 BOOTSTRAP = "percentile bootstrap over items"
 
@@ -63,19 +66,20 @@ class Rate:
         }
 
     def text(self, percent: bool) -> str:
-        """``56.0 % [40.8, 70.1] (n = 40 scored, 2 unscored)`` or ``0.712 [0.65, 0.77] (...)``."""
+        """``56.0 % [40.8, 70.1]`` (a rate) or ``0.712 [0.650, 0.770]`` (a mean score)."""
         if self.value is None:
-            shown = "-"
-        elif percent:
+            return "-"
+        if percent:
             shown = f"{self.value * 100:.1f} %"
             if self.interval is not None:
                 shown += f" [{self.interval.low * 100:.1f}, {self.interval.high * 100:.1f}]"
-        else:
-            shown = f"{self.value:.3f}" + (f" {self.interval.text()}" if self.interval is not None else "")
-        counts = f"n = {self.n_scored:,} scored"
-        if self.n_unscored:
-            counts += f", {self.n_unscored:,} unscored (left out)"
-        return f"{shown} ({counts})"
+            return shown
+        return f"{self.value:.3f}" + (f" {self.interval.text()}" if self.interval is not None else "")
+
+    def counts(self) -> str:
+        """``40 scored`` or ``38 scored, 2 unscored left out``."""
+        text = f"{self.n_scored:,} scored"
+        return text + (f", {self.n_unscored:,} unscored left out" if self.n_unscored else "")
 
 
 def rate_of(labels: Sequence[Any], *, binary: bool, seed: int = 0) -> Rate:
@@ -119,13 +123,14 @@ class RunResult:
             "by_system": {name: rate.as_dict() for name, rate in self.by_system.items()},
         }
 
-    def lines(self, word: str = "true") -> list[str]:
-        """The terminal's first lines: the result, then one per system (two or more); ``word``
-        names a true verdict (``correct``, ``faithful``)."""
-        what = f"judged {word}" if self.binary else "mean score"
-        out = [f"result: {what} {self.overall.text(self.binary)}, 95 % {self.method}"]
+    def lines(self, task: str | None = None) -> list[str]:
+        """The terminal's first lines: the result, then one per system (two or more); ``task``
+        names what a true verdict means (``VERDICT_WORDS``)."""
+        what = f"judged {VERDICT_WORDS.get(task or '', 'true')}" if self.binary else "mean score"
+        method = "Wilson" if self.binary else "bootstrap"
+        out = [f"{what}: {self.overall.text(self.binary)} (95 % {method} interval; {self.overall.counts()})"]
         if len(self.by_system) > 1:
-            out += [f"  {name}: {rate.text(self.binary)}" for name, rate in self.by_system.items()]
+            out += [f"  {name}: {rate.text(self.binary)} ({rate.counts()})" for name, rate in self.by_system.items()]
         return out
 
 
@@ -141,4 +146,4 @@ def run_result(labels: Sequence[Any], systems: Sequence[str | None], *, binary: 
     return RunResult(binary, rate_of(list(labels), binary=binary, seed=seed), by_system)
 
 
-__all__ = ["BOOTSTRAP", "Rate", "RunResult", "WILSON", "bootstrap_mean_interval", "rate_of", "run_result", "wilson_interval"]
+__all__ = ["BOOTSTRAP", "VERDICT_WORDS", "Rate", "RunResult", "WILSON", "bootstrap_mean_interval", "rate_of", "run_result", "wilson_interval"]

@@ -26,7 +26,8 @@ def test_unscored_items_are_left_out_and_counted() -> None:
     rate = rate_of([True, True, False, None, None], binary=True)
     assert rate.value == pytest.approx(2 / 3)
     assert (rate.n_scored, rate.n_unscored) == (3, 2)
-    assert "2 unscored (left out)" in rate.text(percent=True)
+    assert rate.counts() == "3 scored, 2 unscored left out"
+    assert rate.text(percent=True).startswith("66.7 % [")
 
 
 def test_run_result_overall_and_per_system() -> None:
@@ -38,7 +39,7 @@ def test_run_result_overall_and_per_system() -> None:
     assert 0 < low < 0.75 < high <= 1
     assert data["by_system"]["a"]["value"] == pytest.approx(0.5)
     assert data["by_system"]["b"]["n_unscored"] == 1
-    assert result.lines("correct")[0].startswith("result: judged correct 75.0 % [")
+    assert result.lines("correctness")[0].startswith("judged correct: 75.0 % [")
 
 
 def test_mean_score_gets_a_bootstrap_interval() -> None:
