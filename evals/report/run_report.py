@@ -339,7 +339,14 @@ def build_report(
     report.tables = tables
     breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
     report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
-    report.items = item_table(runs)
+    if comparison is not None:
+        report.items = item_table(
+            runs,
+            answers_per_run=comparison.runs.kind == "runs",
+            unpaired=frozenset(comparison.runs.matching.different_question.ids),
+        )
+    else:
+        report.items = item_table(runs)
     return report, all_figures
 
 
