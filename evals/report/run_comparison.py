@@ -33,8 +33,8 @@ KIND_TEXT: dict[str, str] = {
 
 CAVEAT = (
     "caveat: a judge's bias can differ between configs, so B - A is the judge's difference; for the "
-    "people's, judge both in one file (ids unique, system A or B), label a few items of each and run "
-    "'ragjury estimate PRED.jsonl --labels LABELS.jsonl --compare B A'"
+    "people's, judge both configs in one file (system A or B, ids unique), label a few answers of each "
+    "and run 'ragjury estimate PRED.jsonl --labels LABELS.jsonl --compare B A'"
 )
 
 
