@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from rich.table import Table
 
 from ragjury.evals.report.formatting import Value, fmt
-from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
+from ragjury.evals.stats.agreement import BINARY_ALPHA, AgreementFigures, RankCorrelation
 from ragjury.evals.stats.intervals import Interval
 
 AGREEMENT_ROWS: tuple[str, ...] = (
@@ -44,7 +44,9 @@ def agreement_table(
         shown = "binary_krippendorff_alpha" if binary and row == "krippendorff_alpha" else row  # as in --json
         cells = []
         for section, value in zip(sections, values, strict=True):
-            interval = (intervals or {}).get(section, {}).get(shown)
+            known = (intervals or {}).get(section, {})
+            binary_alpha = row == "krippendorff_alpha" and sections[section].binary
+            interval = known.get(BINARY_ALPHA if binary_alpha else row)
             cells.append(fmt(value) + (f" {interval.text()}" if interval is not None and value is not None else ""))
         table.add_row(shown, *cells)
     return table

@@ -152,7 +152,7 @@ def bootstrap_agreement(
     ``predicted`` against ``gold``, and of ``kendall_tau`` between the system rankings when
     ``systems`` (one name per item, None for none) is given. Two unordered labels add
     ``precision``, ``recall``, ``f1`` and ``binary_krippendorff_alpha``: every agreement figure
-    a summary prints gets its interval.
+    a summary prints gets its interval; ``ordinal`` adds the ordinal ``krippendorff_alpha``.
 
     Items are the positions of ``gold``; ``labels`` fixes the label set (default: those seen).
     """
@@ -179,6 +179,8 @@ def bootstrap_agreement(
     extra: dict[str, list[float | None]] = (
         {"precision": [], "recall": [], "f1": [], BINARY_ALPHA: []} if binary else {}
     )
+    ordinal_alpha: list[float | None] = []
+    values = [float(label) for label in label_list]
     accuracy: list[float | None] = []
     kappa: list[float | None] = []
     quadratic: list[float | None] = []
@@ -197,6 +199,7 @@ def bootstrap_agreement(
             kappa.append(cohen_kappa(matrix))
             if weights is not None:
                 quadratic.append(cohen_kappa(matrix, weights))
+                ordinal_alpha.append(krippendorff_alpha(matrix, values, "ordinal"))
             if binary:
                 _binary_draw(matrix, extra)
         if means is not None:
@@ -205,6 +208,7 @@ def bootstrap_agreement(
     out["cohen_kappa"] = percentile_interval(kappa)
     if ordinal:
         out["quadratic_kappa"] = percentile_interval(quadratic)
+        out["krippendorff_alpha"] = percentile_interval(ordinal_alpha)
     if systems is not None:
         out["kendall_tau"] = percentile_interval(tau)
     out.update({name: percentile_interval(values) for name, values in extra.items()})

@@ -131,3 +131,21 @@ def test_the_same_answers_judged_twice_is_a_judge_comparison(tmp_path: Path) -> 
     text = ok("report", a, b)
     assert "judge comparison: the same answers, judged twice" in text
     assert "caveat" not in text
+
+
+def test_agreement_prints_every_agreement_figure_with_its_interval(tmp_path: Path) -> None:
+    trec = EXAMPLES / "trec"
+    judged = tmp_path / "judged.qrels"  # the people's grades, every third one moved: a judge that errs
+    lines = (trec / "qrels.txt").read_text().splitlines()
+    judged.write_text("".join(
+        f"{q} 0 {d} {(int(g) + 1) % 4 if n % 3 == 0 else g}\n" for n, (q, _, d, g) in enumerate(map(str.split, lines))
+    ))
+    args = ("agreement", "--gold", trec / "qrels.txt", "--judged", judged, "--runs", trec / "runs")
+    payload = json.loads(ok(*args, "--json"))
+    for name in ("accuracy", "cohen_kappa", "binary_krippendorff_alpha", "precision", "recall", "f1",
+                 "graded_accuracy", "graded_cohen_kappa", "quadratic_kappa", "krippendorff_alpha"):
+        assert name in payload["figures"], name
+        assert payload["intervals"][name] is not None, name
+    text = ok(*args)
+    assert re.search(r"│ krippendorff_alpha +│ [-\d.]+ \[[-\d.]+, [-\d.]+\] +│ [-\d.]+ \[[-\d.]+, [-\d.]+\] │", text)
+    assert re.search(r"cohen_kappa=[-\d.]+ \[[-\d.]+, [-\d.]+\]", text)
