@@ -87,7 +87,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
         "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
         "wall_s",
-        "score": "mode agent: run counts of the score stage, its mean and who judged",
+        "score": "mode agent: run counts of the score stage, its mean, its `result` (as the shared key, with "
+        "its interval) and who judged",
         "faithfulness": "mode agent: the same for the faithfulness stage",
         "correctness": "mode agent: the same for the correctness stage (with --correctness-judge)",
     },
