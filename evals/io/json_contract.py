@@ -156,7 +156,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
     "report": {
         "runs": "per predictions file: its counts, who judged, figures, intervals and ranking",
         "comparison": "two files: {kind (runs: two runs' answers judged by one judge; judges: the same "
-        "answers judged twice), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
+        "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
         "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
         "(labelled items: agreement of B - A), transitions}",

@@ -24,11 +24,13 @@ from ragjury.evals.stats.run_result import RunResult, run_result
 FIRST_IDS = 5
 """Ids named per kind of unmatched row (the count says how many more)."""
 
-ComparisonKind = Literal["runs", "judges"]
+ComparisonKind = Literal["runs", "judges", "unknown"]
 
 KIND_TEXT: dict[str, str] = {
     "runs": "run comparison: two runs' answers to the same questions, judged by the same judge",
     "judges": "judge comparison: the same answers, judged twice",
+    "unknown": "comparison of two files on the same ids: they carry no answer text, so whether the answers "
+    "differ is unknown",
 }
 
 CAVEAT = (
@@ -113,13 +115,17 @@ def match_rows(a: PredictionRun, b: PredictionRun) -> Matching:
 
 
 def comparison_kind(a: PredictionRun, b: PredictionRun, pairs: Sequence[str]) -> ComparisonKind:
-    """``runs`` when any pair's answer differs between the files, else ``judges``."""
+    """``runs`` when any pair's answer differs between the files, ``judges`` when the answers
+    are the same, ``unknown`` when no pair carries both answers' text (an older predictions file)."""
     index_a, index_b = a.by_id(), b.by_id()
+    compared = False
     for ident in pairs:
         answer_a, answer_b = index_a[ident].answer, index_b[ident].answer
-        if answer_a is not None and answer_b is not None and answer_a.strip() != answer_b.strip():
-            return "runs"
-    return "judges"
+        if answer_a is not None and answer_b is not None:
+            compared = True
+            if answer_a.strip() != answer_b.strip():
+                return "runs"
+    return "judges" if compared else "unknown"
 
 
 @dataclass(frozen=True)

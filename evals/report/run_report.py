@@ -275,7 +275,7 @@ def build_report(
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
     comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
-    kind = "" if comparison is None else f"{comparison.runs.kind[:-1]} comparison, "
+    kind = {"runs": "run comparison, ", "judges": "judge comparison, "}.get(comparison.runs.kind, "") if comparison else ""
     report = HtmlReport(
         title=title
         or (

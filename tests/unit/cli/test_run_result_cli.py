@@ -49,6 +49,12 @@ def test_an_unlabelled_run_states_its_rate_with_an_interval_first(tmp_path: Path
     assert result["interval"] == pytest.approx([0.452, 0.644], abs=5e-4)
     assert (result["n_scored"], result["n_unscored"]) == (100, 0)
     assert result["method"] == "Wilson score interval"
+    html = tmp_path / "run.html"
+    ok("evaluate", "--task", "correctness", "--judge", "contains", "--data", EXAMPLES / "config_a.jsonl",
+       "--no-progress", "--html", html)
+    first_card = re.search(r"<div class='card'><span>(.*?)</span><b>(.*?)</b>", html.read_text(encoding="utf-8"))
+    assert first_card is not None
+    assert first_card.groups() == ("judged correct (95 % Wilson)", "55.0 % [45.2, 64.4] · 100 scored")
 
 
 def test_a_labelled_run_gives_every_agreement_figure_its_interval(tmp_path: Path) -> None:
@@ -149,3 +155,13 @@ def test_agreement_prints_every_agreement_figure_with_its_interval(tmp_path: Pat
     text = ok(*args)
     assert re.search(r"│ krippendorff_alpha +│ [-\d.]+ \[[-\d.]+, [-\d.]+\] +│ [-\d.]+ \[[-\d.]+, [-\d.]+\] │", text)
     assert re.search(r"cohen_kappa=[-\d.]+ \[[-\d.]+, [-\d.]+\]", text)
+
+
+def test_files_without_answer_text_are_not_called_a_judge_comparison(tmp_path: Path) -> None:
+    a, b = two_configs(tmp_path)
+    for path in (a, b):
+        rows = [{k: v for k, v in json.loads(line).items() if k != "item"} for line in path.read_text().splitlines()]
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    text = ok("report", a, b)
+    assert "they carry no answer text, so whether the answers differ is unknown" in text
+    assert "judge comparison" not in text and "B - A: -1.0 points" in text
