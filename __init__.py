@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "DeterministicScoreJudge": "ragjury.rag_agent.judges.model_free.score",
     # declaring a judge, and reading its labels
     "judge_entry": "ragjury.rag_agent.core.judge_entry",
+    "value_tag": "ragjury.rag_agent.core.value_tags",
     # your own checks, run like judges (same envelope, cache and runner)
     "Evaluator": "ragjury.rag_agent.judges.user_defined",
     "EvalRow": "ragjury.rag_agent.judges.user_defined",
@@ -115,6 +116,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult
     from ragjury.rag_agent.core.judge_entry import judge_entry
+    from ragjury.rag_agent.core.value_tags import value_tag
     from ragjury.rag_agent.judges.catalogue import build_judge
     from ragjury.rag_agent.judges.user_defined import EvalRow, Evaluator, EvaluatorJudge, EvaluatorOutcome, evaluator
     from ragjury.evals.report.gates import Gates

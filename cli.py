@@ -17,18 +17,19 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.commands.judge_evaluate",
-    "ragjury.commands.doctor",
-    "ragjury.commands.agreement",
-    "ragjury.commands.ask",
     "ragjury.commands.verdict",
-    "ragjury.commands.non_llm_judge",
+    "ragjury.commands.ask",
+    "ragjury.commands.evaluate",
     "ragjury.commands.relevance",
     "ragjury.commands.retrieval",
-    "ragjury.commands.evaluate",
-    "ragjury.commands.calibrate",
+    "ragjury.commands.non_llm_judge",
     "ragjury.commands.report",
+    "ragjury.commands.agreement",
+    "ragjury.commands.calibrate",
+    "ragjury.commands.fit",
     "ragjury.commands.estimate",
     "ragjury.commands.label_plan",
+    "ragjury.commands.doctor",
     "ragjury.commands.judges",
 )
 
@@ -57,8 +58,20 @@ def _options(
     """LLM-as-judge toolkit for RAG: judge answers and retrievals, and measure how far to trust the judge."""
 
 
+PANELS: dict[str, tuple[str, ...]] = {
+    "One item: a verdict now": ("judge-evaluate", "verdict", "ask"),
+    "A batch: judge a file of items": ("evaluate", "relevance", "retrieval", "non-llm-judge", "report"),
+    "Trust: the judge against people": ("agreement", "calibrate", "fit", "estimate", "label-plan"),
+    "Set-up": ("doctor", "judges"),
+}
+"""``ragjury --help`` groups the commands by what they are for, so a newcomer need not guess which
+of the judging commands to start with."""
+
 for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
+_PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
+for _info in app.registered_commands + app.registered_groups:
+    _info.rich_help_panel = _PANEL_OF[_info.name or ""]
 
 # Help that reads at 80 columns (paragraphs reflow, examples fit, no <bool> on flags).
 importlib.import_module("ragjury.commands._help").apply(app)
@@ -74,6 +87,7 @@ if __name__ == "__main__":
 
 __all__ = [
     "COMMAND_MODULES",
+    "PANELS",
     "app",
     "main",
 ]

@@ -20,8 +20,35 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-stderr = Console(stderr=True)
-stdout = Console()
+class WordWrapConsole(Console):
+    """A console whose one-line messages (``soft_wrap=True``) stay one line where they are read
+    as a log (a pipe, a file, CI) and wrap between words on a terminal: a terminal would otherwise
+    cut them at its width inside a word ("pre / ds.jsonl"). Tables are widened to their title."""
+
+    def print(self, *objects: Any, **options: Any) -> None:  # type: ignore[override]
+        if options.get("soft_wrap") and self.is_terminal:
+            options["soft_wrap"] = False
+        for table in objects:
+            _title_fits(table)
+        super().print(*objects, **options)
+
+
+def _title_fits(table: object) -> None:
+    """Widen a narrow table to its title and caption, so they read as one line above and below
+    it (a 25-column table squeezed "correctness judged by evaluator:slow on d500.jsonl" into
+    three centred lines)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not isinstance(table, Table):
+        return
+    widths = [Text.from_markup(str(part)).cell_len for part in (table.title, table.caption) if part]
+    if widths:
+        table.min_width = max(table.min_width or 0, *widths)
+
+
+stderr = WordWrapConsole(stderr=True)
+stdout = WordWrapConsole()
 
 EXIT_BAD_INPUT = 2
 EXIT_BELOW_THRESHOLD = 1
@@ -59,7 +86,7 @@ BaseUrlOption = Annotated[
     typer.Option(
         "--base-url",
         help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1, or several separated by commas "
-        "(the same model on each; default: $RAGJURY_BASE_URLS, else Ollama at $OLLAMA_HOST/v1).",
+        "(the same model on each; default: $RAGJURY_BASE_URL, else Ollama at $OLLAMA_HOST/v1).",
         rich_help_panel=PANEL_MODEL,
     ),
 ]
@@ -77,8 +104,8 @@ JudgeOption = Annotated[
     JudgeMode,
     typer.Option(
         "--judge",
-        help="auto: the model, falling back to a deterministic judge if it fails; "
-        "llm: the model only (failures are reported unscored); deterministic: no model at all.",
+        help="auto: the model, its model-free judge answering where it fails; "
+        "llm: the model only (never falls back: failures are unscored); deterministic: no model at all.",
         rich_help_panel=PANEL_MODEL,
     ),
 ]
@@ -287,3 +314,13 @@ def print_json(payload: Mapping[str, object], *, command: str) -> None:
     from ragjury.evals.io.json_contract import document
 
     typer.echo(json.dumps(document(command, payload), ensure_ascii=False))
+
+
+def usage_text(judgment: Any) -> str:
+    """What one judgment cost, as a one-item command prints it: "no model call" for a model-free
+    answer; the requests a fallback's answer cost are said to be the failed model's."""
+    usage = judgment.usage
+    if not (usage.requests or usage.input_tokens or usage.output_tokens):
+        return "no model call"
+    spent = f"tokens in/out {usage.input_tokens}/{usage.output_tokens}  requests {usage.requests}"
+    return f"{spent} (to the model, before the fallback answered)" if judgment.fallback_used else spent

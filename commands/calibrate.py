@@ -60,7 +60,8 @@ def calibrate(
         str | None,
         typer.Option(
             "--judge",
-            help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task).",
+            help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task; "
+            "support fits the model-free faithfulness judge's cut-off).",
             rich_help_panel=PANEL_MODEL,
         ),
     ] = None,
@@ -134,14 +135,15 @@ def calibrate(
         raise fail(str(error)) from None
     if len(items) < 2 * folds:
         raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
-    judge_opts = logprob_options(judge_name)
+    judge_opts = logprob_options(judge_name, task)
     try:
         judge_obj = build_judge(task, judge_name, settings, **judge_opts)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
     except TypeError:
         raise fail(f"judge '{judge_name}' has no logprob path to calibrate; "
-                   "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution (faithfulness)") from None
+                   "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution or support "
+                   "(faithfulness)") from None
     cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
     if dry_run:
         from ragjury.commands._dry_run import dry_run_batch
@@ -201,8 +203,10 @@ def calibrate(
         print_json(summary, command="calibrate")
         return
     cut = (f"cuts {', '.join(f'{c:.2f}' for c in calibration.cuts)} on the expected grade"
-           if calibration.cuts else f"threshold {calibration.threshold:.3f} on P(1)")
-    stdout.print(f"[bold]{task}[/] judge {judge_name} ({identity.model}, {identity.prompt_version})", highlight=False)
+           if calibration.cuts else f"threshold {calibration.threshold:.3f} on "
+           + ("P(1)" if identity.model else "its score"))
+    stdout.print(f"[bold]{task}[/] judge {judge_name} ({identity.model or 'no model'}, {identity.prompt_version})",
+                 highlight=False)
     stdout.print(f"fitted {cut} on {figures.n} items ({figures.positives} positive, "
                  f"{result.stats.unscored} unscored left out)", highlight=False)
     stdout.print(f"kappa: uncalibrated {figures.kappa_default:.3f}; {cv.folds}-fold cross-validated "

@@ -64,6 +64,20 @@ def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
     for system in result.systems:
         for note in system.notes:
             stdout.print(f"note: {system.system}: {note}", style="yellow", highlight=False, soft_wrap=True)
+    if result.card is not None:
+        print_card(result.card)
+
+
+def print_card(card) -> None:  # type: ignore[no-untyped-def]
+    """The judge card: its table, the length figures, its notes, and one line when a bias is found."""
+    from ragjury.evals.report.card_view import card_table, length_lines
+
+    stdout.print(card_table(card))
+    for line in [*length_lines(card), *(f"note: {note}" for note in card.notes)]:
+        stdout.print(line, markup=False, highlight=False, soft_wrap=True)
+    summary = card.summary_line()
+    if summary is not None:
+        stdout.print(summary, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 @user_errors
@@ -87,6 +101,11 @@ def estimate(
         bool, typer.Option("--overall", help="One estimate over all items instead of one per system.")
     ] = False,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Interval coverage.")] = 0.95,
+    fit: Annotated[
+        bool,
+        typer.Option("--fit", help="Replace the judge by a head fitted on these labels (as 'ragjury fit' does), "
+                     "cross-fitted so the interval stays valid: correctness and faithfulness."),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Each system's rate as people would measure it: the judge on every item, people on a few.
@@ -96,6 +115,10 @@ def estimate(
     items and gives an interval that holds for the people's rate; it is narrower than the
     labels' own interval when the judge tracks them, and falls back to it (λ ≈ 0) when it
     does not. Three estimates per system: judge only, people only, prediction-powered.
+
+    Then the judge card of the labelled items: per system the judge's rate minus people's
+    (leniency) and Cohen's κ, and whether the judge says yes more to longer answers at the
+    same label, each with a 95 % interval; a bias is named only when its interval excludes 0.
 
     Label at least 50 items per system, with at least 5 of each class; 'ragjury label-plan'
     picks which. Intervals are jackknife t-intervals (they keep 95 % coverage at 50 labels in
@@ -113,7 +136,8 @@ def estimate(
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
     result = estimate_predictions(
-        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level
+        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
+        fit=fit,
     )
     if json_output:
         print_json({**result.as_dict(), "inputs": paths(predictions=predictions, labels=labels)}, command="estimate")
@@ -125,4 +149,4 @@ def register(app: typer.Typer) -> None:
     app.command("estimate")(estimate)
 
 
-__all__ = ["estimate", "estimates_table", "print_estimates", "register"]
+__all__ = ["estimate", "estimates_table", "print_card", "print_estimates", "register"]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 PANEL_AGENT = "Agent (--agent)"
 
-DEFAULT_JUDGES: dict[str, str] = {"correctness": "auto", "faithfulness": "llm", "score": "auto"}
+DEFAULT_JUDGES: dict[str, str] = {"correctness": "auto", "faithfulness": "auto", "score": "auto"}
 
 
 class Task(str, Enum):
@@ -127,7 +127,7 @@ def evaluate(
             "--judge",
             help="Judge name for the task ('ragjury judges' describes each). "
             + judge_names_help([task.value for task in Task])
-            + " Default: correctness auto, faithfulness llm, score auto.",
+            + " Default: auto (the rule: ragjury judges).",
             rich_help_panel=PANEL_MODEL,
         ),
     ] = None,

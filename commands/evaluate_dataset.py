@@ -130,6 +130,9 @@ def report_dataset_run(
             stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
+        from ragjury.commands.evaluate_output import print_run_warnings
+
+        print_run_warnings([p.judgment for p in result.predictions], [p.label for p in result.predictions])
     finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored,
                cause_shown=nothing and not json_output)
 
@@ -164,6 +167,9 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
         stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
         stdout.print(correlation_text(ranking.correlation, tau_interval=result.intervals.get("kendall_tau")), highlight=False)
+    card = result.judge_card
+    if card is not None and card.summary_line() is not None:  # a bias the labels show ('estimate' has the card)
+        stdout.print(card.summary_line(), style="yellow", markup=False, highlight=False, soft_wrap=True)
     estimates = result.system_estimates()
     if estimates is not None:  # people labelled some rows: what each system's rate really is
         from ragjury.commands.estimate import print_estimates

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,45 @@ def verdict_lines(stages: dict[str, Any]) -> None:
         stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
 
 
+def unscored_lines(judgments: Sequence[Any], *, shown: int = 3) -> list[str]:
+    """The unscored share and its commonest reasons, one line each: a run that left items
+    unscored says how many and why beside its figures, not only in the predictions file."""
+    reasons = Counter(str(j.unscored_reason or "no reason recorded") for j in judgments if j.unscored)
+    if not reasons or not judgments:
+        return []
+    total = sum(reasons.values())
+    lines = [f"unscored: {total:,} of {len(judgments):,} ({total / len(judgments):.0%}), not counted in the figures"]
+    for reason, count in reasons.most_common(shown):
+        lines.append(f"  {count:,} x {reason[:160]}")
+    if len(reasons) > shown:
+        lines.append(f"  and {len(reasons) - shown:,} other reason(s): see unscored_reason in the predictions")
+    return lines
+
+
+def one_value_line(labels: Sequence[object], *, at_least: int = 5) -> str | None:
+    """A warning when every scored verdict (or score) is the same value: the figures then say
+    nothing about the answers, and the judge may not be discriminating at all."""
+    values = [label for label in labels if label is not None]
+    if len(values) < at_least or len(set(values)) != 1:
+        return None
+    return (
+        f"warning: all {len(values):,} scored verdicts are {values[0]!s}: the judge does not tell these "
+        "answers apart; check it against people on a few (ragjury calibrate, ragjury estimate)"
+    )
+
+
+def print_run_warnings(judgments: Sequence[Any], labels: Sequence[object]) -> None:
+    """The unscored share with its reasons (red from half the items), and a one-value warning."""
+    lines = unscored_lines(judgments)
+    share = sum(j.unscored for j in judgments) / max(1, len(judgments))
+    for number, line in enumerate(lines):
+        style = ("red" if share >= 0.5 else "yellow") if number == 0 else None
+        stderr.print(escape(line), style=style, highlight=False, soft_wrap=True)
+    warning = one_value_line(labels)
+    if warning is not None:
+        stderr.print(escape(warning), style="yellow", highlight=False, soft_wrap=True)
+
+
 def nothing_scored_line(why_unscored: str | None) -> None:
     """The one line a run that scored nothing ends with, printed first: the cause and its fix
     (a dead server: where, and what to start), never wrapped inside a word."""
@@ -73,4 +114,12 @@ def finish_run(
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
-__all__ = ["finish_run", "nothing_scored_line", "run_table", "verdict_lines"]
+__all__ = [
+    "finish_run",
+    "nothing_scored_line",
+    "one_value_line",
+    "print_run_warnings",
+    "run_table",
+    "unscored_lines",
+    "verdict_lines",
+]

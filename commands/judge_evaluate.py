@@ -74,10 +74,9 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
             table.add_row(name, f"{getattr(score, name):.3f}")
         table.add_row("[bold]overall_score", f"[bold]{score.overall_score:.3f}")
         stdout.print(table)
-        stdout.print(
-            f"prompt {judgment.prompt_version}  tokens in/out {judgment.usage.input_tokens}/"
-            f"{judgment.usage.output_tokens}  requests {judgment.usage.requests}"
-        )
+        from ragjury.commands._common import usage_text
+
+        stdout.print(f"prompt {judgment.prompt_version}  {usage_text(judgment)}", highlight=False)
     stdout.print(f"reasoning: {score.reasoning}", highlight=False)
 
 
@@ -140,8 +139,10 @@ def judge_evaluate(
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
     scorer = catalogue.build_judge("score", judge.value, settings)
+    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
+
+    run_sync(check_servers(scorer))  # an unknown model or a URL that is no API: exit 2 first
     judgment = run_sync(scorer.ajudge(item))
-    from ragjury.rag_agent.model.breaker import raise_config_error
 
     raise_config_error(scorer)  # a refused key or an unknown model: one line, exit 2
     from ragjury.evals.pipelines.single_judgment import score_gate_failures

@@ -56,7 +56,7 @@ def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
                     "model_kind": "llm",
                     "fallback": fallback,
                     "default": False,
-                    "description": f"{default}" + (f", '{fallback}' where it fails" if fallback else " (no fallback)"),
+                    "description": f"{default}" + (f", '{fallback}' answering where it fails" if fallback else " (no fallback)"),
                 }
             )
     return rows
@@ -79,7 +79,10 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     if json_output:
         print_json({"judges": rows}, command="judges")
         return
-    stdout.print("ragjury judges (--judge NAME); * the task's default, which auto builds on", highlight=False)
+    from ragjury.rag_agent.judges.catalogue import JUDGE_RULE
+
+    stdout.print("ragjury judges (--judge NAME); * the LLM judge auto builds on", highlight=False)
+    stdout.print(JUDGE_RULE, highlight=False)
     for current in dict.fromkeys(str(row["task"]) for row in rows):
         stdout.print(judges_table(current, [row for row in rows if row["task"] == current]))
 
@@ -99,7 +102,7 @@ def judges_table(task: str, rows: list[dict[str, object]]) -> Table:
     for row in rows:
         description = str(row["description"])
         if row["fallback"] and row["name"] != "auto":
-            description += f"; falls back to {row['fallback']}"
+            description += f"; auto adds {row['fallback']} as its fallback"
         table.add_row(
             str(row["name"]) + (" *" if row["default"] else ""),
             str(row["scale"]),

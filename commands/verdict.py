@@ -30,8 +30,7 @@ from ragjury.commands._common import (
     ApiKeyOption,
     BaseUrlOption,
     JsonOption,
-    JudgeMode,
-    JudgeOption,
+    PANEL_MODEL,
     ModelOption,
     QuestionArgument,
     QuestionOption,
@@ -80,6 +79,16 @@ SamplesOption = Annotated[
 ItemFileOption = Annotated[
     Path | None,
     typer.Option("--item-file", "-f", help="The item as a JSON object (see the examples); '-' reads stdin."),
+]
+VerdictJudgeOption = Annotated[
+    str,
+    typer.Option(
+        "--judge",
+        help="auto: the model, its model-free judge answering where it fails; llm: the model only "
+        "(never falls back); deterministic: the model-free judge auto falls back to; or any judge "
+        "name of the task, as in evaluate (ragjury judges lists them and states the rule).",
+        rich_help_panel=PANEL_MODEL,
+    ),
 ]
 FailOnNegativeOption = Annotated[
     bool, typer.Option("--fail-on-negative", help="Exit 1 when the verdict is negative (CI gate).")
@@ -216,11 +225,9 @@ def _print_footer(judgment: Judgment[Any]) -> None:
             f"agreement {agreement:.2f} over {judgment.attempts} samples: {', '.join(votes or [])}",
             highlight=False,
         )
-    stdout.print(
-        f"tokens in/out {judgment.usage.input_tokens}/{judgment.usage.output_tokens}  "
-        f"requests {judgment.usage.requests}",
-        highlight=False,
-    )
+    from ragjury.commands._common import usage_text
+
+    stdout.print(usage_text(judgment), highlight=False)
 
 
 def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2) -> None:
@@ -232,7 +239,9 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
     from ragjury.rag_agent.judges.llm.relevance import GRADE_NAMES, RelevanceGrade, RelevanceVerdict
 
     value = judgment.value
-    if isinstance(value, FaithfulnessResult):
+    if isinstance(value, FaithfulnessResult) and not value.statements:  # a model-free judge's score
+        stdout.print(f"faithful: {_yes_no(value.label)}  score {value.score:.3f} (threshold {value.threshold:g})")
+    elif isinstance(value, FaithfulnessResult):
         stdout.print(
             f"faithful: {_yes_no(value.label)}  score {value.score:.3f} "
             f"({sum(s.verdict for s in value.statements)}/{len(value.statements)} statements supported, "
@@ -265,6 +274,8 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
             f"grade {value.grade} ({GRADE_NAMES.get(value.grade, '?')}{expected}); "
             f"relevant at >= {grade_threshold}: {_yes_no(value.grade >= grade_threshold)}"
         )
+    elif (label := label_of(judgment, grade_threshold)) is not None:  # another judge of the task
+        stdout.print(f"{kind.split('_')[0]}: {_yes_no(label)}", highlight=False)
     _print_footer(judgment)
 
 
@@ -292,7 +303,7 @@ def _judge_and_finish(
     kind: VerdictKind,
     item: Any,
     *,
-    judge: JudgeMode,
+    judge: str,
     model: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -306,9 +317,11 @@ def _judge_and_finish(
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
     settings = settings_for(model, base_url, api_key)
-    verdict_judge = build_verdict_judge(kind, judge.value, settings, samples=samples, threshold=threshold)
+    verdict_judge = build_verdict_judge(kind, judge, settings, samples=samples, threshold=threshold)
+    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
+
+    run_sync(check_servers(verdict_judge))  # an unknown model or a URL that is no API: exit 2 first
     judgment = run_sync(verdict_judge.ajudge(item))
-    from ragjury.rag_agent.model.breaker import raise_config_error
 
     raise_config_error(verdict_judge)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
@@ -332,7 +345,7 @@ def faithfulness(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -346,7 +359,8 @@ def faithfulness(
       ragjury verdict faithfulness --item-file item.json --json   # {"answer": ..., "contexts": [...], "question": ...}
 
     The answer is split into standalone statements, then all are judged against the context in
-    one call; score = supported / total. No model-free equivalent exists: --judge auto is llm.
+    one call; score = supported / total. --judge auto falls back to the model-free support judge
+    where the model fails; --judge support uses it alone (no model).
     """
     question = one_question(question_argument, question)
     flags = {"--answer": answer, "--context": context}
@@ -379,7 +393,7 @@ def correctness(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -431,7 +445,7 @@ def relevance(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:
@@ -480,7 +494,7 @@ def goal(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    judge: JudgeOption = JudgeMode.auto,
+    judge: VerdictJudgeOption = "auto",
     json_output: JsonOption = False,
     fail_on_negative: FailOnNegativeOption = False,
 ) -> None:

@@ -8,7 +8,8 @@ Modes: ``ok`` answers every chat request with ``content`` (a JSON text), ``500``
 Configuration errors: ``401`` and ``403`` answer every request so (``GET /models`` too, as hosted
 APIs do); ``401-chat`` lists its models but refuses chat requests; ``404-model`` lists
 ``phi3:mini`` and ``llama3.2:3b`` and answers 404 "model not found" to a chat request for any
-other model (Ollama's wording); ``404`` answers every request 404 (no API at that path).
+other model (Ollama's wording); ``404`` answers every request 404 (no API at that path); ``html``
+answers every request 200 with an HTML page (a web app at that URL, not an API).
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
 
         def _refused(self) -> bool:
             """Answer a configuration error when the mode says so (True when it did)."""
+            if server.mode == "html":
+                page = b"<!doctype html><html><head><title>Welcome</title></head><body>Hello</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return True
             status = {"401": 401, "403": 403, "404": 404}.get(server.mode)
             if status is None:
                 return False

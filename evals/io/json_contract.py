@@ -47,6 +47,8 @@ SHARED_KEYS: dict[str, str] = {
     "endpoints": "with several --base-url servers: [{url, answered, failures, moved, mean_latency_s}] per server "
     "(moved: failed requests sent on to another server); absent with one server",
     "executor": "where the items were judged: `process` (this one) or `ray` (--executor ray)",
+    "cache_unreadable": "cached judgments that could not be read back (a value type this version does not "
+    "know, data that no longer validates): judged again; absent when none",
     "label": "one judgment's verdict: true/false, a 0-3 grade, or the 0-1 overall score (task score); "
     "null when unscored",
     "value": "one judgment's typed result (statements, reason, dimensions, ...); null when unscored",
@@ -84,6 +86,10 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "labelled": "items with a gold label",
         "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, "
         "detected, map}",
+        "judge_card": "binary task with labels: the judge's biases on the labelled items, 95 % intervals: "
+        "{level, n_labelled, length_of, systems: [{system, n_labelled, judge_rate, people_rate, leniency: "
+        "{value, interval, n}, lenient, strict, cohen_kappa, cohen_kappa_interval}], length_bias: "
+        "{slope_per_100_words, found, held_fixed, quartile_gaps} or null, findings, notes}",
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
         "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
         "wall_s",
@@ -128,6 +134,17 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "auc": "area under the ROC curve of P(1)",
         "ece_before": "expected calibration error of the probabilities",
         "ece_after_cv": "the same after the isotonic map, cross-validated",
+    },
+    "fit": {
+        "positives": "labelled items whose label is yes",
+        "skipped": "labelled items without signals (left out)",
+        "threshold": "the head's cut-off on P(yes), chosen on out-of-fold probabilities",
+        "l2": "the penalty strength chosen by cross-validation",
+        "features": "the signals the head reads, in its weights' order",
+        "head_random": "the head, random folds: {kappa, kappa_interval, accuracy, auc}",
+        "head_by_question": "the head, folds by question (new questions): the same keys",
+        "base": "the base judge on the same items: {judge, kappa, kappa_interval, accuracy, auc}",
+        "beats_base": "the head's random-fold kappa is above the base judge's",
     },
     "doctor": {
         "ok": "every check passed",

@@ -98,6 +98,17 @@ HEADLINE_FIGURES: dict[str, str] = {
 """Figures ``repr(result)`` shows when the run has them (name in the figures: shown as)."""
 
 
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A predictions row for a table: the judged item's question and answer (what a reader looks
+    at beside the verdict) as columns of their own, the rest of the item left out."""
+    item = row.get("item") or {}
+    flat = {k: v for k, v in row.items() if k != "item"}
+    for key in ("question", "answer"):
+        if key in item and key not in flat:
+            flat[key] = item[key]
+    return flat
+
+
 @dataclass(repr=False)
 class EvaluationResult:
     """What ``evaluate_dataset`` returns: predictions, run stats and agreement when labelled, and
@@ -174,8 +185,7 @@ class EvaluationResult:
             raise ImportError(
                 "EvaluationResult.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
             ) from None
-        rows = [{k: v for k, v in row.items() if k != "item"} for row in self.prediction_rows()]
-        return pandas.DataFrame(rows)
+        return pandas.DataFrame([flat_row(row) for row in self.prediction_rows()])
 
     @property
     def output_key(self) -> str:
@@ -231,6 +241,17 @@ class EvaluationResult:
         run = run_of_rows(list(enumerate(self.prediction_rows(), start=1)), path="<run>")
         return partial_labels_estimates(run)
 
+    @cached_property
+    def judge_card(self) -> Any:
+        """The judge card (``evals.stats.judge_card``) of the labelled rows of a binary task, else
+        None; made once, since the JSON and the terminal both show it."""
+        if not self.labelled:
+            return None
+        from ragjury.evals.io.predictions import run_of_rows
+        from ragjury.evals.stats.run_card import run_card
+
+        return run_card(run_of_rows(list(enumerate(self.prediction_rows(), start=1)), path="<run>"))
+
     def summary(self) -> dict[str, Any]:
         """Everything for ``--json``: run stats, the judges that produced the verdicts (and the
         fallback's share), figures, agreement details and the ranking."""
@@ -247,6 +268,8 @@ class EvaluationResult:
             out["score_correlation"] = self.correlation
         if self.ranking is not None:
             out["ranking"] = self.ranking.as_dict()
+        if self.judge_card is not None:
+            out["judge_card"] = self.judge_card.as_dict()
         estimates = self.system_estimates()
         if estimates is not None:
             out["system_estimates"] = {

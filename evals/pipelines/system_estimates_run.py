@@ -4,31 +4,53 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ragjury.evals.io.human_labels import load_human_labels
-from ragjury.evals.io.predictions import load_predictions
+from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
+from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run
 from ragjury.rag_agent.core.input_files import InputError
 
 
 def estimate_predictions(
-    predictions: str | Path,
+    predictions: str | Path | PredictionRun | Any,
     *,
     labels: str | Path | None = None,
     by_system: bool = True,
     compare: Sequence[str] | None = None,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    fit: bool = False,
 ) -> EstimatesResult:
-    """Read, check and estimate; every user mistake is an ``InputError`` naming the file."""
-    run = load_predictions(predictions)
+    """Read, check and estimate, with the judge card of the labelled items (of the judge's own
+    scores, with ``fit`` too); every user mistake is an ``InputError`` naming the file. ``fit``
+    replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``).
+
+    ``predictions`` is a predictions file, or a run already in memory: the ``EvaluationResult``
+    of ``evaluate_dataset`` / ``evaluate_dataset_sync`` (no file written first) or a ``PredictionRun``."""
+    run = run_in_memory(predictions)
+    predictions = run.path if run is not None else predictions
+    run = run or load_predictions(predictions)
     human = load_human_labels(labels) if labels is not None else None
     if human is not None:
         known = {record.id for record in run.records}
         if not known & set(human):
             raise InputError(str(labels), f"no id in this file matches a prediction in {predictions}")
-    return estimate_run(
+    rescore = None
+    if fit:
+        from ragjury.evals.pipelines.fitted_estimates import cross_fitted
+
+        fields = {record.id: record.item for record in run.records}
+
+        def rescore(items):  # type: ignore[no-untyped-def]
+            try:
+                return cross_fitted(run.task, items, fields)
+            except ValueError as error:
+                raise InputError(str(labels) if labels is not None else str(predictions), str(error)) from None
+
+    result = estimate_run(
         run,
         human,
         source=str(labels) if labels is not None else str(predictions),
@@ -36,7 +58,27 @@ def estimate_predictions(
         compare=compare,
         level=level,
         interval=interval,
+        rescore=rescore,
     )
+    result.card = run_card(run, human, by_system=by_system)
+    return result
 
 
-__all__ = ["estimate_predictions"]
+def run_in_memory(predictions: object) -> PredictionRun | None:
+    """The ``PredictionRun`` of an in-memory result (anything with ``prediction_rows()``, read as
+    its predictions file would be), the run itself, or None for a path."""
+    if isinstance(predictions, PredictionRun):
+        return predictions
+    rows = getattr(predictions, "prediction_rows", None)
+    if not callable(rows):
+        if isinstance(predictions, str | Path):
+            return None
+        raise TypeError(
+            f"estimate_predictions takes a predictions file, an EvaluationResult or a PredictionRun, "
+            f"not {type(predictions).__name__}"
+        )
+    task = getattr(predictions, "task", None) or "run"
+    return run_of_rows(enumerate(rows(), start=1), path=f"<{task} result>", name=task)
+
+
+__all__ = ["estimate_predictions", "run_in_memory"]

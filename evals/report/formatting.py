@@ -39,7 +39,12 @@ LANDIS_KOCH: tuple[tuple[float, str], ...] = (
 """Landis & Koch (1977): the upper bound of each band (below 0: poor); above 0.8 almost perfect."""
 
 
-def agreement_band(value: float | None) -> str | None:
+BAND_MIN_N = 20
+"""Fewest scored items a kappa is named on the Landis–Koch scale for: below it, "n too small"
+(a kappa of 0.000 [0.000, 0.000] on 4 items is no evidence of "slight" agreement)."""
+
+
+def agreement_band(value: float | None, n: int | None = None) -> str | None:
     """The Landis–Koch name of a kappa or alpha: ``0.008`` -> ``"slight"``, ``0.35`` -> ``"fair"``.
 
     Why: a kappa of 0.008 printed like any other number reads as a result; the band says it is
@@ -47,6 +52,8 @@ def agreement_band(value: float | None) -> str | None:
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
+    if n is not None and n < BAND_MIN_N:
+        return "n too small"
     if value < 0:
         return "poor"
     for upper, name in LANDIS_KOCH[1:]:
@@ -61,4 +68,4 @@ def is_agreement_figure(name: str) -> bool:
     return "kappa" in lowered or "alpha" in lowered
 
 
-__all__ = ["LANDIS_KOCH", "Figure", "Value", "agreement_band", "fmt", "is_agreement_figure", "percent"]
+__all__ = ["BAND_MIN_N", "LANDIS_KOCH", "Figure", "Value", "agreement_band", "fmt", "is_agreement_figure", "percent"]

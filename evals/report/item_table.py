@@ -207,8 +207,9 @@ background:#fff;cursor:pointer}
 .filters input[type=search]{font:inherit;font-size:.85rem;padding:.2rem .45rem;min-width:14rem;flex:1 1 14rem}
 .pager{display:flex;gap:.5rem;align-items:center;font-size:.85rem;margin:.4rem 0}
 .pager button{font:inherit;font-size:.85rem}
-table.items{table-layout:fixed;width:100%;font-size:.8rem}
+table.items{table-layout:auto;width:100%;font-size:.8rem}
 table.items th,table.items td{text-align:left;vertical-align:top;overflow-wrap:anywhere;padding:.25rem .35rem}
+table.items td.short{overflow-wrap:normal;word-break:normal}.badge{white-space:nowrap}
 table.items td.num,table.items th.num{text-align:right}
 table.items th{overflow-wrap:normal;word-break:normal;hyphens:manual}
 table.items th button.sort{font:inherit;font-weight:600;border:none;background:none;padding:0;margin:0;cursor:pointer;
@@ -486,7 +487,9 @@ _SCRIPT = r"""
     toggle.type = "button";
     toggle.setAttribute("aria-label", "show the whole item");
     var cell = el("td"); cell.appendChild(toggle); tr.appendChild(cell);
-    columns.forEach(function (c) { tr.appendChild(c[3](r)); });
+    columns.forEach(function (c) {  // a narrow column holds short words: wrap between them only
+      var td = c[3](r); if (c[1] <= 11 && c[4] !== "id") td.classList.add("short"); tr.appendChild(td);
+    });
     var open = null;
     function flip() {
       if (open) { open.remove(); open = null; toggle.textContent = "\u25b8"; tr.classList.remove("open"); return; }

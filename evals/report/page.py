@@ -71,6 +71,8 @@ class HtmlReport:
     """Titles of ``tables`` shown first, under the summary: a comparison's answer (is B better
     than A?) comes before the figures and plots that explain it."""
     summary_bands: Mapping[str, float | None] = field(default_factory=dict)
+    summary_band_n: Mapping[str, int] = field(default_factory=dict)
+    """The scored items behind each banded card: too few, and the band says so."""
     """Summary card -> its kappa or alpha, for the Landis–Koch band shown on the card."""
     probabilities: Mapping[str, tuple[Sequence[float], Sequence[bool]]] = field(default_factory=dict)
     """Section -> (P(yes), people's label) of a probability judge's labelled, scored items: drawn
@@ -107,7 +109,7 @@ th{background:#f0f4f8;overflow-wrap:normal;word-break:normal;hyphens:manual}td.n
 .band{display:inline-block;font-size:.75rem;font-weight:600;border-radius:3px;padding:0 .3rem;margin-left:.3rem;
 white-space:nowrap;vertical-align:middle}
 .card .band{font-size:.75rem;color:inherit;margin:.15rem 0 0}
-.band-poor{background:#fee4e2;color:#912018}.band-slight{background:#fdead7;color:#93370d}
+.band-n-too-small{background:#f2f4f7;color:#344054}.band-poor{background:#fee4e2;color:#912018}.band-slight{background:#fdead7;color:#93370d}
 .band-fair{background:#fef0c7;color:#7a2e0e}.band-moderate{background:#eef4c4;color:#3f621a}
 .band-substantial{background:#d1fadf;color:#05603a}.band-almost-perfect{background:#a6f4c5;color:#054f31}
 .charts{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
@@ -119,9 +121,10 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def band_html(value: float | None) -> str:
-    """The Landis–Koch band of a kappa or alpha as a coloured label that names it in text too."""
-    band = agreement_band(value)
+def band_html(value: float | None, n: int | None = None) -> str:
+    """The Landis–Koch band of a kappa or alpha as a coloured label that names it in text too
+    ("n too small" on fewer than ``BAND_MIN_N`` scored items)."""
+    band = agreement_band(value, n)
     if band is None:
         return ""
     return (
@@ -147,7 +150,8 @@ def _figure_rows(
         for name, value in zip(sections, values, strict=True):
             interval = intervals.get(name, {}).get(row)
             extra = f" <span class='ci' title='bootstrap 95 % interval'>{_e(interval.text())}</span>" if interval else ""
-            band = band_html(value) if is_agreement_figure(row) else ""
+            n = getattr(sections[name], "n_scored", None)
+            band = band_html(value, n) if is_agreement_figure(row) else ""
             cells.append(f"<td>{_e(_cell(value))}{band}{extra}</td>")
         rows.append(f"<tr><td class='name'>{_e(row)}</td>{''.join(cells)}</tr>")
     note = (
@@ -273,7 +277,7 @@ def render_html(report: HtmlReport) -> str:
     out.append(f"</style></head><body><h1>{_e(report.title)}</h1>")
     if report.summary:
         cards = "".join(
-            f"<div class='card'><span>{_e(k)}</span><b>{_e(v)}</b>{band_html(report.summary_bands.get(k))}</div>"
+            f"<div class='card'><span>{_e(k)}</span><b>{_e(v)}</b>{band_html(report.summary_bands.get(k), report.summary_band_n.get(k))}</div>"
             for k, v in report.summary.items()
         )
         out.append(f"<div class='cards'>{cards}</div>")

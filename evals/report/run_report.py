@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
+from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
@@ -35,6 +36,7 @@ from ragjury.evals.stats.intervals import (
     bootstrap_paired_difference,
     bootstrap_system_tau,
 )
+from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult, run_result
 from ragjury.evals.stats.run_figures import (
@@ -199,7 +201,7 @@ def summary_cards(figures: RunFigures) -> dict[str, str]:
         for name in ("pearson", "spearman", "mae"):
             if name in figures.correlation:
                 cards[name] = fmt(figures.correlation[name], 3)
-    if figures.ranking is not None:
+    if figures.ranking is not None and figures.ranking.correlation.n >= 3:  # 2 systems: tau is +/-1
         c = figures.ranking.correlation
         cards[f"Kendall tau ({c.n} systems)"] = _with_interval(c.kendall_tau, figures.intervals.get("kendall_tau"))
     share = figures.sources.share
@@ -291,9 +293,16 @@ def build_report(
         estimates = partial_labels_estimates(runs[0])
         if estimates is not None:  # people labelled some items: each system's rate, three ways
             report.sections = [estimates_html(estimates)]
+        card = run_card(runs[0])
+        if card is not None:  # people labelled items: how the judge leans, per system and with length
+            report.sections = [*report.sections, card_html(card)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
     report.summary_bands = _card_bands(all_figures)
+    report.summary_band_n = {
+        name: f.agreement.n_scored
+        for name, f in zip(report.summary_bands, [f for f in all_figures if f.agreement is not None], strict=False)
+    }
     agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}
     if agreements:
         report.figures = agreements

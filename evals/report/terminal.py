@@ -87,6 +87,8 @@ def correlation_text(
     correlation: RankCorrelation, *, what: str = "system rankings", tau_interval: Interval | None = None
 ) -> str:
     """One line; ``tau_interval`` (bootstrap 95 %) is shown beside Kendall's tau when given."""
+    if correlation.n < 3:
+        return f"{what}: not compared ({correlation.n} systems; a rank correlation needs 3 or more)"
     tau = fmt(correlation.kendall_tau)
     if tau_interval is not None and correlation.kendall_tau is not None:
         tau += f" {tau_interval.text()}"

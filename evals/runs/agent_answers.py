@@ -21,6 +21,7 @@ from ragjury.evals.runs.runner import RunStats, run_judgments
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.schemas import RAGAnswer, SourceDocument
+from ragjury.rag_agent.core.value_tags import value_tag
 
 
 class RAGAgentLike(Protocol):
@@ -30,6 +31,7 @@ class RAGAgentLike(Protocol):
     async def query(self, question: str) -> Any: ...
 
 
+@value_tag("agent_run")
 class AgentRun(Judgment[RAGAnswer]):
     """One agent run as a judgment: the typed answer as its value (or the agent's error as the
     unscored reason), and the passages the retriever returned, kept for a failed run too.

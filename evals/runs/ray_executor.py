@@ -40,7 +40,7 @@ os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
 import ray  # noqa: E402
 from ray.data import ActorPoolStrategy, DataContext  # noqa: E402
 
-from ragjury.evals.runs.cache import dump_judgment, load_judgment
+from ragjury.evals.runs.cache_codec import dump_judgment, load_judgment
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.model.breaker import breakers_of
 

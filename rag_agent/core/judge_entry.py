@@ -53,8 +53,6 @@ class CatalogueEntry:
 
 ENTRIES: dict[tuple[str, str], CatalogueEntry] = {}
 """Every entry declared so far (a judge module adds its own when it is imported)."""
-RUNTIME: set[tuple[str, str]] = set()
-"""Keys registered from Python code; a judge module imported later does not replace them."""
 
 
 def judge_entry(
@@ -80,8 +78,6 @@ def judge_entry(
 
     def declare(target: JudgeT) -> JudgeT:
         key = (task, name)
-        if key in RUNTIME:  # replaced from Python code (``register``): that one stands
-            return target
         previous = ENTRIES.get(key)
         if previous is not None and previous.target is not target and _qualname(previous.target) != _qualname(target):
             raise ValueError(
@@ -106,24 +102,8 @@ def judge_entry(
     return declare
 
 
-def register(
-    task: str,
-    name: str,
-    target: Callable[..., Any],
-    description: str = "",
-    *,
-    scale: Scale = "binary",
-    takes_settings: bool = True,
-) -> None:
-    """Add (or replace) a judge from Python code at run time (not from a judge package's source)."""
-    ENTRIES[(task, name)] = CatalogueEntry(
-        task=task, name=name, target=target, description=description, scale=scale, takes_settings=takes_settings
-    )
-    RUNTIME.add((task, name))
-
-
 def _qualname(target: object) -> str:
     return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
 
 
-__all__ = ["ENTRIES", "Adapter", "CatalogueEntry", "Scale", "judge_entry", "register"]
+__all__ = ["ENTRIES", "Adapter", "CatalogueEntry", "Scale", "judge_entry"]

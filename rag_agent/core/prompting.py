@@ -31,10 +31,6 @@ def tagged(tag: RegisteredTag | DataTag, text: str, /, **attrs: str | None) -> s
     return wrap(tag, text, **attrs)
 
 
-def estimate_tokens(text: str) -> int:
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-
-
 def budgeted(texts: Sequence[str], token_budget: int) -> tuple[list[str], int]:
     """The texts in order, in full until ``token_budget`` is spent; returns them and the characters left out.
 
@@ -80,7 +76,6 @@ __all__ = [
     "STATEMENT",
     "TRACE",
     "budgeted",
-    "estimate_tokens",
     "format_sources",
     "tagged",
 ]

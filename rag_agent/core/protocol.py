@@ -78,6 +78,18 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name)
 
+    def __repr__(self) -> str:
+        """What a notebook shows for a judge: its name, model and prompt version (the identity
+        its judgments carry), not ``<... object at 0x...>``."""
+        try:
+            who = self.identity
+        except Exception as error:  # noqa: BLE001 - a repr must never raise
+            return f"<{type(self).__name__} (identity unavailable: {type(error).__name__})>"
+        parts = [f"name={who.name!r}", f"model={who.model!r}", f"prompt_version={who.prompt_version!r}"]
+        if who.params:
+            parts.append(f"params={who.params!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
     @abstractmethod
     async def _judge(self, item: ItemT) -> Judgment[ValueT]:
         """Judge one item; may raise, ``ajudge`` turns any exception into an unscored judgment."""

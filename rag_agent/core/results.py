@@ -15,6 +15,7 @@ from typing import Any, Generic, Self, TypeVar
 from pydantic import BaseModel, Field, model_validator
 
 from ragjury.rag_agent.core.labels import Label, label_of
+from ragjury.rag_agent.core.value_tags import value_tag
 
 ValueT = TypeVar("ValueT")
 JudgmentT = TypeVar("JudgmentT", bound="Judgment[Any]")
@@ -57,6 +58,7 @@ _REPLICABLE = frozenset({"latency_s", "usage", "attempts", "fallback_used", "fal
 """Fields ``replicas`` may change: none of them bears on the scored/unscored invariant."""
 
 
+@value_tag("judgment")
 class Judgment(BaseModel, Generic[ValueT]):
     """One judgment and its provenance.
 

@@ -10,6 +10,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragjury.rag_agent.core.value_tags import value_tag
+
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 """A score in [0, 1]; anything outside is a validation error, never clipped silently."""
 
@@ -27,6 +29,7 @@ class SourceDocument(BaseModel):
     content: str
 
 
+@value_tag("rag_answer")
 class RAGAnswer(BaseModel):
     """What a RAG agent returns: the answer and how it got there."""
 
@@ -82,6 +85,7 @@ class ModelRatings(BaseModel):
         return DimensionRatings(**scaled, reasoning=self.reasoning)
 
 
+@value_tag("judge_score")
 class JudgeScore(DimensionRatings):
     """A multi-dimension judgment of one answer; ``overall_score`` is a weighted mean of the dimensions."""
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core import judge_entry as declarations
-from ragjury.rag_agent.core.judge_entry import CatalogueEntry, Scale, register
+from ragjury.rag_agent.core.judge_entry import CatalogueEntry
+from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, is_panel
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -30,13 +31,18 @@ if TYPE_CHECKING:
 JUDGE_PACKAGES: tuple[str, ...] = ("ragjury.rag_agent.judges.model_free", "ragjury.rag_agent.judges.llm")
 """Packages whose modules may declare judges (model-free names are listed first)."""
 
-AUTO = "auto"
-PLUGIN_PREFIX = "python:"
-PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
-"""``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
 PANEL_HINT = "panel:A,B,C for a majority of judges, panel-mean:A,B,C for their mean probability"
 TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "score", "goal")
 """How listings order the tasks; a task only a new judge declares comes after these."""
+
+JUDGE_RULE = (
+    "auto (the default of evaluate, verdict, judge-evaluate and ask) is the task's LLM judge (*) with its "
+    "model-free judge answering each item the model fails on, counted as fallback_used; llm is the "
+    "model alone and never falls back (a failed item is unscored); any other name is that judge "
+    "alone, and a model-free one never calls a model. A model name or base URL the server refuses "
+    "stops every one of them (exit 2)."
+)
+"""The one statement of defaults and fallback: ``ragjury judges`` prints it, docs quote it."""
 
 JudgeFactory = Callable[..., "Judge[Any, Any]"]
 """``factory(settings, **opts) -> Judge``."""
@@ -172,20 +178,58 @@ def entries(task: str) -> list[CatalogueEntry]:
     return [entry(task, name) for t, name in declared() if t == task]
 
 
+@cache
+def _identity_names(module: str) -> dict[tuple[str, str], str]:
+    """``(task, name) -> the class's own ``name = "..."``, for each ``@judge_entry`` class of
+    ``module`` whose body sets it literally: read from the source, the module is not imported."""
+    root = Path(__file__).resolve().parents[2]
+    path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    found: dict[tuple[str, str], str] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ClassDef) or (own := _literal_name(node)) is None:
+            continue
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "judge_entry":
+                literal = [arg.value for arg in decorator.args[:2] if isinstance(arg, ast.Constant)]
+                if len(literal) == 2:
+                    found[(literal[0], literal[1])] = own
+    return found
+
+
+def _literal_name(node: ast.ClassDef) -> str | None:
+    """The string a class body assigns to ``name`` (``name = "contains"``), or None."""
+    for statement in node.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+        value = getattr(statement, "value", None)
+        if any(isinstance(t, ast.Name) and t.id == "name" for t in targets) and isinstance(value, ast.Constant):
+            return value.value if isinstance(value.value, str) else None
+    return None
+
+
 def catalogue_names(task: str) -> dict[str, str]:
     """Judge identity name -> the ``--judge`` name it answers to in ``task``: ``answer_correctness``
     -> ``llm``, ``token_overlap[correctness]`` -> ``token-overlap``, ``deterministic_score`` ->
-    ``deterministic``. Imports the task's judges (for reports, not for ``--help``)."""
+    ``deterministic``. Read from the judges' source (a model-free run imports no LLM judge); only
+    a judge whose class does not set its ``name`` literally is imported to ask it."""
     names: dict[str, str] = {}
-    keys = [key for key in declared() if key[0] == task]
-    keys += [key for key in declarations.ENTRIES if key[0] == task and key not in keys]
-    for _task, name in keys:
-        try:
-            found = entry(task, name)
-        except (KeyError, ImportError):  # an optional extra's judge: its name stays as it is
+    for (t, name), declaration in declared().items():
+        if t != task:
             continue
-        own = getattr(found.target, "name", None)
+        loaded = declarations.ENTRIES.get((t, name))  # imported already, or registered from code
+        if loaded is not None:
+            own = getattr(loaded.target, "name", None)
+        else:
+            own = _identity_names(declaration.module).get((t, name))
+        if own is None:
+            try:
+                own = getattr(entry(task, name).target, "name", None)
+            except (KeyError, ImportError):  # an optional extra's judge: its name stays as it is
+                continue
         if isinstance(own, str) and own:
+            names.setdefault(f"{own}[{declaration.adapt}]" if declaration.adapt else own, name)
+    for (t, name), found in list(declarations.ENTRIES.items()):
+        own = getattr(found.target, "name", None)
+        if t == task and (t, name) not in declared() and isinstance(own, str) and own:
             names.setdefault(f"{own}[{found.adapt}]" if found.adapt else own, name)
     return names
 
@@ -200,15 +244,6 @@ def catalogue_name(task: str | None, judge: str) -> str:
         return catalogue_names(task).get(judge, judge)
     except UnknownJudgeError:
         return judge
-
-
-def judge_help(task: str) -> str:
-    """``name (description); ...`` of a task for ``--help`` texts, from the source (nothing imported)."""
-    named = [f"{name} ({d.description})" for (t, name), d in declared().items() if t == task]
-    default = default_name(task)
-    if default is not None:
-        named.append(f"{AUTO} ({default}, with its fallback)")
-    return f"{'; '.join(named)}; {PANEL_HINT}"
 
 
 def judge_names_help(task_names: Sequence[str]) -> str:
@@ -268,7 +303,18 @@ def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) 
 
 def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
     """``name`` as a one-item door offers it: ``llm`` the judge itself, ``deterministic`` its
-    declared model-free fallback alone, ``auto`` the judge with that fallback."""
+    declared model-free fallback alone, ``auto`` the judge with that fallback, and any other
+    judge name of the task (``support``, ``contains``, a panel, a plug-in) as ``evaluate`` builds
+    it -- seen through ``name``'s value type where ``name`` offers a view, so it prints alike."""
+    if choice not in ("deterministic", "llm", AUTO):
+        if choice.startswith(PLUGIN_PREFIX):
+            return build_judge(task, choice, settings)
+        chosen = resolve(task, choice)
+        other = chosen.build(settings, **_model_opts(task, choice, opts))
+        if choice == entry(task, name).fallback:  # the fallback alone: as ``auto`` shows it
+            view = getattr(entry(task, name).target, "view_fallback", None)
+            return view(other) if view is not None else other  # type: ignore[no-any-return]
+        return other
     if choice == "deterministic":
         fallback = fallback_of(task, name, settings)
         if fallback is None:
@@ -277,6 +323,13 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
     if choice == "llm":
         return _build_declared(task, name, settings, **opts)
     return with_fallback(task, name, settings, **opts)
+
+
+def _model_opts(task: str, name: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """The one-item door's options (``samples``, the LLM verdict's ``threshold``) go to a judge
+    that calls a model; a model-free judge keeps its own fitted cut-off."""
+    uses_model = declared().get((task, name), Declaration("", "", False)).uses_model
+    return opts if uses_model else {}
 
 
 @dataclass(frozen=True)
@@ -315,8 +368,10 @@ def resolve(task: str, name: str) -> Resolved:
     if name.startswith(PLUGIN_PREFIX):
         return Resolved(task, name, _plugin_factory(name), "plug-in judge", "binary")
     _check_task(task)
-    if name.startswith(tuple(PANEL_PREFIXES)):
+    if is_panel(name):
         return _panel(task, name)
+    if name.startswith(FITTED_PREFIX):
+        return _fitted(task, name)
     try:
         if name == AUTO:
             default = default_name(task)
@@ -341,19 +396,6 @@ def build_judge(task: str, name: str, settings: RagjurySettings | None = None, *
     return resolve(task, name).build(settings, **opts)
 
 
-def register_judge(
-    task: str, name: str, factory: JudgeFactory, description: str = "", *, scale: Scale = "binary"
-) -> None:
-    """Add (or replace) the judge ``name`` for ``task`` from Python code (``factory(settings, **opts)``)."""
-    _check_task(task)
-
-    def built(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-        return construct(factory, settings, **opts)  # type: ignore[no-any-return]
-
-    built.__qualname__ = getattr(factory, "__qualname__", name)
-    register(task, name, built, description, scale=scale, takes_settings=True)
-
-
 def _panel(task: str, spec: str) -> Resolved:
     """``panel:A,B,C`` / ``panel-mean:A,B,C``: every member checked now, built with the panel."""
     prefix = next(p for p in PANEL_PREFIXES if spec.startswith(p))
@@ -366,7 +408,7 @@ def _panel(task: str, spec: str) -> Resolved:
         )
     if len(set(members)) != len(members):
         raise UnknownJudgeError(f"panel '{spec}' names a judge twice; each member must differ")
-    nested = [member for member in members if member.startswith(tuple(PANEL_PREFIXES))]
+    nested = [member for member in members if is_panel(member)]
     if nested:
         raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
     parts = [resolve(task, member) for member in members]  # an unknown member fails here
@@ -394,6 +436,25 @@ def _panel(task: str, spec: str) -> Resolved:
     what = "majority" if combine == "majority" else "mean probability"
     return Resolved(task, name, factory, f"{what} of {', '.join(members)}", "binary",
                     any(part.uses_model for part in parts))
+
+
+def _fitted(task: str, spec: str) -> Resolved:
+    """``fitted:HEAD.json``: the head is read and checked now, so a wrong file fails before judging."""
+    from ragjury.rag_agent.judges.model_free.fitted import FittedJudge, HeadError, load_head
+
+    path = spec[len(FITTED_PREFIX) :].strip()
+    if not path:
+        raise UnknownJudgeError(f"'{spec}' names no head file: use {FITTED_PREFIX}HEAD.json (written by `ragjury fit`)")
+    try:
+        head = load_head(path, task)
+    except HeadError as error:
+        raise UnknownJudgeError(str(error)) from None
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        del settings  # model-free signals: no model settings
+        return FittedJudge(path, task=task, **opts)
+
+    return Resolved(task, spec, factory, f"a head fitted on {head.n} labels ({head.fitted_on})", "binary")
 
 
 def _plugin_factory(spec: str) -> JudgeFactory:
@@ -429,6 +490,8 @@ __all__ = [
     "catalogue_names",
     "AUTO",
     "JUDGE_PACKAGES",
+    "FITTED_PREFIX",
+    "JUDGE_RULE",
     "PANEL_PREFIXES",
     "PLUGIN_PREFIX",
     "TASK_ORDER",
@@ -443,11 +506,9 @@ __all__ = [
     "entries",
     "entry",
     "fallback_of",
-    "judge_help",
     "judge_names_help",
     "judge_names",
     "names",
-    "register_judge",
     "resolve",
     "tasks",
     "with_fallback",

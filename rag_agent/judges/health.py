@@ -14,7 +14,7 @@ import ollama
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
-from ragjury.rag_agent.model.breaker import config_error, config_error_of
+from ragjury.rag_agent.model.breaker import config_error, config_error_of, model_listed
 
 
 @dataclass(frozen=True)
@@ -23,11 +23,6 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
-
-
-def _model_matches(wanted: str, available: list[str]) -> bool:
-    wanted_base = wanted if ":" in wanted else f"{wanted}:latest"
-    return wanted in available or wanted_base in available
 
 
 async def list_models(settings: RagjurySettings) -> list[str]:
@@ -74,7 +69,7 @@ async def _checks_of_one(settings: RagjurySettings) -> list[Check]:
         return [Check("server reachable", False, f"{where}: {type(error).__name__}: {error}", start_hint)]
     checks = [Check("server reachable", True, where)]
     wanted = settings.judge_model
-    if _model_matches(wanted, models):
+    if model_listed(wanted, models):  # the rule every command's preflight applies
         checks.append(Check("model available", True, wanted))
     else:
         fix = (

@@ -30,6 +30,7 @@ row": the judgment is then unscored with your message, never a silent fail.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 import time
@@ -42,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.sync import run_sync
 from ragjury.rag_agent.core.text import split_sentences
 from ragjury.rag_agent.judges.model_free.embedders import (
@@ -73,6 +75,7 @@ class EvalRow(BaseModel):
         return [value] if isinstance(value, str) else value
 
 
+@value_tag("evaluator_outcome")
 class EvaluatorOutcome(BaseModel):
     """What one user evaluator concluded about one row: a raw score, pass/fail, free-form tags.
 
@@ -130,8 +133,15 @@ class Evaluator(ABC):
         """Judge one row: ``bool``, a raw score, or an ``EvaluatorOutcome``; raise to leave it unscored."""
 
     async def aevaluate(self, row: EvalRow) -> RawResult:
-        """Async form; the default calls ``evaluate``. Override for network or disk work."""
-        return self.evaluate(row)
+        """Async form; the default runs ``evaluate`` in a worker thread, so a slow sync check does
+        not hold the event loop and ``-j`` of them run at once. Override for network or disk work."""
+        return await asyncio.to_thread(self.evaluate, row)
+
+    @property
+    def vectorised(self) -> bool:
+        """Whether this evaluator judges a batch in one pass (it overrides ``aevaluate_batch``);
+        otherwise rows are evaluated one by one, ``-j`` at a time, each reported as it ends."""
+        return type(self).aevaluate_batch is not Evaluator.aevaluate_batch
 
     async def aevaluate_batch(self, rows: Sequence[EvalRow]) -> list[RawResult | Exception]:
         """One result (or the exception it raised) per row, in order."""
@@ -188,7 +198,10 @@ class FunctionEvaluator(Evaluator):
         return result
 
     async def aevaluate(self, row: EvalRow) -> RawResult:
-        result = self.func(row)
+        """An async function is awaited on the loop; a sync one runs in a worker thread."""
+        if inspect.iscoroutinefunction(self.func):
+            return await self.func(row)
+        result = await asyncio.to_thread(self.func, row)
         return await result if inspect.isawaitable(result) else result
 
     def __call__(self, row: EvalRow) -> RawResult | Awaitable[RawResult]:
@@ -265,7 +278,10 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
     async def ajudge_batch(
         self, items: Sequence[EvalRow], *, on_result: ResultCallback | None = None
     ) -> list[Judgment[EvaluatorOutcome]]:
-        """The evaluator's own batch method (vectorised where it has one), one envelope per row."""
+        """The evaluator's own batch method where it has one (vectorised); otherwise row by row,
+        ``concurrency`` (``-j``) at a time, ``on_result`` as each ends so progress moves."""
+        if not self.evaluator.vectorised:
+            return await super().ajudge_batch(items, on_result=on_result)
         started = time.perf_counter()
         try:
             raws: list[RawResult | Exception] = await self.evaluator.aevaluate_batch(items)

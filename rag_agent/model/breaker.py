@@ -148,6 +148,35 @@ def model_listed(model: str, listed: Iterable[str]) -> bool:
     return model in names or f"{model}:latest" in names or model.removesuffix(":latest") in names
 
 
+def not_an_api(where: str | None, answered: str) -> ModelServerConfigError:
+    """A URL that answers HTTP but is no OpenAI-compatible API (``GET /models`` gave ``answered``)."""
+    return ModelServerConfigError(
+        f"{where} is not an OpenAI-compatible API (GET {where}/models answered {answered})",
+        "check --base-url (RAGJURY_BASE_URL): the server's API base, usually ending in /v1",
+        status=404,
+        where=where,
+    )
+
+
+def not_served(model: str, where: str | None, listed: list[str]) -> ModelServerConfigError:
+    """A server whose ``GET /models`` lists other models than the one asked for."""
+    more = f" and {len(listed) - 12} more" if len(listed) > 12 else ""
+    return ModelServerConfigError(
+        f"model '{model}' is not served by {where} (it lists: {', '.join(listed[:12])}{more})",
+        "pass --model with one of the listed names",
+        status=404,
+        where=where,
+    )
+
+
+async def check_servers(judge: object) -> None:
+    """Preflight every server the judge calls and raise the configuration error one answered
+    (an unknown model, a URL that is no API, a refused key): one line, exit 2, before any item is
+    judged -- for the commands that judge one item without the runner."""
+    await preflight(judge)
+    raise_config_error(judge)
+
+
 def config_error(
     status: int,
     where: str | None,
@@ -225,9 +254,12 @@ class CircuitBreaker:
         reset_after_s: float = 30.0,
         preflight_timeout_s: float = 5.0,
         api_key: str | None = None,
+        model: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.where = where.rstrip("/") if where else None
+        self.model = model
+        """The model the requests name: the preflight refuses a server that lists others only."""
         self.threshold = max(0, threshold)
         self.reset_after_s = reset_after_s
         self.preflight_timeout_s = preflight_timeout_s
@@ -399,10 +431,27 @@ class CircuitBreaker:
             if refused is not None:
                 self.refuse_configuration(refused)
                 return False
-        if reply.status_code == 200:
-            with suppress(ValueError):
-                self.listed = _listed_names(reply)
+        refused = self._refused_listing(reply)
+        if refused is not None:
+            self.refuse_configuration(refused)
+            return False
         return True
+
+    def _refused_listing(self, reply: Any) -> ModelServerConfigError | None:
+        """What a ``GET /models`` answer proves wrong with the configuration, or None: a 404 or a
+        page that is not JSON (not an OpenAI-compatible API at this URL), or a list of models
+        without ours (the server would answer with another model, or refuse every request)."""
+        if reply.status_code == 404:
+            return not_an_api(self.where, "HTTP 404")
+        if reply.status_code != 200:
+            return None
+        try:
+            self.listed = _listed_names(reply)
+        except (ValueError, AttributeError):
+            return not_an_api(self.where, "a page that is not JSON")
+        if self.model and self.listed and not model_listed(self.model, self.listed):
+            return not_served(self.model, self.where, self.listed)
+        return None
 
 
 def _listed_names(reply: Any) -> list[str]:
@@ -481,6 +530,8 @@ async def preflight(judge: object) -> list[CircuitBreaker]:
             other.listed = leader.listed
             if leader.config_error is not None:
                 other.refuse_configuration(leader.config_error)
+            elif other.model and leader.listed and not model_listed(other.model, leader.listed):
+                other.refuse_configuration(not_served(other.model, other.where, leader.listed))
             elif leader.is_open and leader.last_error:
                 other.trip(leader.last_error)
             elif not leader.is_open:
@@ -502,12 +553,15 @@ __all__ = [
     "ModelServerConfigError",
     "any_open",
     "breakers_of",
+    "check_servers",
     "config_error",
     "config_error_of",
     "is_connect_failure",
     "is_no_answer",
     "is_not_attempted",
     "model_listed",
+    "not_an_api",
+    "not_served",
     "preflight",
     "raise_config_error",
     "root_cause",

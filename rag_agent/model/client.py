@@ -61,7 +61,7 @@ def breaker_for(model: Model | str, settings: RagjurySettings) -> CircuitBreaker
     own = getattr(model, "breaker", None)
     if isinstance(own, CircuitBreaker):
         return own
-    return new_breaker(model_base_url(model), settings)
+    return new_breaker(model_base_url(model), settings, model=model_label(model))
 
 
 @dataclass

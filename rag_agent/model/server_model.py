@@ -129,7 +129,7 @@ def _server_model(settings: RagjurySettings, url: str, name: str, model_class: t
     """The model of one server, counting its HTTP attempts, with a breaker of its own."""
     http_client = create_async_httpx2_client(transport=CountingTransport(url))
     provider = OllamaProvider(base_url=url, api_key=settings.api_key or None, http_client=http_client)
-    return model_class(name, provider=provider, breaker=new_breaker(url, settings))
+    return model_class(name, provider=provider, breaker=new_breaker(url, settings, model=name))
 
 
 def build_guarded_model(settings: RagjurySettings, model_name: str | None = None) -> Model:
@@ -207,14 +207,16 @@ def model_base_url(model: Model | str) -> str | None:
     return str(url).rstrip("/") if url else None
 
 
-def new_breaker(where: str | None, settings: RagjurySettings) -> CircuitBreaker:
-    """A circuit breaker for the server at ``where``, configured from the settings."""
+def new_breaker(where: str | None, settings: RagjurySettings, *, model: str | None = None) -> CircuitBreaker:
+    """A circuit breaker for the server at ``where``, configured from the settings; ``model``, the
+    name requests send, is checked against the server's list at preflight."""
     return CircuitBreaker(
         where,
         threshold=settings.breaker_failures,
         reset_after_s=settings.breaker_reset_s,
         preflight_timeout_s=settings.preflight_timeout_s,
         api_key=settings.api_key,
+        model=model,
     )
 
 

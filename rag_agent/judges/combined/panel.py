@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragjury.rag_agent.core.labels import binary_label
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment, Usage
+from ragjury.rag_agent.core.value_tags import value_tag
 
 __all__ = [
     "COMBINE_METHODS",
@@ -59,6 +60,7 @@ class MemberVote(BaseModel):
     fallback_used: bool = False
 
 
+@value_tag("panel_verdict")
 class PanelVerdict(BaseModel):
     """The panel's label, the mean it came from, and every member's vote."""
 

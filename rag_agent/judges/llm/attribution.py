@@ -14,10 +14,14 @@ from __future__ import annotations
 from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, tagged
-from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
-from ragjury.rag_agent.judges.llm.correctness import BINARY_CHOICES, Verdict
-from ragjury.rag_agent.judges.llm.verdict_base import ThresholdVerdictJudge, VerdictOutput, tagged_list
+from ragjury.rag_agent.judges.llm.correctness import Verdict
+from ragjury.rag_agent.judges.llm.verdict_base import (
+    Ballot,
+    ThresholdVerdictJudge,
+    VerdictOutput,
+    tagged_list,
+)
 
 FAITHFULNESS_HOLISTIC = Instruction(
     name="faithfulness_holistic",
@@ -49,6 +53,15 @@ FAITHFULNESS_TOKEN = Instruction(
 )
 
 
+def attribution_problem(item: FaithfulnessItem) -> str | None:
+    """Why there is nothing to judge (an empty answer, no context), or None."""
+    if not item.answer.strip():
+        return "empty answer: nothing to judge"
+    if not any(context.strip() for context in item.contexts):
+        return "no context: nothing to check the answer against"
+    return None
+
+
 def attribution_prompt(item: FaithfulnessItem, token_budget: int) -> str:
     """Context passages first (a shared prefix across answers of one context), then the answer."""
     context_text, omitted = tagged_list(CONTEXT, item.contexts, token_budget)
@@ -67,29 +80,18 @@ class AttributionJudge(ThresholdVerdictJudge[FaithfulnessItem, Verdict]):
 
     name = "faithfulness_attribution"
     instructions = (FAITHFULNESS_HOLISTIC, FAITHFULNESS_TOKEN)
+    verdict_instruction = FAITHFULNESS_HOLISTIC
+    token_instruction = FAITHFULNESS_TOKEN
     supports_logprobs = True
 
-    async def _judge(self, item: FaithfulnessItem) -> Judgment[Verdict]:
-        if not item.answer.strip():
-            return self.failed("empty answer: nothing to judge")
-        if not any(context.strip() for context in item.contexts):
-            return self.failed("no context: nothing to check the answer against")
-        prompt = attribution_prompt(item, self.settings.source_token_budget)
-        probe = None
-        if self.wants_logprobs:
-            probe = await self.logprob_caller.distribution(FAITHFULNESS_TOKEN.text, prompt, BINARY_CHOICES)
-            judgment = self.probability_verdict(probe)
-            if judgment is not None:
-                return judgment
-        ballot = await self.ballot(FAITHFULNESS_HOLISTIC, VerdictOutput, prompt, key=lambda out: out.verdict)
-        ballot.add_usage(probe.usage if probe is not None else None)
-        if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
-        chosen = ballot.representative()
-        value = Verdict(verdict=ballot.winner == "1", reason=chosen.reason, agreement=ballot.agreement)
-        return self.sampled(
-            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
-        )
+    def problem(self, item: FaithfulnessItem) -> str | None:
+        return attribution_problem(item)
+
+    def verdict_prompt(self, item: FaithfulnessItem) -> str:
+        return attribution_prompt(item, self.settings.source_token_budget)
+
+    def ballot_value(self, ballot: Ballot[VerdictOutput, str]) -> Verdict:
+        return Verdict.of_ballot(ballot)
 
     def probability_value(self, p_true: float) -> Verdict:
         return Verdict.from_probability(p_true, self.threshold, "supported")

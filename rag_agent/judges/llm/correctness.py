@@ -15,10 +15,12 @@ from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Ins
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, QUESTION, REFERENCE, tagged
 from ragjury.rag_agent.core.protocol import Judge
-from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.value_view import ValueView
 from ragjury.rag_agent.judges.llm.verdict_base import (
+    BINARY_CHOICES,
+    Ballot,
     ThresholdVerdictJudge,
     VerdictOutput,
     tagged_list,
@@ -84,10 +86,7 @@ Qwen2.5-Coder-1.5B, bench/bench_truthfulness.py): kappa 0.59 vs 0.56 at P >= 0.5
 with a cross-validated cut-off, AUC 0.89 vs 0.88 -- within noise, so 1.0 stays the default and
 1.1 stays here, measured."""
 
-BINARY_CHOICES: tuple[str, ...] = ("0", "1")
-"""The answers a one-token binary verdict may give."""
-
-
+@value_tag("correctness_verdict")
 class Verdict(BaseModel):
     """A binary verdict with the model's reason."""
 
@@ -111,6 +110,12 @@ class Verdict(BaseModel):
         reason = f"P({noun}) = {p_true:.3f} from the first answer token ({'>=' if verdict else '<'} {threshold:g})"
         return cls(verdict=verdict, reason=reason, probability=p_true, method="logprobs")
 
+    @classmethod
+    def of_ballot(cls, ballot: Ballot[VerdictOutput, str]) -> Verdict:
+        """The structured answers' winner, with a majority sample's reason and the agreement."""
+        reason = ballot.representative().reason
+        return cls(verdict=ballot.winner == "1", reason=reason, agreement=ballot.agreement)
+
 
 def correctness_prompt(item: CorrectnessItem, token_budget: int) -> str:
     """Question, every reference (numbered) and the answer, each in its data tag."""
@@ -128,6 +133,7 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
 
     name = "answer_correctness"
     instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN)
+    verdict_instruction = ANSWER_CORRECTNESS
     token_instruction = ANSWER_CORRECTNESS_TOKEN
     supports_logprobs = True
 
@@ -139,25 +145,14 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
     def probability_value(self, p_true: float) -> Verdict:
         return Verdict.from_probability(p_true, self.threshold, "correct")
 
-    async def _judge(self, item: CorrectnessItem) -> Judgment[Verdict]:
-        if not item.answer.strip():
-            return self.failed("empty answer: nothing to judge")
-        prompt = correctness_prompt(item, self.settings.source_token_budget)
-        probe = None
-        if self.wants_logprobs:
-            probe = await self.logprob_caller.distribution(self.token_instruction.text, prompt, BINARY_CHOICES)
-            judgment = self.probability_verdict(probe)
-            if judgment is not None:
-                return judgment
-        ballot = await self.ballot(ANSWER_CORRECTNESS, VerdictOutput, prompt, key=lambda out: out.verdict)
-        ballot.add_usage(probe.usage if probe is not None else None)
-        if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes)
-        chosen = ballot.representative()
-        value = Verdict(verdict=ballot.winner == "1", reason=chosen.reason, agreement=ballot.agreement)
-        return self.sampled(
-            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
-        )
+    def problem(self, item: CorrectnessItem) -> str | None:
+        return None if item.answer.strip() else "empty answer: nothing to judge"
+
+    def verdict_prompt(self, item: CorrectnessItem) -> str:
+        return correctness_prompt(item, self.settings.source_token_budget)
+
+    def ballot_value(self, ballot: Ballot[VerdictOutput, str]) -> Verdict:
+        return Verdict.of_ballot(ballot)
 
 
 class BoolAsVerdict(ValueView[CorrectnessItem, Verdict]):

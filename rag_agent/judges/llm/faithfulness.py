@@ -27,6 +27,7 @@ from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.prompting import CONTEXT, EVALUATED_ANSWER, QUESTION, STATEMENT, tagged
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.schemas import UnitFloat
 from ragjury.rag_agent.core.text import normalise
 from ragjury.rag_agent.core.judge_entry import judge_entry
@@ -142,6 +143,7 @@ class StatementVerdict(BaseModel):
     """Share of the samples that voted for ``verdict`` (1.0 with one sample)."""
 
 
+@value_tag("faithfulness_result")
 class FaithfulnessResult(BaseModel):
     """Share of the answer's statements the context supports, with every statement kept."""
 

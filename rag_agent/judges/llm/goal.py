@@ -23,6 +23,7 @@ from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
 from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
+from ragjury.rag_agent.core.value_tags import value_tag
 
 GOAL_INFERENCE = Instruction(
     name="goal_inference",
@@ -80,6 +81,7 @@ class GoalInferenceOutput(BaseModel):
     )
 
 
+@value_tag("goal_result")
 class GoalResult(BaseModel):
     """Whether the agent achieved the goal, with the inferred goal and end state it was decided on."""
 

@@ -30,16 +30,20 @@ from typing_extensions import Unpack
 from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import JudgmentContext
 from ragjury.rag_agent.core.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
-from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.verdict_base import (
+    BINARY_CHOICES,
+    Ballot,
     BinaryVerdict,
     LLMVerdictJudge,
+    SampledJudgment,
     ThresholdVerdictJudge,
     VerdictOptions,
     lower_median,
     require_value,
 )
+from ragjury.rag_agent.model.logprobs import DistributionOutcome
 
 RELEVANCE_VERDICT = Instruction(
     name="relevance_verdict",
@@ -157,9 +161,9 @@ GRADE_NAMES: dict[int, str] = {0: "irrelevant", 1: "related", 2: "highly relevan
 
 
 GRADE_CHOICES: tuple[str, ...] = ("0", "1", "2", "3")
-BINARY_CHOICES: tuple[str, ...] = ("0", "1")
 
 
+@value_tag("relevance_grade")
 class RelevanceGrade(BaseModel):
     """A 0-3 grade, and where the model's probabilities were read, the distribution behind it.
 
@@ -178,7 +182,13 @@ class RelevanceGrade(BaseModel):
     def label(self) -> int:
         return int(self.grade)
 
+    @classmethod
+    def of_ballot(cls, ballot: Ballot[GradeOutput, int]) -> RelevanceGrade:
+        """The structured answers' median grade."""
+        return cls(grade=ballot.winner)  # type: ignore[arg-type]
 
+
+@value_tag("relevance_verdict")
 class RelevanceVerdict(BaseModel):
     """A binary relevance verdict; ``probability`` is P(verdict = "1") on the logprob path."""
 
@@ -190,6 +200,11 @@ class RelevanceVerdict(BaseModel):
     @property
     def label(self) -> bool:
         return self.verdict
+
+    @classmethod
+    def of_ballot(cls, ballot: Ballot[RelevanceOutput, str]) -> RelevanceVerdict:
+        """The structured answers' majority verdict."""
+        return cls(verdict=ballot.winner == "1")
 
 
 def grade_from_expectation(expected: float, cuts: Sequence[float]) -> int:
@@ -253,28 +268,19 @@ class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerd
 
     name = "relevance_verdict"
     instructions = (RELEVANCE_VERDICT, RELEVANCE_VERDICT_TOKEN)
+    verdict_instruction = RELEVANCE_VERDICT
+    verdict_output = RelevanceOutput
     token_instruction = RELEVANCE_VERDICT_TOKEN
     supports_logprobs = True
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[RelevanceVerdict]:
-        problem = _check_context(item)
-        if problem:
-            return self.failed(problem)
-        prompt = relevance_prompt(item, self.settings.source_token_budget)
-        probe = None
-        if self.wants_logprobs:
-            probe = await self.logprob_caller.distribution(self.token_instruction.text, prompt, BINARY_CHOICES)
-            judgment = self.probability_verdict(probe)
-            if judgment is not None:
-                return judgment
-        ballot = await self.ballot(RELEVANCE_VERDICT, RelevanceOutput, prompt, key=lambda out: out.verdict)
-        ballot.add_usage(probe.usage if probe is not None else None)
-        if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
-        value = RelevanceVerdict(verdict=ballot.winner == "1")
-        return self.sampled(
-            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
-        )
+    def problem(self, item: JudgmentContext) -> str | None:
+        return _check_context(item)
+
+    def verdict_prompt(self, item: JudgmentContext) -> str:
+        return relevance_prompt(item, self.settings.source_token_budget)
+
+    def ballot_value(self, ballot: Ballot[RelevanceOutput, str]) -> RelevanceVerdict:
+        return RelevanceVerdict.of_ballot(ballot)
 
     def probability_value(self, p_true: float) -> RelevanceVerdict:
         return RelevanceVerdict(verdict=p_true >= self.threshold, method="logprobs", probability=p_true)
@@ -293,7 +299,11 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
 
     name = "relevance_grade"
     instructions = (RELEVANCE_GRADE, RELEVANCE_GRADE_TOKEN)
+    verdict_instruction = RELEVANCE_GRADE
+    verdict_output = GradeOutput
     token_instruction = RELEVANCE_GRADE_TOKEN
+    token_choices = GRADE_CHOICES
+    combine = staticmethod(lower_median)
     supports_logprobs = True
 
     def __init__(
@@ -316,30 +326,20 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
             params["cuts"] = ",".join(f"{cut:g}" for cut in self.cuts)
         return params
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[RelevanceGrade]:
-        problem = _check_context(item)
-        if problem:
-            return self.failed(problem)
-        prompt = relevance_prompt(item, self.settings.source_token_budget)
-        probe = None
-        if self.wants_logprobs:
-            probe = await self.logprob_caller.distribution(self.token_instruction.text, prompt, GRADE_CHOICES)
-            judgment = self.token_judgment(probe, self.grade_value)
-            if judgment is not None:
-                return judgment
-        ballot = await self.ballot(
-            RELEVANCE_GRADE, GradeOutput, prompt, key=lambda out: int(out.grade), combine=lower_median
-        )
-        ballot.add_usage(probe.usage if probe is not None else None)
-        if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
-        return self.sampled(
-            RelevanceGrade(grade=ballot.winner),  # type: ignore[arg-type]
-            usage=ballot.usage,
-            agreement=ballot.agreement,
-            votes=ballot.votes,
-            method="structured",
-        )
+    def problem(self, item: JudgmentContext) -> str | None:
+        return _check_context(item)
+
+    def verdict_prompt(self, item: JudgmentContext) -> str:
+        return relevance_prompt(item, self.settings.source_token_budget)
+
+    def ballot_key(self, output: GradeOutput) -> int:
+        return int(output.grade)
+
+    def ballot_value(self, ballot: Ballot[GradeOutput, int]) -> RelevanceGrade:
+        return RelevanceGrade.of_ballot(ballot)
+
+    def read_probe(self, outcome: DistributionOutcome) -> SampledJudgment[RelevanceGrade] | None:
+        return self.token_judgment(outcome, self.grade_value)
 
     def grade_value(self, probabilities: dict[str, float]) -> RelevanceGrade:
         """The value of a grade distribution: argmax grade, or the calibrated cuts' grade."""

@@ -22,7 +22,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 from pydantic_ai.framing import DataTag, RegisteredTag
@@ -37,9 +37,12 @@ from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
 from ragjury.rag_agent.model.client import CallOutcome
 from ragjury.rag_agent.model.logprobs import DistributionOutcome, LogprobCaller
+from ragjury.rag_agent.core.value_tags import value_tag
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
+BINARY_CHOICES: tuple[str, ...] = ("0", "1")
+"""The tokens a one-token binary verdict may give."""
 
 MAX_SAMPLES = 15
 MAX_REASON_CHARS = 300
@@ -62,6 +65,7 @@ class VerdictOutput(BaseModel):
     verdict: BinaryVerdict = Field(description='"1" for yes, "0" for no')
 
 
+@value_tag("sampled_judgment")
 class SampledJudgment(Judgment[ValueT], Generic[ValueT]):
     """A judgment that also says how the self-consistency vote went.
 
@@ -285,6 +289,65 @@ class LLMVerdictJudge(ModelJudge[ItemT, ValueT]):
             return self.failed(reason, usage=outcome.usage, method="logprobs")
         return self.sampled(value_of(outcome.distribution.probabilities), usage=outcome.usage, method="logprobs")
 
+    # -- the one-verdict path, written once: logprob probe, then ballot ---------------------------
+    verdict_instruction: Instruction | None = None
+    """The structured prompt of a one-verdict judge. Judges with steps of their own (faithfulness
+    statements, the goal of a trace) leave it None and write their own ``_judge``."""
+    verdict_output: type[BaseModel] = VerdictOutput
+    token_choices: tuple[str, ...] = BINARY_CHOICES
+    """The tokens the one-token prompt may answer (a 0-3 grade judge has four)."""
+    combine: Callable[[Sequence[Any], int], tuple[Any, int]] = staticmethod(majority)
+    """How the ballot's votes give a winner: a majority, or the lower median of grades."""
+
+    def problem(self, item: ItemT) -> str | None:
+        """Why there is nothing to judge in ``item`` (an empty answer): unscored without a call."""
+        return None
+
+    def verdict_prompt(self, item: ItemT) -> str:
+        """The user prompt of both paths (the probe and the ballot share it)."""
+        raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
+
+    def ballot_key(self, output: Any) -> Any:
+        """What one structured answer votes for (its ``verdict``, or a grade)."""
+        return output.verdict
+
+    def ballot_value(self, ballot: Ballot[Any, Any]) -> ValueT:
+        """The judgment's value from the ballot's winner."""
+        raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
+
+    def read_probe(self, outcome: DistributionOutcome) -> SampledJudgment[ValueT] | None:
+        """The judgment of the one-token probe (``token_judgment`` with this judge's value), or
+        None where ``auto`` goes on to the structured ballot."""
+        raise NotImplementedError(f"{type(self).__name__} has no one-token verdict")
+
+    async def _judge(self, item: ItemT) -> Judgment[ValueT]:
+        """The logprob probe where it is wanted (``read_probe``), else (or where the server has no
+        logprobs) a ballot of ``samples`` structured answers. The ballot's judgment, scored or
+        not, says ``method="structured"`` and costs the probe's usage too."""
+        problem = self.problem(item)
+        if problem:
+            return self.failed(problem)
+        prompt = self.verdict_prompt(item)
+        probe = None
+        if self.wants_logprobs:
+            token_text = self.token_instruction.text
+            probe = await self.logprob_caller.distribution(token_text, prompt, self.token_choices)
+            judgment = self.read_probe(probe)
+            if judgment is not None:
+                return judgment
+        if self.verdict_instruction is None:
+            raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
+        ballot = await self.ballot(
+            self.verdict_instruction, self.verdict_output, prompt, self.ballot_key, combine=self.combine
+        )
+        ballot.add_usage(probe.usage if probe is not None else None)
+        if ballot.winner is None:
+            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
+        value = self.ballot_value(ballot)
+        return self.sampled(
+            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
+        )
+
     # -- calls ------------------------------------------------------------------------------------
     async def call(
         self, instruction: Instruction, output_type: type[OutputT], prompt: str
@@ -383,7 +446,7 @@ class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
     def params(self) -> dict[str, str]:
         return {**super().params(), "threshold": f"{self.threshold:g}"}
 
-    def probability_verdict(self, outcome: DistributionOutcome) -> SampledJudgment[ValueT] | None:
+    def read_probe(self, outcome: DistributionOutcome) -> SampledJudgment[ValueT] | None:
         """The judgment of one token's P("1") against ``threshold`` (``token_judgment``)."""
         return self.token_judgment(outcome, lambda probabilities: self.probability_value(probabilities["1"]))
 
@@ -393,6 +456,7 @@ class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
 
 
 __all__ = [
+    "BINARY_CHOICES",
     "MAX_REASON_CHARS",
     "MAX_SAMPLES",
     "METHODS",

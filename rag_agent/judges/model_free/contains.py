@@ -32,12 +32,6 @@ def normalise_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", _NOT_WORD.sub(" ", stripped)).split())
 
 
-def contains_reference(answer: str, references: Sequence[str]) -> bool | None:
-    """True when a normalised reference occurs in the normalised answer; ``None`` when no
-    reference has anything left after normalisation (nothing to look for)."""
-    return _contains_normalised(normalise_answer(answer), _wanted(references))
-
-
 def _wanted(references: Sequence[str]) -> list[str]:
     """The references that have anything left after normalisation, normalised."""
     return [ref for ref in map(normalise_answer, references) if ref]
@@ -126,4 +120,4 @@ class ContainsJudge(BaseJudge[CorrectnessItem, bool]):
         )
 
 
-__all__ = ["ContainsJudge", "contains_reference", "normalise_answer"]
+__all__ = ["ContainsJudge", "normalise_answer"]

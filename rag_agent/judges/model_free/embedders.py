@@ -326,15 +326,6 @@ async def check_embeddings(judge: object, name: str = "semantic") -> None:
             ) from None
 
 
-def cosine_rows(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Row-wise cosine similarity of two equally shaped matrices (0.0 where a row is all zeros)."""
-    left_norm = np.linalg.norm(left, axis=1)
-    right_norm = np.linalg.norm(right, axis=1)
-    denominator = left_norm * right_norm
-    dots = np.einsum("ij,ij->i", left, right)
-    return np.divide(dots, denominator, out=np.zeros_like(dots), where=denominator > 0)
-
-
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero), for cosine by matrix product."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -353,7 +344,6 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "EXTRA_HINT",
     "check_embeddings",
-    "cosine_rows",
     "default_embedder",
     "normalise_rows",
     "packaged_minilm_path",

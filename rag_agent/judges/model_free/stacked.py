@@ -25,6 +25,7 @@ from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.text import normalise
 from ragjury.rag_agent.judges.model_free.support import SupportJudge, SupportScore
+from ragjury.rag_agent.core.value_tags import value_tag
 
 STACKS = Path(__file__).resolve().parent / "stacks"
 DEFAULT_STACK = STACKS / "faithfulness-support.json"
@@ -103,6 +104,7 @@ def load_stack(path: str | Path = DEFAULT_STACK) -> StackModel:
     return model
 
 
+@value_tag("stack_score")
 class StackScore(BaseModel):
     """The stack's P(faithful), its verdict at the fitted cut-off, and the support score it started from."""
 

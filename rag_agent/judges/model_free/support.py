@@ -23,6 +23,7 @@ from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.text import STOPWORDS, normalise, split_sentences
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
+from ragjury.rag_agent.core.value_tags import value_tag
 
 __all__ = [
     "DEFAULT_BIGRAM_WEIGHT",
@@ -84,6 +85,7 @@ def _is_number(token: str) -> bool:
     return any(ch.isdigit() for ch in token)
 
 
+@value_tag("support_score")
 class SupportScore(BaseModel):
     """How much of the answer the context supports, and what it does not.
 
@@ -141,7 +143,7 @@ def clear_caches() -> None:
     _sentences.cache_clear()
 
 
-@judge_entry("faithfulness", "support", "model-free default: share of the answer's content words the context supports")
+@judge_entry("faithfulness", "support", "model-free: share of the answer's content words the context supports")
 class SupportJudge(BaseJudge[FaithfulnessItem, SupportScore]):
     """Faithful when enough of the answer's content tokens occur in the context. Example::
 

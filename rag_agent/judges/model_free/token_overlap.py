@@ -463,11 +463,6 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return ordered[starts], order[starts], inverse
 
 
-def _hashes(words: frozenset[str]) -> np.ndarray:
-    """The (per-process) hashes of a word set, for ``np.isin`` over token hashes."""
-    return np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
-
-
 __all__ = [
     "EVRET_STOPWORDS",
     "Scoring",

@@ -27,6 +27,7 @@ def runs_dir(tmp_path: Path) -> Path:
     folder.mkdir()
     shutil.copy(FIXTURES / "evals_run.trec", folder / "tiny.trec")
     (folder / "other.trec").write_text("q1 Q0 d4 1 2.0 other\nq1 Q0 d3 2 1.0 other\nq2 Q0 d1 1 1.0 other\n")
+    (folder / "third.trec").write_text("q1 Q0 d5 1 1.0 third\nq2 Q0 d7 1 1.0 third\n")  # tau needs 3 systems
     return folder
 
 

@@ -131,3 +131,15 @@ def test_flags_have_no_metavar_and_values_a_short_one() -> None:
     assert by_option["--json"].split()[2] == "Print"  # straight to the help text
     assert by_option["--limit"].split()[2:5] == ["-n", "N", "[>=1]"]
     assert by_option["--out"].split()[3] == "PATH" and by_option["--max-fallback"].split()[2] == "SHARE"
+
+
+def test_help_groups_the_commands_by_what_they_are_for() -> None:
+    from typer.testing import CliRunner
+
+    from ragjury.cli import PANELS, app
+
+    shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "100"}).output
+    positions = [shown.index(panel) for panel in PANELS]
+    assert positions == sorted(positions)  # one item, a batch, trust, set-up: in that order
+    assert sorted(name for names in PANELS.values() for name in names) == sorted(
+        info.name for info in app.registered_commands + app.registered_groups)

@@ -24,10 +24,10 @@ def _no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGJURY_HTTP_RETRIES", "0")
 
 
-def evaluate(base_url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def evaluate(base_url: str, *extra: str, model: str = "phi3:mini") -> subprocess.CompletedProcess[str]:
     """The command as a user types it (the console script, its own process: stderr as they see it)."""
     command = [str(RAGJURY), "evaluate", "--task", "correctness", "--data", str(DATA),
-               "--base-url", base_url, "--model", "gpt-4o-mini", "--no-cache", *extra]
+               "--base-url", base_url, "--model", model, "--no-cache", *extra]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
 
 
@@ -62,12 +62,14 @@ def test_a_403_names_the_key() -> None:
 
 def test_a_wrong_model_lists_the_models_the_server_has() -> None:
     with recording_server(mode="404-model") as server:
-        result = evaluate(server.base_url, "--no-progress")
+        result = evaluate(server.base_url, "--no-progress", model="gpt-4o-mini")
+        chats = len(server.chat_requests)
     assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().splitlines()[-1] == (
-        f"error: model 'gpt-4o-mini' not found on {server.base_url}: check --model; "
-        "the server lists: phi3:mini, llama3.2:3b"
-    )
+    assert result.stderr.strip().splitlines() == [
+        f"error: model 'gpt-4o-mini' is not served by {server.base_url} (it lists: phi3:mini, llama3.2:3b): "
+        "pass --model with one of the listed names"
+    ]
+    assert chats == 0  # found at the preflight (GET /models), before any item
 
 
 def test_a_server_error_still_falls_back_as_before() -> None:

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from ragjury.cli import app
 from ragjury.config.settings import get_settings
 from ragjury.evals.io.loaders import load_qrels
+from ragjury.rag_agent.judges.catalogue import judge_names
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOPICS = str(FIXTURES / "pipeline_topics.jsonl")
@@ -148,7 +149,7 @@ def test_human_summary(tmp_path: Path) -> None:
         (("--judge", "non-llm"), "give --runs"),
         (
             ("--runs", RUNS_GLOB, "--judge", "gpt-judge"),
-            "valid judges: non-llm, semantic, token-overlap, llm, llm-graded",
+            "valid judges: " + ", ".join(judge_names("relevance")),
         ),
         (("--runs", str(FIXTURES / "nothing_*.trec")), "no run file matches"),
         (("--runs", str(FIXTURES / "missing.trec")), "missing.trec: file not found"),

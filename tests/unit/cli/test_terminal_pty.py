@@ -42,11 +42,28 @@ def test_a_dead_server_is_one_line_first_with_the_fix_and_no_tables(tmp_path: Pa
     assert code == 3, shown
     plain = " ".join(screen_lines(shown))
     assert "┃" not in shown and "│ n " not in shown  # no tables of zeros
-    # One logical line (soft-wrapped by the terminal, never broken by ragjury inside a word).
-    cause = [line for line in shown.replace("\r", "").split("\n") if "nothing was scored" in line]
-    assert len(cause) == 1, shown
-    text = screen_lines(cause[0])[0]
-    assert text.startswith("nothing was scored: model server unreachable at http://127.0.0.1:")
-    assert "start your server" in text and "--base-url" in text
+    # First, wrapped between words at the terminal's width (never cut inside a word by it).
+    lines = screen_lines(shown)
+    first = next(i for i, line in enumerate(lines) if line.startswith("nothing was scored"))
+    assert lines[first].startswith("nothing was scored: model server unreachable at http://127.0.0.1:")
+    assert max(len(line.rstrip()) for line in lines) <= 80, lines
+    assert "start your server" in plain and "--base-url" in plain
     after = plain.split("nothing was scored", 1)[1]
     assert "Agreement" not in after and "verdicts by" not in plain
+
+
+def test_lines_wrap_between_words_and_titles_stay_whole(tmp_path: Path) -> None:
+    """An error line and the summary's title at 80 columns: no line longer than the terminal (which
+    would cut it inside a word), every word of the message whole on one line."""
+    missing = "no-such-folder/predictions-of-the-second-configuration-run.jsonl"  # 65 characters
+    code, shown = run_in_terminal([RAGJURY, "report", missing], env=quiet_env(tmp_path))
+    assert code == 2, shown
+    lines = screen_lines(shown)
+    assert len(lines) > 1 and max(len(line.rstrip()) for line in lines) <= 80, lines  # wrapped, by ragjury
+    assert any(missing in line for line in lines), lines  # the path whole on one line
+    code, shown = run_in_terminal(
+        [RAGJURY, "evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA), "--no-progress"],
+        env=quiet_env(tmp_path),
+    )
+    assert code == 0, shown
+    assert any(line.strip() == "correctness judged by contains on correctness.jsonl" for line in screen_lines(shown))

@@ -97,6 +97,8 @@ CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
         "--judge", "python:test_calibration:scripted_correctness", "--out", tmp / "cal.json",
         "--no-cache", "--no-progress", "--json",
     ),
+    "fit": lambda tmp: run("fit", "--task", "correctness", "--data", calibration_data(tmp), "--out", tmp / "head.json",
+                           "--json"),
     "doctor": lambda tmp: run("doctor", "--base-url", DEAD_SERVER, "--json", codes=(1,)),
     "judge-evaluate": lambda tmp: run(
         "judge-evaluate", "What is RAG?", "--answer", "RAG combines retrieval with generation.",
@@ -198,6 +200,7 @@ def test_each_command_reports_what_it_should(payloads: dict[str, dict[str, Any]]
         "agreement (jsonl)": {"mode", "agreement", "ranking", "figures", "inputs", "outputs", "gate_failures"},
         "relevance": {"task", "judge", "n", "scored", "unscored", "inputs", "outputs"},
         "calibrate": {"task", "judge", "model", "n", "scored", "unscored", "inputs", "outputs"},
+        "fit": {"task", "n", "head_random", "head_by_question", "base", "beats_base", "inputs", "outputs"},
         "doctor": {"ok", "model", "checks"},
         "judge-evaluate": {"task", "label", "value", "judges", "fallback", "gate_failures"} | ENVELOPE_KEYS,
         "verdict correctness": {"task", "label", "value", "judges", "fallback", "gate_failures"}

@@ -79,13 +79,14 @@ def test_qrels_mode_with_runs_ranks_systems_and_writes_html(tmp_path: Path) -> N
     runs.mkdir()
     shutil.copy(FIXTURES / "evals_run.trec", runs / "tiny.trec")
     (runs / "other.trec").write_text("q1 Q0 d4 1 2.0 other\nq1 Q0 d3 2 1.0 other\nq2 Q0 d1 1 1.0 other\n")
+    (runs / "third.trec").write_text("q1 Q0 d5 1 1.0 third\nq2 Q0 d7 1 1.0 third\n")  # tau needs 3 systems
     qrels = FIXTURES / "evals_qrels.txt"
     html = tmp_path / "r.html"
     result = run_agreement(qrels, qrels, runs=runs, html=html)
     assert result.figures["cohen_kappa"] == pytest.approx(1.0)
     assert result.figures["kendall_tau"] == pytest.approx(1.0)
     systems = result.payload()["ranking"]["systems"]  # type: ignore[index]
-    assert set(systems) == {"tiny", "other"} and systems["tiny"]["gold"] == systems["tiny"]["judge"]
+    assert set(systems) == {"tiny", "other", "third"} and systems["tiny"]["gold"] == systems["tiny"]["judge"]
     assert list(result.report.tables) == ["nDCG@10 per run (3 queries)"]  # q1, q2 and q3 in both qrels
     assert result.html == html and html.read_text().startswith("<!DOCTYPE html>")
     assert result.payload()["inputs"] == {"gold": str(qrels), "judged": str(qrels), "runs": str(runs)}

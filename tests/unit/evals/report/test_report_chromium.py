@@ -366,6 +366,31 @@ def test_screenshots_of_a_run_a_comparison_and_a_probability_judge(tmp_path: Pat
         assert (width, height) == (1280, 2000), name
 
 
+def test_the_judge_card_is_rendered_within_the_page(tmp_path: Path) -> None:
+    """24 labelled items over 3 systems: one card row per system, leniency and κ with intervals,
+    a length figure, and the section no wider than the 1000 px page."""
+    rows = probability_rows()
+    for k, r in enumerate(rows):  # answers of several lengths, so the length slope is fitted
+        r["item"]["answer"] = " ".join(["word"] * (1 + (k * 7) % 40))
+    page = write_report(tmp_path, rows)
+    measured = in_frame(
+        tmp_path,
+        page,
+        "(function () { var s = doc.getElementById('judge-card'); return s && {"
+        " rows: Array.from(s.querySelectorAll('tbody tr')).map(function (r) {"
+        "  return Array.from(r.cells).map(function (c) { return c.textContent; }); }),"
+        " length: Array.from(s.querySelectorAll('p.length')).map(function (p) { return p.textContent; }),"
+        " scroll: doc.documentElement.scrollWidth, right: s.getBoundingClientRect().right }; })()",
+    )
+    assert measured is not None, "no judge-card section in the rendered page"
+    assert [cells[0] for cells in measured["rows"]] == ["system-a", "system-b", "system-c"]
+    for cells in measured["rows"]:
+        assert cells[1] == "8" and re.fullmatch(r"[+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", cells[4])
+        assert cells[5] in {"lenient", "strict", "not found"} and cells[6] == "-"  # people used one class
+    assert measured["length"] and measured["length"][0].startswith("length bias: ")
+    assert measured["scroll"] <= 1000 and measured["right"] <= 1000
+
+
 def config_b_rows() -> list[dict[str, Any]]:
     """Config B's answers to config A's questions (``rows_a``), no gold: a run comparison."""
     rows = []

@@ -229,9 +229,12 @@ def test_intervals_leave_unscored_items_out_never_count_them_wrong() -> None:
 
 
 def test_ranking_and_paired_intervals() -> None:
-    per_query = {"bm25": {"q1": 0.2, "q2": 0.3, "q3": 0.25}, "dense": {"q1": 0.6, "q2": 0.7, "q3": 0.5}}
+    per_query = {"bm25": {"q1": 0.2, "q2": 0.3, "q3": 0.25}, "dense": {"q1": 0.6, "q2": 0.7, "q3": 0.5},
+                 "hybrid": {"q1": 0.9, "q2": 0.95, "q3": 0.8}}
     tau = bootstrap_ranking_tau(per_query, per_query, resamples=100)
     assert tau is not None and (tau.low, tau.high) == (1.0, 1.0)
+    two = {name: per_query[name] for name in ("bm25", "dense")}
+    assert bootstrap_ranking_tau(two, two, resamples=10) is None  # two systems: tau is only +1 or -1
     assert bootstrap_ranking_tau({"only": {"q": 1.0}}, {"only": {"q": 1.0}}) is None
     gold = [True, False] * 50
     worse = [g if i % 3 else not g for i, g in enumerate(gold)]
@@ -239,8 +242,10 @@ def test_ranking_and_paired_intervals() -> None:
     assert diff["accuracy"] is not None and diff["accuracy"].low > 0  # B (= gold) is better beyond noise
     same = bootstrap_paired_difference(gold, worse, worse, labels=[False, True], resamples=50)
     assert same["cohen_kappa"] is not None and (same["cohen_kappa"].low, same["cohen_kappa"].high) == (0.0, 0.0)
-    scores = bootstrap_system_tau([0.1, 0.2, 0.9, 0.8], [0.2, 0.3, 0.7, 0.9], ["a", "a", "b", "b"], resamples=100)
+    scores = bootstrap_system_tau([0.1, 0.2, 0.9, 0.8, 0.5, 0.5], [0.2, 0.3, 0.7, 0.9, 0.5, 0.4],
+                                  ["a", "a", "b", "b", "c", "c"], resamples=100)
     assert scores is not None and scores.high == 1.0
+    assert bootstrap_system_tau([0.1, 0.9], [0.2, 0.7], ["a", "b"], resamples=10) is None
     assert percentile_interval([None, float("nan")]) is None
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ragjury.evals.runs.cache import JudgmentCache, holder_alive, new_lease_owner
+from ragjury.evals.runs.cache import JudgmentCache
+from ragjury.evals.runs.cache_leases import holder_alive, new_lease_owner
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity

@@ -194,13 +194,10 @@ async def test_runs_without_a_cache_and_with_a_progress_bar() -> None:
     assert sum(judge.calls.values()) == 10  # no cache: judged again
 
 
-def test_stats_merge_and_messages(tmp_path: Path) -> None:
-    a = RunStats(total=3, cached=1, judged=2, unscored=1, usage=Usage(input_tokens=5, requests=2), wall_s=1.0)
-    b = RunStats(total=2, judged=2, usage=Usage(output_tokens=4, requests=2), wall_s=1.0, interrupted=True)
-    merged = a.merge(b)
-    assert (merged.total, merged.judged, merged.scored, merged.tokens, merged.requests) == (5, 4, 4, 9, 4)
-    assert merged.interrupted and merged.judgments_per_s == 2.0
-    assert merged.as_dict()["n"] == 5
+def test_stats_figures_and_messages(tmp_path: Path) -> None:
+    stats = RunStats(total=5, cached=1, judged=4, unscored=1, usage=Usage(input_tokens=5, output_tokens=4, requests=4), wall_s=2.0)
+    assert (stats.scored, stats.tokens, stats.requests, stats.judgments_per_s) == (4, 9, 4, 2.0)
+    assert stats.as_dict()["n"] == 5
     with JudgmentCache(tmp_path / "c.sqlite") as cache:
         message = interrupted_message(cache)
     assert "c.sqlite" in message and "run the same command again" in message

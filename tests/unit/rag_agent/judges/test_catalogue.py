@@ -82,10 +82,10 @@ def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: 
     with recording_server(content='{"reason": "it is a toy", "verdict": "1"}') as server:
         python_api = run_python(site, (
             "import ragjury\n"
-            "from ragjury.rag_agent.judges.catalogue import judge_names, judge_help\n"
+            "from ragjury.rag_agent.judges.catalogue import declared, judge_names\n"
             "assert ragjury.__file__.startswith(sys.argv[1]), ragjury.__file__\n"
             "assert 'toy' in judge_names('correctness'), judge_names('correctness')\n"
-            "assert 'toy (a toy LLM verdict)' in judge_help('correctness')\n"
+            "assert declared()[('correctness', 'toy')].description == 'a toy LLM verdict'\n"
             "judge = ragjury.build_judge('correctness', 'toy')\n"
             "item = ragjury.CorrectnessItem(question='q?', answer='a toy answer', references=['toy'])\n"
             "print(judge.identity.prompt_version, judge.judge(item))\n"

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, judge_help, resolve
+from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, judge_names_help, resolve
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.core.labels import binarizer, binary_label, label_of
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
@@ -297,4 +297,4 @@ def test_registry_panel_errors_are_clear() -> None:
         resolve("summaries", "panel:a,b")
     with pytest.raises(UnknownJudgeError, match="panel:A,B,C"):
         build_judge("correctness", "gpt-judge", SETTINGS)
-    assert "panel-mean:A,B,C" in judge_help("relevance")
+    assert "panel-mean:A,B,C" in judge_names_help(["relevance"])

@@ -241,6 +241,7 @@ async def test_correctness_malformed_output_retried_then_unscored_and_bool_raise
     judgment = await judge.ajudge(CORRECTNESS_ITEM)
     assert judgment.unscored and judgment.value is None
     assert "invalid model output after 2 retries" in (judgment.unscored_reason or "")
+    assert judgment.method == "structured"  # the path that failed, as every verdict judge says it
     assert judgment.usage.requests == 4  # the logprob probe (answered without logprobs) + 3 attempts
     with pytest.raises(JudgmentUnscored, match="invalid model output"):
         judge.judge(CORRECTNESS_ITEM)
@@ -410,3 +411,18 @@ async def test_goal_self_consistency_infers_once_and_votes() -> None:
     assert judgment.value is not None and judgment.value.verdict is True and judgment.value.reason == "vote 1"
     assert judgment.value.agreement == pytest.approx(2 / 3)
     assert len(script.prompts(GOAL_INFERENCE)) == 1 and judgment.usage.requests == 4
+
+
+def test_each_verdict_judge_writes_only_what_is_its_own() -> None:
+    """The "logprob probe, then ballot" path lives once (``LLMVerdictJudge._judge``): a
+    one-verdict judge says what its problem, prompt and value are, each in a line or two."""
+    import inspect
+
+    from ragjury.rag_agent.judges.llm import AttributionJudge
+    from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge
+
+    for judge in (CorrectnessJudge, RelevanceVerdictJudge, GradedRelevanceJudge, AttributionJudge):
+        assert judge._judge is LLMVerdictJudge._judge, judge.__name__
+        for hook in ("problem", "verdict_prompt", "ballot_value"):
+            body = inspect.getsource(getattr(judge, hook)).strip().splitlines()[1:]
+            assert hook in judge.__dict__ and len(body) <= 5, (judge.__name__, hook, body)

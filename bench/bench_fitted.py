@@ -1,0 +1,174 @@
+"""Go / no-go for heads fitted on people's labels (``ragjury fit``), model-free signals.
+
+Two settings, on the committed split (``bench/splits.py``), figures on the *confirm* half:
+- *transfer*: a head fitted on every *tune* item judges every confirm item;
+- *in-pool*: label 5 %, 10 % or 20 % of the confirm pool at random, fit a head on those labels
+  (strength and cut-off by 5-fold CV inside them, as ``ragjury fit`` does), judge the rest.
+Each is set beside the base judge (``contains`` / ``support`` at its default cut-off) on the same
+unlabelled items. Kappa of one draw has a 95 % bootstrap interval over items; the in-pool rows
+give the mean over ``--draws`` seeded draws and the 2.5-97.5 % range of the draws' kappas and of
+the paired gain (head - base). Go: the head beats the base by >= 0.08 kappa at a 10 % budget.
+No model runs: the signals take microseconds per item (the cost column).
+
+Run:  .venv/bin/python bench/bench_fitted.py [--draws 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from splits import BENCHMARKS, half_of  # noqa: E402
+
+from ragjury.evals.io.tasks import load_task_rows  # noqa: E402
+from ragjury.evals.pipelines.fit_run import base_verdicts, fit_signals, group_of  # noqa: E402
+from ragjury.evals.stats.intervals import bootstrap_agreement  # noqa: E402
+from ragjury.evals.stats.logistic import kappa_of  # noqa: E402
+from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values  # noqa: E402
+
+DATA = {
+    "correctness": ("evouna-nq", BENCHMARKS / "evouna-nq" / "correctness.jsonl"),
+    "faithfulness": ("begin-dev", BENCHMARKS / "begin-dev" / "faithfulness.jsonl"),
+}
+BUDGETS = (0.05, 0.10, 0.20)
+GO = 0.08
+
+
+def signals(task: str) -> dict[str, tuple[np.ndarray, np.ndarray, list[str], list[str]]]:
+    """Per half: signals, people's labels, groups and systems of every labelled item with signals."""
+    dataset, path = DATA[task]
+    raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = load_task_rows(task, path)
+    out: dict[str, tuple[list[list[float]], list[bool], list[str], list[str]]] = {
+        "tune": ([], [], [], []), "confirm": ([], [], [], [])}
+    for source, row in zip(raw, rows, strict=True):
+        if not isinstance(row.gold, bool):
+            continue
+        values, reason = feature_values(task, row.item)
+        if reason is not None:
+            continue
+        x, y, g, s = out[half_of(dataset, source)]
+        x.append(values)
+        y.append(row.gold)
+        g.append(group_of(task, row.item))
+        s.append(str(source.get("system", "all")))
+    return {half: (np.array(x), np.array(y, dtype=bool), g, s) for half, (x, y, g, s) in out.items()}
+
+
+def kappa_text(gold: np.ndarray, verdict: np.ndarray) -> str:
+    interval = bootstrap_agreement(list(gold), list(verdict), seed=0)["cohen_kappa"]
+    k = kappa_of(gold, verdict)
+    return f"{k:.3f} [{interval.low:.3f}, {interval.high:.3f}]" if interval and k is not None else "—"
+
+
+def estimate_coverage(task: str, labels_per_system: int, draws: int) -> list[str]:
+    """Coverage and width of each system's 95 % interval when the judge is a head fitted on the
+    estimate's own labels: cross-fitted (``estimate --fit``), in-sample (the mistake it avoids),
+    the base judge, and people only. Truth: the mean of all the system's labels on confirm."""
+    from ragjury.evals.stats.cross_fit import cross_fit_scores
+    from ragjury.evals.stats.logistic import fit_logistic
+    from ragjury.evals.stats.prediction_powered import finite_population_mean
+
+    x, y, _, systems = signals(task)["confirm"]
+    names = sorted(set(systems))
+    where = {name: np.flatnonzero(np.array(systems) == name) for name in names}
+    truth = {name: float(y[rows].mean()) for name, rows in where.items()}
+    base = base_verdicts(task, x).astype(float)
+    kinds = ("cross-fitted head", "in-sample head", f"{BASE_JUDGES[task]} (base)", "people only")
+    covered = {(k, s): 0 for k in kinds for s in names}
+    widths = {(k, s): [] for k in kinds for s in names}
+    for draw in range(draws):
+        rng = np.random.default_rng(5000 + draw)
+        labelled = np.zeros(len(y), dtype=bool)
+        for rows in where.values():
+            labelled[rng.choice(rows, size=min(labels_per_system, len(rows)), replace=False)] = True
+        scores = {
+            kinds[0]: cross_fit_scores(x, labelled, y[labelled], seed=draw),
+            kinds[1]: fit_logistic(x[labelled], y[labelled]).probability(x),
+            kinds[2]: base,
+        }
+        for name, rows in where.items():
+            mine = rows[labelled[rows]]
+            for kind in kinds:
+                score = scores.get(kind, base)
+                est = finite_population_mean(y[mine].astype(float), score[mine], score[rows],
+                                             lam=0.0 if kind == "people only" else None)
+                covered[(kind, name)] += int(est.low <= truth[name] <= est.high)
+                widths[(kind, name)].append(est.high - est.low)
+    lines = []
+    people = {name: float(np.mean(widths[("people only", name)])) for name in names}
+    for kind in kinds:
+        cover = [covered[(kind, name)] / draws for name in names]
+        ratio = [float(np.mean(widths[(kind, name)])) / people[name] for name in names]
+        lines.append(f"| {task} | {labels_per_system} | {kind} | {min(cover):.3f}-{max(cover):.3f} | "
+                     f"{min(ratio):.2f}-{max(ratio):.2f} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=20)
+    parser.add_argument("--tasks", default="correctness,faithfulness")
+    parser.add_argument("--estimate-draws", type=int, default=1000,
+                        help="draws of the estimate-coverage table (0: skip it)")
+    args = parser.parse_args()
+    print("| task | setting | n judged | head kappa | base kappa | gain (range over draws) | go (>= 0.08 at 10 %) |")
+    print("|---|---|---|---|---|---|---|")
+    for task in args.tasks.split(","):
+        started = time.perf_counter()
+        halves = signals(task)
+        per_item = (time.perf_counter() - started) / sum(len(h[1]) for h in halves.values())
+        base = BASE_JUDGES[task]
+        xt, yt, gt, _ = halves["tune"]
+        xc, yc, _, _ = halves["confirm"]
+        head = fit_signals(task, xt, yt, gt, fitted_on="tune", figures=False)
+        verdict = np.array([head.probability(v) >= head.threshold for v in xc])
+        base_c = base_verdicts(task, xc)
+        gain = kappa_of(yc, verdict) - kappa_of(yc, base_c)
+        print(f"| {task} | transfer (fit on {len(yt)} tune items) | {len(yc)} | {kappa_text(yc, verdict)} | "
+              f"{base} {kappa_text(yc, base_c)} | {gain:+.3f} | — |")
+        for budget in BUDGETS:
+            heads, bases, gains, ns = [], [], [], []
+            for draw in range(args.draws):
+                rng = np.random.default_rng(1000 + draw)
+                labelled = rng.random(len(yc)) < budget
+                if min(yc[labelled].sum(), (~yc[labelled]).sum()) < 10:
+                    continue
+                fitted = fit_signals(task, xc[labelled], yc[labelled], [], fitted_on="pool", seed=draw, figures=False)
+                rest = ~labelled
+                z = fitted.bias + ((xc[rest] - np.array(fitted.mean)) / np.array(fitted.scale)) @ np.array(fitted.weights)
+                verdict = 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40))) >= fitted.threshold
+                k_head, k_base = kappa_of(yc[rest], verdict), kappa_of(yc[rest], base_c[rest])
+                heads.append(k_head)
+                bases.append(k_base)
+                gains.append(k_head - k_base)
+                ns.append(int(rest.sum()))
+            lo, hi = np.percentile(gains, [2.5, 97.5])
+            h_lo, h_hi = np.percentile(heads, [2.5, 97.5])
+            go = ("go" if np.mean(gains) >= GO else "no-go") if budget == 0.10 else ""
+            print(f"| {task} | in-pool, {budget:.0%} labelled ({len(heads)} draws) | {int(np.mean(ns))} | "
+                  f"{np.mean(heads):.3f} [{h_lo:.3f}, {h_hi:.3f}] | {base} {np.mean(bases):.3f} | "
+                  f"{np.mean(gains):+.3f} [{lo:+.3f}, {hi:+.3f}] | {go} |")
+        print(f"| {task} | signals' cost | {sum(len(h[1]) for h in halves.values())} items | "
+              f"{per_item * 1e3:.2f} ms/item, 0 tokens | | | |")
+    if args.estimate_draws:
+        print()
+        print(f"Estimates with the judge fitted on the same labels (confirm, {args.estimate_draws} draws):")
+        print("| task | labels per system | judge scores | coverage of the 95 % interval (range over systems) "
+              "| width vs people only |")
+        print("|---|---|---|---|---|")
+        for n in (50, 100):
+            for line in estimate_coverage("correctness", n, args.estimate_draws):
+                print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""``ragjury fit``'s work: signals of labelled items, a head, and its cross-validated figures.
+
+The head is measured the way it will be used, beside the base judge on the same items: random
+folds (it judges the rest of the user's labelled pool) and folds by question (it judges new
+questions). It is written with those figures, so a head that does not beat its base says so
+wherever it is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragjury.evals.stats.intervals import bootstrap_agreement
+from ragjury.evals.stats.logistic import auc, best_threshold, cross_validate, fit_logistic, kappa_of
+from ragjury.rag_agent.judges.model_free.fitted import (
+    BASE_JUDGES,
+    FEATURE_KIND,
+    FEATURE_VERSION,
+    FEATURES,
+    Head,
+    feature_values,
+)
+
+MIN_PER_CLASS = 10
+"""Fewer labels of either class and no cut-off or strength can be chosen by cross-validation."""
+
+
+def group_of(task: str, item: Any) -> str:
+    """What must not straddle folds when a head is to judge new questions."""
+    if task == "correctness":
+        return item.question.strip().lower()
+    text = f"{item.question or ''}\n" + "\n".join(item.contexts)
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def base_verdicts(task: str, x: np.ndarray) -> np.ndarray:
+    """The base judge's verdicts from the signals it shares with the head (its first one)."""
+    if task == "correctness":
+        return x[:, 0] >= 0.5
+    from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD
+
+    return x[:, 0] >= DEFAULT_THRESHOLD
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """The head and its figures, and the items without signals (unscored, with the first reason)."""
+
+    head: Head
+    skipped: int
+    first_reason: str | None
+
+    @property
+    def beats_base(self) -> bool:
+        figures = self.head.figures
+        return (figures["head_random"]["kappa"] or -1.0) > (figures["base"]["kappa"] or -1.0)
+
+
+def _kappa_figures(gold: np.ndarray, verdict: np.ndarray, probability: np.ndarray | None, seed: int) -> dict[str, Any]:
+    k = kappa_of(gold, verdict)
+    interval = bootstrap_agreement(list(gold), list(verdict), seed=seed)["cohen_kappa"]
+    return {
+        "kappa": None if k is None else round(k, 4),
+        "kappa_interval": None if interval is None else interval.as_list(),
+        "accuracy": round(float(np.mean(gold == verdict)), 4),
+        "auc": None if probability is None or (a := auc(probability, gold)) is None else round(a, 4),
+    }
+
+
+def fit_head(task: str, items: list[Any], gold: list[bool], *, fitted_on: str, folds: int = 5, seed: int = 0) -> FitReport:
+    """Fit a head on ``items`` and their people's labels. ``ValueError`` when too few can be used."""
+    if task not in FEATURES:
+        raise ValueError(f"fit supports --task {' or '.join(FEATURES)} (model-free signals); "
+                         f"relevance needs model features, which this version does not read")
+    rows, labels, groups = [], [], []
+    skipped, first_reason = 0, None
+    for item, label in zip(items, gold, strict=True):
+        values, reason = feature_values(task, item)
+        if reason is not None:
+            skipped += 1
+            first_reason = first_reason or reason
+            continue
+        rows.append(values)
+        labels.append(bool(label))
+        groups.append(group_of(task, item))
+    if not rows:
+        raise ValueError(f"no labelled item has signals (first reason: {first_reason})")
+    head = fit_signals(task, np.array(rows, dtype=np.float64), np.array(labels, dtype=bool), groups,
+                       fitted_on=fitted_on, folds=folds, seed=seed)
+    return FitReport(head=head, skipped=skipped, first_reason=first_reason)
+
+
+def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, fitted_on: str, folds: int = 5,
+                seed: int = 0, figures: bool = True) -> Head:
+    """A head from signals already computed (one row per labelled item); ``figures=False`` skips the
+    cross-validated report (a bench refitting many times only needs the head)."""
+    positives = int(y.sum())
+    if min(positives, len(y) - positives) < MIN_PER_CLASS:
+        raise ValueError(f"{len(y)} usable labelled items ({positives} yes, {len(y) - positives} no): "
+                         f"fit needs at least {MIN_PER_CLASS} of each")
+    random_cv = cross_validate(x, y, folds=folds, seed=seed)
+    head_fit = fit_logistic(x, y, random_cv.l2)
+    threshold = best_threshold(random_cv.probability, y)
+    report: dict[str, Any] = {}
+    if figures:
+        grouped_folds = min(folds, len(set(groups)))
+        grouped_cv = cross_validate(x, y, folds=grouped_folds, seed=seed, groups=groups) if grouped_folds >= 2 else None
+        report = {
+            "folds": folds,
+            "seed": seed,
+            "head_random": _kappa_figures(y, random_cv.verdict, random_cv.probability, seed),
+            "head_by_question": None if grouped_cv is None
+            else _kappa_figures(y, grouped_cv.verdict, grouped_cv.probability, seed),
+            "base": {"judge": BASE_JUDGES[task], **_kappa_figures(y, base_verdicts(task, x), x[:, 0], seed)},
+        }
+    return Head(
+        task=task, feature_kind=FEATURE_KIND, feature_version=FEATURE_VERSION, features=FEATURES[task],
+        mean=tuple(float(v) for v in head_fit.mean), scale=tuple(float(v) for v in head_fit.scale),
+        weights=tuple(float(v) for v in head_fit.weights), bias=head_fit.bias, threshold=round(threshold, 4),
+        l2=random_cv.l2, n=len(y), positives=positives, fitted_on=fitted_on, figures=report,
+    )
+
+
+def write_head(head: Head, out: Path) -> None:
+    from ragjury.evals.io.atomic_io import write_text_atomic
+
+    write_text_atomic(out, head.model_dump_json(indent=2) + "\n")
+
+
+__all__ = ["MIN_PER_CLASS", "FitReport", "base_verdicts", "fit_head", "fit_signals", "group_of", "write_head"]

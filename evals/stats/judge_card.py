@@ -1,0 +1,346 @@
+"""The judge card: how a judge is biased, measured on the items people labelled, with intervals.
+
+A judge's agreement figure hides *which way* it errs. The card says three things a reader can act
+on: is the judge lenient (or strict) with each system, does it say yes more often to longer
+answers when people's label is the same, and does it agree with people on every system or only
+some. Each figure has a 95 % interval; a bias is "found" only when its interval excludes 0.
+Only binary tasks (people's label 0/1) have a card. numpy only; scipy is imported lazily.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from ragjury.evals.stats.agreement import label_agreement
+from ragjury.evals.stats.intervals import bootstrap_agreement
+
+LEVEL = 0.95
+"""Every interval of the card: the κ bootstrap is a 95 % percentile interval, the rest match it."""
+
+MIN_LENGTH_ITEMS = 20
+"""Labelled items below which no length slope is fitted (three or more coefficients, robust errors)."""
+
+MIN_QUARTILE_ITEMS = 20
+"""Items of one label class below which its quartile gap is not shown (5 a quarter, for its interval)."""
+
+WORDS_UNIT = 100.0
+"""The slope is per this many words."""
+
+
+@dataclass(frozen=True)
+class CardItem:
+    """One labelled item: the judge's score (P(yes), or its 0/1 verdict), its verdict, people's
+    0/1 label and the length in words of the judged text (the answer, or the passage; None where
+    the row does not carry it: left out of the length figures only)."""
+
+    system: str
+    score: float
+    verdict: int
+    label: int
+    words: int | None = None
+
+
+@dataclass(frozen=True)
+class Span:
+    """A figure with its interval; ``found`` when the interval excludes 0."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def found(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+    def text(self, digits: int = 3) -> str:
+        return f"{self.value:+.{digits}f} [{self.low:+.{digits}f}, {self.high:+.{digits}f}]"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"value": round(self.value, 6), "interval": [round(self.low, 6), round(self.high, 6)], "n": self.n}
+
+
+@dataclass(frozen=True)
+class SystemCard:
+    """One system on its labelled items: the judge's rate, people's, the gap (leniency) and κ."""
+
+    system: str
+    n: int
+    judge_rate: float
+    people_rate: float
+    leniency: Span
+    kappa: float | None
+    kappa_interval: tuple[float, float] | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "system": self.system,
+            "n_labelled": self.n,
+            "judge_rate": round(self.judge_rate, 6),
+            "people_rate": round(self.people_rate, 6),
+            "leniency": self.leniency.as_dict(),
+            "lenient": self.leniency.found and self.leniency.value > 0,
+            "strict": self.leniency.found and self.leniency.value < 0,
+            "cohen_kappa": None if self.kappa is None else round(self.kappa, 6),
+            "cohen_kappa_interval": None if self.kappa_interval is None else [round(v, 6) for v in self.kappa_interval],
+        }
+
+
+@dataclass(frozen=True)
+class QuartileGap:
+    """Mean judge score of the longest quarter minus the shortest quarter, inside one label class."""
+
+    label: int
+    gap: Span
+    short_words: float
+    long_words: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"label": self.label, **self.gap.as_dict(), "short_mean_words": round(self.short_words, 1),
+                "long_mean_words": round(self.long_words, 1)}
+
+
+@dataclass(frozen=True)
+class LengthBias:
+    """The judge's score against length at a fixed label (and system): slope per 100 words."""
+
+    slope: Span
+    quartile_gaps: tuple[QuartileGap, ...]
+    held_fixed: tuple[str, ...]
+
+    @property
+    def found(self) -> bool:
+        return self.slope.found
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "slope_per_100_words": self.slope.as_dict(),
+            "found": self.found,
+            "held_fixed": list(self.held_fixed),
+            "quartile_gaps": [gap.as_dict() for gap in self.quartile_gaps],
+        }
+
+
+@dataclass(frozen=True)
+class JudgeCard:
+    """The card of one judge run: per-system leniency and κ, and the length bias overall."""
+
+    n_labelled: int
+    length_of: str
+    systems: tuple[SystemCard, ...]
+    length: LengthBias | None
+    notes: tuple[str, ...] = field(default=())
+
+    def findings(self) -> list[str]:
+        """Each significant bias as a phrase; empty when none is."""
+        out = []
+        for system in self.systems:
+            if system.leniency.found:
+                word = "lenient" if system.leniency.value > 0 else "strict"
+                out.append(f"{word} with {system.system} ({system.leniency.text()})")
+        if self.length is not None and self.length.found:
+            way = "more" if self.length.slope.value > 0 else "fewer"
+            out.append(
+                f"{way} yes to longer {self.length_of}s at the same label "
+                f"({self.length.slope.text()} per {WORDS_UNIT:.0f} words)"
+            )
+        return out
+
+    def summary_line(self) -> str | None:
+        """The one terminal line when a bias is significant, else None."""
+        found = self.findings()
+        return f"judge card: {'; '.join(found)}" if found else None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "level": LEVEL,
+            "n_labelled": self.n_labelled,
+            "length_of": self.length_of,
+            "systems": [system.as_dict() for system in self.systems],
+            "length_bias": None if self.length is None else self.length.as_dict(),
+            "findings": self.findings(),
+            "notes": list(self.notes),
+        }
+
+
+def _z() -> float:
+    from scipy.stats import norm  # lazily: the card is the only scipy user on this path
+
+    return float(norm.ppf(0.5 + LEVEL / 2))
+
+
+def _wilson(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
+    """Mean of values in [0, 1] and its Wilson interval, on ``n / φ`` items where φ ≤ 1 is the
+    variance over ``m(1 − m)`` (φ = 1 for 0/1 values: the plain Wilson interval). A mean of 0 or 1
+    keeps the plain Wilson width: a bound, never a point."""
+    n, m = values.size, float(values.mean())
+    phi = 1.0
+    if 0.0 < m < 1.0 and n > 1:
+        phi = min(1.0, max(float(values.var(ddof=1)) / (m * (1.0 - m)), 1.0 / n))
+    size, z = n / phi, _z()
+    centre = (m + z * z / (2 * size)) / (1 + z * z / size)
+    half = z * math.sqrt(m * (1 - m) / size + z * z / (4 * size * size)) / (1 + z * z / size)
+    return m, centre - half, centre + half
+
+
+def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
+    """Mean of ``judge − people`` over the same items: the judge's excess (its positive part) minus
+    its shortfall, each with a Wilson interval, joined by Newcombe's square-and-add with their
+    correlation. Unlike a normal interval it keeps its coverage where the two rarely disagree
+    (0.95–1.0 at 20–100 items in a simulation) and never has zero width."""
+    d = np.asarray(judge, dtype=np.float64) - np.asarray(people, dtype=np.float64)
+    if d.size == 0:
+        raise ValueError("no labelled items")
+    excess, shortfall = np.clip(d, 0.0, None), np.clip(-d, 0.0, None)
+    m1, l1, u1 = _wilson(excess)
+    m2, l2, u2 = _wilson(shortfall)
+    r = float(np.corrcoef(excess, shortfall)[0, 1]) if excess.std() > 0 and shortfall.std() > 0 else 0.0
+    value = m1 - m2
+    down = math.sqrt(max((m1 - l1) ** 2 + (u2 - m2) ** 2 - 2 * r * (m1 - l1) * (u2 - m2), 0.0))
+    up = math.sqrt(max((u1 - m1) ** 2 + (m2 - l2) ** 2 - 2 * r * (u1 - m1) * (m2 - l2), 0.0))
+    return Span(value, max(-1.0, value - down), min(1.0, value + up), int(d.size))
+
+
+def _robust_slope(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int) -> tuple[float, float] | None:
+    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x);
+    None when the design is singular or the covariates fit the score exactly (round-off would
+    then pass for a slope with no error)."""
+    xtx = x.T @ x
+    if np.linalg.matrix_rank(xtx) < x.shape[1]:
+        return None
+    inverse = np.linalg.inv(xtx)
+    beta = inverse @ x.T @ y
+    residual = y - x @ beta
+    if float(np.abs(residual).max()) < 1e-9:  # the score is fixed by the covariates: nothing to test
+        return None
+    leverage = np.einsum("ij,jk,ik->i", x, inverse, x)
+    scale = (residual / np.clip(1.0 - leverage, 1e-12, None)) ** 2
+    covariance = inverse @ (x.T * scale) @ x @ inverse
+    return float(beta[column]), float(math.sqrt(max(covariance[column, column], 0.0)))
+
+
+def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | None:
+    """Slope of the judge's score per 100 words, people's label (and the system, when there are
+    several) held fixed; a t-interval on the HC3 error. None when it cannot be fitted."""
+    systems = sorted({item.system for item in items})
+    columns = [np.ones(len(items)), np.array([item.label for item in items], dtype=np.float64)]
+    held = ["label"]
+    if len(systems) > 1:
+        held.append("system")
+        columns += [np.array([item.system == name for item in items], dtype=np.float64) for name in systems[1:]]
+    kept: list[npt.NDArray[np.float64]] = []
+    for column in columns:  # a system whose labels are all one class repeats the label column: drop it
+        if np.linalg.matrix_rank(np.column_stack([*kept, column])) > len(kept):
+            kept.append(column)
+    x = np.column_stack([*kept, np.array([item.words for item in items], dtype=np.float64) / WORDS_UNIT])
+    df = len(items) - x.shape[1]
+    if df < 2:
+        return None
+    fit = _robust_slope(np.array([item.score for item in items], dtype=np.float64), x, x.shape[1] - 1)
+    if fit is None:
+        return None
+    slope, error = fit
+    from scipy.stats import t
+
+    half = float(t.ppf(0.5 + LEVEL / 2, df)) * error
+    return Span(slope, slope - half, slope + half, len(items)), tuple(held)
+
+
+def quartile_gap(items: Sequence[CardItem], label: int) -> QuartileGap | None:
+    """Longest quarter minus shortest quarter of one label class (by words; ties keep input order),
+    with the Agresti–Caffo interval on two independent means (each quarter plus a 0 and a 1), which
+    keeps a width where every score of both quarters is the same."""
+    group = sorted((item for item in items if item.label == label), key=lambda item: item.words or 0)
+    quarter = len(group) // 4
+    if len(group) < MIN_QUARTILE_ITEMS:
+        return None
+    short, long = group[:quarter], group[-quarter:]
+    a = np.array([item.score for item in short])
+    b = np.array([item.score for item in long])
+    gap = float(b.mean() - a.mean())
+    a, b = np.append(a, [0.0, 1.0]), np.append(b, [0.0, 1.0])
+    centre = float(b.mean() - a.mean())
+    half = _z() * math.sqrt(a.var() / a.size + b.var() / b.size)
+    return QuartileGap(
+        label,
+        Span(gap, max(-1.0, centre - half), min(1.0, centre + half), len(group)),
+        float(np.mean([item.words for item in short])),
+        float(np.mean([item.words for item in long])),
+    )
+
+
+def length_bias(items: Sequence[CardItem]) -> LengthBias | None:
+    """The slope and the quartile gaps of the items whose length is known; None with too few of
+    them, one label class, or one length."""
+    items = [item for item in items if item.words is not None]
+    if len(items) < MIN_LENGTH_ITEMS or len({item.label for item in items}) < 2:
+        return None
+    if len({item.words for item in items}) < 2:
+        return None
+    fitted = length_slope(items)
+    if fitted is None:
+        return None
+    slope, held = fitted
+    gaps = tuple(gap for gap in (quartile_gap(items, 0), quartile_gap(items, 1)) if gap is not None)
+    return LengthBias(slope, gaps, held)
+
+
+def system_card(system: str, items: Sequence[CardItem]) -> SystemCard:
+    """Leniency (judge rate − people rate, paired on the items) and κ with its bootstrap interval."""
+    scores = [item.score for item in items]
+    labels = [item.label for item in items]
+    verdicts = [item.verdict for item in items]
+    # people's labels of one class make κ 0 by construction (and its bootstrap [0, 0]): none instead
+    kappa = label_agreement(labels, verdicts, labels=[0, 1]).cohen_kappa if len(set(labels)) == 2 else None
+    interval = bootstrap_agreement(labels, verdicts, labels=[0, 1])["cohen_kappa"] if kappa is not None else None
+    return SystemCard(
+        system,
+        len(items),
+        float(np.mean(scores)),
+        float(np.mean(labels)),
+        paired_difference(scores, labels),
+        kappa,
+        None if interval is None else (interval.low, interval.high),
+    )
+
+
+def judge_card(items: Sequence[CardItem], *, length_of: str = "answer") -> JudgeCard:
+    """The card of ``items`` (labelled, scored ones only: the caller leaves out unscored judgments)."""
+    if not items:
+        raise ValueError("a judge card needs labelled, scored items")
+    groups: dict[str, list[CardItem]] = {}
+    for item in items:
+        groups.setdefault(item.system, []).append(item)
+    systems = tuple(system_card(name, group) for name, group in sorted(groups.items()))
+    length = length_bias(items)
+    notes = [f"no κ for {s.system}: people's labels there are all one class" for s in systems if s.kappa is None]
+    measured = sum(item.words is not None for item in items)
+    if length is None and not measured:
+        notes.append(f"no length slope: the items carry no {length_of} text (predictions from evaluate --out do)")
+    elif length is None:
+        notes.append(
+            f"no length slope: it needs {MIN_LENGTH_ITEMS} labelled items of both classes, {length_of}s of "
+            f"more than one length and scores not fixed by the label ({measured} labelled with a length)"
+        )
+    return JudgeCard(len(items), length_of, systems, length, tuple(notes))
+
+
+__all__ = [
+    "LEVEL",
+    "CardItem",
+    "JudgeCard",
+    "LengthBias",
+    "QuartileGap",
+    "Span",
+    "SystemCard",
+    "judge_card",
+    "length_bias",
+    "length_slope",
+    "paired_difference",
+    "quartile_gap",
+]

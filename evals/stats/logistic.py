@@ -1,0 +1,165 @@
+"""A regularised logistic head and the cross-validation that picks its strength and cut-off.
+
+Why here and in numpy: a head over a handful of standardised signals needs a few Newton steps,
+not a learning library. Cross-validation mirrors how the head will be used: random folds when it
+judges the rest of the same labelled pool, folds by group (question, query, dialogue turn) when
+it judges new questions; both are reported because they differ a lot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ragjury.evals.stats.agreement import cohen_kappa
+
+L2_GRID: tuple[float, ...] = (0.1, 1.0, 10.0)
+"""Penalty strengths tried (on standardised signals, summed loss): weak, moderate, strong."""
+
+Array = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """Standardisation, weights and bias of a fitted head (the bias is not penalised)."""
+
+    mean: Array
+    scale: Array
+    weights: Array
+    bias: float
+
+    def probability(self, x: Array) -> Array:
+        z = self.bias + ((x - self.mean) / self.scale) @ self.weights
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+
+
+def fit_logistic(x: Array, y: Sequence[bool] | Array, l2: float = 1.0, steps: int = 50) -> LogisticFit:
+    """Newton's method on the L2-penalised log-loss; constant signals get scale 1 and weight ~0."""
+    x = np.asarray(x, dtype=np.float64)
+    target = np.asarray(y, dtype=np.float64)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    design = np.hstack([np.ones((x.shape[0], 1)), (x - mean) / scale])
+    penalty = np.eye(design.shape[1]) * l2
+    penalty[0, 0] = 0.0
+    beta = np.zeros(design.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ beta, -40.0, 40.0)))
+        gradient = design.T @ (p - target) + penalty @ beta
+        hessian = design.T @ (design * (p * (1.0 - p))[:, None]) + penalty + np.eye(design.shape[1]) * 1e-9
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return LogisticFit(mean=mean, scale=scale, weights=beta[1:], bias=float(beta[0]))
+
+
+def kappa_of(gold: Array, predicted: Array) -> float | None:
+    """Cohen's kappa of two 0/1 vectors (None when it is 0/0)."""
+    g = np.asarray(gold, dtype=bool)
+    p = np.asarray(predicted, dtype=bool)
+    matrix = np.array([[np.sum(~g & ~p), np.sum(~g & p)], [np.sum(g & ~p), np.sum(g & p)]], dtype=np.float64)
+    return cohen_kappa(matrix)
+
+
+def best_threshold(probability: Array, gold: Array) -> float:
+    """The cut-off with the best kappa on these items (ties: the one nearest 0.5)."""
+    candidates = np.unique(np.concatenate([np.round(probability, 4), [0.5]]))
+    best, best_k = 0.5, -np.inf
+    for cut in candidates:
+        k = kappa_of(gold, probability >= cut)
+        if k is not None and (k > best_k + 1e-12 or (abs(k - best_k) <= 1e-12 and abs(cut - 0.5) < abs(best - 0.5))):
+            best, best_k = float(cut), k
+    return best
+
+
+def fold_ids(n: int, folds: int, seed: int, groups: Sequence[str] | None = None) -> npt.NDArray[np.int64]:
+    """A fold per item: at random, or whole groups to one fold (so no group straddles train and test)."""
+    rng = np.random.default_rng(seed)
+    if groups is None:
+        return rng.permutation(np.arange(n) % folds)
+    names = sorted(set(groups))
+    order = rng.permutation(len(names))
+    fold_of = {names[i]: rank % folds for rank, i in enumerate(order)}
+    return np.array([fold_of[g] for g in groups], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class CrossValidated:
+    """Out-of-fold probabilities and verdicts (each item judged by a head fitted without its fold)."""
+
+    probability: Array
+    verdict: npt.NDArray[np.bool_]
+    l2: float
+
+
+def cross_validate(
+    x: Array, y: Sequence[bool] | Array, *, folds: int = 5, seed: int = 0, groups: Sequence[str] | None = None,
+    l2_grid: Sequence[float] = L2_GRID,
+) -> CrossValidated:
+    """Each item's P and verdict from a head fitted on the other folds; inside each, the cut-off is
+    the one best on the training folds. The strength is the grid value with the best pooled kappa."""
+    x = np.asarray(x, dtype=np.float64)
+    gold = np.asarray(y, dtype=bool)
+    ids = fold_ids(len(gold), folds, seed, groups)
+    best: CrossValidated | None = None
+    best_k = -np.inf
+    for l2 in l2_grid:
+        probability = np.zeros(len(gold))
+        verdict = np.zeros(len(gold), dtype=bool)
+        for fold in range(folds):
+            test = ids == fold
+            train = ~test
+            if not test.any():
+                continue
+            if gold[train].all() or not gold[train].any():
+                probability[test] = float(gold[train].mean())
+                verdict[test] = bool(gold[train].mean() >= 0.5)
+                continue
+            head = fit_logistic(x[train], gold[train], l2)
+            cut = best_threshold(head.probability(x[train]), gold[train])
+            probability[test] = head.probability(x[test])
+            verdict[test] = probability[test] >= cut
+        k = kappa_of(gold, verdict)
+        k = -np.inf if k is None else k
+        if best is None or k > best_k:
+            best, best_k = CrossValidated(probability, verdict, float(l2)), k
+    assert best is not None
+    return best
+
+
+def auc(probability: Array, gold: Array) -> float | None:
+    """Area under the ROC curve (Mann-Whitney, ties counted half); None with one class."""
+    p = np.asarray(probability, dtype=np.float64)
+    g = np.asarray(gold, dtype=bool)
+    pos, neg = p[g], p[~g]
+    if len(pos) == 0 or len(neg) == 0:
+        return None
+    order = np.argsort(np.concatenate([pos, neg]), kind="mergesort")
+    ranks = np.empty(len(order))
+    values = np.concatenate([pos, neg])[order]
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2.0) / (len(pos) * len(neg)))
+
+
+__all__ = [
+    "L2_GRID",
+    "CrossValidated",
+    "LogisticFit",
+    "auc",
+    "best_threshold",
+    "cross_validate",
+    "fit_logistic",
+    "fold_ids",
+    "kappa_of",
+]

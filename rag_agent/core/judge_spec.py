@@ -1,0 +1,22 @@
+"""The words of a ``--judge`` value beyond a judge's own name: ``auto``, panels and plug-ins.
+
+Why here, at the bottom: the catalogue resolves these words, but others need to recognise them
+without importing it (a calibration file fitted on a panel takes no judge options).
+"""
+
+from __future__ import annotations
+
+AUTO = "auto"
+PLUGIN_PREFIX = "python:"
+PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
+"""``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
+FITTED_PREFIX = "fitted:"
+"""``--judge fitted:HEAD.json``: a head fitted on the user's labels by ``ragjury fit``."""
+
+
+def is_panel(spec: str) -> bool:
+    """Whether a ``--judge`` value names a panel of judges."""
+    return spec.startswith(tuple(PANEL_PREFIXES))
+
+
+__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "is_panel"]

@@ -1,0 +1,212 @@
+"""A judge fitted on the user's own labels: a logistic head over model-free signals.
+
+A small judge agrees with people only fairly, and the user already labels a share of their items
+(``estimate`` asks for 50-100 per system). ``ragjury fit`` turns those labels into a head: one
+logistic model over signals every item already has (containment, reference recall and precision,
+lengths; support's signals for faithfulness), stored with what it was fitted on. ``--judge
+fitted:HEAD.json`` applies it. A head file names its feature spec; a file fitted on another spec
+is refused, since it would read the numbers in the wrong places.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.value_tags import value_tag
+from ragjury.rag_agent.judges.model_free.contains import normalise_answer
+from ragjury.rag_agent.judges.model_free.stacked import FEATURES as SUPPORT_SIGNALS
+from ragjury.rag_agent.judges.model_free.stacked import signals
+
+FEATURE_KIND = "model-free"
+FEATURE_VERSION = "1"
+
+FEATURES: dict[str, tuple[str, ...]] = {
+    "correctness": ("contains", "reference_recall", "answer_precision", "full_recall", "log_answer_tokens"),
+    "faithfulness": SUPPORT_SIGNALS,
+}
+"""The signals a head reads per task, in the stored weights' order."""
+
+BASE_JUDGES: dict[str, str] = {"correctness": "contains", "faithfulness": "support"}
+"""The model-free judge a head is measured against (the one its first signal comes from)."""
+
+
+def correctness_signals(item: CorrectnessItem) -> tuple[list[float], str | None]:
+    """Containment, the best reference's token recall and the answer's precision, and length."""
+    answer = normalise_answer(item.answer).split()
+    if not answer:
+        return [], "empty answer"
+    answer_set = set(answer)
+    joined = " ".join(answer)
+    recall = precision = 0.0
+    contained: bool | None = None
+    for reference in item.references:
+        tokens = normalise_answer(reference).split()
+        if not tokens:
+            continue
+        contained = bool(contained) or " ".join(tokens) in joined
+        recall = max(recall, sum(t in answer_set for t in tokens) / len(tokens))
+        wanted = set(tokens)
+        precision = max(precision, sum(t in wanted for t in answer) / len(answer))
+    if contained is None:
+        return [], "no usable reference"
+    return [float(contained), recall, precision, float(recall == 1.0), math.log(len(answer))], None
+
+
+def feature_values(task: str, item: Any) -> tuple[list[float], str | None]:
+    """The head's inputs for one item of ``task``, or the reason there are none."""
+    if task == "correctness":
+        return correctness_signals(item)
+    if task == "faithfulness":
+        context = "\n\n".join(c for c in item.contexts if c.strip())
+        values, _, reason = signals(item.answer, context)
+        return values, reason
+    raise ValueError(f"no model-free features for task '{task}' (fit supports {', '.join(FEATURES)})")
+
+
+class HeadError(ValueError):
+    """A head file that cannot be used here (unreadable, or fitted on another feature spec)."""
+
+
+class Head(BaseModel):
+    """A fitted head: standardisation, weights and cut-off, and what it was fitted and measured on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format: str = "ragjury-head"
+    version: int = 1
+    task: str
+    feature_kind: str
+    feature_version: str
+    features: tuple[str, ...]
+    model: str | None = None
+    """The model whose outputs are features (None: model-free signals only)."""
+    prompt_version: str | None = None
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float = Field(ge=0.0, le=1.0)
+    l2: float
+    n: int
+    positives: int
+    fitted_on: str
+    figures: dict[str, Any] = Field(default_factory=dict)
+    """Cross-validated figures of the head and of the base judge on the same items (``ragjury fit``)."""
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale))
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+    def check_spec(self, where: str) -> None:
+        wanted = FEATURES.get(self.task)
+        if wanted is None:
+            raise HeadError(f"{where}: a head for task '{self.task}'; heads exist for {', '.join(FEATURES)}")
+        if (self.feature_kind, self.feature_version, self.features) != (FEATURE_KIND, FEATURE_VERSION, wanted):
+            raise HeadError(
+                f"{where}: fitted on {self.feature_kind} features v{self.feature_version} {list(self.features)}; "
+                f"this ragjury reads {FEATURE_KIND} v{FEATURE_VERSION} {list(wanted)}: refit it with `ragjury fit`"
+            )
+        if not len(self.mean) == len(self.scale) == len(self.weights) == len(wanted):
+            raise HeadError(f"{where}: {len(self.weights)} weights for {len(wanted)} features")
+        if any(s <= 0 or not math.isfinite(s) for s in self.scale):
+            raise HeadError(f"{where}: a feature scale is not a positive number")
+
+
+@cache
+def _load(path: str, digest: str) -> Head:
+    del digest  # part of the cache key: an edited file is read again
+    try:
+        head = Head.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError) as error:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise HeadError(f"{path}: not a ragjury head file ({first})") from None
+    head.check_spec(path)
+    return head
+
+
+def file_digest(path: str | Path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as error:
+        raise HeadError(f"{path}: cannot read the head file ({error.strerror or error})") from None
+
+
+def load_head(path: str | Path, task: str | None = None) -> Head:
+    """Read and check a head file; ``task`` refuses a head fitted for another task."""
+    head = _load(str(path), file_digest(path))
+    if task is not None and head.task != task:
+        raise HeadError(f"{path}: a head fitted for {head.task}, used for {task}")
+    return head
+
+
+@value_tag("fitted_score")
+class FittedScore(BaseModel):
+    """The head's P(yes) and its verdict at the fitted cut-off."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probability: float = Field(ge=0.0, le=1.0)
+    label: bool
+    threshold: float
+
+
+class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
+    """Yes when the head's P(yes) >= its cut-off; the head file's digest is in the identity, so a
+    refitted head never reuses another head's cached verdicts."""
+
+    name = "fitted"
+
+    def __init__(self, head: str | Path, task: str | None = None, threshold: float | None = None) -> None:
+        self.head_path = Path(head)
+        self.head = load_head(self.head_path, task)
+        self.digest = file_digest(self.head_path)[:12]
+        self.threshold = self.head.threshold if threshold is None else float(threshold)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(
+            name=self.name, prompt_version=f"head@{self.digest}", params=f"threshold={self.threshold:g}"
+        )
+
+    def __repr__(self) -> str:
+        return f"FittedJudge(head={str(self.head_path)!r}, task={self.head.task!r}, threshold={self.threshold:g})"
+
+    def score(self, item: Any) -> tuple[FittedScore | None, str | None]:
+        values, reason = feature_values(self.head.task, item)
+        if reason is not None:
+            return None, reason
+        p = self.head.probability(values)
+        return FittedScore(probability=p, label=p >= self.threshold, threshold=self.threshold), None
+
+    async def _judge(self, item: Any) -> Judgment[FittedScore]:
+        started = time.perf_counter()
+        value, reason = self.score(item)
+        if value is None:
+            return self.unscored(reason or "unscored", started=started)
+        return self.scored(value, started=started)
+
+
+__all__ = [
+    "BASE_JUDGES",
+    "FEATURES",
+    "FEATURE_KIND",
+    "FEATURE_VERSION",
+    "FittedJudge",
+    "FittedScore",
+    "Head",
+    "HeadError",
+    "feature_values",
+    "load_head",
+]

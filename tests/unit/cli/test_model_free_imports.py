@@ -1,0 +1,45 @@
+"""A model-free run imports no model client: no pydantic-ai, no openai, no scipy.
+
+Why: those cost seconds of a run that sends nothing to a model (a 40-row ``--judge contains``
+run took 5.5 s, 4 of them importing them). The check is ``python -X importtime`` of the real
+command in a fresh process, as a user would measure it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+HEAVY = ("pydantic_ai", "openai", "scipy")
+
+
+def imported(args: list[str], cwd: Path) -> set[str]:
+    """Top-level packages a fresh ``python -X importtime -m ragjury.cli ARGS`` imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ragjury.cli", *args],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    )
+    rows = [line.rpartition("|")[2].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return {row.partition(".")[0] for row in rows}
+
+
+def test_a_contains_run_imports_no_model_client_nor_scipy(tmp_path: Path) -> None:
+    data = REPO / "examples" / "data" / "correctness.jsonl"
+    found = imported(["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data), "--no-progress"], tmp_path)
+    assert "ragjury" in found  # the parse saw the run's imports at all
+    assert not found & set(HEAVY), found & set(HEAVY)
+
+
+def test_judge_names_for_a_report_import_no_judge_of_the_task() -> None:
+    code = (
+        "import sys\n"
+        "from ragjury.rag_agent.judges.catalogue import catalogue_names\n"
+        "assert catalogue_names('correctness')['answer_correctness'] == 'llm'\n"
+        "assert catalogue_names('faithfulness')['token_overlap[faithfulness]'] == 'token-overlap'\n"
+        "loaded = [m for m in sys.modules if m.startswith(('ragjury.rag_agent.judges.llm.', "
+        f"'ragjury.rag_agent.judges.model_free.', *{HEAVY!r}))]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
