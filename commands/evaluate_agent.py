@@ -69,6 +69,10 @@ def evaluate_agent_run(
     elif nothing:  # the cause first, alone: a table of zeros would bury it
         nothing_scored_line(evaluation.why_unscored)
     else:
+        for stage in evaluation.stages:  # what each stage scored, first
+            result = evaluation.stage_result(stage)
+            line = result.lines(stage)[0] if result.binary or stage == "score" else f"{stage} {result.lines(stage)[0]}"
+            stdout.print(escape(line), highlight=False, soft_wrap=True)
         stdout.print(agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
         verdict_lines(evaluation.stage_sources())
         if out is not None:

@@ -147,6 +147,8 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         metrics_table,
     )
 
+    for line in result.result.lines(result.task):  # the run's result first
+        stdout.print(escape(line), highlight=False, soft_wrap=True)
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})
@@ -156,7 +158,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     if note is not None:  # why the fallback answered (a dead server, a panel member that did not vote)
         stdout.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
     if result.agreement is not None:
-        stdout.print(agreement_table({"judge vs people": result.agreement}))
+        stdout.print(agreement_table({"judge vs people": result.agreement}, intervals={"judge vs people": result.intervals}))
         stdout.print(confusion_table(result.agreement))
     if result.correlation:
         stdout.print(metrics_table({"judge vs people": result.correlation}, title="Score correlation"))
@@ -164,7 +166,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         ranking = result.ranking
         per_system = {s: {"people": ranking.human[s], "judge": ranking.judge[s]} for s in ranking.human}
         stdout.print(metrics_table(per_system, title="Per-system mean label", row_header="system"))
-        stdout.print(correlation_text(result.ranking.correlation), highlight=False)
+        stdout.print(correlation_text(ranking.correlation, tau_interval=result.intervals.get("kendall_tau")), highlight=False)
     card = result.judge_card
     if card is not None and card.summary_line() is not None:  # a bias the labels show ('estimate' has the card)
         stdout.print(card.summary_line(), style="yellow", markup=False, highlight=False, soft_wrap=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
@@ -103,6 +104,18 @@ def report(
             highlight=False,
             soft_wrap=True,
         )
+    from ragjury.evals.report.run_comparison import as_note
+
+    if len(all_figures) == 2:  # the answer first: which kind of comparison, each rate, B - A
+        from ragjury.evals.report.run_report import compare_runs
+
+        names = [figures.run.name for figures in all_figures]
+        first_lines = compare_runs(*all_figures).runs.lines(names)
+    else:
+        first_lines = all_figures[0].result.lines(all_figures[0].run.task)
+    for line in first_lines:
+        stdout.print(escape(line), highlight=False, soft_wrap=True)
+    shown = {as_note(line) for line in first_lines}
     stdout.print(_figures_table(all_figures))
     if len(all_figures) == 2:
         from ragjury.evals.report.terminal import metrics_table
@@ -110,7 +123,7 @@ def report(
         for table_title, rows in report_.tables.items():
             if table_title != "Runs":
                 stdout.print(metrics_table(rows, title=table_title, row_header=""))
-    for note in report_.notes:
+    for note in (note for note in report_.notes if note not in shown):
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True)
     if html is not None:
         stdout.print(f"HTML report written to {html}", highlight=False)

@@ -96,6 +96,22 @@ def sample_systems(bench: Path, rng: random.Random, questions: int = 250, labell
     write_jsonl(OUT / "systems.jsonl", out)
 
 
+def sample_configs(questions: int = 100) -> None:
+    """Two configs' answers to the same questions, no labels: the "which config is better?"
+    example. Derived from ``systems.jsonl`` (fid as config A, chatgpt as config B, the first
+    ``questions`` questions in id order), one row per question under the question's id."""
+    by_question: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in read_jsonl(OUT / "systems.jsonl"):
+        by_question[row["id"].rsplit("-", 1)[0]][row["system"]] = row
+    chosen = sorted(by_question)[:questions]
+    for name, system in (("config_a", "fid"), ("config_b", "chatgpt")):
+        rows = []
+        for key in chosen:
+            source = by_question[key][system]
+            rows.append({"id": key, **{k: source[k] for k in ("question", "references", "answer")}})
+        write_jsonl(OUT / f"{name}.jsonl", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--benchmarks", type=Path, default=Path("../shared/benchmarks"))
@@ -110,6 +126,7 @@ def main() -> None:
     write_jsonl(OUT / "faithfulness.jsonl", sample_balanced(begin, 30, rng))
     sample_trec(args.benchmarks, rng)
     sample_systems(args.benchmarks, random.Random(args.seed + 1))
+    sample_configs()
     print(f"correctness: {len(correctness)} rows; faithfulness: 30 rows -> {OUT}")
 
 

@@ -62,7 +62,13 @@ SHARED_KEYS: dict[str, str] = {
     "method": "how the verdict was read: logprobs or structured; null for single-method judges",
     "sample_agreement": "share of the --samples votes that agree with the verdict",
     "votes": "each --samples vote",
+    "result": "what the run scored, first: {measure (judged rate or mean score), rate or mean, interval [low, "
+    "high], n_scored, n_unscored (left out of the rate), level, method (Wilson score interval for a rate, "
+    "percentile bootstrap over items for a mean score), by_system: {name: {value, interval, n_scored, "
+    "n_unscored}}}",
     "figures": "flat {name: number or null}: the names --fail-under gates read",
+    "intervals": "bootstrap 95 % intervals of the figures, {name: [low, high] or null} (items resampled, "
+    "seed 0): accuracy, cohen_kappa, binary_krippendorff_alpha, precision, recall, f1, kendall_tau",
     "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; "
     "[] when none",
     "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, "
@@ -87,7 +93,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
         "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
         "wall_s",
-        "score": "mode agent: run counts of the score stage, its mean and who judged",
+        "score": "mode agent: run counts of the score stage, its mean, its `result` (as the shared key, with "
+        "its interval) and who judged",
         "faithfulness": "mode agent: the same for the faithfulness stage",
         "correctness": "mode agent: the same for the correctness stage (with --correctness-judge)",
     },
@@ -165,7 +172,11 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
     },
     "report": {
         "runs": "per predictions file: its counts, who judged, figures, intervals and ranking",
-        "comparison": "two files: the per-item comparison",
+        "comparison": "two files: {kind (runs: two runs' answers judged by one judge; judges: the same "
+        "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
+        "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
+        "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
+        "(labelled items: agreement of B - A), transitions}",
     },
 }
 """Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""

@@ -24,6 +24,7 @@ from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.runs.agent_answers import AgentAnswer, RAGAgentLike, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, make_progress, run_judgments
+from ragjury.evals.stats.run_result import RunResult, run_result
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, ScoreItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
@@ -188,6 +189,14 @@ class AgentEvaluation:
         """Stage -> who produced its verdicts, for every stage that ran."""
         return {name: self.sources(name) for name in self.stages}
 
+    def stage_result(self, stage: str) -> RunResult:
+        """What ``stage`` scored: the rate of true verdicts (Wilson interval) when its verdicts are
+        true/false, else the mean score (bootstrap interval); unscored judgments left out, counted."""
+        judgments = self.judgments(stage)
+        labels = [None if j.unscored else label_of(j.value) for j in judgments]
+        binary = all(isinstance(label, bool) for label in labels if label is not None)
+        return run_result(labels, [None] * len(labels), binary=binary)
+
     def summary(self) -> dict[str, Any]:
         """The agent's stats (and identity), then per judge stage its stats, mean and the judges
         that produced its verdicts (``judges``, ``fallback``, ``verdicts_by``)."""
@@ -201,6 +210,7 @@ class AgentEvaluation:
             figures = self.judge_stats[name].as_dict()
             figures["skipped_no_answer"] = len(self.rows) - len(judgments)
             figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
+            figures["result"] = self.stage_result(name).as_dict()
             figures.update(VerdictSources.of(judgments, task=name).as_dict())
             out[name] = figures
         return out

@@ -174,11 +174,25 @@ class AgreementRunResult:
         self.html = write_html(path, self.report)
         return self.html
 
+    def flat_intervals(self) -> dict[str, list[float] | None]:
+        """Bootstrap 95 % intervals under the flat figures' names (the graded section's
+        ``graded_accuracy``, ...; ``kendall_tau``): every figure printed gets its interval."""
+        out: dict[str, list[float] | None] = {}
+        for section, intervals in self.report.intervals.items():
+            for name, interval in intervals.items():
+                flat = f"graded_{name}" if section == "graded" and f"graded_{name}" in self.figures else name
+                if flat in self.figures and flat not in out:
+                    out[flat] = None if interval is None else interval.as_list()
+        if "kendall_tau" in self.figures and self.report.tau_interval is not None:
+            out["kendall_tau"] = self.report.tau_interval.as_list()
+        return out
+
     def payload(self) -> dict[str, object]:
         """The ``--json`` object (without the contract's ``schema_version`` / ``command``)."""
         return {
             **self.payload_fields,
             "figures": self.figures,
+            "intervals": self.flat_intervals(),
             "inputs": self.inputs,
             "outputs": paths(html=self.html),
             "gate_failures": self.gate_failures,
@@ -211,14 +225,20 @@ class AgreementRunResult:
             )
         for note in self.report.notes:
             console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-        console.print(agreement_table(dict(self.report.figures)))
+        console.print(agreement_table(dict(self.report.figures), intervals=self.report.intervals))
         for name, figures in self.report.figures.items():
             console.print(confusion_table(figures, title=f"Confusion, {name} (rows: gold, columns: judge)"))
         for title, rows in self.report.tables.items():
             console.print(metrics_table(rows, title=title, row_header="system"))
         if self.correlation is not None:
-            console.print(correlation_text(self.correlation), highlight=False)
-        summary = "  ".join(f"{name}={fmt(value)}" for name, value in self.figures.items())
+            console.print(correlation_text(self.correlation, tau_interval=self.report.tau_interval), highlight=False)
+        intervals = self.flat_intervals()
+
+        def shown(name: str, value: float | None) -> str:
+            interval = intervals.get(name)
+            return f"{name}={fmt(value)}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval and value is not None else "")
+
+        summary = "  ".join(shown(name, value) for name, value in self.figures.items())
         console.print(summary, highlight=False, soft_wrap=True)
 
 

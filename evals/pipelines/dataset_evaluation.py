@@ -26,6 +26,7 @@ from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, run_judgments
 from ragjury.evals.stats.intervals import Interval
+from ragjury.evals.stats.run_result import RunResult, run_result
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
@@ -139,6 +140,7 @@ class EvaluationResult:
             f"EvaluationResult(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
             f"  {stats.total:,} rows: {stats.scored:,} scored, {stats.unscored:,} unscored, "
             f"{self.sources.fallback:,} by a fallback, {self.labelled:,} labelled",
+            "  " + self.result.lines(self.task)[0],
         ]
         headline = [name for name in HEADLINE_FIGURES if self.figures().get(name) is not None]
         if headline:
@@ -150,6 +152,16 @@ class EvaluationResult:
         interval = self.intervals.get(name)
         shown = HEADLINE_FIGURES[name]
         return f"{shown} {value:.3f}" + (f" {interval.text()}" if interval is not None else "")
+
+    @cached_property
+    def result(self) -> RunResult:
+        """What the run scored: the judged rate (binary tasks, Wilson interval) or the mean score
+        (bootstrap interval), overall and per system, unscored items left out and counted."""
+        return run_result(
+            [p.label for p in self.predictions],
+            [p.system for p in self.predictions],
+            binary=task_spec(self.task).gold_kind == "binary",
+        )
 
     @cached_property
     def intervals(self) -> dict[str, Interval | None]:
@@ -246,7 +258,10 @@ class EvaluationResult:
         out: dict[str, Any] = {"task": self.task, "judge": self.judge, **self.stats.as_dict()}
         out.update(self.sources.as_dict())
         out["labelled"] = self.labelled
+        out["result"] = self.result.as_dict()
         out["figures"] = self.figures()
+        if self.labelled:
+            out["intervals"] = {k: None if v is None else v.as_list() for k, v in self.intervals.items()}
         if self.agreement is not None:
             out["agreement"] = _as_dict(self.agreement)
         if self.correlation:

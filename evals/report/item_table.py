@@ -42,6 +42,8 @@ class ItemTable:
     runs: list[str]
     rows: list[dict[str, Any]] = field(default_factory=list)
     context_label: str = "reference"
+    answers_per_run: bool = False
+    """A run comparison: each run answered, so each verdict carries its own run's answer."""
     clipped: int = 0
     """Texts cut to ``MAX_TEXT_CHARS`` (or lists cut to ``MAX_TEXTS``) for the page."""
 
@@ -128,21 +130,28 @@ def _verdict(record: ItemRecord, kind: Kind, table: ItemTable) -> dict[str, Any]
     return out
 
 
-def item_table(runs: Sequence[PredictionRun]) -> ItemTable:
+def item_table(
+    runs: Sequence[PredictionRun], *, answers_per_run: bool = False, unpaired: frozenset[str] = frozenset()
+) -> ItemTable:
     """The per-item rows of one run, or of two runs joined on the item id (items of the first
-    run first, in file order, then those only the second has)."""
+    run first, in file order, then those only the second has).
+
+    ``answers_per_run``: the runs answered the questions themselves (a run comparison), so each
+    verdict sits beside its own run's answer. ``unpaired``: ids whose question differs between
+    the runs; each run's row is shown on its own, never one run's verdict beside another's question.
+    """
     if not runs:
         raise ValueError("item_table needs at least one run")
     kind = runs[0].kind
-    table = ItemTable(kind=kind, runs=[run.name for run in runs])
+    table = ItemTable(kind=kind, runs=[run.name for run in runs], answers_per_run=answers_per_run)
     indexes = [run.by_id() for run in runs]
-    order: dict[str, None] = {}
-    for run in runs:
-        order.update((record.id, None) for record in run.records)
+    order: dict[tuple[str, int], None] = {}
+    for number, run in enumerate(runs):
+        order.update(((record.id, number if record.id in unpaired else -1), None) for record in run.records)
     has_contexts = False
     has_references = False
-    for ident in order:
-        present = [index.get(ident) for index in indexes]
+    for ident, only in order:
+        present = [index.get(ident) if only in (-1, k) else None for k, index in enumerate(indexes)]
         first = next(r for r in present if r is not None)
         text_source = next((r for r in present if r is not None and r.item), first)
         gold = next((r.gold for r in present if r is not None and r.gold is not None), None)
@@ -160,6 +169,11 @@ def item_table(runs: Sequence[PredictionRun]) -> ItemTable:
             "gold": gold,
             "v": [None if r is None else _verdict(r, kind, table) for r in present],
         }
+        if answers_per_run:
+            row["a"] = None
+            for record, verdict in zip(present, row["v"], strict=True):
+                if record is not None:
+                    verdict["a"] = _clip(record.answer, table)
         table.rows.append(row)
     if has_contexts and has_references:
         table.context_label = "reference / context"
@@ -174,6 +188,7 @@ def _data_island(table: ItemTable) -> str:
         "kind": table.kind,
         "runs": table.runs,
         "contextLabel": table.context_label,
+        "answersPerRun": table.answers_per_run,
         "scoreDisagreement": SCORE_DISAGREEMENT,
         "rows": table.rows,
     }
@@ -222,6 +237,7 @@ _SCRIPT = r"""
   var root = document.getElementById("items");
   var data = JSON.parse(document.getElementById("ragjury-items").textContent);
   var rows = data.rows, runs = data.runs, two = runs.length > 1, score = data.kind === "score";
+  var perRun = two && data.answersPerRun;
   var short = two ? ["A", "B"] : [""];
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -249,6 +265,13 @@ _SCRIPT = r"""
   }
   filters.push(["unscored", "unscored", function (r) { return r.v.some(function (v) { return v && v.u; }); }]);
   filters.push(["fallback", "fallback", function (r) { return r.v.some(function (v) { return v && v.fb; }); }]);
+  if (perRun) {  // a run comparison: which config's answer the judge preferred
+    function val(v) { return v && !v.u ? Number(v.l) : null; }
+    function both(r) { return val(r.v[0]) !== null && val(r.v[1]) !== null; }
+    filters.push(["abetter", "A better", function (r) { return both(r) && val(r.v[0]) > val(r.v[1]); }]);
+    filters.push(["bbetter", "B better", function (r) { return both(r) && val(r.v[1]) > val(r.v[0]); }]);
+    if (!score) filters.push(["bothfail", "both fail", function (r) { return both(r) && !val(r.v[0]) && !val(r.v[1]); }]);
+  }
   if (two) {
     filters.push(["changed", "verdict changed", function (r) { return !same(r.v[0], r.v[1]); }]);
     if (!score) {
@@ -282,7 +305,7 @@ _SCRIPT = r"""
   function haystack(i) {
     if (haystacks[i] === undefined) {
       var r = rows[i], parts = [r.id, r.sys, r.q, r.a].concat(r.ref, r.ctx);
-      r.v.forEach(function (v) { if (v) { parts.push(v.r, v.fr, v.j); (v.st || []).forEach(function (s) { parts.push(s[0], s[2]); }); } });
+      r.v.forEach(function (v) { if (v) { parts.push(v.a, v.r, v.fr, v.j); (v.st || []).forEach(function (s) { parts.push(s[0], s[2]); }); } });
       haystacks[i] = parts.filter(Boolean).join("\n").toLowerCase();
     }
     return haystacks[i];
@@ -313,6 +336,12 @@ _SCRIPT = r"""
       function (r) { return r.gold === null || r.gold === undefined ? null : Number(r.gold); }]
   ];
   function hasLatency() { return any(function (v) { return v.lat !== undefined; }); }
+  if (perRun) {  // each run's answer beside its verdict, not one answer for both
+    columns = columns.filter(function (c) { return c[4] !== "answer"; });
+    columns.splice(2, 0,
+      [short[0] + ": answer", 16, false, text(function (r) { return r.v[0] && r.v[0].a; }, 200), "answerA", function (r) { return lower(r.v[0] && r.v[0].a); }],
+      [short[1] + ": answer", 16, false, text(function (r) { return r.v[1] && r.v[1].a; }, 200), "answerB", function (r) { return lower(r.v[1] && r.v[1].a); }]);
+  }
   if (two) {
     runs.forEach(function (name, i) {
       columns.push([short[i] + ": " + name, 11, false, function (r) { return verdictCell(r.v[i], r, true); }, "verdict" + short[i],
@@ -423,6 +452,7 @@ _SCRIPT = r"""
       td.appendChild(el("h4", "", (two ? short[i] + ": " + runs[i] + " \u2014 " : "") + "verdict " + (v.u ? "unscored" : fmtLabel(v.l))));
       var d = el("dl");
       function put(name, value) { if (value === null || value === undefined || value === "") return; d.appendChild(el("dt", "", name)); d.appendChild(el("dd", "", value)); }
+      put("answer", v.a);
       put(v.u ? "unscored because" : "reason", v.r);
       if (v.p !== undefined) put("P(yes)", v.p.toFixed(4));
       if (v.sc !== undefined) put("statement score", v.sc.toFixed(3));
@@ -494,14 +524,15 @@ _SCRIPT = r"""
   // the verdict fields once per run.
   function csv() {
     var head = ["id", "system", "question", "answer", "references", "contexts", score ? "people" : "gold"];
-    var fields = ["verdict", "outcome", "P(yes)", "unscored", "reason", "judge", "model", "prompt_version", "fallback",
-      "input_tokens", "output_tokens", "requests", "latency_s"];
+    var fields = (perRun ? ["answer"] : []).concat(["verdict", "outcome", "P(yes)", "unscored", "reason", "judge", "model", "prompt_version", "fallback",
+      "input_tokens", "output_tokens", "requests", "latency_s"]);
     runs.forEach(function (name, i) { fields.forEach(function (f) { head.push(two ? short[i] + " " + f : f); }); });
     var lines = [head.map(csvCell).join(",")];
     current.forEach(function (index) {
       var r = rows[index], cells = [r.id, r.sys, r.q, r.a, r.ref, r.ctx, r.gold];
       r.v.forEach(function (v) {
         if (!v) { fields.forEach(function () { cells.push(null); }); return; }
+        if (perRun) cells.push(v.a);
         cells.push(v.u ? null : v.l, v.o, v.p, v.u, v.r, v.j, v.m, v.pv, v.fb, v.t[0], v.t[1], v.t[2], v.lat);
       });
       lines.push(cells.map(csvCell).join(","));
@@ -560,7 +591,10 @@ def items_html(table: ItemTable) -> str:
     n = len(table.rows)
     compare = len(table.runs) > 1
     what = (
-        "Each item with its text, the gold label and the verdict of each run; click a row for the "
+        "Each question with each run's answer and verdict side by side; the filters pick the questions "
+        "where A's answer was judged better, B's, or both failed. Click a row for the whole text and the reasons."
+        if table.answers_per_run
+        else "Each item with its text, the gold label and the verdict of each run; click a row for the "
         "whole text, the reasons and the statements."
         if compare
         else "Each item with its text, gold label, verdict and judge, and the probability, reason and "

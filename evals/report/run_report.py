@@ -26,6 +26,7 @@ from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
+from ragjury.evals.report.run_comparison import CAVEAT, KIND_TEXT, RunComparison, as_note, compare_two_runs
 from ragjury.evals.report.sources import VerdictSources, fallback_note
 from ragjury.evals.stats.agreement import AgreementFigures
 from ragjury.evals.stats.intervals import (
@@ -37,6 +38,7 @@ from ragjury.evals.stats.intervals import (
 )
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
+from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult, run_result
 from ragjury.evals.stats.run_figures import (
     SystemRanking,
     binary_agreement,
@@ -69,6 +71,12 @@ class RunFigures:
     @property
     def labelled(self) -> int:
         return sum(r.gold is not None for r in self.records)
+
+    @property
+    def result(self) -> RunResult:
+        """What the run scored: judged rate (Wilson) or mean score (bootstrap), per system too."""
+        records = self.records
+        return run_result([r.label for r in records], [r.system for r in records], binary=self.run.kind == "binary")
 
     def counts(self) -> dict[str, int]:
         """Items, scored, unscored, fallback, labelled, tokens and requests of the run."""
@@ -109,6 +117,7 @@ class RunFigures:
             "task": self.run.task,
             **self.counts(),
             **self.sources.as_dict(),
+            "result": self.result.as_dict(),
             "figures": self.figures(),
             "intervals": self.interval_dict(),
         }
@@ -166,11 +175,21 @@ def _with_interval(value: float | None, interval: Interval | None) -> str:
     return f"{text} {interval.text()}" if interval is not None and value is not None else text
 
 
+def result_card(result: RunResult, task: str | None, prefix: str = "") -> tuple[str, str]:
+    """The first card: the judged rate (or mean score) with its 95 % interval and its counts."""
+    what = f"judged {VERDICT_WORDS.get(task or '', 'true')}" if result.binary else "mean score"
+    method = "Wilson" if result.binary else "bootstrap"
+    rate = result.overall
+    return f"{prefix}{what} (95 % {method})", f"{rate.text(result.binary)} · {rate.counts()}"
+
+
 def summary_cards(figures: RunFigures) -> dict[str, str]:
     """The headline: items, coverage, accuracy / kappa / tau with intervals, fallback, tokens."""
     counts = figures.counts()
     n = counts["n"]
+    title, value = result_card(figures.result, figures.run.task)
     cards = {
+        title: value,
         "items": f"{n:,}",
         "scored": f"{counts['scored']:,} ({percent(counts['scored'] / n) if n else '-'})",
     }
@@ -257,17 +276,18 @@ def build_report(
     section = {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
+    comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
+    kind = {"runs": "run comparison, ", "judges": "judge comparison, "}.get(comparison.runs.kind, "") if comparison else ""
     report = HtmlReport(
         title=title
         or (
-            f"ragjury report: {task}, {runs[0].name} vs {runs[1].name}"
+            f"ragjury report: {kind}{task}, {runs[0].name} vs {runs[1].name}"
             if two
             else f"ragjury report: {task} judged by {', '.join(first.sources.judges) or '?'}"
         )
     )
     report.meta = dict(meta) if meta is not None else _meta(all_figures, section)
-    report.notes = list(notes) if notes is not None else _notes(all_figures, section)
-    comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
+    report.notes = list(notes) if notes is not None else _notes(all_figures, section, comparison)
     if comparison is None:
         report.summary = summary_cards(first)
         estimates = partial_labels_estimates(runs[0])
@@ -328,7 +348,14 @@ def build_report(
     report.tables = tables
     breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
     report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
-    report.items = item_table(runs)
+    if comparison is not None:
+        report.items = item_table(
+            runs,
+            answers_per_run=comparison.runs.kind == "runs",
+            unpaired=frozenset(comparison.runs.matching.different_question.ids),
+        )
+    else:
+        report.items = item_table(runs)
     return report, all_figures
 
 
@@ -363,8 +390,12 @@ def _meta(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> dict
     return meta
 
 
-def _notes(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> list[str]:
+def _notes(
+    all_figures: Sequence[RunFigures], section: Mapping[str, str], comparison: Comparison | None = None
+) -> list[str]:
     notes: list[str] = []
+    if comparison is not None:
+        notes.append(as_note(KIND_TEXT[comparison.runs.kind]))
     two = len(all_figures) > 1
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if two else ""
@@ -380,12 +411,13 @@ def _notes(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> lis
             notes.append(f"{prefix}{f.run.duplicates:,} row(s) repeat an earlier id; the later row is kept.")
     if two:
         a, b = (f.run.by_id() for f in all_figures)
-        only_a, only_b = len(a.keys() - b.keys()), len(b.keys() - a.keys())
-        if only_a or only_b:
-            notes.append(
-                f"{only_a:,} item(s) only in A and {only_b:,} only in B: figures are per run; paired "
-                "differences and verdict changes count the items both have."
-            )
+        if comparison is not None:  # ids in one run only, or under another question: named
+            unmatched = comparison.runs.matching.lines()
+            if unmatched:
+                notes.extend(as_note(line) for line in unmatched)
+                notes.append("Figures are per run; paired differences and verdict changes count the pairs.")
+            if comparison.runs.kind == "runs":
+                notes.append(as_note(CAVEAT))
         differing = sum(
             1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
         )
@@ -404,9 +436,12 @@ class Comparison:
     labelled: int
     differences: dict[str, dict[str, Any]]
     transitions: dict[str, dict[str, int]]
+    runs: RunComparison
+    """The kind, each run's result, B - A without labels, and the rows that do not match."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            **self.runs.as_dict(),
             "items_shared": self.shared,
             "verdicts_changed": self.changed,
             "paired_items": self.labelled,
@@ -416,9 +451,12 @@ class Comparison:
 
 
 def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
-    """What changed from run A to run B, joined on the item id."""
+    """What changed from run A to run B, joined on the item id (an id whose question differs is
+    no pair: ``run_comparison.match_rows`` names it)."""
     a, b = first.run.by_id(), second.run.by_id()
-    shared = [r.id for r in first.records if r.id in b]
+    runs = compare_two_runs(first.run, second.run)
+    shared = list(runs.matching.pairs)
+    mismatched = set(runs.matching.different_question.ids)
     changed = sum(
         1 for k in shared if a[k].unscored != b[k].unscored or (not a[k].unscored and a[k].label != b[k].label)
     )
@@ -446,6 +484,8 @@ def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESA
     labels = ["false", "true", "unscored", "absent"] if binary else ["scored", "unscored", "absent"]
     matrix: dict[str, dict[str, int]] = {f"A {name}": {f"B {n}": 0 for n in labels} for name in labels}
     for k in dict.fromkeys([r.id for r in first.records] + [r.id for r in second.records]):
+        if k in mismatched:
+            continue
         name_a, name_b = _label_name(a.get(k)), _label_name(b.get(k))
         if not binary:
             name_a = name_a if name_a in ("unscored", "absent") else "scored"
@@ -454,11 +494,21 @@ def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESA
     rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
     keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
     transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
-    return Comparison(len(shared), changed, len(paired), differences, transitions)
+    return Comparison(len(shared), changed, len(paired), differences, transitions, runs)
 
 
 def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) -> dict[str, str]:
+    """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
     cards: dict[str, str] = {}
+    runs = comparison.runs
+    for letter, f in zip("AB", all_figures):
+        title, value = result_card(f.result, f.run.task, prefix=f"{letter}: ")
+        cards[title] = value
+    paired = runs.paired
+    if paired.p_value is not None:
+        cards[f"B − A ({paired.n_pairs:,} pairs, paired bootstrap)"] = (
+            f"{runs.difference_text()} · p = {paired.p_value:.3g} ({paired.test})"
+        )
     for k, f in enumerate(all_figures):
         letter = chr(65 + k)
         cards[f"{letter}: items"] = f"{len(f.records):,}"

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from rich.table import Table
 
 from ragjury.evals.report.formatting import Value, fmt
-from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
+from ragjury.evals.stats.agreement import BINARY_ALPHA, AgreementFigures, RankCorrelation
+from ragjury.evals.stats.intervals import Interval
 
 AGREEMENT_ROWS: tuple[str, ...] = (
     "n_total",
@@ -23,8 +24,14 @@ AGREEMENT_ROWS: tuple[str, ...] = (
 )
 
 
-def agreement_table(sections: Mapping[str, AgreementFigures], *, title: str = "Agreement") -> Table:
-    """One column per section (e.g. binary, graded), one row per figure."""
+def agreement_table(
+    sections: Mapping[str, AgreementFigures],
+    *,
+    title: str = "Agreement",
+    intervals: Mapping[str, Mapping[str, Interval | None]] | None = None,
+) -> Table:
+    """One column per section (e.g. binary, graded), one row per figure; with ``intervals``
+    (section -> figure -> bootstrap interval) each figure that has one shows it beside it."""
     table = Table(title=title)
     table.add_column("figure")
     for name in sections:
@@ -35,7 +42,13 @@ def agreement_table(sections: Mapping[str, AgreementFigures], *, title: str = "A
         if all(value is None for value in values):
             continue
         shown = "binary_krippendorff_alpha" if binary and row == "krippendorff_alpha" else row  # as in --json
-        table.add_row(shown, *(fmt(value) for value in values))
+        cells = []
+        for section, value in zip(sections, values, strict=True):
+            known = (intervals or {}).get(section, {})
+            binary_alpha = row == "krippendorff_alpha" and sections[section].binary
+            interval = known.get(BINARY_ALPHA if binary_alpha else row)
+            cells.append(fmt(value) + (f" {interval.text()}" if interval is not None and value is not None else ""))
+        table.add_row(shown, *cells)
     return table
 
 
@@ -70,13 +83,16 @@ def metrics_table(
     return table
 
 
-def correlation_text(correlation: RankCorrelation, *, what: str = "system rankings") -> str:
+def correlation_text(
+    correlation: RankCorrelation, *, what: str = "system rankings", tau_interval: Interval | None = None
+) -> str:
+    """One line; ``tau_interval`` (bootstrap 95 %) is shown beside Kendall's tau when given."""
     if correlation.n < 3:
         return f"{what}: not compared ({correlation.n} systems; a rank correlation needs 3 or more)"
-    return (
-        f"{what}: Kendall tau {fmt(correlation.kendall_tau)}, Spearman {fmt(correlation.spearman)} "
-        f"over {correlation.n} systems"
-    )
+    tau = fmt(correlation.kendall_tau)
+    if tau_interval is not None and correlation.kendall_tau is not None:
+        tau += f" {tau_interval.text()}"
+    return f"{what}: Kendall tau {tau}, Spearman {fmt(correlation.spearman)} over {correlation.n} systems"
 
 
 __all__ = ["AGREEMENT_ROWS", "agreement_table", "confusion_table", "correlation_text", "metrics_table"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ragjury.evals.stats.agreement import cohen_kappa, quadratic_weights
+from ragjury.evals.stats.agreement import BINARY_ALPHA, cohen_kappa, krippendorff_alpha, quadratic_weights
 
 RESAMPLES = 1000
 """Draws per interval: enough for stable 2.5 / 97.5 percentiles, cheap on 15k items (< 1 s)."""
@@ -150,7 +150,9 @@ def bootstrap_agreement(
 ) -> dict[str, Interval | None]:
     """Intervals of ``accuracy``, ``cohen_kappa`` (and ``quadratic_kappa`` when ``ordinal``) of
     ``predicted`` against ``gold``, and of ``kendall_tau`` between the system rankings when
-    ``systems`` (one name per item, None for none) is given.
+    ``systems`` (one name per item, None for none) is given. Two unordered labels add
+    ``precision``, ``recall``, ``f1`` and ``binary_krippendorff_alpha``: every agreement figure
+    a summary prints gets its interval; ``ordinal`` adds the ordinal ``krippendorff_alpha``.
 
     Items are the positions of ``gold``; ``labels`` fixes the label set (default: those seen).
     """
@@ -173,6 +175,12 @@ def bootstrap_agreement(
         dtype=np.int64,
     )
     weights = quadratic_weights(k) if ordinal else None
+    binary = k == 2 and not ordinal
+    extra: dict[str, list[float | None]] = (
+        {"precision": [], "recall": [], "f1": [], BINARY_ALPHA: []} if binary else {}
+    )
+    ordinal_alpha: list[float | None] = []
+    values = [float(label) for label in label_list]
     accuracy: list[float | None] = []
     kappa: list[float | None] = []
     quadratic: list[float | None] = []
@@ -191,15 +199,29 @@ def bootstrap_agreement(
             kappa.append(cohen_kappa(matrix))
             if weights is not None:
                 quadratic.append(cohen_kappa(matrix, weights))
+                ordinal_alpha.append(krippendorff_alpha(matrix, values, "ordinal"))
+            if binary:
+                _binary_draw(matrix, extra)
         if means is not None:
             tau.extend(means.taus(draws))
     out["accuracy"] = percentile_interval(accuracy)
     out["cohen_kappa"] = percentile_interval(kappa)
     if ordinal:
         out["quadratic_kappa"] = percentile_interval(quadratic)
+        out["krippendorff_alpha"] = percentile_interval(ordinal_alpha)
     if systems is not None:
         out["kendall_tau"] = percentile_interval(tau)
+    out.update({name: percentile_interval(values) for name, values in extra.items()})
     return out
+
+
+def _binary_draw(matrix: npt.NDArray[np.float64], into: dict[str, list[float | None]]) -> None:
+    """Precision, recall and F1 of the positive label and the nominal alpha of one 2x2 draw."""
+    tp, fp, fn = matrix[1, 1], matrix[0, 1], matrix[1, 0]
+    into["precision"].append(float(tp / (tp + fp)) if tp + fp else None)
+    into["recall"].append(float(tp / (tp + fn)) if tp + fn else None)
+    into["f1"].append(float(2 * tp / (2 * tp + fp + fn)) if 2 * tp + fp + fn else None)
+    into[BINARY_ALPHA].append(krippendorff_alpha(matrix, [0.0, 1.0]))
 
 
 def bootstrap_ranking_tau(

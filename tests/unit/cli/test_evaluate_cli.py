@@ -366,6 +366,9 @@ async def test_evaluate_agent_judges_every_answer_and_resumes_from_the_cache(tmp
         summary = evaluation.summary()
         assert summary["agent"]["errors"] == 1 and summary["score"]["n"] == 2
         assert summary["correctness"]["mean"] == 0.5 and summary["score"]["skipped_no_answer"] == 1
+        result = summary["correctness"]["result"]  # each stage states its result with an interval
+        assert result["rate"] == 0.5 and result["n_scored"] == 2 and result["method"] == "Wilson score interval"
+        assert summary["score"]["result"]["measure"] == "mean score" and summary["score"]["result"]["interval"]
         assert rows["t1"].as_dict()["sources"] == ["d1"] and rows["t1"].as_dict()["correct"] is True
 
         again = FakeAgentWithSources()

@@ -389,3 +389,42 @@ def test_the_judge_card_is_rendered_within_the_page(tmp_path: Path) -> None:
         assert cells[5] in {"lenient", "strict", "not found"} and cells[6] == "-"  # people used one class
     assert measured["length"] and measured["length"][0].startswith("length bias: ")
     assert measured["scroll"] <= 1000 and measured["right"] <= 1000
+
+
+def config_b_rows() -> list[dict[str, Any]]:
+    """Config B's answers to config A's questions (``rows_a``), no gold: a run comparison."""
+    rows = []
+    for number, original in enumerate(rows_a()):
+        changed = dict(original, item=dict(original["item"], answer=f"Config B answer {number}: " + "Marlowe, " * 25))
+        changed.pop("gold")
+        changed["label"] = None if original["label"] is None else number % 3 != 0
+        changed["unscored"] = changed["label"] is None
+        rows.append(changed)
+    return rows
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_run_comparison_shows_both_answers_without_overflow(tmp_path: Path, width: int) -> None:
+    """Two configs' answers side by side with both verdicts and the A / B better filters, the
+    rate cards first, and nothing wider than the window at 800 and 1280 px."""
+    a = [{k: v for k, v in r.items() if k != "gold"} for r in rows_a()]
+    page = write_report(tmp_path, a, config_b_rows())
+    measured = in_frame(
+        tmp_path,
+        page,
+        "{scroll: doc.documentElement.scrollWidth, width: doc.documentElement.clientWidth,"
+        " rows: doc.querySelectorAll('tr.item').length,"
+        " heads: Array.from(doc.querySelectorAll('table.items th')).map(function (t) { return t.textContent; }),"
+        " first: doc.querySelector('tr.item').textContent,"
+        " card: doc.querySelector('.card span').textContent,"
+        " buttons: Array.from(doc.querySelectorAll('.filters button')).map(function (b) { return b.dataset.filter; })}",
+        width=width,
+    )
+    assert measured["width"] == width and measured["scroll"] <= width, measured
+    assert measured["rows"] == 10
+    assert "A: answer" in measured["heads"] and "B: answer" in measured["heads"]
+    assert "Shakespeare wrote it." in measured["first"] and "Config B answer 0" in measured["first"]
+    assert measured["card"].startswith("A: judged correct")
+    assert {"abetter", "bbetter", "bothfail"} <= set(measured["buttons"])
+    better = Dom(dump_dom(tmp_path, page.as_uri() + "#filter=abetter"))
+    assert {r["id"] for r in better.rows} == {"a1", "b2", "b5"}  # A true, B false

@@ -313,7 +313,9 @@ def test_two_runs_side_by_side(tmp_path: Path) -> None:
     page = render_html(report)
     assert page.index("class='lead'") < page.index("<h2>Agreement</h2>") < page.index("System ranking")
     assert report.summary["verdicts changed"] == "2 of 9"
-    assert any("1 item(s) only in A and 1 only in B" in note for note in report.notes)
+    assert "Ids only in A, left out of the pairs: 1 (b5)." in report.notes  # named, not only counted
+    assert "Ids only in B, left out of the pairs: 1 (c1)." in report.notes
+    assert "Judge comparison: the same answers, judged twice." in report.notes
     assert report.items is not None and len(report.items.rows) == 11
     fixed = next(r for r in report.items.rows if r["id"] == "a4")
     assert [v["o"] for v in fixed["v"]] == ["fn", "tp"]

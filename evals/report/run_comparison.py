@@ -1,0 +1,222 @@
+"""Two predictions files side by side: which kind of comparison it is, which rows match, and —
+for two runs of one judge — each run's judged rate and the paired difference B - A.
+
+Why the kind matters: the same answers judged by two judges say which judge agrees more with
+people (``compare_runs`` measures that against the gold labels); two configs' answers judged by
+one judge say which config is better, and need no labels. Which one it is follows from the files:
+answers that differ under a shared id make it a run comparison.
+
+Why rows are named: an id only one file has, or an id whose question differs between the files,
+is not a pair; it is left out of the paired figures and listed (count and first ids), never
+silently dropped or set beside another question's verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ragjury.evals.io.predictions import PredictionRun
+from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
+from ragjury.evals.stats.run_result import RunResult, run_result
+
+FIRST_IDS = 5
+"""Ids named per kind of unmatched row (the count says how many more)."""
+
+ComparisonKind = Literal["runs", "judges", "unknown"]
+
+KIND_TEXT: dict[str, str] = {
+    "runs": "run comparison: two runs' answers to the same questions, judged by the same judge",
+    "judges": "judge comparison: the same answers, judged twice",
+    "unknown": "comparison of two files on the same ids: they carry no answer text, so whether the answers "
+    "differ is unknown",
+}
+
+CAVEAT = (
+    "caveat: a judge's bias can differ between configs, so B - A is the judge's difference; for the "
+    "people's, judge both configs in one file (system A or B, ids unique), label a few answers of each "
+    "and run 'ragjury estimate PRED.jsonl --labels LABELS.jsonl --compare B A'"
+)
+
+
+def as_note(line: str) -> str:
+    """A terminal line as a sentence of the report's notes (so a terminal showing both prints it once)."""
+    return line[:1].upper() + line[1:] + "."
+
+
+@dataclass(frozen=True)
+class IdList:
+    """How many ids, and the first few of them."""
+
+    ids: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.ids)
+
+    def text(self) -> str:
+        shown = ", ".join(self.ids[:FIRST_IDS])
+        more = f" and {self.count - FIRST_IDS:,} more" if self.count > FIRST_IDS else ""
+        return f"{self.count:,} ({shown}{more})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "ids": list(self.ids[:FIRST_IDS])}
+
+
+@dataclass(frozen=True)
+class Matching:
+    """The ids both files have with the same question (the pairs), and the rows that do not match."""
+
+    pairs: tuple[str, ...]
+    only_a: IdList
+    only_b: IdList
+    different_question: IdList
+
+    def lines(self) -> list[str]:
+        """One line per kind of unmatched row; none when every row matches."""
+        out = []
+        if self.only_a.count:
+            out.append(f"ids only in A, left out of the pairs: {self.only_a.text()}")
+        if self.only_b.count:
+            out.append(f"ids only in B, left out of the pairs: {self.only_b.text()}")
+        if self.different_question.count:
+            out.append(
+                f"ids with a different question in A and B, left out of the pairs: {self.different_question.text()}"
+            )
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "only_a": self.only_a.as_dict(),
+            "only_b": self.only_b.as_dict(),
+            "different_question": self.different_question.as_dict(),
+        }
+
+
+def match_rows(a: PredictionRun, b: PredictionRun) -> Matching:
+    """Join on the id; a shared id whose question text differs (both files have one) is no pair."""
+    index_a, index_b = a.by_id(), b.by_id()
+    pairs, different = [], []
+    for ident, record in index_a.items():
+        other = index_b.get(ident)
+        if other is None:
+            continue
+        if record.question is not None and other.question is not None and record.question.strip() != other.question.strip():
+            different.append(ident)
+        else:
+            pairs.append(ident)
+    return Matching(
+        tuple(pairs),
+        IdList(tuple(i for i in index_a if i not in index_b)),
+        IdList(tuple(i for i in index_b if i not in index_a)),
+        IdList(tuple(different)),
+    )
+
+
+def comparison_kind(a: PredictionRun, b: PredictionRun, pairs: Sequence[str]) -> ComparisonKind:
+    """``runs`` when any pair's answer differs between the files, ``judges`` when the answers
+    are the same, ``unknown`` when no pair carries both answers' text (an older predictions file)."""
+    index_a, index_b = a.by_id(), b.by_id()
+    compared = False
+    for ident in pairs:
+        answer_a, answer_b = index_a[ident].answer, index_b[ident].answer
+        if answer_a is not None and answer_b is not None:
+            compared = True
+            if answer_a.strip() != answer_b.strip():
+                return "runs"
+    return "judges" if compared else "unknown"
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """What a reader of two files learns first: the kind, each run's result, B - A on the pairs,
+    and the rows that do not match."""
+
+    kind: ComparisonKind
+    matching: Matching
+    results: tuple[RunResult, RunResult]
+    paired: PairedDifference
+    task: str | None = None
+
+    @property
+    def binary(self) -> bool:
+        return self.paired.binary
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "unmatched": self.matching.as_dict(),
+            "paired": self.paired.as_dict(),
+            "caveat": CAVEAT if self.kind == "runs" else None,
+        }
+
+    def difference_text(self) -> str:
+        """``+12.5 points [+2.5, +22.5]`` (rates) or ``+0.041 [-0.010, +0.090]`` (mean scores)."""
+        p = self.paired
+        if p.difference is None:
+            return "-"
+        scale, digits, unit = (100.0, 1, " points") if self.binary else (1.0, 3, "")
+        text = f"{p.difference * scale:+.{digits}f}{unit}"
+        if p.interval is not None:
+            text += f" [{p.interval.low * scale:+.{digits}f}, {p.interval.high * scale:+.{digits}f}]"
+        return text
+
+    def lines(self, names: Sequence[str]) -> list[str]:
+        """The terminal's lines: kind, each run's result, B - A with interval and p-value, the
+        pair counts, unmatched rows, and (run comparison) the caveat."""
+        out = [KIND_TEXT[self.kind]]
+        for letter, name, result in zip("AB", names, self.results, strict=True):
+            first = result.lines(self.task)[0]
+            out.append(f"{letter} ({name}) {first}")
+        p = self.paired
+        if p.difference is None:
+            out.append("B - A: no question scored in both runs")
+        else:
+            out.append(f"B - A: {self.difference_text()} (95 % paired bootstrap over {p.n_pairs:,} questions), "
+                       f"p = {p.p_value:.3g} ({p.test})")
+        counts = p.counts
+        if self.binary:
+            out.append(
+                f"questions: A only {counts['a_only']:,}, B only {counts['b_only']:,}, both {counts['both']:,}, "
+                f"neither {counts['neither']:,}" + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
+            )
+        else:
+            out.append(
+                f"questions: A higher {counts['a_higher']:,}, B higher {counts['b_higher']:,}, tied {counts['tied']:,}"
+                + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
+            )
+        out.extend(self.matching.lines())
+        if self.kind == "runs":
+            out.append(CAVEAT)
+        return out
+
+
+def compare_two_runs(a: PredictionRun, b: PredictionRun) -> RunComparison:
+    """Match the rows, tell the kind, and measure each run and B - A on the pairs."""
+    matching = match_rows(a, b)
+    binary = a.kind == "binary"
+    results = tuple(
+        run_result([r.label for r in run.records], [r.system for r in run.records], binary=binary) for run in (a, b)
+    )
+    index_a, index_b = a.by_id(), b.by_id()
+    paired = paired_difference(
+        [index_a[i].label for i in matching.pairs], [index_b[i].label for i in matching.pairs], binary=binary
+    )
+    return RunComparison(
+        comparison_kind(a, b, matching.pairs), matching, (results[0], results[1]), paired, task=a.task
+    )
+
+
+__all__ = [
+    "CAVEAT",
+    "as_note",
+    "ComparisonKind",
+    "IdList",
+    "KIND_TEXT",
+    "Matching",
+    "RunComparison",
+    "compare_two_runs",
+    "comparison_kind",
+    "match_rows",
+]
