@@ -215,7 +215,7 @@ class PoolBreaker(CircuitBreaker):
         """Every endpoint's own preflight; then each that lists its models must list this one."""
         await asyncio.gather(*(b.preflight() for b in self.breakers))
         for breaker in self.breakers:
-            if breaker.config_error is None and breaker.listed and not model_listed(self.model_name, breaker.listed):
+            if breaker.listed and not model_listed(self.model_name, breaker.listed):  # the pool's fix, not one server's
                 shown = ", ".join(breaker.listed[:6])
                 self.config_error = ModelServerConfigError(
                     f"model '{self.model_name}' is not served by {breaker.where} (it lists: {shown})",
