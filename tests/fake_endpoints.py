@@ -4,7 +4,10 @@
 Each answers ``GET /models`` (its ``models``) and every chat request with ``content`` after
 ``latency_s``, at most ``slots`` at a time (the others queue, as on a real server's slots). With
 ``die_after=N`` it dies after its N-th chat request: it stops accepting connections and drops
-the requests it holds without an answer, as a crashed server does. Standard library only.
+the requests it holds without an answer, as a crashed server does. With ``refuse_after=N`` it
+answers HTTP 401 to every chat request after its N-th (a key revoked mid-run); with ``hang=True``
+it lists its models but holds every chat request without an answer until it stops (a hung
+server). Standard library only.
 
 Run as a script (``python tests/fake_endpoints.py --latency 0.2 --slots 4 --count 8``) it
 serves ``--count`` endpoints in their own process and prints their base URLs, one per line.
@@ -31,6 +34,8 @@ class FakeEndpoint:
     content: str = '{"reason": "It names the reference answer.", "verdict": "1"}'
     models: tuple[str, ...] = ("phi3:mini",)
     die_after: int | None = None
+    refuse_after: int | None = None
+    hang: bool = False
     port: int = 0
     received: int = 0
     """Chat requests received."""
@@ -92,14 +97,28 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 return self._drop()
             with server._lock:
                 server.received += 1
+                refused = server.refuse_after is not None and server.received > server.refuse_after
                 dies = server.die_after is not None and server.received >= server.die_after
                 server.holding += 1
                 server.peak = max(server.peak, server.holding)
             try:
+                if refused:
+                    return self._refuse()
+                if server.hang:
+                    server.dead.wait(60)
+                    return self._drop()
                 self._answer(body, dies)
             finally:
                 with server._lock:
                     server.holding -= 1
+
+        def _refuse(self) -> None:
+            data = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data.encode())
 
         def _answer(self, body: dict[str, Any], dies: bool) -> None:
             if dies:
