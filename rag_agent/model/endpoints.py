@@ -6,7 +6,8 @@ goes to the live endpoint with the fewest requests outstanding, within a per-end
 (``EndpointPool.limit``, the run's ``--concurrency``). Every endpoint keeps its own preflight and
 circuit breaker (``rag_agent.model.breaker``); a request that fails for a reason of the server,
 not of the item (a refused connection, no answer in time, a connection closed mid-response, an
-HTTP 5xx) is sent again to another live endpoint, so a dead server's items move to the others.
+HTTP 5xx) is sent again to another live endpoint, so a dead or hung server's items move to the
+others (each server tried gets a deadline of its own, ``RAGJURY_TIMEOUT_S``).
 Only when every endpoint is down is a judgment "not attempted", as with one server. A server that
 answers HTTP 401/403 to a request (its key refused, at any point of the run) is taken out of the
 pool at once (``Endpoint.refused``) and the request moves on; when every server has refused, the
@@ -29,6 +30,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models._request_timeout import enforce_request_deadline, start_request_deadline
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
@@ -268,8 +270,9 @@ class PooledModel(WrapperModel):
                     raise last
                 raise ModelServerUnreachable(self.model_name, self.breaker.reason)
             started = time.perf_counter()
-            try:
-                response = await endpoint.model.request(messages, model_settings, model_request_parameters)
+            try:  # a deadline of its own per server: a hung one's timeout moves the item, counted there
+                with enforce_request_deadline(start_request_deadline(endpoint.model, model_settings, stream=False)):
+                    response = await endpoint.model.request(messages, model_settings, model_request_parameters)
             except Exception as failure:
                 self.pool.release(endpoint)
                 endpoint.failures += 1
@@ -296,6 +299,12 @@ class PooledModel(WrapperModel):
             endpoint.answered += 1
             endpoint.latency_s += time.perf_counter() - started
             return response
+
+    def _start_request_deadline(self, model_settings: ModelSettings | None, *, stream: bool) -> Any:
+        """No deadline over the whole pooled request (pydantic-ai's ``request_timeout``): each
+        server tried gets a fresh one (``request``), as pydantic-ai's ``FallbackModel`` does, so a
+        hung server's timeout is its failure (counted, the item moved), not the item's."""
+        return None
 
     def _withdrawn(self, endpoint: Endpoint, failure: BaseException) -> bool:
         """Take ``endpoint`` out of the pool when ``failure`` is HTTP 401/403 (its key refused):

@@ -6,23 +6,16 @@ stops as with one."""
 from __future__ import annotations
 
 import pytest
+from fake_endpoint_settings import pool_settings, some_items
 from fake_endpoints import fake_endpoint
 
-from ragjury.config.settings import RagjurySettings
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
-from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.rag_agent.model.breaker import CircuitBreaker, ModelServerConfigError
 
-
-def _settings(urls: list[str], **extra: object) -> RagjurySettings:
-    options: dict[str, object] = {"http_retries": 0, "timeout_s": 10, "breaker_failures": 2, "concurrency": 2, **extra}
-    return RagjurySettings(_env_file=None, base_url=",".join(urls), judge_model="phi3:mini", **options)
-
-
-def _items(count: int) -> list[CorrectnessItem]:
-    return [CorrectnessItem(question=f"q{i}", answer=f"a{i}", references=[f"r{i}"]) for i in range(count)]
+_settings = pool_settings
+_items = some_items
 
 
 def test_a_401_after_answers_is_still_a_configuration_error() -> None:
