@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import print_json, stderr, stdout
-from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, verdict_lines
+from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, unscored_lines, verdict_lines
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
@@ -147,6 +147,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})
+    unscored_lines({"": result.unscored_share()})
     from ragjury.evals.report.sources import fallback_note
 
     note = fallback_note(result.sources, [prediction.judgment for prediction in result.predictions])

@@ -43,6 +43,15 @@ def verdict_lines(stages: dict[str, Any]) -> None:
         stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
 
 
+def unscored_lines(stages: dict[str, Any]) -> None:
+    """Print, in bold red, each stage's share unscored with its commonest reasons, when any is:
+    the gates and figures above are computed on the scored judgments only."""
+    for stage, share in stages.items():
+        if share.count:
+            prefix = f"{stage}: " if stage else ""
+            stdout.print(f"[bold red]unscored[/]: {prefix}{escape(share.describe())}", highlight=False, soft_wrap=True)
+
+
 def nothing_scored_line(why_unscored: str | None) -> None:
     """The one line a run that scored nothing ends with, printed first: the cause and its fix
     (a dead server: where, and what to start), never wrapped inside a word."""
@@ -73,4 +82,4 @@ def finish_run(
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
-__all__ = ["finish_run", "nothing_scored_line", "run_table", "verdict_lines"]
+__all__ = ["finish_run", "nothing_scored_line", "run_table", "unscored_lines", "verdict_lines"]

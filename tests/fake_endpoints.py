@@ -35,6 +35,8 @@ class FakeEndpoint:
     models: tuple[str, ...] = ("phi3:mini",)
     die_after: int | None = None
     refuse_after: int | None = None
+    fail_every: int | None = None
+    """Answer HTTP 500 to every ``fail_every``-th chat request (an item failure, not a dead server)."""
     hang: bool = False
     port: int = 0
     received: int = 0
@@ -104,6 +106,8 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             try:
                 if refused:
                     return self._refuse()
+                if server.fail_every and server.received % server.fail_every == 0:
+                    return self._refuse(500)
                 if server.hang:
                     server.dead.wait(60)
                     return self._drop()
@@ -112,9 +116,10 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 with server._lock:
                     server.holding -= 1
 
-        def _refuse(self) -> None:
-            data = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
-            self.send_response(401)
+        def _refuse(self, status: int = 401) -> None:
+            message = "Incorrect API key provided" if status == 401 else "boom"
+            data = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

@@ -61,8 +61,8 @@ SHARED_KEYS: dict[str, str] = {
     "sample_agreement": "share of the --samples votes that agree with the verdict",
     "votes": "each --samples vote",
     "figures": "flat {name: number or null}: the names --fail-under gates read",
-    "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; "
-    "[] when none",
+    "gate_failures": "failed --fail-under / --max-fallback / --max-unscored / --fail-on-negative gates, "
+    "one sentence each; [] when none",
     "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, "
     "krippendorff_alpha, precision, recall, f1, labels, confusion (rows gold, columns judge)",
     "ranking": "systems ranked by people and by the judge: {measure, systems: {name: {gold, judge}}, "
