@@ -9,7 +9,8 @@ bound to its endpoint, moving to the others only while that one is down), one pe
 model-free judge. Judgments stream back to the driver as the workers' blocks complete, and the
 runner writes each to the cache as it arrives, so resume, Ctrl-C, dedup and every count are the
 ones of a run in one process: the cache decides what is done; a worker that dies loses only the
-judgments it had not returned, and Ray runs its batch again.
+judgments it had not returned, and Ray runs its batch again. A worker whose server refused the
+key (HTTP 401/403) says so with its judgments, and the driver stops the run with that error.
 
 Ray is imported here only, and this module only by ``--executor ray``: no other command pays for it.
 Workers rebuild the judge from its catalogue name, options and settings, so ragjury (with the
@@ -42,7 +43,7 @@ from ray.data import ActorPoolStrategy, DataContext  # noqa: E402
 
 from ragjury.evals.runs.cache import dump_judgment, load_judgment
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.model.breaker import breakers_of
+from ragjury.rag_agent.model.breaker import ModelServerConfigError, breakers_of, config_error_of
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,10 @@ class JudgeWorker:
 
             judgments = await asyncio.gather(*(one(item) for item in items))
         figures = json.dumps(_pool_figures(self.judge))
+        refused = config_error_of(self.judge)  # a key refused here stops the driver's run too
+        said = json.dumps([refused.headline, refused.fix, refused.status, refused.where]) if refused else ""
         return {
+            "refused": np.asarray([said] * len(judgments), dtype=object),
             "index": np.asarray(batch["index"]),
             "judgment": np.asarray([dump_judgment(j) for j in judgments], dtype=object),
             "worker": np.asarray([self.worker] * len(judgments), dtype=object),
@@ -193,6 +197,15 @@ class RayJudge:
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         return _Layout(actors=max(1, cpus), endpoints=1, slots=1, model_free=True)
 
+    def _refused(self, said: str) -> ModelServerConfigError:
+        """A worker's configuration error, kept by the driver's breakers too (so the runner and
+        every later check see it, as in one process) and returned to be raised."""
+        headline, fix, status, where = json.loads(said)
+        refused = ModelServerConfigError(headline, fix, status=status, where=where)
+        for breaker in breakers_of(self.inner, enabled_only=False):
+            breaker.refuse_configuration(refused)
+        return refused
+
     async def ajudge_batch(
         self, items: Sequence[Any], on_result: Callable[[int, Judgment[Any]], None] | None = None
     ) -> list[Judgment[Any]]:
@@ -248,6 +261,8 @@ class RayJudge:
                     raise row
                 index = int(row["index"])
                 self._figures[str(row["worker"])] = json.loads(row["figures"])
+                if row["refused"]:  # a worker's server refused the key: the run stops (exit 2)
+                    raise self._refused(row["refused"])
                 if results[index] is not None:  # a batch Ray ran again: the first judgment stands
                     continue
                 judgment = load_judgment(row["judgment"])

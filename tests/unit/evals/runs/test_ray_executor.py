@@ -155,3 +155,39 @@ def test_without_ray_the_executor_is_one_line_and_exit_2() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert result.stderr.strip() == "error: --executor ray needs Ray (no module ray): install it: pip install 'ragjury[ray]'"
+
+
+def _pool_on_ray(urls: list[str], **extra: object) -> RayJudge:
+    options: dict[str, object] = {"http_retries": 0, "timeout_s": 1, "breaker_failures": 2, "concurrency": 2, **extra}
+    settings = RagjurySettings(_env_file=None, base_url=",".join(urls), judge_model="phi3:mini", **options)
+    judge = _on_ray("correctness", "llm", settings)
+    judge.block_items = 2  # several batches, so both workers (and both servers) get some
+    return judge
+
+
+async def test_a_pool_with_a_hung_server_finishes_on_ray() -> None:
+    import time
+
+    with fake_endpoint(latency_s=0.01) as healthy, fake_endpoint(hang=True) as hung:
+        judge = _pool_on_ray([healthy.base_url, hung.base_url])
+        started = time.perf_counter()
+        judgments, stats = await run_judgments(judge, _items(20), progress=False)
+        elapsed = time.perf_counter() - started
+        sent_to_hung = hung.received
+    assert stats.judged == 20 and stats.unscored == 0, [j.unscored_reason for j in judgments if j.unscored]
+    assert sent_to_hung <= 2 * (2 + 4), sent_to_hung  # per worker: the breaker's two timeouts and what was in flight
+    # a bound, not a timing: starting the actors on two busy cores takes most of it; one deadline
+    # (1 s) per item sent to the hung server, in turn, would be 20 s more
+    assert elapsed < 90, f"{elapsed:.1f}s for 20 items on Ray with one hung server of two"
+
+
+async def test_a_key_refused_mid_run_on_ray() -> None:
+    from ragjury.rag_agent.model.breaker import ModelServerConfigError
+
+    with fake_endpoint(latency_s=0.01) as healthy, fake_endpoint(refuse_after=2) as refusing:
+        judgments, stats = await run_judgments(_pool_on_ray([healthy.base_url, refusing.base_url]), _items(20),
+                                               progress=False)
+    assert stats.judged == 20 and stats.unscored == 0, [j.unscored_reason for j in judgments if j.unscored]
+    with fake_endpoint(refuse_after=3) as alone:
+        with pytest.raises(ModelServerConfigError, match=f"HTTP 401 from {alone.base_url}"):
+            await run_judgments(_pool_on_ray([alone.base_url]), _items(20), progress=False)
