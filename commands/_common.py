@@ -154,6 +154,19 @@ MaxFallbackOption = Annotated[
         rich_help_panel=PANEL_GATES,
     ),
 ]
+MaxUnscoredOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-unscored",
+        min=0.0,
+        max=1.0,
+        metavar="SHARE",
+        help="Fail (exit 1) when more than this share of the judgments is unscored (a server error, "
+        "invalid output, ...). Default: 0 with any --fail-under gate (the gates measure only the "
+        "scored items), no limit without one.",
+        rich_help_panel=PANEL_GATES,
+    ),
+]
 TraceOption = Annotated[
     bool,
     typer.Option(

@@ -22,6 +22,7 @@ from ragjury.commands._common import (
     DryRunOption,
     JsonOption,
     MaxFallbackOption,
+    MaxUnscoredOption,
     ModelOption,
     NoCacheOption,
     NoProgressOption,
@@ -161,6 +162,7 @@ def evaluate(
         ),
     ] = None,
     max_fallback: MaxFallbackOption = None,
+    max_unscored: MaxUnscoredOption = None,
     cache_path: CacheOption = None,
     no_cache: NoCacheOption = False,
     no_retry_unscored: NoRetryUnscoredOption = False,
@@ -284,8 +286,10 @@ def evaluate(
     "answer_correctness (model M) for 81.5 %, contains as fallback for 18.5 %". With a
     --fail-under gate, any verdict from the fallback fails the run (exit 1) unless --max-fallback
     allows its share: a gate passed by the deterministic fallback says nothing about the model.
+    Likewise any unscored judgment fails a gated run unless --max-unscored allows its share: the
+    gates are computed on the scored items only.
 
-    Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback) failed, 2 bad input, 3 nothing
+    Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback, --max-unscored) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
     from ragjury.evals.report.gates import Gates
@@ -293,7 +297,7 @@ def evaluate(
     from ragjury.evals.runs.runner import interrupted_message
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
-    gates = Gates.parse(fail_under or [], max_fallback)
+    gates = Gates.parse(fail_under or [], max_fallback, max_unscored)
     settings = settings_for(model, base_url, api_key)
     if executor not in ("process", "ray"):
         raise fail(f"--executor must be process or ray, got {executor!r}")

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragjury.commands._common import print_json, stderr, stdout
-from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, verdict_lines
+from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, unscored_lines, verdict_lines
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ def evaluate_agent_run(
             progress=progress,
         )
     )
+    from ragjury.evals.report.unscored_share import UnscoredShare
+
     files = AgentFiles(data, corpus, answers=out, html=html)
     failures = evaluation.gate(gates)
     evaluation.write(files, gate_failures=failures)
@@ -75,6 +77,7 @@ def evaluate_agent_run(
             stdout.print(escape(line), highlight=False, soft_wrap=True)
         stdout.print(agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
         verdict_lines(evaluation.stage_sources())
+        unscored_lines({name: UnscoredShare.of(evaluation.judgments(name)) for name in evaluation.stages})
         if out is not None:
             stdout.print(f"answers and judgments written to {out}", highlight=False)
     errors = evaluation.errors

@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import print_json, stderr, stdout
-from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, verdict_lines
+from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, unscored_lines, verdict_lines
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
@@ -132,7 +132,7 @@ def report_dataset_run(
         print_dataset_result(result, data, out)
         from ragjury.commands.evaluate_output import print_run_warnings
 
-        print_run_warnings([p.judgment for p in result.predictions], [p.label for p in result.predictions])
+        print_run_warnings([p.label for p in result.predictions])
     finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored,
                cause_shown=nothing and not json_output)
 
@@ -152,6 +152,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})
+    unscored_lines({"": result.unscored_share()})
     from ragjury.evals.report.sources import fallback_note
 
     note = fallback_note(result.sources, [prediction.judgment for prediction in result.predictions])

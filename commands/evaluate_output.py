@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,19 +44,13 @@ def verdict_lines(stages: dict[str, Any]) -> None:
         stdout.print(f"{prefix}: {escape(sources.describe())}", style=style, highlight=False, soft_wrap=True)
 
 
-def unscored_lines(judgments: Sequence[Any], *, shown: int = 3) -> list[str]:
-    """The unscored share and its commonest reasons, one line each: a run that left items
-    unscored says how many and why beside its figures, not only in the predictions file."""
-    reasons = Counter(str(j.unscored_reason or "no reason recorded") for j in judgments if j.unscored)
-    if not reasons or not judgments:
-        return []
-    total = sum(reasons.values())
-    lines = [f"unscored: {total:,} of {len(judgments):,} ({total / len(judgments):.0%}), not counted in the figures"]
-    for reason, count in reasons.most_common(shown):
-        lines.append(f"  {count:,} x {reason[:160]}")
-    if len(reasons) > shown:
-        lines.append(f"  and {len(reasons) - shown:,} other reason(s): see unscored_reason in the predictions")
-    return lines
+def unscored_lines(stages: dict[str, Any]) -> None:
+    """Print, in bold red, each stage's share unscored with its commonest reasons, when any is:
+    the gates and figures above are computed on the scored judgments only."""
+    for stage, share in stages.items():
+        if share.count:
+            prefix = f"{stage}: " if stage else ""
+            stdout.print(f"[bold red]unscored[/]: {prefix}{escape(share.describe())}", highlight=False, soft_wrap=True)
 
 
 def one_value_line(labels: Sequence[object], *, at_least: int = 5) -> str | None:
@@ -72,13 +65,8 @@ def one_value_line(labels: Sequence[object], *, at_least: int = 5) -> str | None
     )
 
 
-def print_run_warnings(judgments: Sequence[Any], labels: Sequence[object]) -> None:
-    """The unscored share with its reasons (red from half the items), and a one-value warning."""
-    lines = unscored_lines(judgments)
-    share = sum(j.unscored for j in judgments) / max(1, len(judgments))
-    for number, line in enumerate(lines):
-        style = ("red" if share >= 0.5 else "yellow") if number == 0 else None
-        stderr.print(escape(line), style=style, highlight=False, soft_wrap=True)
+def print_run_warnings(labels: Sequence[object]) -> None:
+    """A warning when the judge gave one value only (the unscored share is in the summary)."""
     warning = one_value_line(labels)
     if warning is not None:
         stderr.print(escape(warning), style="yellow", highlight=False, soft_wrap=True)

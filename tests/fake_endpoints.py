@@ -4,7 +4,10 @@
 Each answers ``GET /models`` (its ``models``) and every chat request with ``content`` after
 ``latency_s``, at most ``slots`` at a time (the others queue, as on a real server's slots). With
 ``die_after=N`` it dies after its N-th chat request: it stops accepting connections and drops
-the requests it holds without an answer, as a crashed server does. Standard library only.
+the requests it holds without an answer, as a crashed server does. With ``refuse_after=N`` it
+answers HTTP 401 to every chat request after its N-th (a key revoked mid-run); with ``hang=True``
+it lists its models but holds every chat request without an answer until it stops (a hung
+server). Standard library only.
 
 Run as a script (``python tests/fake_endpoints.py --latency 0.2 --slots 4 --count 8``) it
 serves ``--count`` endpoints in their own process and prints their base URLs, one per line.
@@ -31,6 +34,10 @@ class FakeEndpoint:
     content: str = '{"reason": "It names the reference answer.", "verdict": "1"}'
     models: tuple[str, ...] = ("phi3:mini",)
     die_after: int | None = None
+    refuse_after: int | None = None
+    fail_every: int | None = None
+    """Answer HTTP 500 to every ``fail_every``-th chat request (an item failure, not a dead server)."""
+    hang: bool = False
     port: int = 0
     received: int = 0
     """Chat requests received."""
@@ -92,14 +99,31 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 return self._drop()
             with server._lock:
                 server.received += 1
+                refused = server.refuse_after is not None and server.received > server.refuse_after
                 dies = server.die_after is not None and server.received >= server.die_after
                 server.holding += 1
                 server.peak = max(server.peak, server.holding)
             try:
+                if refused:
+                    return self._refuse()
+                if server.fail_every and server.received % server.fail_every == 0:
+                    return self._refuse(500)
+                if server.hang:
+                    server.dead.wait(60)
+                    return self._drop()
                 self._answer(body, dies)
             finally:
                 with server._lock:
                     server.holding -= 1
+
+        def _refuse(self, status: int = 401) -> None:
+            message = "Incorrect API key provided" if status == 401 else "boom"
+            data = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data.encode())
 
         def _answer(self, body: dict[str, Any], dies: bool) -> None:
             if dies:

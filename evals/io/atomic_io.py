@@ -22,6 +22,18 @@ NamedPaths = Iterable[tuple[str, PathArg | None]]
 
 TEMP_SUFFIX = ".tmp"
 
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+"""Files SQLite keeps beside a database (``X.sqlite-wal``...): part of the ``--cache`` input, and
+deleted by SQLite when the cache closes, so an output there would vanish after the run."""
+
+
+def _companions(option: str, path: Path) -> list[tuple[str, Path]]:
+    """SQLite's companion files of the cache (beside the path given and the file it links to)."""
+    if option != "--cache":
+        return []
+    bases = dict.fromkeys([path, Path(os.path.realpath(path))])
+    return [(option, base.with_name(base.name + suffix)) for base in bases for suffix in SQLITE_COMPANIONS]
+
 
 def same_file(first: PathArg, second: PathArg) -> bool:
     """Whether two paths name one file: the same inode when both exist (symlinks and hard links
@@ -72,6 +84,13 @@ def check_output_paths(outputs: NamedPaths, inputs: NamedPaths) -> None:
                     f"{path} is the input {input_option} {input_path}: ragjury never overwrites "
                     "an input; write the output elsewhere",
                 )
+            for _, companion in _companions(input_option, input_path):
+                if same_file(path, companion):
+                    raise InputError(
+                        option,
+                        f"{path} is a file SQLite keeps beside the input {input_option} {input_path} "
+                        "(it is deleted when the cache closes); write the output elsewhere",
+                    )
     for index, (option, path) in enumerate(written):
         for other_option, other in written[index + 1 :]:
             if same_file(path, other):

@@ -69,8 +69,8 @@ SHARED_KEYS: dict[str, str] = {
     "figures": "flat {name: number or null}: the names --fail-under gates read",
     "intervals": "bootstrap 95 % intervals of the figures, {name: [low, high] or null} (items resampled, "
     "seed 0): accuracy, cohen_kappa, binary_krippendorff_alpha, precision, recall, f1, kendall_tau",
-    "gate_failures": "failed --fail-under / --max-fallback / --fail-on-negative gates, one sentence each; "
-    "[] when none",
+    "gate_failures": "failed --fail-under / --max-fallback / --max-unscored / --fail-on-negative gates, "
+    "one sentence each; [] when none",
     "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, "
     "krippendorff_alpha, precision, recall, f1, labels, confusion (rows gold, columns judge)",
     "ranking": "systems ranked by people and by the judge: {measure, systems: {name: {gold, judge}}, "

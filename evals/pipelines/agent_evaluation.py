@@ -229,8 +229,12 @@ class AgentEvaluation:
 
     def gate(self, gates: Gates) -> list[str]:
         """Failed ``--fail-under`` thresholds on ``figures()``, then each stage whose fallback
-        share is over the ``--max-fallback`` limit; empty when the run passes."""
-        return gates.failures(self.figures(), self.stage_sources())
+        unscored share (``--max-unscored``) or fallback share (``--max-fallback``) is over its
+        limit; empty when the run passes."""
+        from ragjury.evals.report.unscored_share import UnscoredShare
+
+        unscored = {name: UnscoredShare.of(self.judgments(name)) for name in self.stages}
+        return gates.failures(self.figures(), self.stage_sources(), unscored)
 
     def answer_rows(self) -> list[dict[str, object]]:
         """The answers JSONL rows, in question order (``AgentRow.as_dict``)."""

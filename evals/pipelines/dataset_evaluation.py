@@ -40,6 +40,7 @@ from ragjury.rag_agent.core.results import Judgment
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
+    from ragjury.evals.report.unscored_share import UnscoredShare
     from ragjury.evals.report.page import HtmlReport
 
 
@@ -278,9 +279,15 @@ class EvaluationResult:
         return out
 
     def gate(self, gates: Gates) -> list[str]:
-        """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-fallback`` limit
-        on ``sources``; empty when the run passes."""
-        return gates.failures(self.figures(), {"": self.sources})
+        """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-unscored`` and
+        ``--max-fallback`` limits; empty when the run passes."""
+        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()})
+
+    def unscored_share(self) -> UnscoredShare:
+        """The rows left unscored, with their commonest reasons (gated by ``--max-unscored``)."""
+        from ragjury.evals.report.unscored_share import UnscoredShare
+
+        return UnscoredShare.of(p.judgment for p in self.predictions)
 
     def prediction_rows(self) -> list[dict[str, object]]:
         """The predictions JSONL rows, in dataset order (``Prediction.as_dict``)."""

@@ -13,7 +13,9 @@ them against real runs.
 
 The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
 gate passed on verdicts the deterministic fallback produced says nothing about the model judge.
-``Gates`` holds both kinds for one run, so a result's ``gate`` checks them in one call.
+So does the unscored gate (``--max-unscored``, also 0 by default under any ``--fail-under``,
+``evals.report.unscored_share``): a gate computed on the scored judgments says nothing of the
+others. ``Gates`` holds every kind for one run, so a result's ``gate`` checks them in one call.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ragjury.evals.report.formatting import Figure, percent
 from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.report.unscored_share import UnscoredShare, max_unscored_limit, unscored_failure
 from ragjury.rag_agent.core.input_files import InputError
 
 GATE_ALIASES: dict[str, str] = {
@@ -186,7 +189,7 @@ def fallback_failure(
 
 @dataclass(frozen=True)
 class Gates:
-    """A run's gates: the ``--fail-under`` thresholds and the ``--max-fallback`` limit.
+    """A run's gates: the ``--fail-under`` thresholds, the ``--max-fallback`` and ``--max-unscored`` limits.
 
     Why one object: both kinds fail a run the same way (exit 1, listed under ``gate_failures``
     and in the HTML report), and the fallback limit's default depends on whether any threshold
@@ -199,28 +202,49 @@ class Gates:
     """The share of scored verdicts a fallback judge may have produced; None: no limit."""
     explicit_fallback: bool = False
     """Whether the user gave ``--max-fallback`` (the failure message says when 0 was the default)."""
+    max_unscored: float | None = None
+    """The share of judgments that may be unscored; None: no limit."""
+    explicit_unscored: bool = False
+    """Whether the user gave ``--max-unscored``."""
 
     @classmethod
-    def parse(cls, fail_under: Sequence[str] = (), max_fallback: float | None = None) -> Gates:
-        """The gates of ``--fail-under METRIC=VALUE ...`` and ``--max-fallback`` (``InputError``
-        on a malformed threshold); under any threshold the fallback limit defaults to 0."""
+    def parse(
+        cls, fail_under: Sequence[str] = (), max_fallback: float | None = None, max_unscored: float | None = None
+    ) -> Gates:
+        """The gates of ``--fail-under METRIC=VALUE ...``, ``--max-fallback`` and ``--max-unscored``
+        (``InputError`` on a malformed threshold); under any threshold both limits default to 0."""
         thresholds = parse_gates(fail_under)
-        limit = max_fallback_limit(max_fallback, gated=bool(thresholds))
-        return cls(thresholds, limit, explicit_fallback=max_fallback is not None)
+        gated = bool(thresholds)
+        return cls(
+            thresholds,
+            max_fallback_limit(max_fallback, gated=gated),
+            explicit_fallback=max_fallback is not None,
+            max_unscored=max_unscored_limit(max_unscored, gated=gated),
+            explicit_unscored=max_unscored is not None,
+        )
 
     def check_names(self, known: Collection[str]) -> None:
         """``InputError`` (exit 2) before any judging when a threshold names a figure outside ``known``."""
         check_gate_names(self.thresholds, known)
 
     def failures(
-        self, figures: Mapping[str, float | None], sources: Mapping[str, VerdictSources]
+        self,
+        figures: Mapping[str, float | None],
+        sources: Mapping[str, VerdictSources],
+        unscored: Mapping[str, UnscoredShare] | None = None,
     ) -> list[str]:
-        """Failed thresholds on ``figures``, then each stage whose fallback share is over the limit.
+        """Failed thresholds on ``figures``, then each stage whose unscored share, then each whose
+        fallback share, is over its limit.
 
         ``sources``: stage -> who produced its verdicts; ``""`` for a run with one judge (its
         message has no stage prefix), e.g. ``{"score": ..., "faithfulness": ...}`` for an agent run.
+        ``unscored``: stage -> its unscored judgments, keyed alike.
         """
         failed = failed_gates(figures, self.thresholds) if self.thresholds else []
+        for stage, share in (unscored or {}).items():
+            failure = unscored_failure(share, self.max_unscored, explicit=self.explicit_unscored, stage=stage or None)
+            if failure:
+                failed.append(failure)
         for stage, stage_sources in sources.items():
             failure = fallback_failure(
                 stage_sources, self.max_fallback, explicit=self.explicit_fallback, stage=stage or None

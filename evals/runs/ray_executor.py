@@ -9,7 +9,8 @@ bound to its endpoint, moving to the others only while that one is down), one pe
 model-free judge. Judgments stream back to the driver as the workers' blocks complete, and the
 runner writes each to the cache as it arrives, so resume, Ctrl-C, dedup and every count are the
 ones of a run in one process: the cache decides what is done; a worker that dies loses only the
-judgments it had not returned, and Ray runs its batch again.
+judgments it had not returned, and Ray runs its batch again. A worker whose server refused the
+key (HTTP 401/403) says so with its judgments, and the driver stops the run with that error.
 
 Ray is imported here only, and this module only by ``--executor ray``: no other command pays for it.
 Workers rebuild the judge from its catalogue name, options and settings, so ragjury (with the
@@ -42,7 +43,7 @@ from ray.data import ActorPoolStrategy, DataContext  # noqa: E402
 
 from ragjury.evals.runs.cache_codec import dump_judgment, load_judgment
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.model.breaker import breakers_of
+from ragjury.rag_agent.model.breaker import ModelServerConfigError, breakers_of, config_error_of
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,22 @@ class JudgeSpec:
 
 @ray.remote(num_cpus=0)
 class _Seats:
-    """Hands each worker the next endpoint index, so the pool's workers cover every endpoint."""
+    """Hands each worker the next endpoint index, so the pool's workers cover every endpoint; and
+    says when the driver stopped the run (Ctrl-C), so workers send no new request."""
 
     def __init__(self) -> None:
         self.next = 0
+        self.halted = False
 
     def take(self) -> int:
         taken, self.next = self.next, self.next + 1
         return taken
+
+    def halt(self) -> None:
+        self.halted = True
+
+    def stopped(self) -> bool:
+        return self.halted
 
 
 class JudgeWorker:
@@ -79,7 +88,9 @@ class JudgeWorker:
     at once (Ray Data runs several), so the actor never sends its endpoint more than its share.
     """
 
-    def __init__(self, spec: JudgeSpec, seats: Any, endpoints: int, slots: int) -> None:
+    def __init__(self, spec: JudgeSpec, seats: Any, endpoints: int, slots: int, driver: tuple[str, int]) -> None:
+        self.driver = driver
+        self.seats = seats
         settings = spec.settings
         if endpoints > 1:
             seat = ray.get(seats.take.remote()) % endpoints
@@ -90,7 +101,23 @@ class JudgeWorker:
         self.worker = ray.get_runtime_context().get_actor_id() or str(os.getpid())
         self.model_free = not breakers_of(self.judge, enabled_only=False)
 
+    def _driver_gone(self) -> bool:
+        """True when the driver's process is gone (checked where the actor shares its node): Ray
+        would end the actor soon, but a request sent meanwhile is an orphan the resume repeats."""
+        node, pid = self.driver
+        if node != ray.get_runtime_context().get_node_id():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+
     async def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self._driver_gone():
+            os._exit(1)  # nobody will read these judgments: send nothing more
         items = [pickle.loads(data) for data in batch["item"]]
         if self.model_free:  # CPU work: the judge's own (maybe vectorised) batch method
             judgments = await self.judge.ajudge_batch(items)
@@ -99,13 +126,23 @@ class JudgeWorker:
                 self._gate = asyncio.Semaphore(self.slots)
             gate = self._gate
 
-            async def one(item: Any) -> Judgment[Any]:
+            async def one(item: Any) -> Judgment[Any] | None:
                 async with gate:
+                    if self._driver_gone():
+                        os._exit(1)
+                    if await self.seats.stopped.remote():  # Ctrl-C: nothing new is sent
+                        return None
                     return await self.judge.ajudge(item)
 
-            judgments = await asyncio.gather(*(one(item) for item in items))
+            answered = await asyncio.gather(*(one(item) for item in items))
+            kept = [position for position, judgment in enumerate(answered) if judgment is not None]
+            judgments = [answered[position] for position in kept]
+            batch = {"index": np.asarray(batch["index"])[kept]}
         figures = json.dumps(_pool_figures(self.judge))
+        refused = config_error_of(self.judge)  # a key refused here stops the driver's run too
+        said = json.dumps([refused.headline, refused.fix, refused.status, refused.where]) if refused else ""
         return {
+            "refused": np.asarray([said] * len(judgments), dtype=object),
             "index": np.asarray(batch["index"]),
             "judgment": np.asarray([dump_judgment(j) for j in judgments], dtype=object),
             "worker": np.asarray([self.worker] * len(judgments), dtype=object),
@@ -193,6 +230,15 @@ class RayJudge:
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         return _Layout(actors=max(1, cpus), endpoints=1, slots=1, model_free=True)
 
+    def _refused(self, said: str) -> ModelServerConfigError:
+        """A worker's configuration error, kept by the driver's breakers too (so the runner and
+        every later check see it, as in one process) and returned to be raised."""
+        headline, fix, status, where = json.loads(said)
+        refused = ModelServerConfigError(headline, fix, status=status, where=where)
+        for breaker in breakers_of(self.inner, enabled_only=False):
+            breaker.refuse_configuration(refused)
+        return refused
+
     async def ajudge_batch(
         self, items: Sequence[Any], on_result: Callable[[int, Judgment[Any]], None] | None = None
     ) -> list[Judgment[Any]]:
@@ -200,20 +246,24 @@ class RayJudge:
             return []
         layout = self._layout()
         model_free = layout.model_free
-        per_block = self.block_items or (512 if model_free else 2 * layout.slots)
+        # A model judge's batch is one item: each judgment streams back (and is cached) as it
+        # completes, so Ctrl-C or a killed driver loses only requests in flight, as in one process.
+        per_block = self.block_items or (512 if model_free else 1)
         rows = [{"index": index, "item": pickle.dumps(item)} for index, item in enumerate(items)]
+        seats = _Seats.remote()
         blocks = max(1, -(-len(rows) // per_block))
         dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
             JudgeWorker,
             fn_constructor_kwargs={
-                "spec": self.spec, "seats": _Seats.remote(), "endpoints": layout.endpoints, "slots": layout.slots,
+                "spec": self.spec, "seats": seats, "endpoints": layout.endpoints, "slots": layout.slots,
+                "driver": (ray.get_runtime_context().get_node_id(), os.getpid()),
             },
-            # A model-calling actor runs several batches at once, all through its slots: while one
-            # batch waits for its last answers (or Ray schedules the next), the others keep the
+            # A model-calling actor runs several batches at once (two per slot), all through its
+            # slots: while one waits for its answer (or Ray schedules the next), the others keep the
             # endpoint busy. It waits on the network, so it asks for a tenth of a CPU.
             compute=ActorPoolStrategy(
                 size=min(layout.actors, blocks) if model_free else layout.actors,
-                max_concurrent_calls_per_actor=1 if model_free else 4,
+                max_concurrent_calls_per_actor=1 if model_free else 2 * layout.slots,
             ),
             batch_size=per_block,
             batch_format="numpy",
@@ -240,20 +290,29 @@ class RayJudge:
             else:
                 hand_over(None)
 
+        def take(row: dict[str, Any]) -> None:
+            index = int(row["index"])
+            self._figures[str(row["worker"])] = json.loads(row["figures"])
+            if row["refused"]:  # a worker's server refused the key: the run stops (exit 2)
+                raise self._refused(row["refused"])
+            if results[index] is not None:  # a batch Ray ran again: the first judgment stands
+                return
+            judgment = load_judgment(row["judgment"])
+            results[index] = judgment
+            if on_result is not None:
+                on_result(index, judgment)
+
         reader = threading.Thread(target=stream, name="ragjury-ray-results", daemon=True)
         reader.start()
         try:
             while (row := await arrived.get()) is not None:
                 if isinstance(row, BaseException):
                     raise row
-                index = int(row["index"])
-                self._figures[str(row["worker"])] = json.loads(row["figures"])
-                if results[index] is not None:  # a batch Ray ran again: the first judgment stands
-                    continue
-                judgment = load_judgment(row["judgment"])
-                results[index] = judgment
-                if on_result is not None:
-                    on_result(index, judgment)
+                take(row)
+        except asyncio.CancelledError:  # Ctrl-C: no new request; keep what the workers answered
+            seats.halt.remote()
+            await _drain(arrived, take, grace_s=DRAIN_S)
+            raise
         finally:
             stop.set()
         missing = [index for index, judgment in enumerate(results) if judgment is None]
@@ -263,6 +322,23 @@ class RayJudge:
             if on_result is not None:
                 on_result(index, judgment)
         return [judgment for judgment in results if judgment is not None]
+
+
+DRAIN_S = 3.0
+"""After Ctrl-C, how long the driver still takes the judgments the workers are returning (an
+answer is a few hundred milliseconds from the worker to the driver), so they are cached."""
+
+
+async def _drain(arrived: asyncio.Queue[Any], take: Callable[[dict[str, Any]], None], *, grace_s: float) -> None:
+    """Take the rows that arrive within ``grace_s`` (a second Ctrl-C ends it at once)."""
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + grace_s
+    with suppress(asyncio.TimeoutError, asyncio.CancelledError):
+        while (left := ends - loop.time()) > 0:
+            row = await asyncio.wait_for(arrived.get(), left)
+            if row is None or isinstance(row, BaseException):
+                return
+            take(row)
 
 
 def ray_judge(inner: Any, *, task: str, name: str, settings: Any, options: dict[str, Any] | None = None) -> RayJudge:

@@ -18,7 +18,7 @@ connects the breaker closes again, so a long-lived judge recovers when the serve
 preflight that connects also closes it.
 
 A server that answers but refuses the configuration -- HTTP 401/403 (a missing or refused API
-key) at the preflight or on the first request, a 404 for the model (a wrong ``--model`` or
+key) at the preflight or on any request, a 404 for the model (a wrong ``--model`` or
 ``--base-url``) on the first request -- is not a dead server and not an item failure: the breaker
 keeps a ``ModelServerConfigError`` (an ``InputError``: one line with the fix, exit 2), sends
 nothing more, and the runner raises it instead of letting items fall back (``config_error_of``).
@@ -126,10 +126,14 @@ KEY_SOURCES = f"{KEY_VARIABLES} (or pass --api-key)"
 """The same, with the command-line option that overrides them, for a fix a user can act on."""
 
 
+REFUSED_KEY = frozenset({401, 403})
+"""HTTP statuses that refuse the key: a configuration error whenever they come."""
+
+
 class ModelServerConfigError(InputError):
     """The model server will not serve this configuration: HTTP 401/403 (a missing or refused API
-    key) or 404 for the model (a wrong ``--model`` or ``--base-url``), at preflight or on the first
-    request. Not an item failure: nothing would succeed, so no item may fall back and no verdict is
+    key) at any point, or 404 for the model (a wrong ``--model`` or ``--base-url``) at preflight or
+    on the first request. Not an item failure: nothing would succeed, so no item may fall back and no verdict is
     cached; every command prints this one line (an ``InputError``) and exits 2.
 
     ``headline`` says what the server answered, ``fix`` what to change."""
@@ -280,7 +284,7 @@ class CircuitBreaker:
         """Set when the server refused the configuration (401, 403, 404 for the model): from then
         on nothing is sent, whatever the threshold (``ModelServerConfigError``)."""
         self.served = False
-        """True once a request got an answer: a later 401/403/404 is an item failure."""
+        """True once a request got an answer: a later 404 is an item failure (a 401/403 never is)."""
         self.listed: list[str] | None = None
         self._asked_models = False
         """The model names ``GET {where}/models`` listed (by the preflight or ``models()``)."""
@@ -367,9 +371,11 @@ class CircuitBreaker:
     def config_error_for(
         self, status: int, *, model: str | None, body: str = ""
     ) -> ModelServerConfigError | None:
-        """The configuration error of an HTTP ``status`` answered to a request, or None. Only
-        until the server has answered a request: after that a 401/403/404 is an item's failure."""
-        if self.served:
+        """The configuration error of an HTTP ``status`` answered to a request, or None. A 401/403
+        at any point of a run (a key revoked, expired or rate-refused mid-run is no item's fault:
+        every later request would fail the same way); a 404 only until the server has answered a
+        request (after that it is an item's failure)."""
+        if self.served and status not in REFUSED_KEY:
             return None
         return config_error(
             status, self.where, model=model, api_key_set=bool(self.api_key), body=body, listed=self.listed
@@ -548,6 +554,7 @@ __all__ = [
     "KEY_SOURCES",
     "KEY_VARIABLES",
     "NOT_ATTEMPTED",
+    "REFUSED_KEY",
     "SERVER_FIX",
     "CircuitBreaker",
     "ModelServerConfigError",

@@ -6,12 +6,17 @@ goes to the live endpoint with the fewest requests outstanding, within a per-end
 (``EndpointPool.limit``, the run's ``--concurrency``). Every endpoint keeps its own preflight and
 circuit breaker (``rag_agent.model.breaker``); a request that fails for a reason of the server,
 not of the item (a refused connection, no answer in time, a connection closed mid-response, an
-HTTP 5xx) is sent again to another live endpoint, so a dead server's items move to the others.
-Only when every endpoint is down is a judgment "not attempted", as with one server.
+HTTP 5xx) is sent again to another live endpoint, so a dead or hung server's items move to the
+others (each server tried gets a deadline of its own, ``RAGJURY_TIMEOUT_S``).
+Only when every endpoint is down is a judgment "not attempted", as with one server. A server that
+answers HTTP 401/403 to a request (its key refused, at any point of the run) is taken out of the
+pool at once (``Endpoint.refused``) and the request moves on; when every server has refused, the
+run stops with the configuration error (exit 2), as with one server.
 
 The pool's ``PoolBreaker`` stands for all of them where the rest of ragjury expects one breaker:
-open only when all endpoints are, a configuration error when any endpoint has one (a key refused,
-a model it does not serve: the model is part of the cache key, so every server must serve it).
+open only when all endpoints are, a configuration error when any endpoint has one at preflight or
+for the model (a key refused before the run, a model it does not serve: the model is part of the
+cache key, so every server must serve it) or when every endpoint refused the key mid-run.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models._request_timeout import enforce_request_deadline, start_request_deadline
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
 from ragjury.rag_agent.model.breaker import (
     NOT_ATTEMPTED,
+    REFUSED_KEY,
     CircuitBreaker,
     ModelServerConfigError,
     breakers_of,
@@ -62,6 +69,8 @@ class Endpoint:
     """Failed requests sent on to another endpoint (its failure was the server's, not the item's)."""
     latency_s: float = 0.0
     """Summed latency of the answered requests."""
+    refused: ModelServerConfigError | None = None
+    """Set when it answered a request HTTP 401/403: out of the pool for the rest of the run."""
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -95,7 +104,7 @@ class EndpointPool:
         self._waiters: list[asyncio.Future[None]] = []
 
     def live(self, exclude: set[Endpoint] | frozenset[Endpoint] = frozenset()) -> list[Endpoint]:
-        return [e for e in self.endpoints if e not in exclude and not e.breaker.is_open]
+        return [e for e in self.endpoints if e not in exclude and e.refused is None and not e.breaker.is_open]
 
     async def acquire(self, exclude: set[Endpoint]) -> Endpoint | None:
         """The endpoint for the next request (its slot taken), or None when none is live."""
@@ -158,7 +167,11 @@ class PoolBreaker(CircuitBreaker):
 
     @property  # type: ignore[override]
     def config_error(self) -> ModelServerConfigError | None:
-        return self._refused or next((b.config_error for b in self.breakers if b.config_error), None)
+        own = self._refused or next((b.config_error for b in self.breakers if b.config_error), None)
+        if own is not None:
+            return own
+        refused = [e.refused for e in self.pool.endpoints]
+        return refused[0] if all(refused) else None  # every server refused the key: the run stops
 
     @config_error.setter
     def config_error(self, value: ModelServerConfigError | None) -> None:
@@ -179,7 +192,7 @@ class PoolBreaker(CircuitBreaker):
 
     @property
     def is_open(self) -> bool:
-        return self.config_error is not None or all(b.is_open for b in self.breakers)
+        return self.config_error is not None or not self.pool.live()
 
     @property
     def reason(self) -> str:
@@ -257,13 +270,18 @@ class PooledModel(WrapperModel):
                     raise last
                 raise ModelServerUnreachable(self.model_name, self.breaker.reason)
             started = time.perf_counter()
-            try:
-                response = await endpoint.model.request(messages, model_settings, model_request_parameters)
+            try:  # a deadline of its own per server: a hung one's timeout moves the item, counted there
+                with enforce_request_deadline(start_request_deadline(endpoint.model, model_settings, stream=False)):
+                    response = await endpoint.model.request(messages, model_settings, model_request_parameters)
             except Exception as failure:
                 self.pool.release(endpoint)
                 endpoint.failures += 1
                 with suppress(AttributeError):  # its reason names this server, not the first one
                     failure.server_url = endpoint.url  # type: ignore[attr-defined]
+                if self._withdrawn(endpoint, failure):  # its key refused: out of the pool, the item moves
+                    tried.add(endpoint)
+                    last = failure
+                    continue
                 refused = await configuration_error(failure, endpoint.breaker)
                 endpoint.breaker.record(failure)
                 if refused is not None or not server_failure(failure):
@@ -281,6 +299,24 @@ class PooledModel(WrapperModel):
             endpoint.answered += 1
             endpoint.latency_s += time.perf_counter() - started
             return response
+
+    def _start_request_deadline(self, model_settings: ModelSettings | None, *, stream: bool) -> Any:
+        """No deadline over the whole pooled request (pydantic-ai's ``request_timeout``): each
+        server tried gets a fresh one (``request``), as pydantic-ai's ``FallbackModel`` does, so a
+        hung server's timeout is its failure (counted, the item moved), not the item's."""
+        return None
+
+    def _withdrawn(self, endpoint: Endpoint, failure: BaseException) -> bool:
+        """Take ``endpoint`` out of the pool when ``failure`` is HTTP 401/403 (its key refused):
+        True when it did (counted as a failure moved on). Never for a 404 or any other status."""
+        http = http_error_of(failure)
+        if http is None or http.status_code not in REFUSED_KEY:
+            return False
+        endpoint.breaker.release()
+        if endpoint.refused is None:
+            endpoint.refused = endpoint.breaker.config_error_for(http.status_code, model=http.model_name)
+        endpoint.moved += 1
+        return endpoint.refused is not None
 
 
 def pools_of(judge: object) -> list[EndpointPool]:

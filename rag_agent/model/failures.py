@@ -111,12 +111,14 @@ async def configuration_error(error: BaseException, breaker: CircuitBreaker) -> 
     """The configuration error a failed request stands for, recorded in ``breaker`` (so nothing
     more is sent and the runner stops the run with it); None for an item's own failure.
 
-    An HTTP 401 or 403 (the key), or a 404 (the model name, or a base URL without the API), before
-    the server has answered any request: no item could succeed, so none may fall back. For a 404
-    the message lists the models the server offers (``GET /models``, asked once).
+    An HTTP 401 or 403 (the key) at any point, or a 404 (the model name, or a base URL without the
+    API) before the server has answered any request: no item could succeed, so none may fall back.
+    For a 404 the message lists the models the server offers (``GET /models``, asked once).
     """
     http = http_error_of(error)
-    if http is None or http.status_code not in (401, 403, 404) or breaker.served:
+    if http is None or http.status_code not in (401, 403, 404):
+        return None
+    if http.status_code == 404 and breaker.served:
         return None
     body = http.body if isinstance(http.body, str) else repr(http.body)
     if http.status_code == 404:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ragjury import build_judge, evaluate_dataset_sync
 from ragjury.cli import app
-from ragjury.commands.evaluate_output import one_value_line, unscored_lines
+from ragjury.commands.evaluate_output import one_value_line
 from ragjury.evals.pipelines.label_plan_run import plan_labels
 from ragjury.evals.report.formatting import agreement_band
 from ragjury.evals.report.terminal import correlation_text
@@ -33,20 +33,6 @@ def test_a_kappa_on_a_handful_of_items_gets_no_landis_koch_name() -> None:
     assert agreement_band(0.0, n=200) == "slight"
 
 
-class _Judgment:
-    def __init__(self, reason: str | None) -> None:
-        self.unscored = reason is not None
-        self.unscored_reason = reason
-
-
-def test_the_unscored_share_and_its_reasons_are_said() -> None:
-    judgments = [_Judgment(None)] * 4 + [_Judgment("ValueError: too short")] * 5 + [_Judgment("timeout")]
-    lines = unscored_lines(judgments)
-    assert lines[0].startswith("unscored: 6 of 10 (60%)")
-    assert lines[1] == "  5 x ValueError: too short" and lines[2] == "  1 x timeout"
-    assert unscored_lines([_Judgment(None)]) == []
-
-
 def test_a_judge_that_says_one_thing_only_is_flagged() -> None:
     assert "all 6 scored verdicts are True" in (one_value_line([True] * 6 + [None]) or "")
     assert one_value_line([True, False] * 3) is None
@@ -64,7 +50,7 @@ def test_the_evaluate_summary_shows_unscored_reasons_and_the_one_value_warning(
     result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "python:flaky_check:flaky",
                                  "--data", str(data), "--no-cache", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "x ValueError: too short to check" in result.stderr
+    assert "unscored: 6 of 40 judgments unscored (15 %): ValueError" in result.stdout  # the share, with its reasons
     assert "scored verdicts are True" in result.stderr
 
 

@@ -121,7 +121,8 @@ async def test_an_unscored_run_says_why(tmp_path: Path) -> None:
     assert result.stats.scored == 0 and result.predictions[0].label is None
     assert (result.why_unscored or "").startswith("every judgment is unscored, e.g.: ")
     assert result.figures()["coverage"] == 0.0
-    assert result.gate(Gates.parse(["accuracy=0.1"])) == ["accuracy: undefined (unscored); required >= 0.1"]
+    # the unscored gate allowed deliberately: this checks that an undefined figure fails its own gate
+    assert result.gate(Gates.parse(["accuracy=0.1"], max_unscored=1)) == ["accuracy: undefined (unscored); required >= 0.1"]
 
 
 def test_gates_parse_defaults_and_names() -> None:

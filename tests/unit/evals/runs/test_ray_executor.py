@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -155,3 +155,90 @@ def test_without_ray_the_executor_is_one_line_and_exit_2() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert result.stderr.strip() == "error: --executor ray needs Ray (no module ray): install it: pip install 'ragjury[ray]'"
+
+
+def _pool_on_ray(urls: list[str], **extra: object) -> RayJudge:
+    options: dict[str, object] = {"http_retries": 0, "timeout_s": 1, "breaker_failures": 2, "concurrency": 2, **extra}
+    settings = RagjurySettings(_env_file=None, base_url=",".join(urls), judge_model="phi3:mini", **options)
+    judge = _on_ray("correctness", "llm", settings)
+    judge.block_items = 2  # several batches, so both workers (and both servers) get some
+    return judge
+
+
+async def test_a_pool_with_a_hung_server_finishes_on_ray() -> None:
+    import time
+
+    with fake_endpoint(latency_s=0.01) as healthy, fake_endpoint(hang=True) as hung:
+        judge = _pool_on_ray([healthy.base_url, hung.base_url])
+        started = time.perf_counter()
+        judgments, stats = await run_judgments(judge, _items(20), progress=False)
+        elapsed = time.perf_counter() - started
+        sent_to_hung = hung.received
+    assert stats.judged == 20 and stats.unscored == 0, [j.unscored_reason for j in judgments if j.unscored]
+    assert sent_to_hung <= 2 * (2 + 4), sent_to_hung  # per worker: the breaker's two timeouts and what was in flight
+    # a bound, not a timing: starting the actors on two busy cores takes most of it; one deadline
+    # (1 s) per item sent to the hung server, in turn, would be 20 s more
+    assert elapsed < 90, f"{elapsed:.1f}s for 20 items on Ray with one hung server of two"
+
+
+async def test_a_key_refused_mid_run_on_ray() -> None:
+    from ragjury.rag_agent.model.breaker import ModelServerConfigError
+
+    with fake_endpoint(latency_s=0.01) as healthy, fake_endpoint(refuse_after=2) as refusing:
+        judgments, stats = await run_judgments(_pool_on_ray([healthy.base_url, refusing.base_url]), _items(20),
+                                               progress=False)
+    assert stats.judged == 20 and stats.unscored == 0, [j.unscored_reason for j in judgments if j.unscored]
+    with fake_endpoint(refuse_after=3) as alone:
+        with pytest.raises(ModelServerConfigError, match=f"HTTP 401 from {alone.base_url}"):
+            await run_judgments(_pool_on_ray([alone.base_url]), _items(20), progress=False)
+
+
+def _evaluate_on_ray(base_url: str, cache: Path) -> subprocess.Popen[str]:
+    """``ragjury evaluate --executor ray`` in a session of its own (a terminal's Ctrl-C reaches the
+    whole process group: the driver and the Ray processes it started)."""
+    data = Path(__file__).resolve().parents[4] / "examples" / "data" / "correctness.jsonl"
+    command = [str(Path(sys.executable).with_name("ragjury")), "evaluate", "--task", "correctness", "--judge", "llm",
+               "--data", str(data), "--base-url", base_url, "--model", "phi3:mini", "--cache", str(cache), "--json",
+               "--no-progress", "--executor", "ray", "--concurrency", "2"]
+    env = {**os.environ, "RAGJURY_HTTP_RETRIES": "0", "RAGJURY_TIMEOUT_S": "5"}
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+
+
+def _wait_for(predicate: Callable[[], bool], timeout_s: float) -> None:
+    import time
+
+    ends = time.monotonic() + timeout_s
+    while not predicate() and time.monotonic() < ends:
+        time.sleep(0.1)
+    assert predicate(), f"not within {timeout_s}s"
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> None:
+    import json
+    import signal
+    import time
+
+    with fake_endpoint(latency_s=0.3, slots=2) as server:
+        run = _evaluate_on_ray(server.base_url, tmp_path / "cache.sqlite")
+        try:
+            _wait_for(lambda: server.answered >= 8, 120)
+            os.killpg(run.pid, getattr(signal, sig))
+            out, _ = run.communicate(timeout=30)  # it stops: no run to the end
+        finally:
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL)
+        received = server.received
+        time.sleep(3)
+        orphans = server.received - received
+    assert orphans == 0  # no worker outlives its driver to send requests nobody reads
+    assert server.received < 40  # it did not run to the end
+    cache = JudgmentCache(tmp_path / "cache.sqlite")
+    saved = cache.count()
+    cache.close()
+    if sig == "SIGINT":
+        assert run.returncode == 130 and json.loads(out)["interrupted"] is True
+        assert saved >= server.answered - 2 * 2  # what was answered is saved, but for requests in flight
+    else:
+        assert run.returncode == -9 and saved <= server.answered
