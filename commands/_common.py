@@ -219,7 +219,12 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
         except ValueError as error:
             raise fail(f"--base-url: {error}") from None
     if api_key:
-        update["api_key"] = api_key
+        from ragjury.config.settings import check_api_key
+
+        try:
+            update["api_key"] = check_api_key(api_key)
+        except ValueError as error:
+            raise fail(f"--api-key: {error}") from None
     return settings.model_copy(update=update) if update else settings
 
 
@@ -241,8 +246,10 @@ def one_question(positional: str | None, option: str | None) -> str | None:
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    """Print a one-line error and return the exit to raise."""
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error (credentials in a URL hidden) and return the exit to raise."""
+    from ragjury.config.redaction import redact_secrets
+
+    stderr.print(f"[bold red]error:[/] {redact_secrets(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -273,6 +280,7 @@ def _one_line(error: BaseException) -> str:
     if type(error).__name__ == "ValidationError" and callable(errors):
         first = errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
+        where = {"api_key": "$RAGJURY_API_KEY (or $OPENAI_API_KEY)", "base_url": "$RAGJURY_BASE_URL(S)"}.get(where, where)
         message = str(first.get("msg", error)).removeprefix("Value error, ")
         return f"{where}: {message}" if where else message
     return f"{type(error).__name__}: {error}"

@@ -70,6 +70,19 @@ def check_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
+def check_api_key(key: str) -> str:
+    """An API key that can go in an HTTP header: printable ASCII, no spaces. A key file saved on
+    Windows ends in ``\r``, a pasted one may carry a non-breaking space; such a key cannot be sent,
+    and the HTTP library's refusal would quote it. The message says where, never what."""
+    for index, char in enumerate(key):
+        if not (char.isascii() and char.isprintable()) or char.isspace():
+            kind = "a non-ASCII character" if not char.isascii() else "a space" if char == " " else (
+                "a control character (a key file saved on Windows ends in \\r)")
+            where = "at its end" if index == len(key) - 1 else f"at position {index + 1} of {len(key)}"
+            raise ValueError(f"the API key has {kind} {where}; a key is printable ASCII without spaces")
+    return key
+
+
 def parse_base_urls(value: str) -> list[str]:
     """The servers of a comma-separated ``--base-url`` (or ``RAGJURY_BASE_URLS``), each checked by
     ``check_base_url``; duplicates are dropped (one server listed twice is still one server)."""
@@ -91,7 +104,7 @@ class RagjurySettings(BaseSettings):
 
     model_config = SettingsConfigDict(
         env_prefix="RAGJURY_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
-        populate_by_name=True,
+        populate_by_name=True, hide_input_in_errors=True,
     )
 
     judge_model: str = "phi3:mini"
@@ -158,6 +171,11 @@ class RagjurySettings(BaseSettings):
     def _base_url(cls, value: str | None) -> str | None:
         return None if value is None else check_base_urls(value)
 
+    @field_validator("api_key")
+    @classmethod
+    def _api_key(cls, value: str | None) -> str | None:
+        return None if value is None else check_api_key(value)
+
     @property
     def base_urls(self) -> list[str]:
         """Every OpenAI-compatible server to call: the ``base_url`` list, or Ollama's ``/v1``."""
@@ -184,6 +202,7 @@ __all__ = [
     "OutputMode",
     "RagjurySettings",
     "ScoreWeights",
+    "check_api_key",
     "check_base_url",
     "check_base_urls",
     "get_settings",
