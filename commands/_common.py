@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -207,6 +208,8 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
     (``--api-key`` wins over $RAGJURY_API_KEY and $OPENAI_API_KEY)."""
     from ragjury.config.settings import RagjurySettings  # deferred: pydantic-settings costs every --help
 
+    if not base_url:
+        _one_base_url_variable()
     settings = RagjurySettings()
     update: dict[str, object] = {}
     if model:
@@ -226,6 +229,23 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
         except ValueError as error:
             raise fail(f"--api-key: {error}") from None
     return settings.model_copy(update=update) if update else settings
+
+
+def _one_base_url_variable() -> None:
+    """$RAGJURY_BASE_URL and $RAGJURY_BASE_URLS are one setting: both set to different servers is
+    a mistake (which was meant?), refused rather than one silently winning; --base-url wins over both."""
+    from ragjury.config.settings import parse_base_urls, same_server
+
+    one, several = os.environ.get("RAGJURY_BASE_URL"), os.environ.get("RAGJURY_BASE_URLS")
+    if not one or not several:
+        return
+    try:
+        differ = {same_server(url) for url in parse_base_urls(one)} != {same_server(url) for url in parse_base_urls(several)}
+    except ValueError as error:
+        raise fail(f"$RAGJURY_BASE_URL(S): {error}") from None
+    if differ:
+        raise fail("$RAGJURY_BASE_URL and $RAGJURY_BASE_URLS are both set, to different servers: unset one "
+                   "(they are one setting), or give --base-url")
 
 
 QuestionArgument = Annotated[
