@@ -197,6 +197,8 @@ def _json_array_records(path: str | Path, text: str) -> Iterator[Record]:
             raise InputError(
                 path, f"malformed JSON: {error.msg} (column {error.colno})", line=error.lineno
             ) from None
+        except RecursionError:  # a record nested deeper than the parser goes: bad input, as loads_json says
+            raise InputError(path, "malformed JSON: nested too deeply", line=start) from None
         yield Record(value, line=start)
         index = _skip_whitespace(text, index)
         if index >= len(text):

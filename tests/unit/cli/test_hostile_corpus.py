@@ -25,6 +25,8 @@ READERS: dict[str, list[str]] = {
     "evaluate score --data": ["evaluate", "--task", "score", "--judge", "deterministic", "--data", "{f}"],
     "evaluate --calibration": ["evaluate", "--task", "correctness", "--judge", "llm", "--data", str(CORRECTNESS),
                                "--calibration", "{f}", "--dry-run"],
+    "calibrate --data": ["calibrate", "--task", "correctness", "--judge", "contains", "--data", "{f}",
+                         "--out", "{tmp}/cal.json"],
     "report": ["report", "{f}"],
     "verdict correctness --item-file": ["verdict", "correctness", "--item-file", "{f}", "--judge", "deterministic"],
     "judge-evaluate --answer-file": ["judge-evaluate", "q", "--answer-file", "{f}", "--judge", "deterministic"],
@@ -46,6 +48,7 @@ READERS: dict[str, list[str]] = {
 REFUSED_BY: dict[str, str] = {
     "deep.jsonl": "evaluate correctness --data",
     "deep.json": "judge-evaluate --answer-file",
+    "deep_array.json": "calibrate --data",
     "nan_gold.jsonl": "evaluate score --data",
     "infinite_gold.jsonl": "evaluate score --data",
     "lone_surrogate.jsonl": "evaluate correctness --data",
