@@ -112,9 +112,8 @@ class RunStats:
         )
 
     def as_dict(self) -> dict[str, object]:
-        endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
-        if self.executor is not None:
-            endpoints["executor"] = self.executor
+        endpoints: dict[str, object] = {"endpoints": self.endpoints} if self.endpoints else {}
+        endpoints["executor"] = self.executor or "process"  # the contract's key, in either mode
         return {
             "n": self.total,
             "scored": self.scored,

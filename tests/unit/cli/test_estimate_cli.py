@@ -207,3 +207,21 @@ def test_an_empty_id_in_a_labels_file_is_one_line(predictions: Path, tmp_path: P
     path.write_text('{"id": "", "label": 1}\n', encoding="utf-8")
     result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
     assert result.exit_code == 2 and "labels.jsonl:1: field 'id'" in result.output
+
+
+def test_compare_a_system_with_itself_is_one_line(predictions: Path) -> None:
+    result = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "chatgpt"])
+    assert result.exit_code == 2 and "--compare" in result.output
+
+
+def test_rows_without_a_system_are_estimated_apart_not_as_all(predictions: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:100]:
+        del row["system"]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert "all" not in {row["system"] for row in payload["systems"]}
+    assert any("100 rows have no 'system'" in note for note in payload["notes"])

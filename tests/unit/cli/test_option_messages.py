@@ -28,3 +28,13 @@ def test_a_plug_in_that_builds_no_judge_says_what_a_judge_has(tmp_path: Path, mo
                                  "--judge", "python:not_a_judge:Factory"])
     assert result.exit_code == 2, result.output
     assert "'identity' attribute and 'ajudge()' method" in result.output
+
+
+def test_evaluate_json_names_the_executor_in_process_mode() -> None:
+    """The contract lists ``executor``; it was missing unless --executor ray."""
+    import json
+
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--no-cache", "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["executor"] == "process"
