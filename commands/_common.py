@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Mapping
@@ -295,7 +296,8 @@ class _UserErrors(contextlib.ContextDecorator):
 
 
 def _one_line(error: BaseException) -> str:
-    """A setting pydantic refused reads as one line with the setting's name, not a report."""
+    """A setting pydantic refused reads as one line with the setting's name, not a report; a
+    failed write as the file and what the system said."""
     errors = getattr(error, "errors", None)
     if type(error).__name__ == "ValidationError" and callable(errors):
         first = errors()[0]
@@ -303,6 +305,9 @@ def _one_line(error: BaseException) -> str:
         where = {"api_key": "$RAGJURY_API_KEY (or $OPENAI_API_KEY)", "base_url": "$RAGJURY_BASE_URL(S)"}.get(where, where)
         message = str(first.get("msg", error)).removeprefix("Value error, ")
         return f"{where}: {message}" if where else message
+    if isinstance(error, OSError) and error.strerror:  # "p.jsonl: No space left on device", not "[Errno 28]"
+        full = " (the disk is full: free some space or write elsewhere; nothing was replaced)" if error.errno == errno.ENOSPC else ""
+        return f"{error.filename}: {error.strerror}{full}" if error.filename else f"{error.strerror}{full}"
     return f"{type(error).__name__}: {error}"
 
 

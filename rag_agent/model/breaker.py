@@ -62,7 +62,8 @@ def unreachable_cause(reason: str | None) -> str | None:
     if reason is None or prefix is None:
         return None
     rest = reason[len(prefix):].strip()
-    where = rest.split(" ", 1)[0].rstrip(":")
+    servers = re.match(r"[^\s,]+(?:, [^\s,]+)*", rest)  # a pool's message lists every server
+    where = servers.group(0).rstrip(":") if servers else "?"
     answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
     detail = f" ({answered[-1]})" if answered else ""
     return f"model server unreachable at {where}{detail}: {SERVER_FIX}"

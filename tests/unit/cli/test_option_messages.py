@@ -38,3 +38,41 @@ def test_evaluate_json_names_the_executor_in_process_mode() -> None:
                                  "--no-cache", "--no-progress", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["executor"] == "process"
+
+
+def test_a_full_disk_on_out_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def full(descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    out = tmp_path / "p.jsonl"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--no-cache", "--no-progress", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(out) in errors[0] and "the disk is full" in errors[0] and "Errno" not in errors[0]
+    assert not out.exists() and list(tmp_path.iterdir()) == []  # no half file, no temporary left
+
+
+def test_every_dead_server_of_a_pool_is_named_once() -> None:
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "llm", "--data", str(DATA),
+                                 "--limit", "2", "--no-cache", "--no-progress",
+                                 "--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:7/v1"])
+    assert result.exit_code == 3, result.output
+    assert "unreachable at http://127.0.0.1:9/v1, http://127.0.0.1:7/v1 (ConnectionRefusedError)" in result.output
+
+
+@pytest.mark.parametrize(("cache", "says"), [("data", "not a ragjury cache"), ("/dev/full", "disk is full")])
+def test_a_cache_that_is_no_cache_or_full_is_not_to_be_deleted(tmp_path: Path, cache: str, says: str) -> None:
+    if cache == "/dev/full" and not Path(cache).exists():
+        pytest.skip("no /dev/full here")
+    data = tmp_path / "d.jsonl"
+    data.write_text(DATA.read_text(encoding="utf-8"), encoding="utf-8")
+    path = str(data) if cache == "data" else cache
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--cache", path, "--no-progress"])
+    assert result.exit_code == 2 and says in result.output and "delete" not in result.output, result.output
+    assert data.read_text(encoding="utf-8") == DATA.read_text(encoding="utf-8")
