@@ -113,10 +113,12 @@ def is_no_answer(error: BaseException) -> bool:
 
 
 def root_cause(error: BaseException) -> str:
-    """``Type: message`` of the innermost error with a message (the one that says what happened)."""
+    """``Type: message`` of the innermost error with a message (the one that says what happened);
+    a cancellation is how a deadline stops a request, not what happened ("Cancelled via cancel
+    scope 7fcf…" told a hung server's user nothing), so it is passed over."""
     best = error
     for link in _chain(error):
-        if str(link):
+        if str(link) and type(link).__name__ != "CancelledError":
             best = link
     return f"{type(best).__name__}: {best}" if str(best) else type(best).__name__
 
