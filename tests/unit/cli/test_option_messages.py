@@ -76,3 +76,24 @@ def test_a_cache_that_is_no_cache_or_full_is_not_to_be_deleted(tmp_path: Path, c
                                  "--cache", path, "--no-progress"])
     assert result.exit_code == 2 and says in result.output and "delete" not in result.output, result.output
     assert data.read_text(encoding="utf-8") == DATA.read_text(encoding="utf-8")
+
+
+def test_ctrl_c_with_json_gives_the_counts_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C on the 6th judgment: stdout's JSON says how far the run got, not only that it stopped."""
+    import json
+
+    from ragjury.evals.runs import runner as run_module
+
+    calls = []
+
+    def judged(run: object, judgment: object) -> None:
+        calls.append(judgment)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module.tracing, "judged", judged)
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                                 "--cache", str(tmp_path / "c.sqlite"), "--no-progress", "--json", "-j", "1"])
+    assert result.exit_code == 130, result.output
+    payload = json.loads(result.stdout)
+    assert payload["interrupted"] is True and payload["n"] == 40 and payload["judged"] == 5, payload
