@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import os
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -247,6 +249,8 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
     (``--api-key`` wins over $RAGJURY_API_KEY and $OPENAI_API_KEY)."""
     from ragjury.config.settings import RagjurySettings  # deferred: pydantic-settings costs every --help
 
+    if not base_url:
+        _one_base_url_variable()
     settings = RagjurySettings()
     update: dict[str, object] = {}
     if model:
@@ -259,8 +263,30 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
         except ValueError as error:
             raise fail(f"--base-url: {error}") from None
     if api_key:
-        update["api_key"] = api_key
+        from ragjury.config.settings import check_api_key
+
+        try:
+            update["api_key"] = check_api_key(api_key)
+        except ValueError as error:
+            raise fail(f"--api-key: {error}") from None
     return settings.model_copy(update=update) if update else settings
+
+
+def _one_base_url_variable() -> None:
+    """$RAGJURY_BASE_URL and $RAGJURY_BASE_URLS are one setting: both set to different servers is
+    a mistake (which was meant?), refused rather than one silently winning; --base-url wins over both."""
+    from ragjury.config.settings import parse_base_urls, same_server
+
+    one, several = os.environ.get("RAGJURY_BASE_URL"), os.environ.get("RAGJURY_BASE_URLS")
+    if not one or not several:
+        return
+    try:
+        differ = {same_server(url) for url in parse_base_urls(one)} != {same_server(url) for url in parse_base_urls(several)}
+    except ValueError as error:
+        raise fail(f"$RAGJURY_BASE_URL(S): {error}") from None
+    if differ:
+        raise fail("$RAGJURY_BASE_URL and $RAGJURY_BASE_URLS are both set, to different servers: unset one "
+                   "(they are one setting), or give --base-url")
 
 
 QuestionArgument = Annotated[
@@ -281,8 +307,10 @@ def one_question(positional: str | None, option: str | None) -> str | None:
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    """Print a one-line error and return the exit to raise."""
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error (credentials in a URL hidden) and return the exit to raise."""
+    from ragjury.config.redaction import redact_secrets
+
+    stderr.print(f"[bold red]error:[/] {redact_secrets(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -308,13 +336,18 @@ class _UserErrors(contextlib.ContextDecorator):
 
 
 def _one_line(error: BaseException) -> str:
-    """A setting pydantic refused reads as one line with the setting's name, not a report."""
+    """A setting pydantic refused reads as one line with the setting's name, not a report; a
+    failed write as the file and what the system said."""
     errors = getattr(error, "errors", None)
     if type(error).__name__ == "ValidationError" and callable(errors):
         first = errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
+        where = {"api_key": "$RAGJURY_API_KEY (or $OPENAI_API_KEY)", "base_url": "$RAGJURY_BASE_URL(S)"}.get(where, where)
         message = str(first.get("msg", error)).removeprefix("Value error, ")
         return f"{where}: {message}" if where else message
+    if isinstance(error, OSError) and error.strerror:  # "p.jsonl: No space left on device", not "[Errno 28]"
+        full = " (the disk is full: free some space or write elsewhere; nothing was replaced)" if error.errno == errno.ENOSPC else ""
+        return f"{error.filename}: {error.strerror}{full}" if error.filename else f"{error.strerror}{full}"
     return f"{type(error).__name__}: {error}"
 
 

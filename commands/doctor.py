@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
 import typer
@@ -40,7 +40,7 @@ def doctor(
     settings = settings_for(model, base_url, api_key)
     from ragjury.rag_agent.judges.health import run_checks  # deferred: pydantic-ai
 
-    checks = run_sync(run_checks(settings))
+    checks = [shown(check) for check in run_sync(run_checks(settings))]
     if json_output:
         print_json(doctor_payload(settings, checks), command="doctor")
     else:
@@ -53,10 +53,19 @@ def doctor(
         raise typer.Exit(1)
 
 
+def shown(check: Check) -> Check:
+    """A check as it may be printed: credentials in a URL (``user:pw@``, ``?token=``) hidden."""
+    from ragjury.config.redaction import redact_secrets
+
+    return replace(check, name=redact_secrets(check.name), detail=redact_secrets(check.detail), fix=redact_secrets(check.fix))
+
+
 def doctor_payload(settings: RagjurySettings, checks: list[Check]) -> dict[str, object]:
     """One JSON object, like every other ``--json``: a script reads ``ok`` and needs no special
     case for a bare list."""
-    where = settings.ollama_host if settings.targets_ollama else ",".join(settings.base_urls)
+    from ragjury.config.redaction import redact_url
+
+    where = settings.ollama_host if settings.targets_ollama else ",".join(map(redact_url, settings.base_urls))
     return {
         "ok": all(check.ok for check in checks),
         "model": settings.judge_model,

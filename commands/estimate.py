@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
 
 
 def _cell(estimate) -> str:  # type: ignore[no-untyped-def]
@@ -143,6 +143,8 @@ def estimate(
     from ragjury.evals.io.json_contract import paths
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
+    if compare and compare[0] == compare[1]:
+        raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
     result = estimate_predictions(
         predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
         fit=fit,

@@ -294,7 +294,7 @@ def evaluate(
     """
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
-    from ragjury.evals.runs.runner import interrupted_message
+    from ragjury.evals.runs.runner import RUNS_STARTED, interrupted_message
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored)
@@ -370,6 +370,7 @@ def evaluate(
         progress=not no_progress,
     )
     trace_session = None if dry_run else start_trace(trace, settings)
+    runs_before = len(RUNS_STARTED)
     try:
         if agent:
             assert corpus is not None
@@ -402,8 +403,9 @@ def evaluate(
                 finish(run_sync(run))
     except KeyboardInterrupt:
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
-        if json_output:  # a script reading stdout learns the run stopped, not nothing at all
-            print_json({"task": task.value if task else None, "judge": judge_name, "interrupted": True},
+        if json_output:  # a script reading stdout learns the run stopped, and how far it got
+            counts = _counts_so_far(runs_before)
+            print_json({"task": task.value if task else None, "judge": judge_name, **counts, "interrupted": True},
                        command="evaluate")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except UnknownJudgeError as error:
@@ -412,6 +414,17 @@ def evaluate(
         if cache is not None:
             cache.close()
         end_trace(trace_session)
+
+
+def _counts_so_far(runs_before: int) -> dict[str, object]:
+    """The counts of the runs this command started before Ctrl-C stopped them (n, scored,
+    unscored, cached, judged, ...); empty when it stopped before judging began."""
+    from functools import reduce
+
+    from ragjury.evals.runs.runner import RUNS_STARTED
+
+    started = RUNS_STARTED[runs_before:]
+    return reduce(lambda a, b: a.merge(b), started).as_dict() if started else {}
 
 
 def register(app: typer.Typer) -> None:

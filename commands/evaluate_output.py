@@ -23,7 +23,7 @@ def run_table(title: str, stats: dict[str, Any]) -> Table:
             table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
     table.add_row("wall time", f"{stats['wall_s']:.2f}s")
     table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
-    if stats.get("executor"):
+    if stats.get("executor") not in (None, "process"):
         table.add_row("executor", str(stats["executor"]))
     for endpoint in stats.get("endpoints") or []:  # several servers: what each one did
         latency = endpoint["mean_latency_s"]

@@ -18,7 +18,7 @@ def label_plan(
     ],
     budget: Annotated[int, typer.Option("--budget", min=1, help="About how many items people will label, in all.")],
     out: Annotated[Path, typer.Option("--out", help="The plan: one JSONL row per item to label, 'label': null to fill in.")],
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the draw.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**32 - 1, help="Random seed of the draw (0 to 2**32 - 1).")] = 0,
     json_output: JsonOption = False,
 ) -> None:
     """Pick about BUDGET items for people to label, more of those the judge is unsure of.

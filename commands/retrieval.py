@@ -51,6 +51,11 @@ def retrieval(
                      "model), semantic, llm, or python:module:Name."),
     ] = "token-overlap",
     ks: Annotated[str, typer.Option("--ks", help="Cut-offs, comma-separated (the deepest is how many results are read).")] = "1,5,10",
+    min_grade: Annotated[
+        int | None,
+        typer.Option("--min-grade", min=1, max=3, help="A graded judge (llm-graded, non-llm): the grade from which a "
+                     "passage matches. Default 2, as 'agreement' cuts (1 is 'related', not relevant)."),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Per-query detail as JSONL: which result matched which expected text.")] = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
@@ -73,14 +78,19 @@ def retrieval(
     from ragjury.evals.io.json_contract import paths
     from ragjury.evals.io.retrieval_results import load_retrieval_results
     from ragjury.evals.pipelines.evret import evaluate_retrieval_results
+    from ragjury.rag_agent.core.labels import GRADE_CUT
     from ragjury.rag_agent.judges.catalogue import resolve
 
     cutoffs = _cutoffs(ks)
     check_output_paths([("--out", out)], [("--data", data)])
     rows = load_retrieval_results(data)
-    scorer = resolve("relevance", judge).build(settings_for(model, base_url, api_key))
+    resolved = resolve("relevance", judge)
+    if min_grade is not None and resolved.scale != "graded":
+        raise fail(f"--min-grade: --judge {judge} gives yes/no verdicts, not grades")
+    cut = (min_grade or GRADE_CUT) if resolved.scale == "graded" else None
+    scorer = resolved.build(settings_for(model, base_url, api_key))
     try:
-        result = run_sync(evaluate_retrieval_results(rows, scorer, k=cutoffs[-1], ks=cutoffs))
+        result = run_sync(evaluate_retrieval_results(rows, scorer, k=cutoffs[-1], ks=cutoffs, min_grade=cut))
     except TypeError as error:  # a graded judge: Evret's mapping needs yes/no verdicts
         raise fail(f"--judge {judge}: {error}") from None
     if out is not None:
@@ -93,6 +103,7 @@ def retrieval(
     if json_output:
         payload: dict[str, Any] = {
             "judge": judge,
+            "min_grade": cut,
             "n": result.n_queries,
             "scored": result.n_scored_queries,
             "unscored": len(result.unscored_queries),

@@ -64,10 +64,44 @@ def check_base_url(url: str) -> str:
     if "," in url or any(char.isspace() for char in url):
         raise ValueError(f"{url!r} is not one URL; give one server, e.g. http://127.0.0.1:8080/v1")
     scheme, _, rest = url.partition("://")
-    if scheme not in ("http", "https") or not rest or rest.startswith("/"):
+    if scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
         raise ValueError(f"{url!r} is not an http(s) URL; write it in full, e.g. http://{url.split('://')[-1] or 'localhost:8080'}/v1"
                          if "://" not in url else f"{url!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1")
-    return url.rstrip("/")
+    _check_host_and_port(url)
+    return f"{scheme.lower()}://{rest}".rstrip("/")
+
+
+def _check_host_and_port(url: str) -> None:
+    """A host that parses and a port in 1-65535: ``:99999``, ``:abc`` and ``[::1`` would fail on
+    the first request, deep in the HTTP library, with its error instead of ours."""
+    from urllib.parse import urlsplit
+
+    from ragjury.config.redaction import redact_url
+
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        reason = "a port is a number from 1 to 65535" if "port" in str(error).lower() else f"{error}"
+        raise ValueError(f"{shown!r} does not parse: {reason}, e.g. http://127.0.0.1:8080/v1") from None
+    if not parts.hostname:
+        raise ValueError(f"{shown!r} has no host, e.g. http://127.0.0.1:8080/v1")
+    if port == 0:
+        raise ValueError(f"{shown!r} has port 0: a port is a number from 1 to 65535")
+
+
+def check_api_key(key: str) -> str:
+    """An API key that can go in an HTTP header: printable ASCII, no spaces. A key file saved on
+    Windows ends in ``\r``, a pasted one may carry a non-breaking space; such a key cannot be sent,
+    and the HTTP library's refusal would quote it. The message says where, never what."""
+    for index, char in enumerate(key):
+        if not (char.isascii() and char.isprintable()) or char.isspace():
+            kind = "a non-ASCII character" if not char.isascii() else "a space" if char == " " else (
+                "a control character (a key file saved on Windows ends in \\r)")
+            where = "at its end" if index == len(key) - 1 else f"at position {index + 1} of {len(key)}"
+            raise ValueError(f"the API key has {kind} {where}; a key is printable ASCII without spaces")
+    return key
 
 
 def parse_base_urls(value: str) -> list[str]:
@@ -78,7 +112,27 @@ def parse_base_urls(value: str) -> list[str]:
         raise ValueError(f"{value!r} names no server; give one or more, e.g. http://127.0.0.1:8080/v1")
     if any(not part for part in parts):
         raise ValueError(f"{value!r} has an empty entry; separate the servers with single commas")
-    return list(dict.fromkeys(check_base_url(part) for part in parts))
+    servers: dict[str, str] = {}
+    for part in parts:
+        url = check_base_url(part)
+        servers.setdefault(same_server(url), url)
+    return list(servers.values())
+
+
+_LOOPBACK = {"localhost": "127.0.0.1", "::1": "127.0.0.1", "0.0.0.0": "127.0.0.1"}  # noqa: S104
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def same_server(url: str) -> str:
+    """What two spellings of one server share: ``http://localhost:8080/v1`` and
+    ``http://127.0.0.1:8080/v1/`` are one server (the host's case, the loopback name and the
+    default port do not make a second one, which would double its share of the requests)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or _DEFAULT_PORT.get(parts.scheme.lower(), 0)
+    return f"{parts.scheme.lower()}://{_LOOPBACK.get(host, host)}:{port}{parts.path.rstrip('/')}?{parts.query}"
 
 
 def check_base_urls(value: str) -> str:
@@ -91,7 +145,7 @@ class RagjurySettings(BaseSettings):
 
     model_config = SettingsConfigDict(
         env_prefix="RAGJURY_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
-        populate_by_name=True,
+        populate_by_name=True, hide_input_in_errors=True,
     )
 
     judge_model: str = "phi3:mini"
@@ -158,6 +212,11 @@ class RagjurySettings(BaseSettings):
     def _base_url(cls, value: str | None) -> str | None:
         return None if value is None else check_base_urls(value)
 
+    @field_validator("api_key")
+    @classmethod
+    def _api_key(cls, value: str | None) -> str | None:
+        return None if value is None else check_api_key(value)
+
     @property
     def base_urls(self) -> list[str]:
         """Every OpenAI-compatible server to call: the ``base_url`` list, or Ollama's ``/v1``."""
@@ -184,8 +243,10 @@ __all__ = [
     "OutputMode",
     "RagjurySettings",
     "ScoreWeights",
+    "check_api_key",
     "check_base_url",
     "check_base_urls",
     "get_settings",
     "parse_base_urls",
+    "same_server",
 ]

@@ -2,17 +2,22 @@
 
 A dataset file with ``id`` and ``label`` columns works as is, and so does what ``label-plan``
 wrote once people filled its ``label`` column (its ``inclusion_probability`` comes along, so the
-estimate can weight each label by how likely it was to be picked). Rows left unlabelled
-(``label`` null or absent) are skipped; anything else that is not a label is bad input.
+estimate can weight each label by how likely it was to be picked). A predictions file works too,
+but only through its ``gold``: its ``label`` is the judge's verdict, and reading it as people's
+would let the judge certify itself. Rows left unlabelled (``label`` null or absent) are skipped;
+anything else that is not a label of the task (0/1 and the datasets' words for a binary task,
+a finite number for a score) is bad input.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ragjury.evals.io.tasks import parse_gold
+from ragjury.evals.io.tasks import GoldKind, parse_gold
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
 
@@ -24,22 +29,33 @@ class HumanLabel:
     line: int = 0
 
 
-def _value(path: str, line: int, raw: object, name: str) -> float:
-    if isinstance(raw, bool):
-        return float(raw)
-    if isinstance(raw, int | float):
-        if not math.isfinite(raw):
-            raise InputError(path, f"expected a finite number, got {raw!r}", line=line, field=name)
-        return float(raw)
-    if isinstance(raw, str):  # yes/no, correct/incorrect, ...: the words a dataset's gold may use
-        try:
-            return float(parse_gold(raw, "binary"))
-        except ValueError:
-            pass
-    raise InputError(path, f"expected true/false or a number, got {raw!r}", line=line, field=name)
+def _label(path: str, line: int, raw: object, name: str, kind: GoldKind) -> float:
+    """A label in the task's vocabulary (``parse_gold``); 0.5, 5 or -1 is not a binary label."""
+    try:
+        return float(parse_gold(raw, kind))
+    except ValueError as error:
+        raise InputError(path, str(error), line=line, field=name) from None
 
 
-def load_human_labels(path: str | Path) -> dict[str, HumanLabel]:
+def _probability(path: str, line: int, raw: object) -> float:
+    """A chance of having been picked: a number in (0, 1]; a word or a bool is no probability."""
+    name = "inclusion_probability"
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+        raise InputError(path, f"expected a number in (0, 1], got {raw!r}", line=line, field=name)
+    if not 0 < raw <= 1:
+        raise InputError(path, f"expected a probability in (0, 1], got {raw!r}", line=line, field=name)
+    return float(raw)
+
+
+def _people_field(row: Mapping[str, Any]) -> str:
+    """Which field holds people's label: ``gold`` in a predictions row (its ``label`` is the
+    judge's), else ``label`` (or ``gold`` where a dataset has no ``label``)."""
+    if "judge" in row:
+        return "gold"
+    return "label" if "label" in row else "gold"
+
+
+def load_human_labels(path: str | Path, kind: GoldKind = "binary") -> dict[str, HumanLabel]:
     """id → label; a repeated id with a different label is an error (which one is right?)."""
     name = str(path)
     out: dict[str, HumanLabel] = {}
@@ -47,25 +63,25 @@ def load_human_labels(path: str | Path) -> dict[str, HumanLabel]:
         if not isinstance(row, dict):
             raise InputError(name, f"expected a JSON object, got {type(row).__name__}", line=line)
         ident = row.get("id")
-        if not isinstance(ident, str | int) or isinstance(ident, bool):
-            raise InputError(name, "missing" if ident is None else f"expected a string, got {ident!r}", line=line, field="id")
-        raw = row.get("label", row.get("gold"))
+        if not isinstance(ident, str | int) or isinstance(ident, bool) or ident == "":
+            problem = "missing" if ident is None else "an empty id" if ident == "" else f"expected a string, got {ident!r}"
+            raise InputError(name, problem, line=line, field="id")
+        field = _people_field(row)
+        raw = row.get(field)
         if raw is None:
             continue
-        label = _value(name, line, raw, "label")
+        label = _label(name, line, raw, field, kind)
         probability = row.get("inclusion_probability")
         if probability is not None:
-            probability = _value(name, line, probability, "inclusion_probability")
-            if not 0 < probability <= 1:
-                raise InputError(name, f"expected a probability in (0, 1], got {probability!r}", line=line, field="inclusion_probability")
+            probability = _probability(name, line, probability)
         previous = out.get(str(ident))
         if previous is not None and previous.label != label:
             raise InputError(
-                name, f"id {ident!r} labelled {previous.label:g} on line {previous.line} and {label:g} here", line=line, field="label"
+                name, f"id {ident!r} labelled {previous.label:g} on line {previous.line} and {label:g} here", line=line, field=field
             )
         out[str(ident)] = HumanLabel(str(ident), label, probability, line)
     if not out:
-        raise InputError(name, "no labelled rows (every 'label' is empty): label some items first")
+        raise InputError(name, "no labelled rows (every 'label' is empty, or a predictions file without 'gold'): label some items first")
     return out
 
 

@@ -167,6 +167,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "skipped": "reports whose topic is not in --rag-topics",
     },
     "retrieval": {
+        "min_grade": "a graded judge: the grade from which a passage matches (--min-grade, default 2); null for yes/no judges",
         "judgments": "(retrieved passage, expected text) pairs judged",
         "unscored_judgments": "of those, the ones the judge could not score (their queries are left out)",
     },

@@ -92,7 +92,8 @@ def decode_list_cell(value: str) -> list[Any] | None:
 
     Accepted: a JSON array (``["a", "b"]``, what the docs ask for) and a Python list literal
     (``['a', 'b']``, which is what ``DataFrame.to_csv`` writes for a list column). Only lists of
-    strings and objects count: ``[1]`` or ``[citation needed]`` stay text.
+    strings and objects count: ``[1]`` or ``[citation needed]`` stay text, and a list that starts
+    with a text but holds a number (``["Paris", 1]``) is an error, not one long reference.
     """
     text = value.strip()
     # '["…' or "['…" or '[{…' can only be meant as a list: one that does not parse is an error,
@@ -114,9 +115,14 @@ def decode_list_cell(value: str) -> list[Any] | None:
             return None
     if not isinstance(decoded, list):
         return None
-    if not all(isinstance(entry, str | dict) for entry in decoded):
-        return None
-    return decoded
+    stray = next((index for index, entry in enumerate(decoded) if not isinstance(entry, str | dict)), None)
+    if stray is None:
+        return decoded
+    if looks_like_a_list:  # '["Paris", "Lyon", 1]' is a list with a slip, not one long reference
+        raise ValueError(
+            f"a list of texts, but entry {stray + 1} is {decoded[stray]!r}, not a text (quote it): {_clip(text)}"
+        )
+    return None
 
 
 def _csv_records(path: str | Path, text: str, delimiter: str) -> Iterator[Record]:
@@ -197,6 +203,8 @@ def _json_array_records(path: str | Path, text: str) -> Iterator[Record]:
             raise InputError(
                 path, f"malformed JSON: {error.msg} (column {error.colno})", line=error.lineno
             ) from None
+        except RecursionError:  # a record nested deeper than the parser goes: bad input, as loads_json says
+            raise InputError(path, "malformed JSON: nested too deeply", line=start) from None
         yield Record(value, line=start)
         index = _skip_whitespace(text, index)
         if index >= len(text):

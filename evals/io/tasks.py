@@ -310,6 +310,10 @@ def row_to_task_row(
     for column, value in ((id_column, row_id), (system_column, system)):  # no "{'x': 1}" as a name
         if value is not None and (not isinstance(value, str | int | float) or isinstance(value, bool)):
             raise InputError(source, f"expected a string or a number, got {value!r}", field=column, **at)
+        if isinstance(value, float) and not math.isfinite(value):  # 1e400 parses as inf: two would be one id
+            raise InputError(source, "a number too large to be one (it reads as infinity): quote it", field=column, **at)
+        if isinstance(value, str) and not value.strip() and not text_cells:  # a blank CSV cell is a missing one
+            raise InputError(source, "an empty name: leave the field out, or give one", field=column, **at)
     gold_column, gold_value = _pick(data, "label", spec.gold_columns, mapping, blank_is_missing=text_cells)
     gold = None
     if gold_value is not None:

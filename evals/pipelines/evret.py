@@ -92,14 +92,18 @@ class EvretResult:
         return self.metrics.mean
 
 
-def judgment_bool(judgment: Judgment[Any]) -> bool | None:
-    """A judgment's verdict as bool (``None`` when unscored); Evret's measures need binary labels,
-    so a grade or a score is an error here rather than a silent cut."""
+def judgment_bool(judgment: Judgment[Any], *, min_grade: int | None = None) -> bool | None:
+    """A judgment's verdict as bool (``None`` when unscored). A graded (0-3) judge's grade counts
+    as a match from ``min_grade`` (give it for a graded judge: ``GRADE_CUT``, 2, as ``agreement``
+    cuts), so grade 1, "related", is no match; without it, only a bool or 0/1 is a verdict and
+    anything else is an error rather than a silent cut."""
     if judgment.unscored or judgment.value is None:
         return None
     value = label_of(judgment.value)
     if isinstance(value, bool):
         return value
+    if isinstance(value, int) and min_grade is not None:
+        return value >= min_grade
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     raise TypeError(f"Evret needs binary judgments (bool), got {type(value).__name__}: {value!r}")
@@ -110,17 +114,29 @@ def expected_docid(qid: str, index: int) -> str:
     return f"{qid}#{index}"
 
 
+def is_empty(result: Retrieved) -> bool:
+    """An empty (or blank) retrieved text: nothing a judge can read, so no match, never judged."""
+    return not result.text.strip()
+
+
 def contexts_for(item: EvretItem, retrieved: Sequence[Retrieved]) -> list[JudgmentContext]:
-    """Every (retrieved item, expected text) pair of a query, item-major, expected texts in order."""
+    """Every (retrieved item, expected text) pair of a query, item-major, expected texts in order;
+    an empty retrieved text has none (it matches nothing, and an unscored judgment of it would
+    take its whole query out of the means)."""
     return [
         JudgmentContext(query=item.query, expected_text=expected, retrieved_text=result.text)
         for result in retrieved
+        if not is_empty(result)
         for expected in item.expected
     ]
 
 
 def map_query(
-    item: EvretItem, retrieved: Sequence[Retrieved], judgments: Sequence[Judgment[Any]]
+    item: EvretItem,
+    retrieved: Sequence[Retrieved],
+    judgments: Sequence[Judgment[Any]],
+    *,
+    min_grade: int | None = None,
 ) -> QueryMapping:
     """Map one query's retrieved items to expected-text IDs.
 
@@ -133,13 +149,15 @@ def map_query(
     taken: set[int] = set()
     ids: list[str] = []
     matched: list[int | None] = []
+    judged = 0
     for rank, result in enumerate(retrieved):
-        verdicts = judgments[rank * n_expected : (rank + 1) * n_expected]
+        verdicts = [] if is_empty(result) else judgments[judged * n_expected : (judged + 1) * n_expected]
+        judged += not is_empty(result)
         choice: int | None = None
         for index, judgment in enumerate(verdicts):
             if index in taken:
                 continue
-            verdict = judgment_bool(judgment)
+            verdict = judgment_bool(judgment, min_grade=min_grade)
             if verdict is None:
                 reason = judgment.unscored_reason or "unscored"
                 return QueryMapping(
@@ -197,11 +215,13 @@ async def evaluate_retriever(
     ks: Sequence[int] | None = None,
     measures: Sequence[str] = MEASURES,
     on_result: ResultCallback | None = None,
+    min_grade: int | None = None,
 ) -> EvretResult:
     """Retrieve top ``k`` per query, judge every (retrieved, expected) pair in one batch, map IDs,
     and compute IR metrics at cutoffs ``ks`` (default ``(k,)``) over the scored queries.
 
-    ``on_result(index, judgment)`` is passed to the judge's batch call (progress bars, caches).
+    ``on_result(index, judgment)`` is passed to the judge's batch call (progress bars, caches);
+    ``min_grade``: the grade from which a graded judge's verdict is a match (``judgment_bool``).
     """
     if not items:
         raise ValueError("no dataset items to evaluate")
@@ -225,7 +245,7 @@ async def evaluate_retriever(
     start = 0
     for item, results, query_contexts in zip(items, retrieved, per_query, strict=True):
         stop = start + len(query_contexts)
-        mappings[item.id] = map_query(item, results, judgments[start:stop])
+        mappings[item.id] = map_query(item, results, judgments[start:stop], min_grade=min_grade)
         start = stop
     unscored = {qid: m.unscored_reason for qid, m in mappings.items() if m.unscored_reason is not None}
     run = {qid: m.retrieved for qid, m in mappings.items() if qid not in unscored}
@@ -254,12 +274,13 @@ async def evaluate_retrieval_results(
     k: int = 10,
     ks: Sequence[int] | None = None,
     on_result: ResultCallback | None = None,
+    min_grade: int | None = None,
 ) -> EvretResult:
     """Evret's metrics for saved retrieval results (``evals.io.retrieval_results``): the door
     for a retriever that is not Python, or whose run is already on disk."""
     items = [EvretItem(id=row.id, query=row.query, expected=row.expected) for row in rows]
     retriever = _RowRetriever(rows)
-    return await evaluate_retriever(retriever, items, judge, k=k, ks=ks, on_result=on_result)
+    return await evaluate_retriever(retriever, items, judge, k=k, ks=ks, on_result=on_result, min_grade=min_grade)
 
 
 class _RowRetriever:
@@ -302,6 +323,7 @@ __all__ = [
     "evaluate_retriever",
     "evaluate_retriever_sync",
     "expected_docid",
+    "is_empty",
     "judgment_bool",
     "map_query",
 ]

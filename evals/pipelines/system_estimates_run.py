@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.human_labels import load_human_labels
+from ragjury.evals.io.human_labels import HumanLabel, load_human_labels
 from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_card import run_card
@@ -33,11 +33,13 @@ def estimate_predictions(
     run = run_in_memory(predictions)
     predictions = run.path if run is not None else predictions
     run = run or load_predictions(predictions)
-    human = load_human_labels(labels) if labels is not None else None
+    human = load_human_labels(labels, run.kind) if labels is not None else None
+    notes: list[str] = []
     if human is not None:
         known = {record.id for record in run.records}
         if not known & set(human):
             raise InputError(str(labels), f"no id in this file matches a prediction in {predictions}")
+        notes = label_notes(human, known, str(labels))
     rescore = None
     if fit:
         from ragjury.evals.pipelines.fitted_estimates import cross_fitted
@@ -60,6 +62,7 @@ def estimate_predictions(
         interval=interval,
         rescore=rescore,
     )
+    result.notes.extend(notes)
     result.card = run_card(run, human, by_system=by_system)
     return result
 
@@ -81,4 +84,21 @@ def run_in_memory(predictions: object) -> PredictionRun | None:
     return run_of_rows(enumerate(rows(), start=1), path=f"<{task} result>", name=task)
 
 
-__all__ = ["estimate_predictions", "run_in_memory"]
+def label_notes(human: Mapping[str, HumanLabel], known: set[str], source: str) -> list[str]:
+    """What a labels file says that the estimate would otherwise hide: labels of ids no prediction
+    has (left out), and inclusion probabilities of 1 on every labelled row (picked for certain:
+    the interval then has no sampling error, which is right only if they are all the items)."""
+    notes = []
+    unmatched = len(set(human) - known)
+    if unmatched:
+        notes.append(f"{unmatched:,} of {len(human):,} labels in {source} match no prediction's id: left out")
+    matched = [label for ident, label in human.items() if ident in known]
+    if matched and all(label.inclusion_probability == 1 for label in matched) and len(matched) < len(known):
+        notes.append(
+            f"every labelled row in {source} has inclusion_probability 1 (picked for certain): the interval counts "
+            "no sampling error, which holds only if people labelled every item; give the chances the rows had"
+        )
+    return notes
+
+
+__all__ = ["estimate_predictions", "label_notes", "run_in_memory"]

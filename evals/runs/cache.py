@@ -99,10 +99,18 @@ class CacheUnusable(InputError):
     """The cache file cannot be read or written: damaged, not a cache, or its disk is full."""
 
     def __init__(self, path: str | Path, error: sqlite3.DatabaseError) -> None:
-        super().__init__(
-            path, f"the judgment cache cannot be used ({error}): pass --cache with another file, "
-            "or --no-cache, or delete this file to start afresh"
-        )
+        super().__init__(path, f"the judgment cache cannot be used ({error}): {_advice(error)}")
+
+
+def _advice(error: sqlite3.DatabaseError) -> str:
+    """What to do, by cause: deleting is advice only for a damaged cache, never for a file that
+    is no cache at all (it may be the user's data) or for a full disk (deleting would not help)."""
+    text = str(error).lower()
+    if "not a database" in text:
+        return "it is not a ragjury cache (your data?): pass --cache with a new file's path, or --no-cache"
+    if "full" in text:
+        return "its disk is full: free some space, or pass --cache with a file on another disk, or --no-cache"
+    return "pass --cache with another file, or --no-cache, or delete this damaged cache to start afresh"
 
 
 class JudgmentCache(Leases):

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from rich.table import Table
 
+from ragjury.config.redaction import redact_url
 from ragjury.evals.runs.cache import JudgmentCache, judgment_key
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.model.dry_model import RequestLog
@@ -131,7 +132,7 @@ def price(
     model named like a hosted one costs nothing per token.
     """
     if _local(url):
-        return None, f"local server ({url}): no per-token price"
+        return None, f"local server ({redact_url(url or '')}): no per-token price"
     from genai_prices import Usage, calc_price
 
     try:

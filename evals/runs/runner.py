@@ -100,9 +100,8 @@ class RunStats:
         return self.judged / self.wall_s if self.wall_s > 0 else 0.0
 
     def as_dict(self) -> dict[str, object]:
-        endpoints = {"endpoints": self.endpoints} if self.endpoints else {}
-        if self.executor is not None:
-            endpoints["executor"] = self.executor
+        endpoints: dict[str, object] = {"endpoints": self.endpoints} if self.endpoints else {}
+        endpoints["executor"] = self.executor or "process"  # the contract's key, in either mode
         if self.cache_unreadable:
             endpoints["cache_unreadable"] = self.cache_unreadable
         return {
@@ -207,6 +206,7 @@ async def run_judgments(
     started = time.perf_counter()
     run_started = time.time()
     stats = RunStats(total=len(items))
+    RUNS_STARTED.append(stats)
     identity = judge.identity
     owner = identity.key()
     keys = [judgment_key(identity, item) for item in items]
@@ -520,6 +520,11 @@ async def _judge_shared(
             await renewing
 
 
+RUNS_STARTED: list[RunStats] = []
+"""The stats of every ``run_judgments`` this process started, newest last: a run stopped by
+Ctrl-C raises instead of returning them, and a command's ``--json`` still owes its counts."""
+
+
 def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -> str:
     """What to tell a user whose run was interrupted: where the work is and how to resume."""
     if cache is None:
@@ -531,4 +536,4 @@ def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -
     )
 
 
-__all__ = ["RateColumn", "RunResult", "RunStats", "interrupted_message", "make_progress", "run_judgments"]
+__all__ = ["RUNS_STARTED", "RateColumn", "RunResult", "RunStats", "interrupted_message", "make_progress", "run_judgments"]

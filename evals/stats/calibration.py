@@ -265,6 +265,17 @@ def logprob_options(judge: str, task: str | None = None) -> dict[str, object]:
     return {"method": "logprobs"}
 
 
+def _check_monotone(xs: Sequence[float], ys: Sequence[float]) -> None:
+    """An isotonic map's knots: as many x as y, finite, x ascending, y non-decreasing in [0, 1].
+    A decreasing map would turn a judge's confidence upside down and still be called calibrated."""
+    if len(xs) != len(ys) or not xs:
+        raise ValueError(f"an isotonic map needs as many x as y knots, at least one (got {len(xs)} and {len(ys)})")
+    if not all(math.isfinite(v) for v in (*xs, *ys)) or not all(0.0 <= y <= 1.0 for y in ys):
+        raise ValueError("an isotonic map's knots are finite, its probabilities between 0 and 1")
+    if list(xs) != sorted(xs) or list(ys) != sorted(ys):
+        raise ValueError("an isotonic map is monotone: x ascending and y never decreasing")
+
+
 class Calibration(BaseModel):
     """A calibration file: which judge it fits, the fitted cut-offs, and the evidence for them."""
 
@@ -275,8 +286,10 @@ class Calibration(BaseModel):
     model: str | None
     prompt_version: str | None
     score: Literal["probability", "expected_grade"]
-    threshold: float | None = Field(default=None, description="binary: label = P(1) >= threshold")
-    cuts: list[float] | None = Field(default=None, description="graded: grade = cut points the expected grade reaches")
+    threshold: float | None = Field(default=None, strict=True, description="binary: label = P(1) >= threshold")
+    cuts: list[float] | None = Field(
+        default=None, strict=True, description="graded: grade = cut points the expected grade reaches"
+    )
     isotonic: tuple[list[float], list[float]] | None = Field(
         default=None, description="monotone map probability -> calibrated probability (knots)"
     )
@@ -300,6 +313,8 @@ class Calibration(BaseModel):
                 raise ValueError("a threshold is for a probability; a graded judge is calibrated by its cuts")
             if not self.cuts or any(not math.isfinite(c) for c in self.cuts) or self.cuts != sorted(self.cuts):
                 raise ValueError("a graded calibration needs ascending, finite cut points")
+        if self.isotonic is not None:
+            _check_monotone(*self.isotonic)
         return self
 
     def judge_options(self) -> dict[str, object]:

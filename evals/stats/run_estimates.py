@@ -79,6 +79,11 @@ class EstimatesResult:
         }
 
 
+NO_SYSTEM = "(no system)"
+"""Where rows without a ``system`` go when other rows name theirs: apart, not into "all", the
+name ``--overall`` gives every row."""
+
+
 def judge_score(record: ItemRecord) -> float | None:
     """The judge's value for an item: P(yes) where it reported one, a panel's mean vote where it
     averaged, its continuous ``value.score`` in [0, 1] where it carries one (``support``), else
@@ -109,6 +114,7 @@ def estimate_items(
     judgments were unscored and left out."""
     items: list[EstimateItem] = []
     unscored = 0
+    named = any(record.system for record in run.records)
     for record in run.records:
         score = judge_score(record)
         if score is None:
@@ -125,7 +131,7 @@ def estimate_items(
             EstimateItem(
                 id=record.id,
                 score=score,
-                system=(record.system or "all") if by_system else "all",
+                system=(record.system or (NO_SYSTEM if named else "all")) if by_system else "all",
                 label=label,
                 pair_key=record.question or record.id.rsplit("-", 1)[0],
                 inclusion_probability=probability,
@@ -165,6 +171,9 @@ def estimate_run(
     notes = []
     if unscored:
         notes.append(f"{unscored} unscored judgments left out: the estimates are for the {len(items)} scored items")
+    nameless = sum(item.system == NO_SYSTEM for item in items)
+    if nameless:
+        notes.append(f"{nameless} rows have no 'system': estimated apart as {NO_SYSTEM!r}")
     few = [s.system for s in systems if 0 < s.n_labels < MIN_LABELS]
     if few:
         notes.append(f"fewer than {MIN_LABELS} labels for {', '.join(few)}: human-only estimate there")
@@ -207,6 +216,7 @@ def partial_labels_estimates(run: PredictionRun) -> EstimatesResult | None:
 
 __all__ = [
     "EstimatesResult",
+    "NO_SYSTEM",
     "estimate_items",
     "estimate_run",
     "judge_score",

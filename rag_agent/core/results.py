@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Generic, Self, TypeVar
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ragjury.config.redaction import redact_secrets
 from ragjury.rag_agent.core.labels import Label, label_of
 from ragjury.rag_agent.core.value_tags import value_tag
 
@@ -81,6 +82,13 @@ class Judgment(BaseModel, Generic[ValueT]):
     method: str | None = None
     """How the model's verdict was read: ``logprobs`` (one token's distribution) or ``structured``
     (a typed JSON answer); ``None`` for judges with one way only (deterministic, JudgeLLM)."""
+
+    @field_validator("unscored_reason", "fallback_reason")
+    @classmethod
+    def _no_secrets(cls, reason: str | None) -> str | None:
+        """A reason quotes the server's URL and the HTTP library's errors: credentials in them
+        (``user:pw@``, ``?token=``, ``Bearer <key>``) would reach predictions, cache and HTML."""
+        return None if reason is None else redact_secrets(reason)
 
     @model_validator(mode="after")
     def _scored_xor_reason(self) -> Judgment[ValueT]:

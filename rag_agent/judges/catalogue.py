@@ -351,8 +351,8 @@ class Resolved:
         judge = self.factory(settings or get_settings(), **opts)
         if not isinstance(judge, Judge):
             raise UnknownJudgeError(
-                f"'{self.name}' is not a judge: it built a {type(judge).__name__}, which has no "
-                "identity and ajudge (see 'Your own judge' in docs/python-api.md)"
+                f"'{self.name}' is not a judge: it built a {type(judge).__name__}, which lacks a judge's "
+                "'identity' attribute and 'ajudge()' method (see 'Your own judge' in docs/python-api.md)"
             )
         return judge
 

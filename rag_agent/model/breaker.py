@@ -62,7 +62,8 @@ def unreachable_cause(reason: str | None) -> str | None:
     if reason is None or prefix is None:
         return None
     rest = reason[len(prefix):].strip()
-    where = rest.split(" ", 1)[0].rstrip(":")
+    servers = re.match(r"[^\s,]+(?:, [^\s,]+)*", rest)  # a pool's message lists every server
+    where = servers.group(0).rstrip(":") if servers else "?"
     answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
     detail = f" ({answered[-1]})" if answered else ""
     return f"model server unreachable at {where}{detail}: {SERVER_FIX}"
@@ -112,10 +113,12 @@ def is_no_answer(error: BaseException) -> bool:
 
 
 def root_cause(error: BaseException) -> str:
-    """``Type: message`` of the innermost error with a message (the one that says what happened)."""
+    """``Type: message`` of the innermost error with a message (the one that says what happened);
+    a cancellation is how a deadline stops a request, not what happened ("Cancelled via cancel
+    scope 7fcf…" told a hung server's user nothing), so it is passed over."""
     best = error
     for link in _chain(error):
-        if str(link):
+        if str(link) and type(link).__name__ != "CancelledError":
             best = link
     return f"{type(best).__name__}: {best}" if str(best) else type(best).__name__
 

@@ -34,6 +34,7 @@ from pydantic_ai.models._request_timeout import enforce_request_deadline, start_
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
+from ragjury.config.redaction import redact_url
 from ragjury.rag_agent.model.breaker import (
     NOT_ATTEMPTED,
     REFUSED_KEY,
@@ -74,7 +75,7 @@ class Endpoint:
 
     def figures(self) -> dict[str, Any]:
         return {
-            "url": self.url,
+            "url": redact_url(self.url),
             "answered": self.answered,
             "failures": self.failures,
             "moved": self.moved,

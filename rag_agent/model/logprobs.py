@@ -68,6 +68,11 @@ class LogprobUnavailable(RuntimeError):
     """The server answered, but without per-token logprobs: use the structured path instead."""
 
 
+MAX_TOTAL = 1.01
+"""The most the top alternatives' probabilities may sum to (1, and a server's rounding); more is
+no distribution, and renormalising it would invent a verdict (two tokens at 0.0 gave P = 0.5)."""
+
+
 def choice_distribution(details: Mapping[str, Any] | None, choices: Sequence[str]) -> ChoiceDistribution:
     """The distribution over ``choices`` from the first generated token's ``top_logprobs``.
 
@@ -87,6 +92,12 @@ def choice_distribution(details: Mapping[str, Any] | None, choices: Sequence[str
         raise ValueError("the server returned impossible log-probabilities (NaN)")
     if any(isinstance(v, int | float) and not isinstance(v, bool) and v > 1e-6 for v in values):
         raise ValueError("the server returned impossible log-probabilities (> 0, a probability above 1)")
+    finite = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
+    if sum(math.exp(v) for v in finite) > MAX_TOTAL:  # two tokens at logprob 0.0 each claim certainty
+        raise ValueError(
+            f"the server returned impossible log-probabilities (the top {len(finite)} tokens' probabilities "
+            f"sum to {sum(math.exp(v) for v in finite):.3f}, more than 1)"
+        )
     mass: dict[str, float] = {}
     for alternative in alternatives:
         token = str(alternative.get("token", "")).strip()

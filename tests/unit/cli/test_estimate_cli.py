@@ -180,3 +180,83 @@ def test_a_clipped_interval_is_shown_as_it_is() -> None:
 
     assert _cell(Estimate(0.97, 0.93, 1.0, 0.02, 30, 300)) == "0.970+.030/−.040"
     assert _cell(Estimate(0.68, 0.602, 0.758, 0.04, 60, 250)) == "0.680±.078"
+
+
+@pytest.mark.parametrize("value", ["0.5", "5", "-1", '"5"'])
+def test_a_label_outside_the_tasks_vocabulary_is_one_line(predictions: Path, tmp_path: Path, value: str) -> None:
+    path = tmp_path / "labels.jsonl"
+    ids = [json.loads(line)["id"] for line in predictions.read_text(encoding="utf-8").splitlines()[:3]]
+    path.write_text(f'{{"id": "{ids[0]}", "label": 1}}\n{{"id": "{ids[1]}", "label": {value}}}\n', encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "labels.jsonl:2: field 'label'" in result.output and "Traceback" not in result.output
+
+
+def test_a_predictions_file_as_labels_gives_its_gold_not_the_judges_verdicts(predictions: Path) -> None:
+    own = json.loads(runner.invoke(app, ["estimate", str(predictions), "--json"]).stdout)
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(predictions), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["n_labels"] == own["n_labels"] == 120
+    for mine, theirs in zip(payload["systems"], own["systems"], strict=True):
+        assert mine["human_only"] == theirs["human_only"]
+        assert mine["judge_bias"] < 0  # the strict judge is not certified by its own verdicts
+
+
+def _plan(predictions: Path, tmp_path: Path, probability: str, extra: str = "") -> Path:
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    labelled = [row for row in rows if row.get("gold") is not None]
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"id": row["id"], "label": row["gold"]})[:-1] + f', "inclusion_probability": {probability}}}\n'
+            for row in labelled
+        ) + extra,
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("probability", ['"yes"', "true", "0", "1.5"])
+def test_an_inclusion_probability_that_is_not_one_is_one_line(predictions: Path, tmp_path: Path, probability: str) -> None:
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(_plan(predictions, tmp_path, probability))])
+    assert result.exit_code == 2, result.output
+    assert "labels.jsonl:1: field 'inclusion_probability'" in result.output
+
+
+def test_every_label_picked_for_certain_is_said(predictions: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(_plan(predictions, tmp_path, "1")), "--json"])
+    assert result.exit_code == 0, result.output
+    assert any("inclusion_probability 1" in note for note in json.loads(result.stdout)["notes"])
+
+
+def test_labels_of_ids_no_prediction_has_are_counted(predictions: Path, tmp_path: Path) -> None:
+    extra = "".join(f'{{"id": "ghost-{i}", "label": 1}}\n' for i in range(7))
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(_plan(predictions, tmp_path, "0.5", extra)), "--json"])
+    assert result.exit_code == 0, result.output
+    assert any(note.startswith("7 of 127 labels") for note in json.loads(result.stdout)["notes"])
+
+
+def test_an_empty_id_in_a_labels_file_is_one_line(predictions: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"id": "", "label": 1}\n', encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
+    assert result.exit_code == 2 and "labels.jsonl:1: field 'id'" in result.output
+
+
+def test_compare_a_system_with_itself_is_one_line(predictions: Path) -> None:
+    result = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "chatgpt"])
+    assert result.exit_code == 2 and "--compare" in result.output
+
+
+def test_rows_without_a_system_are_estimated_apart_not_as_all(predictions: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:100]:
+        del row["system"]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert "all" not in {row["system"] for row in payload["systems"]}
+    assert any("100 rows have no 'system'" in note for note in payload["notes"])
