@@ -232,7 +232,9 @@ def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> 
         received = server.received
         time.sleep(3)
         orphans = server.received - received
-    assert orphans == 0  # no worker outlives its driver to send requests nobody reads
+    # No worker outlives its driver to send requests nobody reads: at most the requests already past
+    # the driver check when it died (one per slot) arrive late on a busy machine (seen: 1 of 2).
+    assert orphans <= 2
     assert server.received < 40  # it did not run to the end
     cache = JudgmentCache(tmp_path / "cache.sqlite")
     saved = cache.count()
