@@ -117,6 +117,8 @@ def test_ask_cli_answers_and_judges_end_to_end(
             "3",
             "--base-url",
             str(agent_settings.base_url),
+            "--model",  # the served model: one the server does not list is refused before any call
+            agent_settings.judge_model,
             "--judge",
             "--judge-mode",
             "llm",
