@@ -144,8 +144,7 @@ def main() -> None:
                     continue
                 fitted = fit_signals(task, xc[labelled], yc[labelled], [], fitted_on="pool", seed=draw, figures=False)
                 rest = ~labelled
-                z = fitted.bias + ((xc[rest] - np.array(fitted.mean)) / np.array(fitted.scale)) @ np.array(fitted.weights)
-                verdict = 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40))) >= fitted.threshold
+                verdict = np.array([fitted.probability(v) >= fitted.threshold for v in xc[rest]])
                 k_head, k_base = kappa_of(yc[rest], verdict), kappa_of(yc[rest], base_c[rest])
                 heads.append(k_head)
                 bases.append(k_base)

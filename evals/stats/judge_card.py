@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import bootstrap_agreement
+from ragjury.evals.stats.prediction_powered import normal_quantile
 
 LEVEL = 0.95
 """Every interval of the card: the κ bootstrap is a 95 % percentile interval, the rest match it."""
@@ -169,9 +170,7 @@ class JudgeCard:
 
 
 def _z() -> float:
-    from statistics import NormalDist  # the standard library's: a model-free run imports no scipy
-
-    return NormalDist().inv_cdf(0.5 + LEVEL / 2)
+    return normal_quantile(0.5 + LEVEL / 2)
 
 
 def _t_quantile(p: float, df: int) -> float:
@@ -181,9 +180,7 @@ def _t_quantile(p: float, df: int) -> float:
         from scipy.stats import t
 
         return float(t.ppf(p, df))
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(p)
+    z = normal_quantile(p)
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384

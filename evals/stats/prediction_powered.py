@@ -220,7 +220,7 @@ def _cross_fit(
     return _Fit(value, mean_lam, np.nan_to_num(loo), terms)
 
 
-def _normal_quantile(p: float) -> float:
+def normal_quantile(p: float) -> float:
     from statistics import NormalDist  # the standard library's: no scipy for a normal quantile
 
     return NormalDist().inv_cdf(p)
@@ -234,7 +234,7 @@ def wilson_term(n: int, big_n: int, level: float) -> float:
     interval does for a rare proportion; Wilson's term is what keeps his interval valid there,
     and it never lets the interval collapse to zero width. It costs ~10 % width at 50 labels,
     ~2 % at 200."""
-    z = _normal_quantile(1 - (1 - level) / 2)
+    z = normal_quantile(1 - (1 - level) / 2)
     return max(0.0, 1 - n / big_n) * (z / (2 * n)) ** 2
 
 
@@ -320,7 +320,7 @@ def judge_mean(yhat_all: Sequence[float] | npt.ArrayLike, *, level: float = 0.95
 def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
     """Wilson's score interval of a proportion and its z: valid where all n labels are one class
     (``[n/(n + z²), 1]`` for n of n), where a t-interval around the labels has zero width."""
-    z = _normal_quantile(1 - (1 - level) / 2)
+    z = normal_quantile(1 - (1 - level) / 2)
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
@@ -350,16 +350,17 @@ __all__ = [
     "DEFAULT_FINITE_INTERVAL",
     "DEFAULT_INTERVAL",
     "Estimate",
+    "FOLDS",
     "FiniteIntervalKind",
     "IntervalKind",
-    "effective_labels",
-    "FOLDS",
     "clip_estimate",
+    "effective_labels",
     "finite_population_fit",
     "finite_population_lambda",
     "finite_population_mean",
     "interval_around",
     "judge_mean",
+    "normal_quantile",
     "power_tuned_lambda",
     "prediction_powered_mean",
     "two_sided_p",

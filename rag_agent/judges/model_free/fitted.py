@@ -27,7 +27,7 @@ from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.judges.model_free.contains import normalise_answer
 from ragjury.rag_agent.judges.model_free.stacked import FEATURES as SUPPORT_SIGNALS
-from ragjury.rag_agent.judges.model_free.stacked import signals
+from ragjury.rag_agent.judges.model_free.stacked import signals, standardised_logistic
 
 FEATURE_KIND = "model-free"
 FEATURE_VERSION = "1"
@@ -106,8 +106,7 @@ class Head(BaseModel):
     """Cross-validated figures of the head and of the base judge on the same items (``ragjury fit``)."""
 
     def probability(self, values: Sequence[float]) -> float:
-        z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale))
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        return standardised_logistic(values, self.mean, self.scale, self.weights, self.bias)
 
     def check_spec(self, where: str) -> None:
         wanted = FEATURES.get(self.task)

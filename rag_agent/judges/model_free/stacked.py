@@ -74,6 +74,14 @@ def features(answer: str, context: str) -> tuple[list[float], str | None]:
     return values, reason
 
 
+def standardised_logistic(
+    values: Sequence[float], mean: Sequence[float], scale: Sequence[float], weights: Sequence[float], bias: float
+) -> float:
+    """P(yes) of a logistic model over standardised signals (the link every fitted head reads)."""
+    z = bias + sum(w * (v - m) / s for w, v, m, s in zip(weights, values, mean, scale))
+    return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
 class StackModel(BaseModel):
     """A fitted stack: standardisation, weights and cut-off, and what it was fitted on."""
 
@@ -91,8 +99,7 @@ class StackModel(BaseModel):
     n: int
 
     def probability(self, values: Sequence[float]) -> float:
-        z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale))
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        return standardised_logistic(values, self.mean, self.scale, self.weights, self.bias)
 
 
 @cache
@@ -158,4 +165,5 @@ __all__ = [
     "features",
     "load_stack",
     "signals",
+    "standardised_logistic",
 ]
