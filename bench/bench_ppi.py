@@ -10,7 +10,7 @@ prints, per judge and n:
   labels, and the effective number of labels it is worth (n / ratio²);
 - the judge's bias (its mean minus the true rate), per system;
 - the estimate's bias (its mean over draws minus the true rate) at each n, 30 included;
-- label-plan (uncertainty-weighted Poisson sampling, its uniform share raised until Kish's
+- label-plan (uncertainty-weighted, drawn by label_plan.draw (systematic πps), its uniform share raised until Kish's
   effective sample size is ≥ 70 % of the labels) vs uniform at the same expected budget;
 - A/B: coverage of the difference of two systems' rates with independent label sets and with
   half of each system's labels on questions labelled for both, and its width relative to the two
@@ -225,7 +225,7 @@ def simulate(population: Population, n: int, draws: int, kind: str, seed: int) -
 def simulate_plan(
     population: Population, budget: int, draws: int, seed: int, planned: bool, share: float = UNIFORM_SHARE
 ) -> Cell:
-    """Poisson sampling at ``budget`` expected labels: label-plan's π or uniform π = budget/N."""
+    """label-plan's own draw (systematic πps) at ``budget`` expected labels: its π or uniform π = budget/N."""
     size = population.scores.shape[0]
     pi = guarded_probabilities(population.scores, budget, uniform_share=share)[0] if planned else np.full(size, budget / size)
     cell = Cell()
@@ -329,7 +329,7 @@ def choose_share(populations: list[Population], draws: int, budget: float) -> fl
 def report_plan(populations: list[Population], draws: int, budget: float, share: float = UNIFORM_SHARE) -> None:
     print(
         f"\n== confirm half: label-plan (uniform share {share:.1f}) vs uniform, {budget:.0%} of each system's "
-        "items labelled in expectation (Poisson sampling)"
+        "items labelled in expectation (label-plan's systematic draw)"
     )
     for population in populations:
         if not continuous(population):
