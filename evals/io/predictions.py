@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from ragjury.evals.io.tasks import TASK_SPECS
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
+from ragjury.rag_agent.core.labels import Label
+from ragjury.rag_agent.core.results import Judgment
 
 Kind = Literal["binary", "score"]
 Outcome = Literal["tp", "tn", "fp", "fn", "unscored", "nogold", "scored"]
@@ -33,6 +35,46 @@ class Statement:
 
 
 @dataclass
+class Prediction:
+    """One dataset row's judgment and the label taken from it (None when unscored): what a run
+    holds in memory, and writes as one predictions row (``as_dict``)."""
+
+    id: str
+    system: str | None
+    gold: bool | float | None
+    judgment: Judgment[Any]
+    label: Label | None
+    task: str | None = None
+    item: Any = None
+    """The judged item (``rag_agent.items``), written to the row so that a report can be
+    rebuilt from the predictions file alone (``ragjury report``)."""
+    judge_name: str | None = None
+    """The ``--judge`` name of the judge that gave this verdict, as the user typed it (``llm``,
+    not the judgment's ``answer_correctness``): a report shows it without asking the catalogue."""
+
+    def as_dict(self, output_key: str = "label") -> dict[str, object]:
+        """The predictions-JSONL row: id, system, task, label (or score), gold, the value's
+        details, the envelope (with ``judge_name`` when known), and last the judged item."""
+        row: dict[str, object] = {"id": self.id}
+        if self.system is not None:
+            row["system"] = self.system
+        if self.task is not None:
+            row["task"] = self.task
+        row[output_key] = self.label
+        if self.gold is not None:
+            row["gold"] = self.gold
+        value = self.judgment.value
+        if value is not None and hasattr(value, "model_dump"):
+            row["value"] = value.model_dump(mode="json")
+        row.update(self.judgment.envelope())
+        if self.judge_name is not None:
+            row["judge_name"] = self.judge_name
+        if self.item is not None:
+            row["item"] = self.item.model_dump(mode="json") if hasattr(self.item, "model_dump") else self.item
+        return row
+
+
+@dataclass
 class ItemRecord:
     """One judged item as the predictions file tells it."""
 
@@ -45,6 +87,8 @@ class ItemRecord:
     item: Mapping[str, Any] = field(default_factory=dict)
     value: Mapping[str, Any] = field(default_factory=dict)
     judge: str | None = None
+    judge_name: str | None = None
+    """The ``--judge`` name as typed (rows written before it was stored: None, ``judge`` is shown)."""
     model: str | None = None
     prompt_version: str | None = None
     fallback_used: bool = False
@@ -269,6 +313,7 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         item=item,
         value=value,
         judge=_optional_str(path, line, row, "judge"),
+        judge_name=_optional_str(path, line, row, "judge_name"),
         model=_optional_str(path, line, row, "model"),
         prompt_version=_optional_str(path, line, row, "prompt_version"),
         fallback_used=row.get("fallback_used") is True,
@@ -360,6 +405,7 @@ __all__ = [
     "ItemRecord",
     "Kind",
     "Outcome",
+    "Prediction",
     "PredictionRun",
     "Statement",
     "infer_task",

@@ -183,7 +183,7 @@ class AgentEvaluation:
 
     def sources(self, stage: str) -> VerdictSources:
         """Which judges produced the scored verdicts of ``stage`` (score, faithfulness, correctness)."""
-        return VerdictSources.of(self.judgments(stage), task=stage)
+        return named_sources(stage, self.judgments(stage))
 
     def stage_sources(self) -> dict[str, VerdictSources]:
         """Stage -> who produced its verdicts, for every stage that ran."""
@@ -211,7 +211,7 @@ class AgentEvaluation:
             figures["skipped_no_answer"] = len(self.rows) - len(judgments)
             figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
             figures["result"] = self.stage_result(name).as_dict()
-            figures.update(VerdictSources.of(judgments, task=name).as_dict())
+            figures.update(named_sources(name, judgments).as_dict())
             out[name] = figures
         return out
 
@@ -366,6 +366,14 @@ async def evaluate_agent(
         if bar is not None and own:
             bar.stop()
     return AgentEvaluation(rows, agent_stats, judge_stats, agent=agent_identity(agent).key())
+
+
+def named_sources(stage: str, judgments: Sequence[Judgment[Any]]) -> VerdictSources:
+    """Who produced a stage's verdicts, each judge named as the user types it (``llm``): the
+    judgments carry only their own names, so the catalogue maps them here, never in a report."""
+    from ragjury.rag_agent.judges.catalogue import typed_names
+
+    return VerdictSources.of(judgments, typed_names(stage, (j.judge for j in judgments if not j.unscored)))
 
 
 def _text(row: AgentRow) -> str:

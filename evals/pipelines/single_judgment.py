@@ -30,7 +30,7 @@ def judgment_payload(task: str, judgment: Judgment[Any], label: Label | None) ->
         "label": label,
         "value": dumped,
         **fields,
-        **VerdictSources.of([judgment], task=task).as_dict(),
+        **VerdictSources.of([judgment], {judgment.judge: fields["judge"]}).as_dict(),
     }
 
 
@@ -44,8 +44,11 @@ def score_gate_failures(judgment: Judgment[Any], fail_under: float | None, max_f
     if fail_under is not None and overall < fail_under:
         failures.append(f"overall {overall:.3f} < {fail_under}")
     if judgment.fallback_used:
+        from ragjury.rag_agent.judges.catalogue import typed_names
+
         limit = max_fallback_limit(max_fallback, gated=fail_under is not None)
-        failure = fallback_failure(VerdictSources.of([judgment], task="score"), limit, explicit=max_fallback is not None)
+        sources = VerdictSources.of([judgment], typed_names("score", [judgment.judge]))
+        failure = fallback_failure(sources, limit, explicit=max_fallback is not None)
         if failure is not None:
             failures.append(failure)
     return failures

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,14 @@ def estimate_predictions(
 
 
 def run_in_memory(predictions: object) -> PredictionRun | None:
-    """The ``PredictionRun`` of an in-memory result (anything with ``prediction_rows()``, read as
-    its predictions file would be), the run itself, or None for a path."""
+    """The ``PredictionRun`` of an in-memory result (its ``run``, read once as its predictions
+    file would be; or anything with ``prediction_rows()``), the run itself, or None for a path."""
     if isinstance(predictions, PredictionRun):
         return predictions
+    task = getattr(predictions, "task", None) or "run"
+    run = getattr(predictions, "run", None)
+    if isinstance(run, PredictionRun):  # an EvaluationResult: its records, made once
+        return replace(run, path=f"<{task} result>", name=task)
     rows = getattr(predictions, "prediction_rows", None)
     if not callable(rows):
         if isinstance(predictions, str | Path):
@@ -80,7 +85,6 @@ def run_in_memory(predictions: object) -> PredictionRun | None:
             f"estimate_predictions takes a predictions file, an EvaluationResult or a PredictionRun, "
             f"not {type(predictions).__name__}"
         )
-    task = getattr(predictions, "task", None) or "run"
     return run_of_rows(enumerate(rows(), start=1), path=f"<{task} result>", name=task)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -72,11 +73,23 @@ class RunFigures:
     def labelled(self) -> int:
         return sum(r.gold is not None for r in self.records)
 
-    @property
+    @cached_property
     def result(self) -> RunResult:
         """What the run scored: judged rate (Wilson) or mean score (bootstrap), per system too."""
         records = self.records
         return run_result([r.label for r in records], [r.system for r in records], binary=self.run.kind == "binary")
+
+    @cached_property
+    def estimates(self) -> Any:
+        """Each system's prediction-powered rate when people labelled some items but not all
+        (``evals.stats.run_estimates``), else None; made once, the JSON, the terminal and the
+        page all show it."""
+        return partial_labels_estimates(self.run)
+
+    @cached_property
+    def card(self) -> Any:
+        """The judge card of the labelled items (``evals.stats.run_card``), else None; made once."""
+        return run_card(self.run)
 
     def counts(self) -> dict[str, int]:
         """Items, scored, unscored, fallback, labelled, tokens and requests of the run."""
@@ -135,16 +148,32 @@ def run_label(letter: str, name: str) -> str:
 def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> RunFigures:
     """Recompute a run's figures from its records, with bootstrap 95 % intervals."""
     records = run.records
-    figures = RunFigures(run, sources=VerdictSources.of(records, task=run.task))
-    labelled = [r for r in records if r.gold is not None]
-    if not labelled:
+    figures = RunFigures(run, sources=VerdictSources.of(records))
+    if not any(r.gold is not None for r in records):
         return figures
     as_predictions = cast(Any, records)  # ItemRecord has what the pipeline reads: gold, label, system
-    systems = [r.system for r in labelled]
-    with_systems = systems if any(s is not None for s in systems) else None
     if run.kind == "binary":
         figures.agreement = binary_agreement(as_predictions)
-        figures.intervals = bootstrap_agreement(
+    else:
+        figures.correlation = score_correlation(as_predictions)
+    figures.ranking = system_ranking(as_predictions)
+    figures.intervals = figure_intervals(run, ranked=figures.ranking is not None, resamples=resamples, seed=seed)
+    return figures
+
+
+def figure_intervals(
+    run: PredictionRun, *, ranked: bool, resamples: int = RESAMPLES, seed: int = 0
+) -> dict[str, Interval | None]:
+    """Bootstrap 95 % intervals of a run's figures over its labelled records: agreement figures
+    (binary runs) and Kendall's tau of the system ranking (``ranked``: the run has one)."""
+    labelled = [r for r in run.records if r.gold is not None]
+    if not labelled:
+        return {}
+    systems = [r.system for r in labelled]
+    with_systems = systems if any(s is not None for s in systems) else None
+    intervals: dict[str, Interval | None] = {}
+    if run.kind == "binary":
+        intervals = bootstrap_agreement(
             [bool(r.gold) for r in labelled],
             [None if r.label is None else bool(r.label) for r in labelled],
             labels=[False, True],
@@ -152,22 +181,19 @@ def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0
             resamples=resamples,
             seed=seed,
         )
-    else:
-        figures.correlation = score_correlation(as_predictions)
-        if with_systems is not None:
-            figures.intervals = {
-                "kendall_tau": bootstrap_system_tau(
-                    [float(r.gold) for r in labelled],  # type: ignore[arg-type]
-                    [None if r.label is None else float(r.label) for r in labelled],
-                    with_systems,
-                    resamples=resamples,
-                    seed=seed,
-                )
-            }
-    figures.ranking = system_ranking(as_predictions)
-    if figures.ranking is None:
-        figures.intervals.pop("kendall_tau", None)
-    return figures
+    elif with_systems is not None:
+        intervals = {
+            "kendall_tau": bootstrap_system_tau(
+                [float(r.gold) for r in labelled],  # type: ignore[arg-type]
+                [None if r.label is None else float(r.label) for r in labelled],
+                with_systems,
+                resamples=resamples,
+                seed=seed,
+            )
+        }
+    if not ranked:
+        intervals.pop("kendall_tau", None)
+    return intervals
 
 
 def _with_interval(value: float | None, interval: Interval | None) -> str:
@@ -257,13 +283,18 @@ def build_report(
     notes: Sequence[str] | None = None,
     run_stats: Mapping[str, Any] | None = None,
     resamples: int = RESAMPLES,
+    measured: Sequence[RunFigures] | None = None,
 ) -> tuple[HtmlReport, list[RunFigures]]:
     """The report of one run (summary, figures with intervals, plots, per-item table), or of two
     runs side by side (figures of each, paired differences, verdict changes, per-item diff).
 
     ``run_stats`` (one run): the run's own statistics (wall time, cached, ...) for the Run table,
     which a predictions file alone cannot know; without them the table counts the records.
+    ``measured``: the runs' figures made already (a finished ``evaluate`` run has them), in place
+    of ``runs``, so nothing is measured twice.
     """
+    if measured is not None:
+        runs = [figures.run for figures in measured]
     if not runs or len(runs) > 2:
         raise ValueError("a report shows one run or compares two")
     if len(runs) == 2 and runs[0].kind != runs[1].kind:
@@ -271,7 +302,7 @@ def build_report(
             f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
             "compare runs of the same task"
         )
-    all_figures = [run_figures(run, resamples=resamples) for run in runs]
+    all_figures = list(measured) if measured is not None else [run_figures(run, resamples=resamples) for run in runs]
     two = len(runs) == 2
     section = {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
     first = all_figures[0]
@@ -290,10 +321,10 @@ def build_report(
     report.notes = list(notes) if notes is not None else _notes(all_figures, section, comparison)
     if comparison is None:
         report.summary = summary_cards(first)
-        estimates = partial_labels_estimates(runs[0])
+        estimates = first.estimates
         if estimates is not None:  # people labelled some items: each system's rate, three ways
             report.sections = [estimates_html(estimates)]
-        card = run_card(runs[0])
+        card = first.card
         if card is not None:  # people labelled items: how the judge leans, per system and with length
             report.sections = [*report.sections, card_html(card)]
     else:
@@ -563,6 +594,7 @@ __all__ = [
     "RunFigures",
     "build_report",
     "compare_runs",
+    "figure_intervals",
     "report_payload",
     "run_figures",
     "summary_cards",

@@ -44,25 +44,21 @@ class VerdictSources:
     """Judge name -> its prompt (``name@version``), the detail behind a name like ``llm``."""
 
     @classmethod
-    def of(cls, judgments: Sequence[object], task: str | None = None) -> VerdictSources:
-        """Count the scored judgments (``rag_agent.results.Judgment``) by judge and fallback use;
-        unscored ones produced no verdict and are counted as unscored elsewhere. With ``task``,
-        judges are named as the user names them (``--judge llm``, not ``answer_correctness``)."""
+    def of(cls, judgments: Sequence[object], names: Mapping[str, str] | None = None) -> VerdictSources:
+        """Count the scored judgments (``Judgment`` envelopes, a run's ``Prediction``s or
+        predictions records) by judge and fallback use; unscored ones produced no verdict and are counted as
+        unscored elsewhere. A judge is named as the user typed it where the judgment carries that
+        (``judge_name``: ``llm``, not ``answer_correctness``), else through ``names`` (stored
+        name -> shown name), else as stored: the catalogue is never asked here."""
         counts: Counter[tuple[str, bool]] = Counter()
         models: dict[str, str | None] = {}
         prompts: dict[str, str | None] = {}
-        renamed: dict[str, str] = {}
-        if task is not None:
-            from ragjury.rag_agent.judges.catalogue import catalogue_name
-
-        for judgment in judgments:
+        for entry in judgments:
+            judgment = getattr(entry, "judgment", entry)  # a run's ``Prediction``: its judgment
             if getattr(judgment, "unscored", False):
                 continue
-            name = str(getattr(judgment, "judge", "?"))
-            if task is not None:
-                if name not in renamed:
-                    renamed[name] = catalogue_name(task, name)
-                name = renamed[name]
+            stored = str(getattr(judgment, "judge", "?"))
+            name = getattr(entry, "judge_name", None) or (names or {}).get(stored, stored)
             counts[(name, bool(getattr(judgment, "fallback_used", False)))] += 1
             models.setdefault(name, getattr(judgment, "model", None))
             prompts.setdefault(name, getattr(judgment, "prompt_version", None))

@@ -14,7 +14,7 @@ import inspect
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -244,6 +244,35 @@ def catalogue_name(task: str | None, judge: str) -> str:
         return catalogue_names(task).get(judge, judge)
     except UnknownJudgeError:
         return judge
+
+
+def typed_names(task: str | None, stored: Iterable[str]) -> dict[str, str]:
+    """``catalogue_name`` of each distinct name in ``stored`` (the judgments' ``judge``), the
+    catalogue read once: for verdicts whose ``--judge`` name was not kept beside them."""
+    stored = list(dict.fromkeys(stored))
+    if not task or not stored:
+        return {name: name for name in stored}
+    task = "relevance" if task == "relevance_graded" else task
+    try:
+        known = catalogue_names(task)
+    except UnknownJudgeError:
+        known = {}
+    return {name: known.get(name, name) for name in stored}
+
+
+def verdict_names(task: str, name: str) -> tuple[str, str | None]:
+    """What ``--judge name``'s verdicts are called for people, read forward from the declarations
+    (no judge imported): ``name`` itself; for ``auto``, the default judge's name and, for the
+    verdicts its fallback gave, the fallback's (``llm``, ``contains``). A run stores them in its
+    predictions, so a report never looks a judgment's name up here."""
+    if name != AUTO:
+        return name, None
+    task = "relevance" if task == "relevance_graded" else task
+    default = default_name(task)
+    if default is None:
+        return name, None
+    declaration = declared().get((task, default))
+    return default, declaration.fallback if declaration is not None else None
 
 
 def judge_names_help(task_names: Sequence[str]) -> str:
@@ -488,6 +517,8 @@ def _plugin_factory(spec: str) -> JudgeFactory:
 __all__ = [
     "catalogue_name",
     "catalogue_names",
+    "typed_names",
+    "verdict_names",
     "AUTO",
     "JUDGE_PACKAGES",
     "FITTED_PREFIX",
