@@ -115,13 +115,14 @@ def evaluate_dataset_sync(
 
 def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgment[Any]]) -> Any:
     """Each judgment's ``--judge`` name: read forward from ``judge_name`` (``auto``: the default
-    judge, or its fallback for the verdicts the fallback gave); a judge passed without its name
-    (the Python API) has its judgments' own names looked up once, here, never in a report."""
+    judge, or its fallback for the verdicts the fallback gave; None where the judgment's own name
+    says it: a plug-in, a panel); a judge passed without its name (the Python API) has its
+    judgments' own names looked up once, here, never in a report."""
     from ragjury.rag_agent.judges import catalogue
 
     if judge_name is not None:
         primary, fallback = catalogue.verdict_names(task, judge_name)
-        return lambda judgment: fallback if judgment.fallback_used and fallback else primary
+        return lambda judgment: fallback if judgment.fallback_used else primary  # None: as stored
     names = catalogue.typed_names(task, (judgment.judge for judgment in judgments))
     return lambda judgment: names.get(judgment.judge, judgment.judge)
 

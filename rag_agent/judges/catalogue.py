@@ -260,17 +260,18 @@ def typed_names(task: str | None, stored: Iterable[str]) -> dict[str, str]:
     return {name: known.get(name, name) for name in stored}
 
 
-def verdict_names(task: str, name: str) -> tuple[str, str | None]:
+def verdict_names(task: str, name: str) -> tuple[str | None, str | None]:
     """What ``--judge name``'s verdicts are called for people, read forward from the declarations
-    (no judge imported): ``name`` itself; for ``auto``, the default judge's name and, for the
-    verdicts its fallback gave, the fallback's (``llm``, ``contains``). A run stores them in its
-    predictions, so a report never looks a judgment's name up here."""
-    if name != AUTO:
-        return name, None
+    (no judge imported): a declared judge's ``name`` itself; for ``auto``, the default judge's
+    name and, for the verdicts its fallback gave, the fallback's (``llm``, ``contains``); None
+    for a panel, a plug-in or a fitted head, whose judgments' own names say it. A run stores
+    them in its predictions, so a report never looks a judgment's name up here."""
     task = "relevance" if task == "relevance_graded" else task
+    if name != AUTO:
+        return (name, None) if (task, name) in declared() or (task, name) in declarations.ENTRIES else (None, None)
     default = default_name(task)
     if default is None:
-        return name, None
+        return None, None
     declaration = declared().get((task, default))
     return default, declaration.fallback if declaration is not None else None
 
