@@ -6,83 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-
-from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
-
-
-def _cell(estimate) -> str:  # type: ignore[no-untyped-def]
-    """``0.680±.078``, or ``0.967+.033/−.061`` where the interval was clipped at 0 or 1 (or is
-    Wilson's): short enough to keep the table within 80 columns."""
-    if estimate is None:
-        return "-"
-    up, down = estimate.high - estimate.value, estimate.value - estimate.low
-    if abs(up - down) < 0.0005:
-        return f"{estimate.value:.3f}±{f'{(up + down) / 2:.3f}'.removeprefix('0')}"
-    return f"{estimate.value:.3f}+{f'{up:.3f}'.removeprefix('0')}/−{f'{down:.3f}'.removeprefix('0')}"
-
-
-def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
-    """One row per system: the judge's mean, people's alone, and the two combined (what to act on)."""
-    table = Table(
-        title=f"System rates ± {result.level:.0%} interval ({result.judge}, {result.n_labels} human labels)",
-        caption="estimate: prediction-powered (judge on every item, corrected by the labels); "
-        "worth: labels the people-only interval would need to be as narrow",
-    )
-    table.add_column("system")
-    table.add_column("labels", justify="right", no_wrap=True)
-    for name in ("judge", "people", "estimate"):
-        table.add_column(name, justify="right", no_wrap=True, min_width=10, style="bold" if name == "estimate" else None)
-    table.add_column("bias", justify="right", no_wrap=True)
-    table.add_column("worth", justify="right", no_wrap=True)
-    for system in result.systems:
-        bias = system.bias
-        worth = system.effective_labels
-        table.add_row(
-            system.system,
-            f"{system.n_labels:,}/{system.n_items:,}",
-            _cell(system.judge),
-            _cell(system.human_only),
-            _cell(system.prediction_powered),
-            f"{bias:+.3f}" if bias is not None else "-",
-            f"{worth:.0f}" if worth is not None else "-",
-        )
-    return table
-
-
-def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
-    stdout.print(estimates_table(result))
-    comparison = result.comparison
-    if comparison is not None:
-        d = comparison.estimate
-        verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
-        stdout.print(
-            f"{comparison.a} − {comparison.b}: {d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}], p = {comparison.p_value:.3g} "
-            f"({comparison.method}; they {verdict})",
-            highlight=False,
-            soft_wrap=True,
-        )
-        for note in comparison.notes:
-            stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
-    for note in result.notes:
-        stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
-    for system in result.systems:
-        for note in system.notes:
-            stdout.print(f"note: {system.system}: {note}", style="yellow", highlight=False, soft_wrap=True)
-    if result.card is not None:
-        print_card(result.card)
-
-
-def print_card(card) -> None:  # type: ignore[no-untyped-def]
-    """The judge card: its table, the length figures, its notes, and one line when a bias is found."""
-    from ragjury.evals.report.card_view import card_table, length_lines
-
-    stdout.print(card_table(card))
-    for line in [*length_lines(card), *(f"note: {note}" for note in card.notes)]:
-        stdout.print(line, markup=False, highlight=False, soft_wrap=True)
-    summary = card.summary_line()
-    if summary is not None:
-        stdout.print(summary, style="yellow", markup=False, highlight=False, soft_wrap=True)
+from ragjury.commands._common import JsonOption, fail, print_json, user_errors
+from ragjury.commands.estimates_output import print_estimates
 
 
 @user_errors
@@ -159,4 +84,4 @@ def register(app: typer.Typer) -> None:
     app.command("estimate")(estimate)
 
 
-__all__ = ["estimate", "estimates_table", "print_card", "print_estimates", "register"]
+__all__ = ["estimate", "register"]

@@ -173,7 +173,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         stdout.print(card.summary_line(), style="yellow", markup=False, highlight=False, soft_wrap=True)
     estimates = result.system_estimates()
     if estimates is not None:  # people labelled some rows: what each system's rate really is
-        from ragjury.commands.estimate import print_estimates
+        from ragjury.commands.estimates_output import print_estimates
 
         print_estimates(estimates)
     if not result.labelled:

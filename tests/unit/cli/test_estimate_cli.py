@@ -175,7 +175,7 @@ def test_label_plan_keeps_its_effective_sample_size_and_prints_it(predictions: P
 
 
 def test_a_clipped_interval_is_shown_as_it_is() -> None:
-    from ragjury.commands.estimate import _cell
+    from ragjury.commands.estimates_output import _cell
     from ragjury.evals.stats.prediction_powered import Estimate
 
     assert _cell(Estimate(0.97, 0.93, 1.0, 0.02, 30, 300)) == "0.970+.030/−.040"
