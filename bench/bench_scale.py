@@ -119,7 +119,9 @@ def scaling(
         if ray:
             from ragjury.evals.runs.ray_executor import ray_judge
 
-            judge = ray_judge(judge, task="correctness", name="llm", settings=settings)
+            from functools import partial
+
+            judge = ray_judge(judge, factory=partial(build_judge, "correctness", "llm"), settings=settings)
         batch = items(args.per_server * count, f"{label}-{count}")
         began = time.perf_counter()
         wall, _, unscored = asyncio.run(timed_run(noting_the_first(judge), batch, workdir / f"{label}-{count}.sqlite"))

@@ -220,7 +220,9 @@ def calibration_options(path: Path | None, task: str, judge: str, model: str | N
             "its cut-offs may not transfer (re-fit with `ragjury calibrate` on this model)",
             markup=False,
         )
-    return calibration.judge_options()
+    from ragjury.rag_agent.judges.catalogue import declared_model_free  # source text only: no judge imported
+
+    return calibration.judge_options(model_free=declared_model_free(task, judge))
 
 
 def start_trace(trace: bool, settings: RagjurySettings) -> Any:
@@ -242,6 +244,43 @@ def end_trace(session: Any) -> None:
     """Flush the spans and say on stderr how many went where."""
     if session is not None:
         stderr.print(session.close(), style="dim", highlight=False, soft_wrap=True)
+
+
+def check_model_servers(user: object) -> None:
+    """Preflight every model server a judge (or the agent) declares it calls, and raise the
+    configuration error one answered: an unknown model or a URL that is no API is one line and
+    exit 2 before anything is judged (``rag_agent.model.preflight``)."""
+    from ragjury.rag_agent.core.sync import run_sync
+    from ragjury.rag_agent.model.preflight import check_servers
+
+    run_sync(check_servers(user))
+
+
+def judge_one(judge: Any, item: Any) -> Any:
+    """The judgment of one item, for the commands that judge without the runner: the servers
+    checked first, and a 401/403/404 a request got raised after it (one line, exit 2), never an
+    unscored verdict or a silent fallback."""
+    from ragjury.rag_agent.core.sync import run_sync
+    from ragjury.rag_agent.model.breaker import raise_config_error
+
+    check_model_servers(judge)
+    judgment = run_sync(judge.ajudge(item))
+    raise_config_error(judge)
+    return judgment
+
+
+def server_unreachable(reason: str | None) -> str | None:
+    """The one line for a judgment that never reached its model server (where, what the
+    connection answered, the fix: ``rag_agent.model.unreachable``); None for any other reason."""
+    from ragjury.rag_agent.model.unreachable import unreachable_cause
+
+    return unreachable_cause(reason)
+
+
+def why_unscored(reason: str | None) -> str | None:
+    """What a command prints for an unscored (or fallen-back) judgment: ``server_unreachable``'s
+    line where the server was not reached, else the reason as it is."""
+    return server_unreachable(reason) or reason
 
 
 def settings_for(model: str | None, base_url: str | None, api_key: str | None = None) -> RagjurySettings:

@@ -21,6 +21,7 @@ from ragjury.commands._common import (
     BaseUrlOption,
     JsonOption,
     JudgeMode,
+    check_model_servers,
     print_json,
     settings_for,
     stderr,
@@ -187,9 +188,7 @@ def ask(
     agent = RAGAgent(
         corpus, settings=settings, top_k=top_k, retrieval=retrieval.value, max_searches=max_searches
     )
-    from ragjury.rag_agent.model.breaker import check_servers
-
-    run_sync(check_servers(agent.model))  # an unknown model or a URL that is no API: exit 2 first
+    check_model_servers(agent)  # an unknown model or a URL that is no API: exit 2 first
     if json_output:
         response = run_sync(agent.query(question))
     else:

@@ -116,7 +116,7 @@ def calibrate(
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
     from ragjury.commands._common import EXIT_UNSCORED
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, declared_model_free
 
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
@@ -135,7 +135,7 @@ def calibrate(
         raise fail(str(error)) from None
     if len(items) < 2 * folds:
         raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
-    judge_opts = logprob_options(judge_name, task)
+    judge_opts = logprob_options(judge_name, model_free=declared_model_free(task, judge_name))
     try:
         judge_obj = build_judge(task, judge_name, settings, **judge_opts)
     except UnknownJudgeError as error:

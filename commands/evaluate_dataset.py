@@ -107,7 +107,12 @@ def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: di
         finally:
             ray_executor.stop_ray(started)
 
-    wrapped = ray_executor.ray_judge(judge, task=task, name=judge_name, settings=settings, options=options)
+    from functools import partial
+
+    from ragjury.rag_agent.judges.catalogue import build_judge
+
+    factory = partial(build_judge, task, judge_name)  # picklable: each Ray worker builds the judge again
+    wrapped = ray_executor.ray_judge(judge, factory=factory, settings=settings, options=options)
     return wrapped, ray_session()
 
 

@@ -22,6 +22,8 @@ from ragjury.commands._common import (
     QuestionArgument,
     QuestionOption,
     fail,
+    judge_one,
+    why_unscored,
     one_question,
     print_json,
     settings_for,
@@ -30,7 +32,6 @@ from ragjury.commands._common import (
     user_errors,
 )
 from ragjury.rag_agent.core.input_files import load_answer, load_sources
-from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: pydantic and the schemas load when the command runs, not for --help
     from ragjury.rag_agent.core.results import Judgment
@@ -46,12 +47,10 @@ def judgment_payload(judgment: Judgment[JudgeScore]) -> dict[str, object]:
 def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
     from ragjury.rag_agent.judges.catalogue import catalogue_name
 
-    from ragjury.rag_agent.model.breaker import unreachable_cause
-
     origin = f"{catalogue_name('score', judgment.judge)} ({judgment.model or 'no model'})"
     if judgment.fallback_used:
         origin += " as fallback"
-        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
+        why = why_unscored(judgment.fallback_reason)
         stdout.print(
             f"[yellow]fallback:[/] the model could not judge ({escape(str(why))}); "
             "a deterministic heuristic answered instead.",
@@ -59,7 +58,7 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
             soft_wrap=True,
         )
     if judgment.value is None:
-        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        why = why_unscored(judgment.unscored_reason)
         stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return
     score = judgment.value
@@ -139,12 +138,7 @@ def judge_evaluate(
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
     scorer = catalogue.build_judge("score", judge.value, settings)
-    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
-
-    run_sync(check_servers(scorer))  # an unknown model or a URL that is no API: exit 2 first
-    judgment = run_sync(scorer.ajudge(item))
-
-    raise_config_error(scorer)  # a refused key or an unknown model: one line, exit 2
+    judgment = judge_one(scorer, item)  # a refused key or an unknown model: one line, exit 2
     from ragjury.evals.pipelines.single_judgment import score_gate_failures
 
     failures = score_gate_failures(judgment, fail_under, max_fallback)

@@ -26,6 +26,7 @@ from ragjury.commands._common import (
     end_trace,
     fail,
     print_json,
+    server_unreachable,
     settings_for,
     start_trace,
     stderr,
@@ -207,10 +208,8 @@ def _warn_unfit(judge: str) -> None:
 def _nothing_scored(out: Path, result: RelevanceRunResult) -> None:
     """Exit 3, as ``evaluate`` does: an empty qrels file is not a result, and exit 0 would let a
     script carry on with it."""
-    from ragjury.rag_agent.model.breaker import unreachable_cause
-
     example = next(iter(result.unscored.values()), "no reason given")
-    cause = unreachable_cause(example) or f"all {len(result.unscored)} pair(s) unscored, e.g.: {example}"
+    cause = server_unreachable(example) or f"all {len(result.unscored)} pair(s) unscored, e.g.: {example}"
     stderr.print(
         f"[red]nothing was scored[/]: {escape(cause)}; {out} not written (reasons in {result.unscored_path})",
         highlight=False,

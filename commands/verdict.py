@@ -35,7 +35,9 @@ from ragjury.commands._common import (
     QuestionArgument,
     QuestionOption,
     fail,
+    judge_one,
     one_question,
+    why_unscored,
     print_json,
     settings_for,
     stderr,
@@ -44,7 +46,6 @@ from ragjury.commands._common import (
 )
 from ragjury.rag_agent.core.input_files import InputError, loads_json, parse_model, read_text
 from ragjury.rag_agent.core.labels import binary_label
-from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:  # annotations only: pydantic and the items load when a command runs, not for --help
     from pydantic import BaseModel
@@ -194,17 +195,15 @@ def _print_header(judgment: Judgment[Any], kind: str) -> bool:
     origin = f"{catalogue_name(kind, judgment.judge)} ({judgment.model or 'no model'})"
     from rich.markup import escape
 
-    from ragjury.rag_agent.model.breaker import unreachable_cause
-
     if judgment.fallback_used:
-        why = unreachable_cause(judgment.fallback_reason) or judgment.fallback_reason
+        why = why_unscored(judgment.fallback_reason)
         stderr.print(
             f"[yellow]fallback:[/] the deterministic judge answered: {escape(str(why))}",
             highlight=False,
             soft_wrap=True,
         )
     if judgment.value is None:
-        why = unreachable_cause(judgment.unscored_reason) or judgment.unscored_reason
+        why = why_unscored(judgment.unscored_reason)
         stdout.print(f"[bold red]unscored[/] by {origin}: {escape(str(why))}", highlight=False, soft_wrap=True)
         return False
     stdout.print(
@@ -318,12 +317,7 @@ def _judge_and_finish(
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
     settings = settings_for(model, base_url, api_key)
     verdict_judge = build_verdict_judge(kind, judge, settings, samples=samples, threshold=threshold)
-    from ragjury.rag_agent.model.breaker import check_servers, raise_config_error
-
-    run_sync(check_servers(verdict_judge))  # an unknown model or a URL that is no API: exit 2 first
-    judgment = run_sync(verdict_judge.ajudge(item))
-
-    raise_config_error(verdict_judge)  # a refused key or an unknown model: one line, exit 2
+    judgment = judge_one(verdict_judge, item)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
 
 

@@ -172,7 +172,7 @@ class AgentEvaluation:
         errors = self.errors
         if errors and not self.answered:
             return f"the agent answered no question ({errors[0]})"
-        from ragjury.rag_agent.model.breaker import unreachable_cause
+        from ragjury.rag_agent.model.unreachable import unreachable_cause
 
         reasons = (j.unscored_reason for stage in self.stages for j in self.judgments(stage) if j.unscored)
         return next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)

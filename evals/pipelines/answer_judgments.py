@@ -64,7 +64,7 @@ async def judge_answer(
     faithful_item = FaithfulnessItem(
         answer=response.answer.answer, contexts=response.contexts, question=response.question
     )
-    from ragjury.rag_agent.model.breaker import check_servers
+    from ragjury.rag_agent.model.preflight import check_servers
 
     for judge in (scorer, faithfulness):  # the judge model may differ from the agent's: exit 2 first
         await check_servers(judge)

@@ -13,8 +13,9 @@ judgments it had not returned, and Ray runs its batch again. A worker whose serv
 key (HTTP 401/403) says so with its judgments, and the driver stops the run with that error.
 
 Ray is imported here only, and this module only by ``--executor ray``: no other command pays for it.
-Workers rebuild the judge from its catalogue name, options and settings, so ragjury (with the
-judge's plug-in, if any) must be installed on every node of a cluster.
+Workers rebuild the judge with the factory the caller resolved (``JudgeSpec``: a picklable
+function, its settings and options), so ragjury (with the judge's plug-in, if any) must be
+installed on every node of a cluster.
 """
 
 from __future__ import annotations
@@ -42,23 +43,26 @@ import ray  # noqa: E402
 from ray.data import ActorPoolStrategy, DataContext  # noqa: E402
 
 from ragjury.evals.runs.cache_codec import dump_judgment, load_judgment
+from ragjury.rag_agent.core.needs import Needs, needs_of
 from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.model.breaker import ModelServerConfigError, breakers_of, config_error_of
+from ragjury.rag_agent.model.breaker import breakers_of, config_error_of
+from ragjury.rag_agent.model.config_errors import ModelServerConfigError
 
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """How a worker builds the judge again: catalogue task and name, options, settings."""
+    """How a worker builds the judge again: ``factory(settings, **options)``.
 
-    task: str
-    name: str
+    ``factory`` is resolved by the caller (``functools.partial(build_judge, task, name)`` for a
+    catalogue judge) and must pickle: Ray ships it to every worker. This module never resolves a
+    judge's name itself."""
+
+    factory: Callable[..., Any]
     settings: Any
     options: dict[str, Any] = field(default_factory=dict)
 
     def build(self, settings: Any | None = None) -> Any:
-        from ragjury.rag_agent.judges.catalogue import resolve
-
-        return resolve(self.task, self.name).build(settings or self.settings, **self.options)
+        return self.factory(settings or self.settings, **self.options)
 
 
 @ray.remote(num_cpus=0)
@@ -203,6 +207,10 @@ class RayJudge:
         self.block_items = block_items
         self._figures: dict[str, dict[str, dict[str, Any]]] = {}
 
+    def needs(self) -> Needs:
+        """The wrapped judge's: the driver preflights its servers as in one process."""
+        return needs_of(self.inner)
+
     async def ajudge(self, item: Any) -> Judgment[Any]:
         return await self.inner.ajudge(item)
 
@@ -341,9 +349,11 @@ async def _drain(arrived: asyncio.Queue[Any], take: Callable[[dict[str, Any]], N
             take(row)
 
 
-def ray_judge(inner: Any, *, task: str, name: str, settings: Any, options: dict[str, Any] | None = None) -> RayJudge:
-    """The judge ``inner`` (built from ``task``, ``name``, ``settings`` and ``options``) on Ray."""
-    return RayJudge(inner, JudgeSpec(task, name, settings, dict(options or {})))
+def ray_judge(
+    inner: Any, *, factory: Callable[..., Any], settings: Any, options: dict[str, Any] | None = None
+) -> RayJudge:
+    """The judge ``inner`` (built by ``factory(settings, **options)``, which workers call again) on Ray."""
+    return RayJudge(inner, JudgeSpec(factory, settings, dict(options or {})))
 
 
 __all__ = ["JudgeSpec", "JudgeWorker", "RayJudge", "ray_judge", "start_ray", "stop_ray"]

@@ -13,11 +13,12 @@ On Ctrl-C the run stops; everything that completed is committed before it ends (
 only what was in flight: at most one chunk of a vectorised judge), so re-running the same
 command resumes where it stopped (``interrupted_message`` says so to the user).
 
-Before judging, a judge that calls a model server gets a preflight (``rag_agent.breaker``): one
+Before judging, a judge that calls a model server gets a preflight (``rag_agent.model.preflight``): one
 ``GET {base_url}/models`` with a short timeout. When nothing listens, the judge's circuit breaker
 opens and no item is sent: each becomes unscored "not attempted: model server unreachable at URL"
 (or is answered by the fallback under ``--judge auto``) within seconds. Those judgments are not
 written to the cache: nothing was judged. Deterministic judges have no breaker and no preflight.
+The runner asks the judge what it needs (``needs()``: its breakers and embedders), never its parts.
 
 Several processes may run on one cache (two ``evaluate`` runs of the same data, or a CI job and a
 person): items are claimed through leases in the cache (``JudgmentCache.claim``) a few at a
@@ -47,9 +48,10 @@ from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
 from ragjury.rag_agent.core.results import Judgment, Usage
-from ragjury.rag_agent.judges.model_free.embedders import check_embeddings
-from ragjury.rag_agent.model.breaker import breakers_of, config_error_of, is_not_attempted
-from ragjury.rag_agent.model.breaker import preflight as preflight_servers
+from ragjury.rag_agent.core.needs import needs_of
+from ragjury.rag_agent.model.breaker import breakers_of, config_error_of
+from ragjury.rag_agent.model.preflight import preflight as preflight_servers
+from ragjury.rag_agent.model.unreachable import is_not_attempted
 
 
 @dataclass
@@ -235,7 +237,7 @@ async def run_judgments(
     stats.executor = getattr(judge, "executor", None)
     if todo_items and preflight:  # before the progress display: a refused key is the one line shown
         try:
-            await check_embeddings(judge)  # no extra and no Ollama: how to install it (exit 2)
+            await needs_of(judge).ready()  # no embeddings extra and no Ollama: how to install it (exit 2)
             await preflight_servers(judge)
             if servers and (refused := config_error_of(servers)) is not None:
                 raise refused  # 401/403 at preflight: the run stops before any item (exit 2)

@@ -245,23 +245,18 @@ class FitFigures(BaseModel):
                 "check the labels, the judge and the data before using this file")
 
 
-def logprob_options(judge: str, task: str | None = None) -> dict[str, object]:
+def logprob_options(judge: str, *, model_free: bool = False) -> dict[str, object]:
     """Options that put a judge on the one-token path its calibration is fitted on.
 
     A panel takes none: its members are built with their defaults (the LLM members read logprobs
     where the server returns them), and only the cut-off on its mean probability is fitted. A
-    model-free judge of ``task`` (``support``: a score in [0, 1]) takes none either.
+    model-free judge (``support``: a score in [0, 1]) takes none either: the caller, which knows
+    the judges, says so (``model_free``).
     """
     from ragjury.rag_agent.core.judge_spec import is_panel
 
-    if is_panel(judge):
+    if is_panel(judge) or model_free:
         return {}
-    if task is not None:
-        from ragjury.rag_agent.judges.catalogue import declared  # source text only: no judge imported
-
-        found = declared().get((task, judge))
-        if found is not None and not found.uses_model:
-            return {}
     return {"method": "logprobs"}
 
 
@@ -317,9 +312,10 @@ class Calibration(BaseModel):
             _check_monotone(*self.isotonic)
         return self
 
-    def judge_options(self) -> dict[str, object]:
-        """Constructor options that apply this calibration to the judge."""
-        method = logprob_options(self.judge, self.task)
+    def judge_options(self, *, model_free: bool = False) -> dict[str, object]:
+        """Constructor options that apply this calibration to the judge (``model_free``: the judge
+        calls no model, so it takes no one-token path)."""
+        method = logprob_options(self.judge, model_free=model_free)
         if self.cuts is not None:
             return {"cuts": tuple(self.cuts), **method}
         if self.threshold is not None:

@@ -42,6 +42,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from ragjury.config.instructions import Instruction
 from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
 from ragjury.rag_agent.agent.retrieval import BM25Index, RetrievedPassage
+from ragjury.rag_agent.core.needs import Needs
 from ragjury.rag_agent.core.prompting import QUESTION, format_sources, tagged
 from ragjury.rag_agent.core.protocol import JudgeIdentity
 from ragjury.rag_agent.core.results import Usage
@@ -280,6 +281,11 @@ class RAGAgent:
     @property
     def model_name(self) -> str:
         return model_label(self.model)
+
+    def needs(self) -> Needs:
+        """The breaker of the agent's model server (``core.needs``): ``ask`` preflights it."""
+        breaker = getattr(self.model, "breaker", None)  # a model built here has one; a TestModel none
+        return Needs(breakers=(breaker,) if breaker is not None else ())
 
     @property
     def identity(self) -> JudgeIdentity:

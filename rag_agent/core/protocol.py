@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from ragjury.rag_agent.core import tracing
+from ragjury.rag_agent.core.needs import NOTHING, Needs
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.sync import run_sync
 
@@ -77,6 +78,11 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
     @property
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name)
+
+    def needs(self) -> Needs:
+        """The model servers' breakers and the embedders this judge's calls go through
+        (``core.needs``): nothing, unless the judge says so; a composite adds up its parts'."""
+        return NOTHING
 
     def __repr__(self) -> str:
         """What a notebook shows for a judge: its name, model and prompt version (the identity

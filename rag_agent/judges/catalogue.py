@@ -139,6 +139,13 @@ def declared() -> dict[tuple[str, str], Declaration]:
     return index
 
 
+def declared_model_free(task: str, name: str) -> bool:
+    """Whether the source declares ``name`` a judge of ``task`` that calls no model (read, not
+    imported); False for anything it does not declare (a panel, a plug-in)."""
+    found = declared().get((task, name))
+    return found is not None and not found.uses_model
+
+
 def tasks() -> list[str]:
     """Every task some judge declares."""
     found = {task for task, _ in declared()} | {task for task, _ in declarations.ENTRIES}
@@ -534,6 +541,7 @@ __all__ = [
     "build_judge",
     "construct",
     "declared",
+    "declared_model_free",
     "default_name",
     "entries",
     "entry",

@@ -14,7 +14,8 @@ import ollama
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
-from ragjury.rag_agent.model.breaker import config_error, config_error_of, model_listed
+from ragjury.rag_agent.model.breaker import config_error_of
+from ragjury.rag_agent.model.config_errors import config_error, model_listed
 
 
 @dataclass(frozen=True)

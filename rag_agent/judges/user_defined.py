@@ -41,6 +41,7 @@ from typing import Any, overload
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ragjury.rag_agent.core.needs import NOTHING, Needs
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.value_tags import value_tag
@@ -127,6 +128,11 @@ class Evaluator(ABC):
     def model(self) -> str | None:
         """The model an evaluator uses, if any (recorded in judgments)."""
         return None
+
+    def needs(self) -> Needs:
+        """The breakers and embedders the evaluator's calls go through (``core.needs``): none
+        unless it says so; its judge declares them for it."""
+        return NOTHING
 
     @abstractmethod
     def evaluate(self, row: EvalRow) -> RawResult:
@@ -251,6 +257,9 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
         self.evaluator = evaluator
         self.name = f"evaluator:{evaluator.name}"
 
+    def needs(self) -> Needs:
+        return self.evaluator.needs()
+
     @property
     def identity(self) -> JudgeIdentity:
         ev = self.evaluator
@@ -363,6 +372,9 @@ class EmbeddingSimilarityEvaluator(Evaluator):
     @property
     def model(self) -> str | None:
         return self.embedder.model
+
+    def needs(self) -> Needs:
+        return Needs(embedders=(self.embedder,))
 
     def evaluate(self, row: EvalRow) -> RawResult:
         result = run_sync(self.aevaluate_batch([row]))[0]

@@ -69,7 +69,7 @@ class StructuredCaller:
     """Runs typed calls against one model with one set of settings; agents are built once per
     (instructions, output type) and reused.
 
-    Every call goes through ``breaker`` (``rag_agent.breaker``): while it is open (the server did
+    Every call goes through ``breaker`` (``rag_agent.model.breaker``): while it is open (the server did
     not accept connections) a call returns at once, unscored "not attempted", without a request.
     A 401/403/404 before the server has answered anything is a configuration error: the breaker
     keeps it (nothing more is sent) and the runner stops the run with it (exit 2).

@@ -35,22 +35,15 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
 from ragjury.config.redaction import redact_url
-from ragjury.rag_agent.model.breaker import (
-    NOT_ATTEMPTED,
-    REFUSED_KEY,
-    CircuitBreaker,
-    ModelServerConfigError,
-    breakers_of,
-    is_connect_failure,
-    is_no_answer,
-    model_listed,
-)
+from ragjury.rag_agent.model.breaker import CircuitBreaker, breakers_of
+from ragjury.rag_agent.model.config_errors import REFUSED_KEY, ModelServerConfigError, model_listed
 from ragjury.rag_agent.model.failures import (
     ModelServerUnreachable,
     closed_mid_response,
     configuration_error,
     http_error_of,
 )
+from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer
 
 
 @dataclass(eq=False)

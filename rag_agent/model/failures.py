@@ -23,18 +23,15 @@ from pydantic_ai.exceptions import (
 )
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.model.breaker import (
-    CircuitBreaker,
-    ModelServerConfigError,
-    is_connect_failure,
-    root_cause,
-)
+from ragjury.rag_agent.model.breaker import CircuitBreaker
+from ragjury.rag_agent.model.config_errors import ModelServerConfigError
+from ragjury.rag_agent.model.unreachable import is_connect_failure, root_cause
 
 
 class ModelServerUnreachable(ModelAPIError):
     """Raised by a guarded model (the agent's) instead of sending a request while its breaker is open: nothing
     was sent. Its message is the breaker's "not attempted: ..." reason. (Here, not in
-    ``rag_agent.breaker``: the breaker must import without pydantic-ai, 0.6 s, for runs that
+    ``rag_agent.model.breaker``: the breaker must import without pydantic-ai, 0.6 s, for runs that
     call no model.)"""
 
 

@@ -175,3 +175,40 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     found = imports_of("ragjury.rag_agent.core.m", source, known)
     assert found == {"ragjury.commands.evaluate", "ragjury.evals.report.page"}
     assert layer_of("ragjury.commands.evaluate") > layer_of("ragjury.rag_agent.core.m")
+
+
+CONCERNS: dict[str, tuple[str, ...]] = {
+    "ragjury.evals.runs.runner": ("ragjury.rag_agent.judges",),
+    "ragjury.evals.runs.ray_executor": ("ragjury.rag_agent.judges",),
+    "ragjury.evals.stats.calibration": ("ragjury.rag_agent.judges",),
+}
+"""Modules that ask a judge what it needs (``needs()``) or are told by their caller, and so import
+no concrete judge, embedder or the catalogue: the runner, the Ray executor, the calibration fit."""
+
+COMMANDS_THROUGH_COMMON = ("ragjury.rag_agent.model.breaker", "ragjury.rag_agent.model.preflight",
+                           "ragjury.rag_agent.model.unreachable")
+"""What the commands reach only through ``commands._common`` (one check of the servers, one
+wording of an unreachable server), never a copy each."""
+
+
+def test_runner_ray_and_calibration_import_no_judge() -> None:
+    edges = graph()
+    crossing = [
+        f"{module} -> {target}"
+        for module, banned in CONCERNS.items()
+        for target in sorted(edges[module])
+        if any(target == b or target.startswith(b + ".") for b in banned)
+    ]
+    assert not crossing, "cross-concern imports:\n" + "\n".join(crossing)
+
+
+def test_commands_reach_the_breaker_through_one_module() -> None:
+    edges = graph()
+    direct = [
+        f"{module} -> {target}"
+        for module, targets in sorted(edges.items())
+        if module.startswith("ragjury.commands.") and module != "ragjury.commands._common"
+        for target in sorted(targets)
+        if target in COMMANDS_THROUGH_COMMON
+    ]
+    assert not direct, "commands importing the breaker themselves:\n" + "\n".join(direct)

@@ -14,6 +14,7 @@ from typing import Any, Generic
 
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
 from ragjury.rag_agent.core.labels import label_of
+from ragjury.rag_agent.core.needs import Needs, needs_of
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback, ValueT
 from ragjury.rag_agent.core.results import Judgment
 
@@ -44,6 +45,9 @@ class AdaptedJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
         return JudgeIdentity(
             name=self.name, model=inner.model, prompt_version=inner.prompt_version, params=inner.params
         )
+
+    def needs(self) -> Needs:
+        return needs_of(self.inner)
 
     def _combine(self, judgments: Sequence[Judgment[ValueT]]) -> Judgment[ValueT]:
         """The best-labelled scored judgment (costs summed), or unscored when none scored."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Generic
 
+from ragjury.rag_agent.core.needs import Needs, needs_of_all
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ValueT
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.model.breaker import any_open
@@ -29,6 +30,9 @@ class FallbackJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
         return JudgeIdentity(
             name=self.name, model=p.model, prompt_version=p.prompt_version, params=f"{p.params}|{f.key()}"
         )
+
+    def needs(self) -> Needs:
+        return needs_of_all((self.primary, self.fallback))
 
     def _merge(self, first: Judgment[ValueT], second: Judgment[ValueT]) -> Judgment[ValueT]:
         return second.model_copy(

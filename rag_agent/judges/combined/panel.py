@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragjury.rag_agent.core.labels import binary_label
+from ragjury.rag_agent.core.needs import Needs, needs_of_all
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.value_tags import value_tag
@@ -134,6 +135,9 @@ class Panel(BaseJudge[ItemT, PanelVerdict]):
             prompt_version="panel@1.0",
             params=f"combine={self.combine},threshold={self.threshold:g},members=[{keys}]",
         )
+
+    def needs(self) -> Needs:
+        return needs_of_all(self.members)
 
     # -- combining ---------------------------------------------------------------------------
 

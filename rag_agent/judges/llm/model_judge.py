@@ -14,6 +14,7 @@ from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
 from ragjury.config.settings import OutputMode, RagjurySettings, get_settings
+from ragjury.rag_agent.core.needs import Needs
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, ValueT
 from ragjury.rag_agent.model.client import StructuredCaller
 from ragjury.rag_agent.model.server_model import build_model
@@ -44,6 +45,10 @@ class ModelJudge(BaseJudge[ItemT, ValueT]):
         self.concurrency = settings.concurrency
         self.model: Model = model if isinstance(model, Model) else build_model(settings, model)
         self.caller = StructuredCaller(self.model, settings, self.output_mode)
+
+    def needs(self) -> Needs:
+        """The breaker of the model server every call of this judge goes through."""
+        return Needs(breakers=(self.caller.breaker,))
 
 
 __all__ = ["LLMOptions", "ModelJudge"]

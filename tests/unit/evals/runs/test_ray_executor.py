@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,7 @@ def _items(count: int) -> list[CorrectnessItem]:
 
 
 def _on_ray(task: str, name: str, settings: RagjurySettings) -> RayJudge:
-    return ray_judge(build_judge(task, name, settings), task=task, name=name, settings=settings)
+    return ray_judge(build_judge(task, name, settings), factory=partial(build_judge, task, name), settings=settings)
 
 
 async def test_three_servers_one_dying_every_item_judged_once(tmp_path: Path) -> None:
@@ -182,7 +183,7 @@ async def test_a_pool_with_a_hung_server_finishes_on_ray() -> None:
 
 
 async def test_a_key_refused_mid_run_on_ray() -> None:
-    from ragjury.rag_agent.model.breaker import ModelServerConfigError
+    from ragjury.rag_agent.model.config_errors import ModelServerConfigError
 
     with fake_endpoint(latency_s=0.01) as healthy, fake_endpoint(refuse_after=2) as refusing:
         judgments, stats = await run_judgments(_pool_on_ray([healthy.base_url, refusing.base_url]), _items(20),

@@ -18,6 +18,7 @@ def test_calibration_options_do_not_import_the_catalogue() -> None:
         "import sys\n"
         "from ragjury.evals.stats.calibration import logprob_options\n"
         "assert logprob_options('panel-mean:llm,semantic') == {} and logprob_options('llm') == {'method': 'logprobs'}\n"
+        "assert logprob_options('support', model_free=True) == {}\n"
         "assert 'ragjury.rag_agent.judges.catalogue' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -29,7 +29,8 @@ from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
 from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
-from ragjury.rag_agent.model.breaker import NOT_ATTEMPTED, CircuitBreaker, breakers_of, is_connect_failure
+from ragjury.rag_agent.model.breaker import CircuitBreaker, breakers_of
+from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure
 from ragjury.rag_agent.model.client import StructuredCaller
 
 N = 1000

@@ -12,7 +12,8 @@ from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.rag_agent.model.breaker import ModelServerConfigError, is_not_attempted
+from ragjury.rag_agent.model.config_errors import ModelServerConfigError
+from ragjury.rag_agent.model.unreachable import is_not_attempted
 from ragjury.rag_agent.model.endpoints import PooledModel
 
 

@@ -12,7 +12,8 @@ from fake_endpoints import fake_endpoint
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.rag_agent.model.breaker import CircuitBreaker, ModelServerConfigError
+from ragjury.rag_agent.model.breaker import CircuitBreaker
+from ragjury.rag_agent.model.config_errors import ModelServerConfigError
 
 _settings = pool_settings
 _items = some_items

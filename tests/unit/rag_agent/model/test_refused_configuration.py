@@ -18,13 +18,8 @@ from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
-from ragjury.rag_agent.model.breaker import (
-    CircuitBreaker,
-    ModelServerConfigError,
-    config_error,
-    config_error_of,
-    raise_config_error,
-)
+from ragjury.rag_agent.model.breaker import CircuitBreaker, config_error_of, raise_config_error
+from ragjury.rag_agent.model.config_errors import ModelServerConfigError, config_error
 from ragjury.rag_agent.model.client import StructuredCaller
 from ragjury.rag_agent.model.server_model import build_model
 

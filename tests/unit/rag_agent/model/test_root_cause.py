@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ragjury.rag_agent.model.breaker import root_cause
+from ragjury.rag_agent.model.unreachable import root_cause
 
 
 def _timed_out() -> BaseException:
