@@ -163,7 +163,7 @@ class EvaluationResult:
         reasons = [p.judgment.unscored_reason for p in self.predictions if p.judgment.unscored]
         if not reasons:
             return None
-        from ragjury.rag_agent.model.breaker import unreachable_cause
+        from ragjury.rag_agent.model.unreachable import unreachable_cause
 
         causes = (unreachable_cause(reason) for reason in reasons)  # a dead server: where, and the fix
         return next((cause for cause in causes if cause), None) or f"every judgment is unscored, e.g.: {reasons[0]}"

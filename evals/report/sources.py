@@ -134,7 +134,7 @@ def fallback_note(sources: VerdictSources, judgments: Sequence[object], prefix: 
         and getattr(judgment, "fallback_used", False)
         and (reason := getattr(judgment, "fallback_reason", None))
     ]
-    from ragjury.rag_agent.model.breaker import unreachable_cause
+    from ragjury.rag_agent.model.unreachable import unreachable_cause
 
     cause = next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
     if cause is not None:  # a dead server: where, and what to start

@@ -46,11 +46,6 @@ from ragjury.rag_agent.core.needs import needs_of
 from ragjury.rag_agent.model.config_errors import REFUSED_KEY, ModelServerConfigError, config_error
 from ragjury.rag_agent.model.model_listing import list_models
 from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer, root_cause
-from ragjury.rag_agent.model.unreachable import unreachable_cause as unreachable_cause  # noqa: F401
-
-# ``unreachable_cause`` is imported here only for ``evals/report/sources.py`` and
-# ``evals/pipelines/dataset_evaluation.py``, which still import it from this module: it lives in
-# ``rag_agent.model.unreachable``; drop this line once they import it from there.
 
 
 class CircuitBreaker:
