@@ -230,7 +230,7 @@ def start_trace(trace: bool, settings: RagjurySettings) -> Any:
     returns the session for ``end_trace``, or None. Without the OpenTelemetry SDK: one line, exit 2."""
     if not (trace or settings.trace):
         return None
-    from ragjury.rag_agent.core.tracing import TracingUnavailable, start_tracing
+    from ragjury.rag_agent.tracing import TracingUnavailable, start_tracing
 
     try:
         return start_tracing(settings)

@@ -42,10 +42,10 @@ from typing import Any, NamedTuple
 
 from rich.progress import Progress
 
+import ragjury.rag_agent.tracing as tracing
 from ragjury.evals.runs.cache import JudgmentCache, judgment_key
 from ragjury.evals.runs.cache_leases import LEASE_TTL_S, new_lease_owner
 from ragjury.evals.runs.progress import RateColumn, make_progress
-from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.needs import needs_of

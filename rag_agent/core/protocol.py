@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from ragjury.rag_agent.core import tracing
+import ragjury.rag_agent.tracing as tracing
 from ragjury.rag_agent.core.needs import NOTHING, Needs
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.sync import run_sync

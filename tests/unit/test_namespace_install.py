@@ -45,7 +45,8 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
     top = {name.split("/")[0] for name in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"ragjury"}
     for module in ("ragjury/__init__.py", "ragjury/cli.py", "ragjury/config/settings.py",
-                   "ragjury/evals/runs/runner.py", "ragjury/rag_agent/judges/llm/multi_dimension.py", "ragjury/rag_agent/py.typed"):
+                   "ragjury/evals/runs/runner.py", "ragjury/evals/report/static/item_table.js",
+                   "ragjury/rag_agent/judges/llm/multi_dimension.py", "ragjury/rag_agent/py.typed"):
         assert module in names
     assert not any(name.startswith("ragjury/tests/") or name.startswith("ragjury/bench/") for name in names)
     entry_points = next(name for name in names if name.endswith("entry_points.txt"))

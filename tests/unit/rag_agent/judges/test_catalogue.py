@@ -1,13 +1,14 @@
 """The judge catalogue: a judge is its class file (with ``@judge_entry``) and its prompt.
 
-The toy-judge test is the catalogue's promise, checked end to end: in a copy of the package, it
-writes one new judge module, its prompt included -- nothing else -- and the judge is then usable
-from ``ragjury evaluate --judge toy``, ``evals.registry`` and the Python API, talking to a real
-(local, recording) HTTP server.
+The examples of ``docs/extending.md`` are the catalogue's promise, checked end to end: in a copy
+of the package, each example file is dropped into its judge package -- nothing else changes --
+and the judge is then listed by ``ragjury judges`` and usable from ``ragjury evaluate --judge``
+and the Python API, the LLM one talking to a real (local, recording) HTTP server.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -22,50 +23,27 @@ from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.judges import catalogue
 
 ROOT = Path(__file__).resolve().parents[4]
-
-TOY_PROMPT = '''TOY_VERDICT = Instruction(
-    name="toy_verdict",
-    version="1.0",
-    text='TOY PROMPT: give "1" when the answer is a toy answer, else "0". Answer with the JSON object only.',
-)
-'''
-
-TOY_JUDGE = '''"""A toy LLM judge: correct when the model says so."""
-
-from __future__ import annotations
-
-from ragjury.config.instructions import Instruction
-from ragjury.rag_agent.core.judge_entry import judge_entry
-from ragjury.rag_agent.core.items import CorrectnessItem
-from ragjury.rag_agent.core.prompting import EVALUATED_ANSWER, tagged
-from ragjury.rag_agent.core.results import Judgment
-from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
-
-''' + TOY_PROMPT + '''
-
-@judge_entry("correctness", "toy", "a toy LLM verdict", uses_model=True)
-class ToyJudge(LLMVerdictJudge[CorrectnessItem, bool]):
-    name = "toy"
-    instructions = (TOY_VERDICT,)
-
-    async def _judge(self, item: CorrectnessItem) -> Judgment[bool]:
-        prompt = tagged(EVALUATED_ANSWER, item.answer)
-        ballot = await self.ballot(TOY_VERDICT, VerdictOutput, prompt, key=lambda out: out.verdict)
-        if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage)
-        return self.sampled(ballot.winner == "1", usage=ballot.usage)
-'''
-"""The whole toy judge: its prompt (``TOY_PROMPT``) sits in its own module, beside its class."""
+EXAMPLES = ROOT / "docs" / "examples" / "judges"
+PACKAGE_PARTS = ("__init__.py", "cli.py", "config", "rag_agent", "evals", "commands")
+"""What an install of ragjury holds (not tests, bench, docs or examples)."""
+EXAMPLE_HOMES = {"exact_match.py": "model_free", "yes_no_correctness.py": "llm"}
+"""Each example judge and the judge package it is dropped into."""
 
 
 @pytest.fixture(scope="module")
-def package_with_a_toy_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the ``ragjury`` package with exactly one change: the toy module, prompt included."""
+def package_with_the_examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the ``ragjury`` package with exactly one change per example: its one file."""
     site = tmp_path_factory.mktemp("site")
     package = site / "ragjury"
-    shutil.copytree(ROOT, package, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".ragjury", "tests", "bench", "examples"))
-    (package / "rag_agent" / "judges" / "llm" / "toy.py").write_text(TOY_JUDGE, encoding="utf-8")
+    package.mkdir()
+    for part in PACKAGE_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, package / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, package / part)
+    for example, home in EXAMPLE_HOMES.items():
+        shutil.copy2(EXAMPLES / example, package / "rag_agent" / "judges" / home / example)
     return site
 
 
@@ -75,42 +53,82 @@ def run_python(site: Path, code: str, *args: str, base_url: str, cwd: Path) -> s
                           text=True, timeout=120)
 
 
-def test_a_toy_judge_is_one_class_file_and_one_prompt(package_with_a_toy_judge: Path, tmp_path: Path) -> None:
-    site = package_with_a_toy_judge
+def run_cli(site: Path, *args: str, base_url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(site), "RAGJURY_BASE_URL": base_url}
+    return subprocess.run([sys.executable, "-m", "ragjury.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_every_example_judge_is_placed_and_shown_in_the_docs() -> None:
+    assert sorted(path.name for path in EXAMPLES.glob("*.py")) == sorted(EXAMPLE_HOMES)
+    page = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    for example in EXAMPLE_HOMES:
+        assert f"examples/judges/{example}" in page
+
+
+def test_the_llm_verdict_example_writes_at_most_five_lines_of_judge() -> None:
+    """The verdict template lives once (``LLMVerdictJudge._judge``): the example inherits it or
+    adds at most five lines."""
+    tree = ast.parse((EXAMPLES / "yes_no_correctness.py").read_text(encoding="utf-8"))
+    (judge,) = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    own = [node for node in judge.body if isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef) and node.name == "_judge"]
+    assert all(node.end_lineno - node.lineno <= 5 for node in own)  # type: ignore[operator]
+
+
+def test_the_model_free_example_is_listed_and_scores(package_with_the_examples: Path, tmp_path: Path) -> None:
+    site = package_with_the_examples
+    nowhere = "http://127.0.0.1:9/v1"  # a model-free judge never calls it
+    listed = run_cli(site, "judges", "--task", "correctness", "--json", base_url=nowhere, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["judges"]}
+    assert rows["exact-match"]["model"] is False and rows["yes-no"]["model"] is True
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in (
+        {"question": "Capital of France?", "answer": "Paris.", "references": ["paris"], "label": True},
+        {"question": "Capital of France?", "answer": "It was Paris.", "references": ["Paris"], "label": True},
+    )))
+    ran = run_cli(site, "evaluate", "--task", "correctness", "--judge", "exact-match", "--data", str(data),
+                  "--json", "--no-progress", "--no-cache", base_url=nowhere, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    payload = json.loads(ran.stdout)
+    assert (payload["judges"], payload["scored"], payload["requests"]) == ({"exact-match": 2}, 2, 0)
+    assert payload["figures"]["mean_label"] == 0.5  # "It was Paris." is no exact match
+
+
+def test_the_llm_verdict_example_judges_through_both_doors(package_with_the_examples: Path, tmp_path: Path) -> None:
+    site = package_with_the_examples
     data = tmp_path / "data.jsonl"
     data.write_text(json.dumps({"question": "q?", "answer": "a toy answer", "references": ["toy"]}) + "\n")
-    with recording_server(content='{"reason": "it is a toy", "verdict": "1"}') as server:
+    with recording_server(content='{"reason": "it names the reference", "verdict": "1"}') as server:
         python_api = run_python(site, (
-            "import ragjury\n"
+            "import sys, ragjury\n"
             "from ragjury.rag_agent.judges.catalogue import declared, judge_names\n"
             "assert ragjury.__file__.startswith(sys.argv[1]), ragjury.__file__\n"
-            "assert 'toy' in judge_names('correctness'), judge_names('correctness')\n"
-            "assert declared()[('correctness', 'toy')].description == 'a toy LLM verdict'\n"
-            "judge = ragjury.build_judge('correctness', 'toy')\n"
+            "assert 'yes-no' in judge_names('correctness'), judge_names('correctness')\n"
+            "judge = ragjury.build_judge('correctness', 'yes-no')\n"
             "item = ragjury.CorrectnessItem(question='q?', answer='a toy answer', references=['toy'])\n"
-            "print(judge.identity.prompt_version, judge.judge(item))\n"
-        ).replace("import ragjury\n", "import sys, ragjury\n", 1), str(site), base_url=server.base_url, cwd=tmp_path)
+            "judgment = judge.judge_sync(item)\n"
+            "print(judgment.prompt_version, judgment.value.verdict, judgment.value.reason)\n"
+        ), str(site), base_url=server.base_url, cwd=tmp_path)
         assert python_api.returncode == 0, python_api.stderr[-3000:]
-        assert python_api.stdout.split() == ["toy_verdict@1.0", "True"]
+        assert python_api.stdout.split() == ["yes_no_correctness@1.0", "True", "it", "names", "the", "reference"]
 
-        cli = run_python(site, "from ragjury.cli import main; main()", "evaluate", "--task", "correctness",
-                         "--judge", "toy", "--data", str(data), "--json", "--no-progress",
-                         base_url=server.base_url, cwd=tmp_path)
+        cli = run_cli(site, "evaluate", "--task", "correctness", "--judge", "yes-no", "--data", str(data),
+                      "--json", "--no-progress", base_url=server.base_url, cwd=tmp_path)
         assert cli.returncode == 0, cli.stderr[-3000:]
-        helped = run_python(site, "from ragjury.cli import main; main()", "evaluate", "--help",
-                            base_url=server.base_url, cwd=tmp_path)
-        assert " toy," in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout  # --judge help lists it
         payload = json.loads(cli.stdout)
-        assert (payload["judge"], payload["judges"], payload["scored"]) == ("toy", {"toy": 1}, 1)
+        assert (payload["judge"], payload["judges"], payload["scored"]) == ("yes-no", {"yes-no": 1}, 1)
         assert payload["figures"]["mean_label"] == 1.0
+        helped = run_cli(site, "evaluate", "--help", base_url=server.base_url, cwd=tmp_path)
+        assert " yes-no," in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout  # --judge help lists it
         system_prompts = [
             message["content"]
             for request in server.chat_requests
             for message in (request.body or {}).get("messages", [])
             if message.get("role") == "system"
         ]
-        # both doors sent the toy's own prompt to the server
-        assert len(system_prompts) >= 2 and all("TOY PROMPT" in p for p in system_prompts)
+        # both doors sent the example's own prompt to the server
+        assert len(system_prompts) >= 2 and all(p.startswith("Does the evaluated answer") for p in system_prompts)
 
 
 def test_declarations_are_read_from_source_and_match_the_decorators() -> None:

@@ -21,18 +21,18 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
+import ragjury.rag_agent.tracing as tracing
 from ragjury.cli import app
 from ragjury.rag_agent.judges.llm.correctness import ANSWER_CORRECTNESS
 from ragjury.config.settings import RagjurySettings, get_settings
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
-from ragjury.rag_agent.core import tracing
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 rows
 SETTINGS = RagjurySettings(preflight_timeout_s=0, retries=0, http_retries=0)
 AGENT = f"answer_correctness:{ANSWER_CORRECTNESS.tag}"

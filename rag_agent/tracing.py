@@ -4,6 +4,9 @@ A slow, costly or mostly unscored batch needs answers per item (which judge and 
 model, tokens, why unscored), so each judgment gets a span with ``ragjury.*`` attributes; off, it
 costs one flag check. Without the OpenTelemetry SDK (the ``trace`` extra) ``--trace`` stops with
 one line: the API alone records nothing, and a run that silently did not trace is worse.
+
+It sits below ``core``, not in it: the judge protocol opens the span of each judgment, but spans
+are plumbing, not the vocabulary judges are written in (core's types appear here for typing only).
 """
 
 from __future__ import annotations
