@@ -78,6 +78,20 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = sorted(_EXPORTS)
 
+# retired names: begin (issue #30: one word per idea; docs/glossary.md; removed after one release)
+_RETIRED: dict[str, str] = {
+    "JudgmentContext": "RelevanceItem",
+    "Evaluator": "Check",
+    "evaluator": "check",
+    "EvaluatorJudge": "CheckJudge",
+    "EvaluatorOutcome": "CheckOutcome",
+    "EvalRow": "CheckRow",
+    "EvaluationResult": "DatasetEvaluation",
+    "DeterministicScoreJudge": "HeuristicScoreJudge",
+}
+"""Old public name -> its new name: still importable, with a ``DeprecationWarning``."""
+# retired names: end
+
 
 def _installed_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -92,6 +106,12 @@ __version__ = _installed_version()
 
 
 def __getattr__(name: str) -> Any:
+    if name in _RETIRED:
+        import warnings
+
+        warnings.warn(f"ragjury.{name} is now ragjury.{_RETIRED[name]} (docs/glossary.md)", DeprecationWarning,
+                      stacklevel=2)
+        return __getattr__(_RETIRED[name])
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'ragjury' has no attribute {name!r}")
