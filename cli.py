@@ -59,8 +59,8 @@ def _options(
 
 
 PANELS: dict[str, tuple[str, ...]] = {
-    "One item: a verdict now": ("judge-evaluate", "verdict", "ask"),
-    "A batch: judge a file of items": ("evaluate", "relevance", "retrieval", "non-llm-judge", "report"),
+    "One item: judge it now": ("judge-evaluate", "verdict", "ask"),
+    "A batch: evaluate a file of items": ("evaluate", "relevance", "retrieval", "non-llm-judge", "report"),
     "Trust: the judge against people": ("agreement", "calibrate", "fit", "estimate", "label-plan"),
     "Set-up": ("doctor", "judges"),
 }

@@ -160,7 +160,7 @@ def ask(
     api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Answer QUESTION from a local passage collection with the reference RAG agent (BM25 + LLM).
+    """Your question answered by the reference RAG agent (BM25 + LLM) over your passages, then judged.
 
     Examples:
 

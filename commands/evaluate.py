@@ -239,7 +239,7 @@ def evaluate(
         ),
     ] = "process",
 ) -> None:
-    """Batch-judge a dataset and, when it has human labels, measure agreement with people.
+    """A file of items: judge every one and, where people labelled, measure agreement with them.
 
     Every judgment is written to the SQLite cache as it completes, so a run that is killed
     (Ctrl-C, crash, power) resumes where it stopped when the same command is run again, with

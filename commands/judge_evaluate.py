@@ -104,7 +104,7 @@ def judge_evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
 ) -> None:
-    """Judge one RAG answer on relevance, completeness, accuracy, source attribution and coherence.
+    """One answer, a 0-1 score on five dimensions: relevance, completeness, accuracy, attribution, coherence.
 
     Examples:
 

@@ -39,7 +39,7 @@ def non_llm_judge(
     name: Annotated[str, typer.Option("--name", help="Prefix of the output files.")] = "default",
     json_output: JsonOption = False,
 ) -> None:
-    """Grade every run's report per topic 0-3 with the TREC AutoJudge non-LLM judge; write a leaderboard.
+    """Grade TREC RAG run files per topic 0-3 with the TREC AutoJudge kit's non-LLM grader; write a leaderboard.
 
     Examples:
 

@@ -63,7 +63,7 @@ ItemModelT = TypeVar("ItemModelT", bound="BaseModel")
 
 verdict_app = typer.Typer(
     name="verdict",
-    help="One binary verdict (or a 0-3 relevance grade) with its reasons: faithfulness, correctness, relevance, goal.",
+    help="One item, a yes/no verdict (or a 0-3 grade) with reasons: faithful? correct? relevant? goal reached?",
     no_args_is_help=True,
 )
 
