@@ -141,3 +141,36 @@ def test_judge_evaluate_llm_with_a_dead_server_says_the_cause_and_the_fix(offlin
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("unscored by llm (phi3:mini): model server unreachable at ")
     assert lines[0].endswith("or check --base-url (it should end in /v1)")
+
+
+def test_a_retired_name_does_not_come_back() -> None:
+    """One word per idea (issue #30, docs/glossary.md): a retired class name, or "deterministic"
+    meaning "no model", appears nowhere in code or docs but the glossary, the deprecated aliases
+    in ``ragjury/__init__.py``, the cache's frozen table of old rows, and pydantic-evals' own
+    ``Evaluator`` (its adapter, and lines that name pydantic-evals)."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    import ragjury
+
+    root = Path(ragjury.__file__).resolve().parent
+    # retired names: begin (not public, so not aliased in ragjury._RETIRED)
+    internal = ["LLMVerdictJudge", "EvaluatorFunction", "FunctionEvaluator", "TaskEvaluatorJudge"]
+    # retired names: end
+    old_names = [name for name in ragjury._RETIRED if name[0].isupper()] + internal
+    pattern = re.compile(r"\b(" + "|".join(old_names) + r")\b|\bdeterministic (judges?|fallback)\b|"
+                         r"\bLLM or deterministic\b")
+    allowed = {"docs/glossary.md", "evals/runs/cache_codec.py", "evals/adapters/pydantic_evals.py"}
+    aliases = re.compile(r"retired names: begin.*?retired names: end", re.S)
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "*.py", "*.md", "*.toml"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    found = []
+    for rel in listed:
+        if rel in allowed or not (root / rel).is_file():
+            continue
+        text = aliases.sub("", (root / rel).read_text(encoding="utf-8"))
+        for number, line in enumerate(text.splitlines(), 1):
+            if pattern.search(line) and "pydantic-evals" not in line and "pydantic_evals" not in line:
+                found.append(f"{rel}:{number}: {line.strip()}")
+    assert not found, "retired names (see docs/glossary.md):\n" + "\n".join(found)
