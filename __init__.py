@@ -28,16 +28,16 @@ _EXPORTS: dict[str, str] = {
     "TokenOverlapJudge": "ragjury.rag_agent.judges.model_free.token_overlap",
     "NonLLMJudge": "ragjury.rag_agent.judges.model_free.non_llm",
     "SemanticJudge": "ragjury.rag_agent.judges.model_free.semantic",
-    "DeterministicScoreJudge": "ragjury.rag_agent.judges.model_free.score",
+    "HeuristicScoreJudge": "ragjury.rag_agent.judges.model_free.score",
     # declaring a judge, and reading its labels
     "judge_entry": "ragjury.rag_agent.core.judge_entry",
     "value_tag": "ragjury.rag_agent.core.value_tags",
     # your own checks, run like judges (same envelope, cache and runner)
-    "Evaluator": "ragjury.rag_agent.judges.user_defined",
-    "EvalRow": "ragjury.rag_agent.judges.user_defined",
-    "EvaluatorOutcome": "ragjury.rag_agent.judges.user_defined",
-    "EvaluatorJudge": "ragjury.rag_agent.judges.user_defined",
-    "evaluator": "ragjury.rag_agent.judges.user_defined",
+    "Check": "ragjury.rag_agent.judges.user_defined",
+    "CheckRow": "ragjury.rag_agent.judges.user_defined",
+    "CheckOutcome": "ragjury.rag_agent.judges.user_defined",
+    "CheckJudge": "ragjury.rag_agent.judges.user_defined",
+    "check": "ragjury.rag_agent.judges.user_defined",
     "label_of": "ragjury.rag_agent.core.labels",
     # combining judges
     "FallbackJudge": "ragjury.rag_agent.judges.combined.fallback",
@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "FaithfulnessItem": "ragjury.rag_agent.core.items",
     "ScoreItem": "ragjury.rag_agent.core.items",
     "GoalItem": "ragjury.rag_agent.core.items",
-    "JudgmentContext": "ragjury.rag_agent.core.items",
+    "RelevanceItem": "ragjury.rag_agent.core.items",
     "SourceDocument": "ragjury.rag_agent.core.schemas",
     "RAGAnswer": "ragjury.rag_agent.core.schemas",
     "JudgeScore": "ragjury.rag_agent.core.schemas",
@@ -67,7 +67,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate_dataset": "ragjury.evals.pipelines.dataset_evaluation",
     "evaluate_dataset_sync": "ragjury.evals.pipelines.dataset_evaluation",
     "DatasetFiles": "ragjury.evals.pipelines.dataset_evaluation",
-    "EvaluationResult": "ragjury.evals.pipelines.dataset_evaluation",
+    "DatasetEvaluation": "ragjury.evals.pipelines.dataset_evaluation",
     "evaluate_agent": "ragjury.evals.pipelines.agent_evaluation",
     "AgentEvaluation": "ragjury.evals.pipelines.agent_evaluation",
     "Gates": "ragjury.evals.report.gates",
@@ -129,7 +129,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, evaluate_agent
     from ragjury.evals.pipelines.dataset_evaluation import (
         DatasetFiles,
-        EvaluationResult,
+        DatasetEvaluation,
         evaluate_dataset,
         evaluate_dataset_sync,
     )
@@ -138,7 +138,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.core.judge_entry import judge_entry
     from ragjury.rag_agent.core.value_tags import value_tag
     from ragjury.rag_agent.judges.catalogue import build_judge
-    from ragjury.rag_agent.judges.user_defined import EvalRow, Evaluator, EvaluatorJudge, EvaluatorOutcome, evaluator
+    from ragjury.rag_agent.judges.user_defined import CheckRow, Check, CheckJudge, CheckOutcome, check
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
@@ -146,7 +146,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
         CorrectnessItem,
         FaithfulnessItem,
         GoalItem,
-        JudgmentContext,
+        RelevanceItem,
         ScoreItem,
     )
     from ragjury.rag_agent.core.labels import label_of
@@ -164,7 +164,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.judges.llm.relevance import GradedRelevanceJudge, RelevanceVerdictJudge
     from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
     from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
-    from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+    from ragjury.rag_agent.judges.model_free.score import HeuristicScoreJudge
     from ragjury.rag_agent.judges.model_free.semantic import SemanticJudge
     from ragjury.rag_agent.judges.model_free.support import SupportJudge
     from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge

@@ -1,4 +1,4 @@
-"""Agreement of the deterministic judges with people, on the shared benchmarks.
+"""Agreement of the model-free judges with people, on the shared benchmarks.
 
 - ``evouna-nq`` (15,094 QA answers, people say correct or not): ContainsJudge, TokenOverlapJudge
   (each reference as the expected text, the answer as the retrieved text; correct when any
@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, RelevanceItem
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
 from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
@@ -89,7 +89,7 @@ def any_reference(judge: TokenOverlapJudge, rows: list[dict]) -> list[bool]:
     for i, row in enumerate(rows):
         for reference in row["references"]:
             contexts.append(
-                JudgmentContext(query=row["question"], expected_text=reference, retrieved_text=row["answer"])
+                RelevanceItem(query=row["question"], expected_text=reference, retrieved_text=row["answer"])
             )
             owner.append(i)
     verdicts, _ = judge.decide(contexts)
@@ -113,7 +113,7 @@ def semantic_judge():  # type: ignore[no-untyped-def]
 
 
 def semantic_verdicts(judge, left: list[str], right: list[str], threshold: float) -> list[bool]:  # type: ignore[no-untyped-def]
-    contexts = [JudgmentContext(query="-", expected_text=a, retrieved_text=b) for a, b in zip(left, right)]
+    contexts = [RelevanceItem(query="-", expected_text=a, retrieved_text=b) for a, b in zip(left, right)]
     result = judge.similarities(contexts)
     return [bool(v >= threshold) for v in result.values]
 
@@ -159,7 +159,7 @@ def main() -> None:
         pairs = [(i, ref, r["answer"]) for i, r in enumerate(sample) for ref in r["references"]]
         started = time.perf_counter()
         contexts = [
-            JudgmentContext(query="-", expected_text=ref, retrieved_text=ans) for _, ref, ans in pairs
+            RelevanceItem(query="-", expected_text=ref, retrieved_text=ans) for _, ref, ans in pairs
         ]
         sims = semantic.similarities(contexts).values
         best = np.full(len(sample), -1.0)
@@ -182,7 +182,7 @@ def main() -> None:
     truth = [bool(row["label"]) for row in rows]
     print(f"\nbegin-dev: {len(rows):,} responses, {sum(truth):,} fully attributable per people")
     contexts = [
-        JudgmentContext(query=r["question"] or "-", expected_text=r["answer"], retrieved_text=r["context"])
+        RelevanceItem(query=r["question"] or "-", expected_text=r["answer"], retrieved_text=r["context"])
         for r in rows
     ]
     for label, judge in (
@@ -231,7 +231,7 @@ def main() -> None:
     relevant = [n >= 2 for n in nist]
     report("NonLLMJudge grade >= 2 vs NIST grade >= 2", [g >= 2 for g in grades], relevant, seconds)
     report("NonLLMJudge grade >= 1 vs NIST grade >= 2", [g >= 1 for g in grades], relevant, seconds)
-    query_contexts = [JudgmentContext(query=q, retrieved_text=p) for q, p, _ in qrels]
+    query_contexts = [RelevanceItem(query=q, retrieved_text=p) for q, p, _ in qrels]
     for label, judge in (
         ("TokenOverlapJudge, query only (defaults)", TokenOverlapJudge()),
         ("TokenOverlapJudge, query only (threshold 0.8)", TokenOverlapJudge(threshold=0.8)),

@@ -1,4 +1,4 @@
-"""Speed of the deterministic judges against their pure-Python references, with equal outputs.
+"""Speed of the model-free judges against their pure-Python references, with equal outputs.
 
 On 100,000 (query, expected, retrieved) pairs built from TREC DL 2019 passages
 (``../shared/benchmarks/trec-dl19``), times:
@@ -48,7 +48,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge
 from ragjury.rag_agent.judges.model_free.support import SupportJudge
@@ -240,7 +240,7 @@ def main() -> None:
     n = len(triples)
     distinct = len({t for triple in triples for t in triple})
     print(f"pairs: {n:,} from trec-dl19 ({distinct:,} distinct texts); cpus: {os.cpu_count()}")
-    contexts = [JudgmentContext(query=q, expected_text=e, retrieved_text=r) for q, e, r in triples]
+    contexts = [RelevanceItem(query=q, expected_text=e, retrieved_text=r) for q, e, r in triples]
 
     # -- TokenOverlapJudge vs evret ------------------------------------------------------
     from evret.judges.base import JudgmentContext as EvretContext

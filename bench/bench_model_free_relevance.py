@@ -23,7 +23,7 @@ from scipy.stats import kendalltau  # noqa: E402
 from splits import BENCHMARKS, half_of  # noqa: E402
 
 from ragjury.evals.stats.agreement import label_agreement  # noqa: E402
-from ragjury.rag_agent.core.items import JudgmentContext  # noqa: E402
+from ragjury.rag_agent.core.items import RelevanceItem  # noqa: E402
 from ragjury.rag_agent.judges.model_free.non_llm import NonLLMJudge  # noqa: E402
 from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge  # noqa: E402
 
@@ -57,7 +57,7 @@ def main() -> None:
         "non-llm": NonLLMJudge().grade_texts([topics[q] for q, _ in keys], [passages[d] for _, d in keys]),
         "token-overlap": [
             2 * int(v)
-            for v in TokenOverlapJudge().decide([JudgmentContext(query=topics[q], retrieved_text=passages[d]) for q, d in keys])[0].tolist()
+            for v in TokenOverlapJudge().decide([RelevanceItem(query=topics[q], retrieved_text=passages[d]) for q, d in keys])[0].tolist()
         ],
     }
 

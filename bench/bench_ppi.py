@@ -158,7 +158,7 @@ def llm_member_file(path: Path) -> Path | None:
 
 def dl19_populations() -> list[Population]:
     """Per run, its top-10 passages with a NIST grade and text; relevant = grade >= 2."""
-    from ragjury.rag_agent.core.items import JudgmentContext
+    from ragjury.rag_agent.core.items import RelevanceItem
     from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
 
     root = BENCHMARKS / "trec-dl19"
@@ -175,7 +175,7 @@ def dl19_populations() -> list[Population]:
             if int(rank) <= 10 and (qid, docid) in grades and docid in passages and qid in topics:
                 pairs.setdefault((qid, docid), set()).add(run_file.stem)
     keys = sorted(pairs)
-    contexts = [JudgmentContext(query=topics[q], retrieved_text=passages[d]) for q, d in keys]
+    contexts = [RelevanceItem(query=topics[q], retrieved_text=passages[d]) for q, d in keys]
     verdicts = TokenOverlapJudge().decide(contexts)[0].tolist()
     judged = dict(zip(keys, verdicts))
     groups: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)

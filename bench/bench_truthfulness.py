@@ -69,7 +69,7 @@ from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.runs.cache import JudgmentCache, open_cache
 from ragjury.evals.runs.runner import run_judgments
 from ragjury.evals.stats.calibration import auc, binary_kappa, bootstrap_interval, cross_validate
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment, Usage
@@ -137,7 +137,7 @@ def trec_cases(root: Path, n: int, seed: int, depth: int = 10) -> list[Case]:
                 pool[(qid, docid)].add(run_file.stem)
     cases = [
         Case(
-            JudgmentContext(query=topics[qid], retrieved_text=passages[docid]),
+            RelevanceItem(query=topics[qid], retrieved_text=passages[docid]),
             qrels[(qid, docid)] >= 2,
             tuple(sorted(systems)),
             grade=qrels[(qid, docid)],
@@ -179,7 +179,7 @@ def begin_cases(root: Path, n: int, seed: int) -> list[Case]:
 # -- peers (their own packages, on our server) -----------------------------------------------------------
 
 
-class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
+class UmbrelaJudge(BaseJudge[RelevanceItem, int]):
     """UMBRELA's prompt and parser exactly as the ``umbrela`` package ships them, on our model.
 
     The package's default is zero examples (``few_shot_count=0``): its template with ``examples=""``.
@@ -211,7 +211,7 @@ class UmbrelaJudge(BaseJudge[JudgmentContext, int]):
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name, model=self.model.model_name, prompt_version="umbrela-0.0.7-bing-0shot")
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[int]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[int]:
         from pydantic_ai.direct import model_request
         from pydantic_ai.messages import ModelRequest, UserPromptPart
         from pydantic_ai.settings import ModelSettings

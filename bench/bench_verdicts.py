@@ -45,7 +45,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.llm import (
@@ -152,7 +152,7 @@ def trec_cases(root: Path, n: int, seed: int) -> list[Case]:
             continue
         qid, _, docid, grade = parts
         if qid in queries and docid in passages:
-            item = JudgmentContext(query=queries[qid], retrieved_text=passages[docid])
+            item = RelevanceItem(query=queries[qid], retrieved_text=passages[docid])
             cases.append(Case(item, int(grade), int(grade)))
     return stratified_sample(cases, lambda c: c.stratum, n, seed)
 

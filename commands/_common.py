@@ -67,7 +67,7 @@ PANEL_RUN = "Run"
 
 
 class JudgeMode(str, Enum):
-    """Which judge answers: the model with deterministic fallback, the model only, or no model."""
+    """Which judge answers: the model with model-free fallback, the model only, or no model."""
 
     auto = "auto"
     llm = "llm"

@@ -95,7 +95,7 @@ def _print_judgments(judgments: AnswerJudgments) -> None:
     origin = f"{score.judge} ({score.model or 'no model'})"
     if score.fallback_used:
         stderr.print(
-            f"[yellow]fallback:[/] the deterministic judge answered: {escape(score.fallback_reason or '')}"
+            f"[yellow]fallback:[/] the model-free judge answered: {escape(score.fallback_reason or '')}"
         )
     if score.value is None:
         stdout.print(f"[bold]judge:[/] [red]unscored[/] by {origin}: {escape(score.unscored_reason or '')}")
@@ -132,7 +132,7 @@ def ask(
         JudgeMode,
         typer.Option(
             "--judge-mode",
-            help="auto: JudgeLLM with deterministic fallback; llm: the model only; "
+            help="auto: JudgeLLM with model-free fallback; llm: the model only; "
             "deterministic: no model (faithfulness is then skipped).",
         ),
     ] = JudgeMode.auto,

@@ -285,7 +285,7 @@ def evaluate(
     fallback) and the HTML report name the judges that actually produced the verdicts, e.g.
     "answer_correctness (model M) for 81.5 %, contains as fallback for 18.5 %". With a
     --fail-under gate, any verdict from the fallback fails the run (exit 1) unless --max-fallback
-    allows its share: a gate passed by the deterministic fallback says nothing about the model.
+    allows its share: a gate passed by the model-free fallback says nothing about the model.
     Likewise any unscored judgment fails a gated run unless --max-unscored allows its share: the
     gates are computed on the scored items only.
 

@@ -53,7 +53,7 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
         why = why_unscored(judgment.fallback_reason)
         stdout.print(
             f"[yellow]fallback:[/] the model could not judge ({escape(str(why))}); "
-            "a deterministic heuristic answered instead.",
+            "a model-free heuristic answered instead.",
             highlight=False,
             soft_wrap=True,
         )
@@ -112,7 +112,7 @@ def judge_evaluate(
 
       ragjury judge-evaluate "Q?" --answer-file answer.json --sources-file sources.jsonl --verbose --fail-under 0.6
 
-    With --judge auto (default) a deterministic heuristic answers when the model server is down
+    With --judge auto (default) a model-free heuristic answers when the model server is down
     or the model's output stays invalid, and the result says so (fallback_used). An unscored
     judgment (--judge llm with the server down) exits 3: it is never read as a score. With
     --fail-under, a verdict from the fallback fails the gate too (exit 1) unless --max-fallback 1:

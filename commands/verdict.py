@@ -6,7 +6,7 @@ object; ``-`` reads standard input) and prints the typed result, or one JSON obj
 
 - ``llm``: the LLM verdict judge alone (a failure is reported unscored, exit 3);
 - ``deterministic``: no model: ``ContainsJudge`` for correctness, ``TokenOverlapJudge`` for
-  binary relevance; faithfulness, graded relevance and goal have no deterministic equivalent
+  binary relevance; faithfulness, graded relevance and goal have no model-free equivalent
   and refuse ``deterministic`` (exit 2);
 - ``auto`` (default): the LLM judge, falling back to the deterministic one where one exists;
   where none exists ``auto`` is the same as ``llm``.
@@ -198,7 +198,7 @@ def _print_header(judgment: Judgment[Any], kind: str) -> bool:
     if judgment.fallback_used:
         why = why_unscored(judgment.fallback_reason)
         stderr.print(
-            f"[yellow]fallback:[/] the deterministic judge answered: {escape(str(why))}",
+            f"[yellow]fallback:[/] the model-free judge answered: {escape(str(why))}",
             highlight=False,
             soft_wrap=True,
         )
@@ -400,7 +400,7 @@ def correctness(
 
       ragjury verdict correctness --item-file item.json --json   # {"question", "answer", "references": [...]}
 
-    --judge auto falls back to the deterministic ContainsJudge when the model fails.
+    --judge auto falls back to the model-free ContainsJudge when the model fails.
     """
     question = one_question(question_argument, question)
     flags = {"--question": question, "--answer": answer, "--reference": reference}
@@ -452,18 +452,18 @@ def relevance(
       ragjury verdict relevance --graded --item-file ctx.json --json   # {"query", "retrieved_text", "expected_text"}
 
     Grades: 0 irrelevant, 1 related, 2 highly relevant, 3 perfectly relevant. --judge auto falls
-    back to the deterministic TokenOverlapJudge for yes/no; --graded has no model-free
+    back to the model-free TokenOverlapJudge for yes/no; --graded has no model-free
     equivalent (auto is llm).
     """
     flags = {"--query": query, "--passage": passage}
     _exactly_one_source(item_file, {**flags, "--expected": expected})
-    from ragjury.rag_agent.core.items import JudgmentContext  # deferred: pydantic loads when the command runs
+    from ragjury.rag_agent.core.items import RelevanceItem  # deferred: pydantic loads when the command runs
 
     if item_file is not None:
-        item = load_item(item_file, JudgmentContext)
+        item = load_item(item_file, RelevanceItem)
     else:
         _require(flags, "relevance")
-        item = JudgmentContext(query=query or "", retrieved_text=passage or "", expected_text=expected)
+        item = RelevanceItem(query=query or "", retrieved_text=passage or "", expected_text=expected)
     kind: VerdictKind = "relevance_graded" if graded else "relevance"
     _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
         fail_on_negative=fail_on_negative)

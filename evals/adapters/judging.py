@@ -76,7 +76,7 @@ def build_item(
 
     ``task`` (``correctness`` / ``faithfulness`` / ``score``) says which item to build; by
     default it is read from the judge. Ragas and DeepEval names are recognised as in datasets.
-    Items of other judges (relevance's ``JudgmentContext``, goal's ``GoalItem``) are validated
+    Items of other judges (relevance's ``RelevanceItem``, goal's ``GoalItem``) are validated
     from ``fields`` as they are.
     """
     from ragjury.evals.io.peer_formats import resolve

@@ -46,14 +46,14 @@ def calibration_items(
     ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
     if task == "relevance":
         from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
-        from ragjury.rag_agent.core.items import JudgmentContext
+        from ragjury.rag_agent.core.items import RelevanceItem
 
         if topics is None or passages is None:
             raise ValueError("--task relevance needs --topics and --passages beside the gold qrels in --data")
         topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), load_qrels(data)
         have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
         rows = sample_pairs(qrels, have, limit, seed)
-        items: list[Any] = [JudgmentContext(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
+        items: list[Any] = [RelevanceItem(query=topic_texts[q], retrieved_text=passage_texts[d]) for (q, d), _ in rows]
         return items, [grade for _, grade in rows]
     from ragjury.evals.io.tasks import load_task_rows
 

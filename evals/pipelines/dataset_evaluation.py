@@ -1,5 +1,5 @@
 """Dataset evaluation: judge every row of a labelled (or unlabelled) dataset, and hand back a
-finished ``EvaluationResult``.
+finished ``DatasetEvaluation``.
 
 Why a finished result: ``ragjury evaluate`` and a Python user want the same things from a run —
 its figures, its gates, its predictions file, its JSON and its HTML report — and each must mean
@@ -21,7 +21,7 @@ from rich.progress import Progress
 
 from ragjury.evals.io.predictions import Prediction
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
-from ragjury.evals.pipelines.evaluation_result import HEADLINE_FIGURES, EvaluationResult, flat_row
+from ragjury.evals.pipelines.evaluation_result import HEADLINE_FIGURES, DatasetEvaluation, flat_row
 from ragjury.evals.pipelines.run_outputs import DatasetFiles
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
@@ -47,7 +47,7 @@ async def evaluate_dataset(
     progress: bool | Progress = True,
     judge_name: str | None = None,
     limit: int | None = None,
-) -> EvaluationResult:
+) -> DatasetEvaluation:
     """Judge every row's item and compare with the rows' gold labels when they have them.
 
     ``rows`` are ``TaskRow``s (``evals.tasks.load_dataset``), or anything that loads into them:
@@ -76,7 +76,7 @@ async def evaluate_dataset(
                    judge_name=named(judgment))
         for row, judgment in zip(rows, judgments, strict=True)
     ]
-    result = EvaluationResult(
+    result = DatasetEvaluation(
         task, judge_name or judge.identity.name, predictions, stats, identity=judge.identity
     )
     if any(p.gold is not None for p in predictions):
@@ -98,7 +98,7 @@ def evaluate_dataset_sync(
     progress: bool | Progress = True,
     judge_name: str | None = None,
     limit: int | None = None,
-) -> EvaluationResult:
+) -> DatasetEvaluation:
     """``evaluate_dataset`` from synchronous code, a script or a notebook cell: where an event
     loop is already running (Jupyter), the run goes to a worker thread with a loop of its own,
     so it neither fails with "asyncio.run() cannot be called from a running event loop" nor
@@ -129,7 +129,7 @@ def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgmen
 
 __all__ = [
     "DatasetFiles",
-    "EvaluationResult",
+    "DatasetEvaluation",
     "HEADLINE_FIGURES",
     "Prediction",
     "SystemRanking",

@@ -56,7 +56,7 @@ def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(repr=False)
-class EvaluationResult:
+class DatasetEvaluation:
     """What ``evaluate_dataset`` returns: predictions, run stats and agreement when labelled, and
     everything a run hands on — gates, the predictions file, the JSON payload, the HTML report."""
 
@@ -200,7 +200,7 @@ class EvaluationResult:
         intervals (the dataclass repr printed every prediction: tens of thousands of characters)."""
         stats = self.stats
         lines = [
-            f"EvaluationResult(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
+            f"DatasetEvaluation(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
             f"  {stats.total:,} rows: {stats.scored:,} scored, {stats.unscored:,} unscored, "
             f"{self.sources.fallback:,} by a fallback, {self.labelled:,} labelled",
             "  " + self.result.lines(self.task)[0],
@@ -251,7 +251,7 @@ class EvaluationResult:
             import pandas
         except ImportError:
             raise ImportError(
-                "EvaluationResult.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
+                "DatasetEvaluation.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
             ) from None
         return pandas.DataFrame([flat_row(row) for row in self.rows])
 
@@ -297,4 +297,4 @@ def _as_dict(figures: Any) -> dict[str, Any]:
     return {"value": figures}
 
 
-__all__ = ["EvaluationResult", "HEADLINE_FIGURES", "Prediction", "flat_row"]
+__all__ = ["DatasetEvaluation", "HEADLINE_FIGURES", "Prediction", "flat_row"]

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from ragjury.evals.io.retrieval_results import RetrievalRow
 from ragjury.evals.stats.metrics import MEASURES, RunEvaluation, evaluate_run
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import ResultCallback
 from ragjury.rag_agent.core.results import Judgment, Usage
@@ -56,7 +56,7 @@ class BatchJudge(Protocol):
     """The part of the judge protocol Evret needs: batch judging of relevance contexts."""
 
     async def ajudge_batch(
-        self, items: Sequence[JudgmentContext], *, on_result: ResultCallback | None = None
+        self, items: Sequence[RelevanceItem], *, on_result: ResultCallback | None = None
     ) -> Sequence[Judgment[Any]]: ...
 
 
@@ -119,12 +119,12 @@ def is_empty(result: Retrieved) -> bool:
     return not result.text.strip()
 
 
-def contexts_for(item: EvretItem, retrieved: Sequence[Retrieved]) -> list[JudgmentContext]:
+def contexts_for(item: EvretItem, retrieved: Sequence[Retrieved]) -> list[RelevanceItem]:
     """Every (retrieved item, expected text) pair of a query, item-major, expected texts in order;
     an empty retrieved text has none (it matches nothing, and an unscored judgment of it would
     take its whole query out of the means)."""
     return [
-        JudgmentContext(query=item.query, expected_text=expected, retrieved_text=result.text)
+        RelevanceItem(query=item.query, expected_text=expected, retrieved_text=result.text)
         for result in retrieved
         if not is_empty(result)
         for expected in item.expected

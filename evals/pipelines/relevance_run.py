@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # annotations only: the runner and the judges load when a run
 
     from ragjury.evals.runs.cache import JudgmentCache
     from ragjury.evals.runs.runner import RunStats
-    from ragjury.rag_agent.core.items import JudgmentContext
+    from ragjury.rag_agent.core.items import RelevanceItem
     from ragjury.rag_agent.core.protocol import Judge
 
 Pair = tuple[str, str]
@@ -86,11 +86,11 @@ def write_unscored(path: Path, unscored: Mapping[Pair, str]) -> None:
 
 def relevance_items(
     pairs: Sequence[Pair], topics: Mapping[str, str], passages: Mapping[str, str]
-) -> list[JudgmentContext]:
+) -> list[RelevanceItem]:
     """The items ``judge_pairs`` judges (``--dry-run`` counts the same ones, so the same cache keys)."""
-    from ragjury.rag_agent.core.items import JudgmentContext
+    from ragjury.rag_agent.core.items import RelevanceItem
 
-    return [JudgmentContext(query=topics[qid], retrieved_text=passages[docid]) for qid, docid in pairs]
+    return [RelevanceItem(query=topics[qid], retrieved_text=passages[docid]) for qid, docid in pairs]
 
 
 @dataclass
@@ -106,7 +106,7 @@ async def judge_pairs(
     pairs: Sequence[Pair],
     topics: Mapping[str, str],
     passages: Mapping[str, str],
-    judge: Judge[JudgmentContext, Any],
+    judge: Judge[RelevanceItem, Any],
     *,
     cache: JudgmentCache | None = None,
     concurrency: int | None = None,
@@ -153,7 +153,7 @@ class RelevancePlan:
     todo: list[Pair]
     """The pairs to judge, in pooling order (the first ``limit`` when one was given)."""
 
-    def items(self) -> list[JudgmentContext]:
+    def items(self) -> list[RelevanceItem]:
         """The judge's items for ``todo``, as ``judge_pairs`` builds them."""
         return relevance_items(self.todo, self.topics, self.passages)
 
@@ -313,7 +313,7 @@ class RelevanceRunResult:
 
 async def run_relevance(
     plan: RelevancePlan,
-    judge: Judge[JudgmentContext, Any],
+    judge: Judge[RelevanceItem, Any],
     *,
     judge_name: str,
     scale: str,

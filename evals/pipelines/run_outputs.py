@@ -1,6 +1,6 @@
 """What a finished dataset run writes: the predictions file, the HTML page, the JSON document.
 
-Each output reads the run's one shape (``EvaluationResult.rows``, ``.run``, ``.measured``), so
+Each output reads the run's one shape (``DatasetEvaluation.rows``, ``.run``, ``.measured``), so
 the file, the page and the JSON agree with each other and with ``ragjury report PRED.jsonl``,
 and nothing is serialised or measured twice.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragjury.evals.pipelines.evaluation_result import EvaluationResult
+    from ragjury.evals.pipelines.evaluation_result import DatasetEvaluation
     from ragjury.evals.report.page import HtmlReport
 
 
@@ -29,7 +29,7 @@ class DatasetFiles:
     html: Path | None = None
 
 
-def html_report(result: EvaluationResult, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+def html_report(result: DatasetEvaluation, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
     """The HTML report of ``data``'s run, built from its records exactly as ``ragjury report
     PRED.jsonl`` builds it (so the two pages agree), with the figures the run measured already,
     plus what only the run knows: the data file, the judge asked for, its identity, the run's
@@ -55,7 +55,7 @@ def html_report(result: EvaluationResult, data: Path, *, gate_failures: Sequence
     return report
 
 
-def write_outputs(result: EvaluationResult, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+def write_outputs(result: DatasetEvaluation, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
     """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
     and the exit code agree), each where ``files`` names a path; both atomically."""
     if files.predictions is not None:
@@ -69,7 +69,7 @@ def write_outputs(result: EvaluationResult, files: DatasetFiles, *, gate_failure
 
 
 def run_payload(
-    result: EvaluationResult,
+    result: DatasetEvaluation,
     files: DatasetFiles,
     *,
     input_mapping: Mapping[str, Any] | None = None,

@@ -29,7 +29,7 @@ def estimate_predictions(
     scores, with ``fit`` too); every user mistake is an ``InputError`` naming the file. ``fit``
     replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``).
 
-    ``predictions`` is a predictions file, or a run already in memory: the ``EvaluationResult``
+    ``predictions`` is a predictions file, or a run already in memory: the ``DatasetEvaluation``
     of ``evaluate_dataset`` / ``evaluate_dataset_sync`` (no file written first) or a ``PredictionRun``."""
     run = run_in_memory(predictions)
     predictions = run.path if run is not None else predictions
@@ -75,14 +75,14 @@ def run_in_memory(predictions: object) -> PredictionRun | None:
         return predictions
     task = getattr(predictions, "task", None) or "run"
     run = getattr(predictions, "run", None)
-    if isinstance(run, PredictionRun):  # an EvaluationResult: its records, made once
+    if isinstance(run, PredictionRun):  # a DatasetEvaluation: its records, made once
         return replace(run, path=f"<{task} result>", name=task)
     rows = getattr(predictions, "prediction_rows", None)
     if not callable(rows):
         if isinstance(predictions, str | Path):
             return None
         raise TypeError(
-            f"estimate_predictions takes a predictions file, an EvaluationResult or a PredictionRun, "
+            f"estimate_predictions takes a predictions file, a DatasetEvaluation or a PredictionRun, "
             f"not {type(predictions).__name__}"
         )
     return run_of_rows(enumerate(rows(), start=1), path=f"<{task} result>", name=task)

@@ -6,13 +6,13 @@ command can never report is a user mistake: exit 2 up front, listing the names t
 A valid name whose figure turns out undefined (no gold labels, no runs) still fails the gate at
 the end, as before: a gate never passes for lack of evidence.
 
-The lists mirror ``EvaluationResult.figures`` (``evals.dataset_evaluation``),
+The lists mirror ``DatasetEvaluation.figures`` (``evals.dataset_evaluation``),
 ``AgentEvaluation.figures`` (``evals.agent_evaluation``) and ``QrelsAgreement.figures`` /
 ``AgreementFigures.figures`` (``evals.agreement``); ``tests/unit/test_output_safety.py`` checks
 them against real runs.
 
 The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
-gate passed on verdicts the deterministic fallback produced says nothing about the model judge.
+gate passed on verdicts the model-free fallback produced says nothing about the model judge.
 So does the unscored gate (``--max-unscored``, also 0 by default under any ``--fail-under``,
 ``evals.report.unscored_share``): a gate computed on the scored judgments says nothing of the
 others. ``Gates`` holds every kind for one run, so a result's ``gate`` checks them in one call.

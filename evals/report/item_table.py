@@ -73,7 +73,7 @@ _SHOWN_KEYS = frozenset(
 
 def _details(value: Mapping[str, Any]) -> list[list[str]]:
     """The value's other fields (thresholds, unsupported words, votes...) as short name/text pairs:
-    a deterministic judge gives no reason, but these say why it decided as it did."""
+    a model-free judge gives no reason, but these say why it decided as it did."""
     out: list[list[str]] = []
     for key, item in value.items():
         if key in _SHOWN_KEYS or item is None or item == [] or item == {}:

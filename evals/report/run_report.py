@@ -108,7 +108,7 @@ class RunFigures:
         return out
 
     def figures(self) -> dict[str, float | None]:
-        """Flat figures, as ``EvaluationResult.figures`` names them (gates, JSON)."""
+        """Flat figures, as ``DatasetEvaluation.figures`` names them (gates, JSON)."""
         return flat_figures(
             scored=self.scored,
             total=len(self.records),

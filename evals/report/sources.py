@@ -31,7 +31,7 @@ class VerdictSources:
     """Which judges actually produced a run's scored verdicts, and how many came from a fallback.
 
     Why: ``--judge auto`` names a policy, not a judge. When the model server is down every verdict
-    of an "auto" run comes from the deterministic fallback, and a report that says "judged by auto"
+    of an "auto" run comes from the model-free fallback, and a report that says "judged by auto"
     (or a gate that passes on the fallback's kappa) lets people believe the model was measured.
     Counting the judgments' own ``judge`` and ``fallback_used`` fields is the only honest source.
     """
@@ -39,7 +39,7 @@ class VerdictSources:
     counts: Mapping[tuple[str, bool], int]
     """(judge name, answered as fallback) -> scored verdicts, most frequent first."""
     models: Mapping[str, str | None] = field(default_factory=dict)
-    """Judge name -> model that judge used (None for deterministic judges)."""
+    """Judge name -> model that judge used (None for model-free judges)."""
     prompts: Mapping[str, str | None] = field(default_factory=dict)
     """Judge name -> its prompt (``name@version``), the detail behind a name like ``llm``."""
 

@@ -17,7 +17,7 @@ Before judging, a judge that calls a model server gets a preflight (``rag_agent.
 ``GET {base_url}/models`` with a short timeout. When nothing listens, the judge's circuit breaker
 opens and no item is sent: each becomes unscored "not attempted: model server unreachable at URL"
 (or is answered by the fallback under ``--judge auto``) within seconds. Those judgments are not
-written to the cache: nothing was judged. Deterministic judges have no breaker and no preflight.
+written to the cache: nothing was judged. Model-free judges have no breaker and no preflight.
 The runner asks the judge what it needs (``needs()``: its breakers and embedders), never its parts.
 
 Several processes may run on one cache (two ``evaluate`` runs of the same data, or a CI job and a

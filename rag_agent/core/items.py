@@ -38,7 +38,7 @@ class CorrectnessItem(BaseModel):
     references: list[str] = Field(min_length=1)
 
 
-class JudgmentContext(BaseModel):
+class RelevanceItem(BaseModel):
     """The Evret/UMBRELA relevance task: is ``retrieved_text`` relevant to ``query``
     (or, when ``expected_text`` is given, does it match the expected answer text)?"""
 
@@ -66,7 +66,7 @@ __all__ = [
     "CorrectnessItem",
     "FaithfulnessItem",
     "GoalItem",
-    "JudgmentContext",
+    "RelevanceItem",
     "ScoreItem",
     "TraceMessage",
 ]

@@ -17,7 +17,7 @@ Scale = Literal["binary", "graded", "score"]
 """``binary`` (bool labels), ``graded`` (0-3 int labels) or ``score`` (float in [0, 1])."""
 
 Adapter = Literal["correctness", "faithfulness"]
-"""A relevance-style judge (``JudgmentContext`` items) answering another task (see ``adapted``)."""
+"""A relevance-style judge (``RelevanceItem`` items) answering another task (see ``adapted``)."""
 
 JudgeT = TypeVar("JudgeT")
 

@@ -1,9 +1,9 @@
-"""One protocol for every judge, LLM or deterministic, so the batch pipeline, the cache and
+"""One protocol for every judge, LLM or model-free, so the batch pipeline, the cache and
 the fallback wrapper treat them alike.
 
 A judge maps an item to a ``Judgment`` envelope. The async methods are the core; the
 ``*_sync`` methods are thin wrappers. ``ajudge_batch`` runs with bounded concurrency by
-default; deterministic judges override it with vectorised code.
+default; model-free judges override it with vectorised code.
 """
 
 from __future__ import annotations

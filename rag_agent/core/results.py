@@ -23,7 +23,7 @@ JudgmentT = TypeVar("JudgmentT", bound="Judgment[Any]")
 
 
 class Usage(BaseModel):
-    """Tokens and model requests spent on one judgment (zero for deterministic judges)."""
+    """Tokens and model requests spent on one judgment (zero for model-free judges)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -69,7 +69,7 @@ class Judgment(BaseModel, Generic[ValueT]):
 
     value: ValueT | None = None
     judge: str = Field(description="Name of the judge that produced the value (or tried to)")
-    model: str | None = Field(default=None, description="Model name, None for deterministic judges")
+    model: str | None = Field(default=None, description="Model name, None for model-free judges")
     prompt_version: str | None = Field(default=None, description="``name@version`` of the prompt used")
     fallback_used: bool = False
     fallback_reason: str | None = None

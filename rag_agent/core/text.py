@@ -1,4 +1,4 @@
-"""Text normalisation shared by the deterministic judges: one tokenizer, one stopword list.
+"""Text normalisation shared by the model-free judges: one tokenizer, one stopword list.
 
 Shared so that the model-free judges and the BM25 retriever agree on what a word is; sentence
 splitting is ``sentencex``'s, imported only when first needed.
@@ -41,7 +41,7 @@ def split_sentences(text: str, language: str = "en") -> list[str]:
     ``sentencex`` (Wikimedia's segmenter, abbreviation lists for many languages, no model download)
     keeps such sentences whole; a line break always ends a sentence, as lists and dialogue turns do.
     """
-    import sentencex  # deferred: only the deterministic judges split sentences
+    import sentencex  # deferred: only the model-free judges split sentences
 
     return [
         sentence.strip()

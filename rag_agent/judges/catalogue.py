@@ -288,7 +288,7 @@ def judge_names_help(task_names: Sequence[str]) -> str:
     ``correctness: a, b, auto; faithfulness: ...``, then what every task accepts."""
     per_task = "; ".join(f"{task}: {', '.join(names(task))}" for task in task_names)
     return (f"{per_task}; any task: panel:A,B,C (majority), panel-mean:A,B,C (mean probability), "
-            f"{PLUGIN_PREFIX}module:Name (your judge class or evaluator).")
+            f"{PLUGIN_PREFIX}module:Name (your judge class or check).")
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
     if choice == "deterministic":
         fallback = fallback_of(task, name, settings)
         if fallback is None:
-            raise UnknownJudgeError(f"no deterministic judge exists for {task}; use --judge llm or auto")
+            raise UnknownJudgeError(f"no model-free judge exists for {task}; use --judge llm or auto")
         return fallback
     if choice == "llm":
         return _build_declared(task, name, settings, **opts)
@@ -507,9 +507,9 @@ def _plugin_factory(spec: str) -> JudgeFactory:
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as error:
             raise UnknownJudgeError(f"cannot load plug-in judge '{spec}': {error}") from None
-        from ragjury.rag_agent.judges.user_defined import as_judge_if_evaluator
+        from ragjury.rag_agent.judges.user_defined import as_judge_if_check
 
-        evaluator_judge = as_judge_if_evaluator(obj, **opts)
+        evaluator_judge = as_judge_if_check(obj, **opts)
         if evaluator_judge is not None:
             return evaluator_judge
         if not callable(obj):

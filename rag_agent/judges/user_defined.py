@@ -1,30 +1,30 @@
-"""User-defined evaluators (the Patronus pattern), run in the same batch pipeline as judges.
+"""User-defined checks (the Patronus pattern), run in the same batch pipeline as judges.
 
 Why: every team has checks no library ships ("mentions the product name", "under 80 words",
 "matches our JSON schema"). Write them as a subclass or a decorated function, and
-``EvaluatorJudge`` turns them into a judge: same envelope, same batch runner, same cache,
+``CheckJudge`` turns them into a judge: same envelope, same batch runner, same cache,
 unscored with the reason when they raise.
 
 A subclass::
 
-    class MentionsPrice(Evaluator):
+    class MentionsPrice(Check):
         pass_threshold = 0.5
 
-        def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
+        def evaluate(self, row: CheckRow) -> CheckOutcome:
             hits = sum(word in row.output for word in ("$", "EUR", "price"))
-            return EvaluatorOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
+            return CheckOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
 
 A function::
 
-    @evaluator(name="short_answer")
-    def short_answer(row: EvalRow) -> bool:
+    @check(name="short_answer")
+    def short_answer(row: CheckRow) -> bool:
         return len(row.output.split()) <= 80
 
-    judge = EvaluatorJudge(short_answer)
-    judgments = judge.judge_batch_sync([EvalRow(output="...", gold_answer="...")])
+    judge = CheckJudge(short_answer)
+    judgments = judge.judge_batch_sync([CheckRow(output="...", gold_answer="...")])
 
 ``evaluate`` returns ``bool`` (pass/fail; score 1.0/0.0), a number (a raw score, passed when
-it reaches ``pass_threshold``), or an ``EvaluatorOutcome``. Raise to say "cannot evaluate this
+it reaches ``pass_threshold``), or a ``CheckOutcome``. Raise to say "cannot evaluate this
 row": the judgment is then unscored with your message, never a silent fail.
 """
 
@@ -56,8 +56,8 @@ from ragjury.rag_agent.judges.model_free.embedders import (
 )
 
 
-class EvalRow(BaseModel):
-    """What an evaluator sees: the evaluated output and whatever the dataset has around it."""
+class CheckRow(BaseModel):
+    """What a check sees: the evaluated output and whatever the dataset has around it."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -77,12 +77,12 @@ class EvalRow(BaseModel):
 
 
 @value_tag("evaluator_outcome")
-class EvaluatorOutcome(BaseModel):
-    """What one user evaluator concluded about one row: a raw score, pass/fail, free-form tags.
+class CheckOutcome(BaseModel):
+    """What one user check concluded about one row: a raw score, pass/fail, free-form tags.
 
-    (Not ``evals.dataset_evaluation.EvaluationResult``, which is a whole finished dataset run.)
+    (Not ``evals.dataset_evaluation.DatasetEvaluation``, which is a whole finished dataset run.)
 
-    ``pass_`` is ``"pass"`` in JSON. When an evaluator gives only ``score_raw`` and has a
+    ``pass_`` is ``"pass"`` in JSON. When a check gives only ``score_raw`` and has a
     ``pass_threshold``, ``pass_`` is filled in as ``score_raw >= pass_threshold``.
     """
 
@@ -99,20 +99,20 @@ class EvaluatorOutcome(BaseModel):
         return self.pass_ if self.pass_ is not None else self.score_raw
 
 
-RawResult = bool | int | float | EvaluatorOutcome
-"""What ``Evaluator.evaluate`` may return."""
+RawResult = bool | int | float | CheckOutcome
+"""What ``Check.evaluate`` may return."""
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-class Evaluator(ABC):
-    """Base class of user-defined evaluators: implement ``evaluate`` (or ``aevaluate`` for I/O).
+class Check(ABC):
+    """Base class of user-defined checks: implement ``evaluate`` (or ``aevaluate`` for I/O).
 
     Set ``name`` (default: the class name in snake case), ``version`` (bump it when the logic
     changes: it is part of every judgment's identity and cache key) and ``pass_threshold``.
-    Override ``aevaluate_batch`` to evaluate many rows at once (see the embedding evaluator).
+    Override ``aevaluate_batch`` to evaluate many rows at once (see the embedding check).
     """
 
     name: str = ""
@@ -126,30 +126,30 @@ class Evaluator(ABC):
 
     @property
     def model(self) -> str | None:
-        """The model an evaluator uses, if any (recorded in judgments)."""
+        """The model a check uses, if any (recorded in judgments)."""
         return None
 
     def needs(self) -> Needs:
-        """The breakers and embedders the evaluator's calls go through (``core.needs``): none
+        """The breakers and embedders the check's calls go through (``core.needs``): none
         unless it says so; its judge declares them for it."""
         return NOTHING
 
     @abstractmethod
-    def evaluate(self, row: EvalRow) -> RawResult:
-        """Judge one row: ``bool``, a raw score, or an ``EvaluatorOutcome``; raise to leave it unscored."""
+    def evaluate(self, row: CheckRow) -> RawResult:
+        """Judge one row: ``bool``, a raw score, or a ``CheckOutcome``; raise to leave it unscored."""
 
-    async def aevaluate(self, row: EvalRow) -> RawResult:
+    async def aevaluate(self, row: CheckRow) -> RawResult:
         """Async form; the default runs ``evaluate`` in a worker thread, so a slow sync check does
         not hold the event loop and ``-j`` of them run at once. Override for network or disk work."""
         return await asyncio.to_thread(self.evaluate, row)
 
     @property
     def vectorised(self) -> bool:
-        """Whether this evaluator judges a batch in one pass (it overrides ``aevaluate_batch``);
+        """Whether this check judges a batch in one pass (it overrides ``aevaluate_batch``);
         otherwise rows are evaluated one by one, ``-j`` at a time, each reported as it ends."""
-        return type(self).aevaluate_batch is not Evaluator.aevaluate_batch
+        return type(self).aevaluate_batch is not Check.aevaluate_batch
 
-    async def aevaluate_batch(self, rows: Sequence[EvalRow]) -> list[RawResult | Exception]:
+    async def aevaluate_batch(self, rows: Sequence[CheckRow]) -> list[RawResult | Exception]:
         """One result (or the exception it raised) per row, in order."""
         out: list[RawResult | Exception] = []
         for row in rows:
@@ -159,33 +159,33 @@ class Evaluator(ABC):
                 out.append(error)
         return out
 
-    def to_result(self, raw: RawResult) -> EvaluatorOutcome:
-        """Normalise what ``evaluate`` returned into an ``EvaluatorOutcome``."""
+    def to_result(self, raw: RawResult) -> CheckOutcome:
+        """Normalise what ``evaluate`` returned into a ``CheckOutcome``."""
         if isinstance(raw, (bool, np.bool_)):
-            return EvaluatorOutcome(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
+            return CheckOutcome(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
         if isinstance(raw, (int, float, np.integer, np.floating)):
-            raw = EvaluatorOutcome(score_raw=float(raw))
-        if not isinstance(raw, EvaluatorOutcome):
+            raw = CheckOutcome(score_raw=float(raw))
+        if not isinstance(raw, CheckOutcome):
             raise TypeError(
-                f"evaluator {self.name!r} returned {type(raw).__name__}; expected bool, a number "
-                "or EvaluatorOutcome"
+                f"check {self.name!r} returned {type(raw).__name__}; expected bool, a number "
+                "or CheckOutcome"
             )
         if raw.pass_ is None and raw.score_raw is not None and self.pass_threshold is not None:
             return raw.model_copy(update={"pass_": raw.score_raw >= self.pass_threshold})
         if raw.pass_ is None and raw.score_raw is None:
-            raise ValueError(f"evaluator {self.name!r} returned neither score_raw nor pass")
+            raise ValueError(f"check {self.name!r} returned neither score_raw nor pass")
         return raw
 
 
-EvaluatorFunction = Callable[[EvalRow], RawResult | Awaitable[RawResult]]
+CheckFunction = Callable[[CheckRow], RawResult | Awaitable[RawResult]]
 
 
-class FunctionEvaluator(Evaluator):
-    """An evaluator made from a plain (sync or async) function by ``@evaluator``."""
+class FunctionCheck(Check):
+    """A check made from a plain (sync or async) function by ``@check``."""
 
     def __init__(
         self,
-        func: EvaluatorFunction,
+        func: CheckFunction,
         *,
         name: str | None = None,
         pass_threshold: float | None = None,
@@ -197,20 +197,20 @@ class FunctionEvaluator(Evaluator):
         self.version = version
         self.__doc__ = func.__doc__
 
-    def evaluate(self, row: EvalRow) -> RawResult:
+    def evaluate(self, row: CheckRow) -> RawResult:
         result = self.func(row)
         if inspect.isawaitable(result):
             return run_sync(_await(result))
         return result
 
-    async def aevaluate(self, row: EvalRow) -> RawResult:
+    async def aevaluate(self, row: CheckRow) -> RawResult:
         """An async function is awaited on the loop; a sync one runs in a worker thread."""
         if inspect.iscoroutinefunction(self.func):
             return await self.func(row)
         result = await asyncio.to_thread(self.func, row)
         return await result if inspect.isawaitable(result) else result
 
-    def __call__(self, row: EvalRow) -> RawResult | Awaitable[RawResult]:
+    def __call__(self, row: CheckRow) -> RawResult | Awaitable[RawResult]:
         return self.func(row)
 
 
@@ -219,50 +219,50 @@ async def _await(awaitable: Awaitable[RawResult]) -> RawResult:
 
 
 @overload
-def evaluator(func: EvaluatorFunction, /) -> FunctionEvaluator: ...
+def check(func: CheckFunction, /) -> FunctionCheck: ...
 @overload
-def evaluator(
+def check(
     *, name: str | None = None, pass_threshold: float | None = None, version: str = "1"
-) -> Callable[[EvaluatorFunction], FunctionEvaluator]: ...
+) -> Callable[[CheckFunction], FunctionCheck]: ...
 
 
-def evaluator(
-    func: EvaluatorFunction | None = None,
+def check(
+    func: CheckFunction | None = None,
     /,
     *,
     name: str | None = None,
     pass_threshold: float | None = None,
     version: str = "1",
-) -> FunctionEvaluator | Callable[[EvaluatorFunction], FunctionEvaluator]:
-    """Make an ``Evaluator`` of a function ``(row: EvalRow) -> bool | float | EvaluatorOutcome``.
+) -> FunctionCheck | Callable[[CheckFunction], FunctionCheck]:
+    """Make a ``Check`` of a function ``(row: CheckRow) -> bool | float | CheckOutcome``.
 
-    Use bare (``@evaluator``) or with options (``@evaluator(name="x", pass_threshold=0.5)``).
-    The decorated name is an ``Evaluator``; it still calls the function when called.
+    Use bare (``@check``) or with options (``@check(name="x", pass_threshold=0.5)``).
+    The decorated name is a ``Check``; it still calls the function when called.
     """
 
-    def wrap(inner: EvaluatorFunction) -> FunctionEvaluator:
-        return FunctionEvaluator(inner, name=name, pass_threshold=pass_threshold, version=version)
+    def wrap(inner: CheckFunction) -> FunctionCheck:
+        return FunctionCheck(inner, name=name, pass_threshold=pass_threshold, version=version)
 
     return wrap(func) if func is not None else wrap
 
 
-class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
-    """Any ``Evaluator`` as a judge: envelopes, batching, unscored-with-reason on errors."""
+class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
+    """Any ``Check`` as a judge: envelopes, batching, unscored-with-reason on errors."""
 
-    def __init__(self, evaluator: Evaluator) -> None:
-        if not isinstance(evaluator, Evaluator):
+    def __init__(self, check: Check) -> None:
+        if not isinstance(check, Check):
             raise TypeError(
-                f"expected an Evaluator, got {type(evaluator).__name__} (decorate functions with @evaluator)"
+                f"expected a Check, got {type(check).__name__} (decorate functions with @check)"
             )
-        self.evaluator = evaluator
-        self.name = f"evaluator:{evaluator.name}"
+        self.check = check
+        self.name = f"evaluator:{check.name}"
 
     def needs(self) -> Needs:
-        return self.evaluator.needs()
+        return self.check.needs()
 
     @property
     def identity(self) -> JudgeIdentity:
-        ev = self.evaluator
+        ev = self.check
         return JudgeIdentity(
             name=self.name,
             model=ev.model,
@@ -272,37 +272,37 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
 
     def _wrap(
         self, raw: RawResult | BaseException, started: float | None = None
-    ) -> Judgment[EvaluatorOutcome]:
+    ) -> Judgment[CheckOutcome]:
         if isinstance(raw, BaseException):
             return self.unscored(f"{type(raw).__name__}: {raw}", started=started)
         try:
-            return self.scored(self.evaluator.to_result(raw), started=started)
+            return self.scored(self.check.to_result(raw), started=started)
         except (TypeError, ValueError) as error:
             return self.unscored(str(error), started=started)
 
-    async def _judge(self, item: EvalRow) -> Judgment[EvaluatorOutcome]:
+    async def _judge(self, item: CheckRow) -> Judgment[CheckOutcome]:
         started = time.perf_counter()
-        return self._wrap(await self.evaluator.aevaluate(item), started)
+        return self._wrap(await self.check.aevaluate(item), started)
 
     async def ajudge_batch(
-        self, items: Sequence[EvalRow], *, on_result: ResultCallback | None = None
-    ) -> list[Judgment[EvaluatorOutcome]]:
-        """The evaluator's own batch method where it has one (vectorised); otherwise row by row,
+        self, items: Sequence[CheckRow], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[CheckOutcome]]:
+        """The check's own batch method where it has one (vectorised); otherwise row by row,
         ``concurrency`` (``-j``) at a time, ``on_result`` as each ends so progress moves."""
-        if not self.evaluator.vectorised:
+        if not self.check.vectorised:
             return await super().ajudge_batch(items, on_result=on_result)
         started = time.perf_counter()
         try:
-            raws: list[RawResult | Exception] = await self.evaluator.aevaluate_batch(items)
+            raws: list[RawResult | Exception] = await self.check.aevaluate_batch(items)
         except Exception as error:  # noqa: BLE001 - a failing batch leaves every row unscored with the reason
             raws = [error] * len(items)
         if len(raws) != len(items):
             mismatch = ValueError(
-                f"{self.evaluator.name}.aevaluate_batch returned {len(raws)} results for {len(items)} rows"
+                f"{self.check.name}.aevaluate_batch returned {len(raws)} results for {len(items)} rows"
             )
             raws = [mismatch] * len(items)
         share = (time.perf_counter() - started) / max(1, len(items))
-        out: list[Judgment[EvaluatorOutcome]] = []
+        out: list[Judgment[CheckOutcome]] = []
         for index, raw in enumerate(raws):
             judgment = self._wrap(raw)
             judgment.latency_s = share
@@ -312,10 +312,10 @@ class EvaluatorJudge(BaseJudge[EvalRow, EvaluatorOutcome]):
         return out
 
 
-def row_of(item: object) -> EvalRow:
-    """A task item (correctness, faithfulness, score, relevance) as the row an evaluator reads:
+def row_of(item: object) -> CheckRow:
+    """A task item (correctness, faithfulness, score, relevance) as the row a check reads:
     the answer (or retrieved passage) is the ``output``, the first reference the ``gold_answer``."""
-    if isinstance(item, EvalRow):
+    if isinstance(item, CheckRow):
         return item
     output = getattr(item, "answer", None)
     if output is None:
@@ -326,31 +326,31 @@ def row_of(item: object) -> EvalRow:
     if context is None:
         context = [getattr(source, "content", str(source)) for source in getattr(item, "sources", None) or []]
     question = getattr(item, "question", None) or getattr(item, "query", None)
-    return EvalRow(output=str(output), gold_answer=gold, question=question, context=list(context))
+    return CheckRow(output=str(output), gold_answer=gold, question=question, context=list(context))
 
 
-class TaskEvaluatorJudge(EvaluatorJudge):
-    """An evaluator judging a task's items (``evaluate --judge python:module:MyEvaluator``): each
-    item is read as an ``EvalRow`` first, so one check serves every task."""
+class TaskCheckJudge(CheckJudge):
+    """A check judging a task's items (``evaluate --judge python:module:MyEvaluator``): each
+    item is read as a ``CheckRow`` first, so one check serves every task."""
 
-    async def _judge(self, item: Any) -> Judgment[EvaluatorOutcome]:
+    async def _judge(self, item: Any) -> Judgment[CheckOutcome]:
         return await super()._judge(row_of(item))
 
     async def ajudge_batch(
         self, items: Sequence[Any], *, on_result: ResultCallback | None = None
-    ) -> list[Judgment[EvaluatorOutcome]]:
+    ) -> list[Judgment[CheckOutcome]]:
         return await super().ajudge_batch([row_of(item) for item in items], on_result=on_result)
 
 
-def as_judge_if_evaluator(obj: object, **opts: Any) -> TaskEvaluatorJudge | None:
-    """A judge for ``obj`` when it is an evaluator (an instance, a decorated function, or an
-    ``Evaluator`` subclass, built with ``opts``); ``None`` for anything else."""
-    if isinstance(obj, type) and issubclass(obj, Evaluator):
+def as_judge_if_check(obj: object, **opts: Any) -> TaskCheckJudge | None:
+    """A judge for ``obj`` when it is a check (an instance, a decorated function, or an
+    ``Check`` subclass, built with ``opts``); ``None`` for anything else."""
+    if isinstance(obj, type) and issubclass(obj, Check):
         obj = obj(**opts)
-    return TaskEvaluatorJudge(obj) if isinstance(obj, Evaluator) else None
+    return TaskCheckJudge(obj) if isinstance(obj, Check) else None
 
 
-class EmbeddingSimilarityEvaluator(Evaluator):
+class EmbeddingSimilarityCheck(Check):
     """BERTScore-style similarity of the output to the gold answer, with sentence embeddings.
 
     BERTScore greedily matches each token of one text to its most similar token of the other;
@@ -376,13 +376,13 @@ class EmbeddingSimilarityEvaluator(Evaluator):
     def needs(self) -> Needs:
         return Needs(embedders=(self.embedder,))
 
-    def evaluate(self, row: EvalRow) -> RawResult:
+    def evaluate(self, row: CheckRow) -> RawResult:
         result = run_sync(self.aevaluate_batch([row]))[0]
         if isinstance(result, Exception):
             raise result
         return result
 
-    async def aevaluate(self, row: EvalRow) -> RawResult:
+    async def aevaluate(self, row: CheckRow) -> RawResult:
         result = (await self.aevaluate_batch([row]))[0]
         if isinstance(result, Exception):
             raise result
@@ -392,7 +392,7 @@ class EmbeddingSimilarityEvaluator(Evaluator):
     def _segments(text: str) -> list[str]:
         return split_sentences(text) or ([text.strip()] if text.strip() else [])
 
-    async def aevaluate_batch(self, rows: Sequence[EvalRow]) -> list[RawResult | Exception]:
+    async def aevaluate_batch(self, rows: Sequence[CheckRow]) -> list[RawResult | Exception]:
         """Every sentence of every row embedded in one pass; a similarity matrix per row."""
         out: list[RawResult | Exception] = [ValueError("not evaluated")] * len(rows)
         plans: list[tuple[int, list[int], list[int]]] = []
@@ -421,23 +421,23 @@ class EmbeddingSimilarityEvaluator(Evaluator):
             precision = float(sims.max(axis=1).mean())
             recall = float(sims.max(axis=0).mean())
             f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-            out[i] = EvaluatorOutcome(
+            out[i] = CheckOutcome(
                 score_raw=round(f1, 6), tags={"precision": f"{precision:.4f}", "recall": f"{recall:.4f}"}
             )
         return out
 
 
 __all__ = [
-    "TaskEvaluatorJudge",
-    "as_judge_if_evaluator",
+    "TaskCheckJudge",
+    "as_judge_if_check",
     "row_of",
-    "EmbeddingSimilarityEvaluator",
-    "EvalRow",
-    "Evaluator",
-    "EvaluatorFunction",
-    "EvaluatorJudge",
-    "EvaluatorOutcome",
-    "FunctionEvaluator",
+    "EmbeddingSimilarityCheck",
+    "CheckRow",
+    "Check",
+    "CheckFunction",
+    "CheckJudge",
+    "CheckOutcome",
+    "FunctionCheck",
     "RawResult",
-    "evaluator",
+    "check",
 ]

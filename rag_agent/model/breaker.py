@@ -33,7 +33,7 @@ at once. The reference agent's model checks it on every request itself (``Guarde
 raising ``failures.ModelServerUnreachable`` before anything is sent, so the SDK does not retry it).
 A caller given another model keeps a breaker of its own around its calls. A judge says which
 breakers its calls go through (``needs()``, ``rag_agent.core.needs``): ``breakers_of`` asks it.
-Judges without an HTTP model (deterministic judges, pydantic-ai's ``TestModel``/``FunctionModel``)
+Judges without an HTTP model (model-free judges, pydantic-ai's ``TestModel``/``FunctionModel``)
 have no base URL: no preflight.
 """
 

@@ -18,7 +18,7 @@ from ragjury.rag_agent.core.items import (
     CorrectnessItem,
     FaithfulnessItem,
     GoalItem,
-    JudgmentContext,
+    RelevanceItem,
     TraceMessage,
 )
 from ragjury.rag_agent.core.results import Judgment
@@ -37,7 +37,7 @@ from ragjury.rag_agent.judges.llm import (
 from ragjury.rag_agent.judges.llm.relevance import RelevanceGrade, RelevanceVerdict
 
 REPO = Path(__file__).resolve().parents[2]
-CTX = JudgmentContext(
+CTX = RelevanceItem(
     query="what is the boiling point of water at sea level",
     retrieved_text="At sea level, pure water boils at 100 degrees Celsius (212 degrees Fahrenheit).",
 )

@@ -57,7 +57,7 @@ def test_every_exported_name_exists(name: str) -> None:
     assert not missing, f"{name}.__all__ lists names it does not define: {missing}"
 
 
-@pytest.mark.parametrize("name", ["DatasetFiles", "evaluate_dataset_sync", "evaluate_dataset", "EvaluationResult"])
+@pytest.mark.parametrize("name", ["DatasetFiles", "evaluate_dataset_sync", "evaluate_dataset", "DatasetEvaluation"])
 def test_the_python_api_names_load_from_the_top_level(name: str) -> None:
     import ragjury
 

@@ -2,7 +2,7 @@
 
 An example of an LLM verdict judge (docs/extending.md): this one file, dropped into
 ``rag_agent/judges/llm/``, is the whole judge, its versioned prompt beside its class. The base
-(``LLMVerdictJudge``) does the rest: model setup, the identity and cache key, ``samples``
+(``ModelVerdictJudge``) does the rest: model setup, the identity and cache key, ``samples``
 self-consistency, retries, usage; ``_judge`` is inherited, so the judge only says what to send
 (``verdict_prompt``) and what the winning answer means (``ballot_value``).
 """
@@ -13,7 +13,7 @@ from ragjury.config.instructions import UNTRUSTED_DATA_RULE, Instruction
 from ragjury.rag_agent.core.items import CorrectnessItem
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.correctness import Verdict, correctness_prompt
-from ragjury.rag_agent.judges.llm.verdict_base import Ballot, LLMVerdictJudge, VerdictOutput
+from ragjury.rag_agent.judges.llm.verdict_base import Ballot, ModelVerdictJudge, VerdictOutput
 
 YES_NO_CORRECTNESS = Instruction(
     name="yes_no_correctness",
@@ -28,7 +28,7 @@ YES_NO_CORRECTNESS = Instruction(
 
 
 @judge_entry("correctness", "yes-no", "LLM yes/no: the answer matches a reference", uses_model=True)
-class YesNoCorrectnessJudge(LLMVerdictJudge[CorrectnessItem, Verdict]):
+class YesNoCorrectnessJudge(ModelVerdictJudge[CorrectnessItem, Verdict]):
     """Correct when the model's majority answer is "1"; the reason is kept in the value."""
 
     name = "yes_no_correctness"

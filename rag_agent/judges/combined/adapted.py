@@ -1,6 +1,6 @@
 """Relevance-style judges answering other tasks (the ``adapt=`` of a catalogue entry).
 
-Why: a judge of ``JudgmentContext`` items (token overlap, embeddings) already compares a text
+Why: a judge of ``RelevanceItem`` items (token overlap, embeddings) already compares a text
 with an expected one. For correctness the answer is the "retrieved" text and each reference the
 "expected" text (correct when it matches any reference); for faithfulness the answer is the
 "expected" text, looked for in its joined contexts. Adapted judges keep vectorised batches
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic
 
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.needs import Needs, needs_of
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback, ValueT
@@ -20,7 +20,7 @@ from ragjury.rag_agent.core.results import Judgment
 
 
 class AdaptedJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
-    """Judge ``ItemT`` items with a judge of ``JudgmentContext`` items.
+    """Judge ``ItemT`` items with a judge of ``RelevanceItem`` items.
 
     ``to_contexts(item)`` gives one or more contexts; the first scored judgment with the highest
     label wins ("matches any reference"), and the item is unscored only when all are.
@@ -28,8 +28,8 @@ class AdaptedJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
 
     def __init__(
         self,
-        inner: Judge[JudgmentContext, ValueT],
-        to_contexts: Callable[[ItemT], Sequence[JudgmentContext]],
+        inner: Judge[RelevanceItem, ValueT],
+        to_contexts: Callable[[ItemT], Sequence[RelevanceItem]],
         *,
         adapter: str,
     ) -> None:
@@ -67,7 +67,7 @@ class AdaptedJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
     ) -> list[Judgment[ValueT]]:
         """All contexts of all items in one inner batch (keeps a vectorised judge vectorised)."""
         spans: list[tuple[int, int]] = []
-        flat: list[JudgmentContext] = []
+        flat: list[RelevanceItem] = []
         for item in items:
             contexts = list(self.to_contexts(item))
             spans.append((len(flat), len(flat) + len(contexts)))
@@ -86,30 +86,30 @@ def _rank(label: bool | float | None) -> float:
     return float(label) if label is not None else float("-inf")
 
 
-def correctness_contexts(item: CorrectnessItem) -> list[JudgmentContext]:
+def correctness_contexts(item: CorrectnessItem) -> list[RelevanceItem]:
     """The answer against each reference: correct when it matches any."""
     return [
-        JudgmentContext(query=item.question, retrieved_text=item.answer, expected_text=reference)
+        RelevanceItem(query=item.question, retrieved_text=item.answer, expected_text=reference)
         for reference in item.references
     ]
 
 
-def faithfulness_contexts(item: FaithfulnessItem) -> list[JudgmentContext]:
+def faithfulness_contexts(item: FaithfulnessItem) -> list[RelevanceItem]:
     """The answer is the text that must be found (``expected_text``) in its joined contexts."""
     return [
-        JudgmentContext(
+        RelevanceItem(
             query=item.question or "", retrieved_text="\n\n".join(item.contexts), expected_text=item.answer
         )
     ]
 
 
-ADAPTERS: dict[str, Callable[[Any], Sequence[JudgmentContext]]] = {
+ADAPTERS: dict[str, Callable[[Any], Sequence[RelevanceItem]]] = {
     "correctness": correctness_contexts,
     "faithfulness": faithfulness_contexts,
 }
 
 
-def adapted(inner: Judge[JudgmentContext, Any], adapter: str) -> AdaptedJudge[Any, Any]:
+def adapted(inner: Judge[RelevanceItem, Any], adapter: str) -> AdaptedJudge[Any, Any]:
     """``inner`` answering the task ``adapter`` names (``correctness`` or ``faithfulness``)."""
     return AdaptedJudge(inner, ADAPTERS[adapter], adapter=adapter)
 

@@ -1,6 +1,6 @@
 """FallbackJudge: use a second judge when the first could not score.
 
-A model server that is down should not stop an evaluation a deterministic judge can finish, but
+A model server that is down should not stop an evaluation a model-free judge can finish, but
 the result says that the fallback answered and why, so nobody mistakes a heuristic for the model.
 With the primary's circuit breaker open (``rag_agent.model.breaker``) it is not even tried.
 """

@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "LLMVerdictJudge": "verdict_base",
+    "ModelVerdictJudge": "verdict_base",
     "SampledJudgment": "verdict_base",
     "VerdictOutput": "verdict_base",
     "CorrectnessJudge": "correctness",

@@ -156,11 +156,11 @@ class CorrectnessJudge(ThresholdVerdictJudge[CorrectnessItem, Verdict]):
 
 
 class BoolAsVerdict(ValueView[CorrectnessItem, Verdict]):
-    """A ``bool``-valued correctness judge (e.g. the deterministic ``ContainsJudge``) seen as a
+    """A ``bool``-valued correctness judge (e.g. the model-free ``ContainsJudge``) seen as a
     ``Verdict`` judge, so it can be the fallback of ``CorrectnessJudge`` (same value type)."""
 
     def view(self, value: bool) -> Verdict:
-        reason = f"decided by the deterministic judge {self.name} (no model)"
+        reason = f"decided by the model-free judge {self.name} (no model)"
         return Verdict(verdict=bool(value), reason=reason, method="deterministic")
 
 

@@ -35,7 +35,7 @@ from ragjury.rag_agent.judges.llm.value_view import ValueView
 from ragjury.rag_agent.judges.llm.verdict_base import (
     MAX_REASON_CHARS,
     BinaryVerdict,
-    LLMVerdictJudge,
+    ModelVerdictJudge,
     VerdictOptions,
     majority,
     sum_usage,
@@ -197,7 +197,7 @@ def verdicts_prompt(contexts: list[str], statements: list[str], token_budget: in
 
 
 @judge_entry("faithfulness", "llm", "LLM claim check", uses_model=True, fallback="support", default=True)
-class FaithfulnessJudge(LLMVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
+class FaithfulnessJudge(ModelVerdictJudge[FaithfulnessItem, FaithfulnessResult]):
     """Statement-level faithfulness of an answer to its contexts; ``label`` is ``score >= threshold``."""
 
     name = "faithfulness"

@@ -22,7 +22,7 @@ from ragjury.rag_agent.core.prompting import REFERENCE, STATEMENT, TRACE, tagged
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
 from ragjury.rag_agent.judges.llm.trace_format import TRACE_FORMAT_VERSION, TraceText, format_trace
-from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge, VerdictOutput
+from ragjury.rag_agent.judges.llm.verdict_base import ModelVerdictJudge, VerdictOutput
 from ragjury.rag_agent.core.value_tags import value_tag
 
 GOAL_INFERENCE = Instruction(
@@ -120,7 +120,7 @@ def verdict_prompt(goal: str, end_state: str, *, from_reference: bool) -> str:
 
 
 @judge_entry("goal", "llm", "LLM verdict: did the agent reach the user's goal", uses_model=True, default=True)
-class GoalAccuracyJudge(LLMVerdictJudge[GoalItem, GoalResult]):
+class GoalAccuracyJudge(ModelVerdictJudge[GoalItem, GoalResult]):
     """Did the agent achieve the user's goal? Uses ``reference_goal`` when the item has one."""
 
     name = "goal_accuracy"

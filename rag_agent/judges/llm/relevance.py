@@ -5,7 +5,7 @@ into Evret-style retrieval evaluation. ``GradedRelevanceJudge`` grades on the TR
 by NIST assessors and UMBRELA (0 irrelevant, 1 related, 2 highly relevant, 3 perfectly
 relevant); its ``judge()`` is ``grade >= threshold`` (default 2, TREC's binary cut-off).
 
-Both take ``JudgmentContext(query, retrieved_text, expected_text=None)``: with an expected text,
+Both take ``RelevanceItem(query, retrieved_text, expected_text=None)``: with an expected text,
 the question becomes whether the passage covers the same information. Neither asks for a
 reason: relevance is judged passage by passage over whole runs, and the reason tokens would
 double the cost of each judgment.
@@ -28,7 +28,7 @@ from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
 from ragjury.config.instructions import ONE_DIGIT_RULE, UNTRUSTED_DATA_RULE, Instruction
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.prompting import PASSAGE, QUESTION, REFERENCE, budgeted, tagged
 from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.core.judge_entry import judge_entry
@@ -36,7 +36,7 @@ from ragjury.rag_agent.judges.llm.verdict_base import (
     BINARY_CHOICES,
     Ballot,
     BinaryVerdict,
-    LLMVerdictJudge,
+    ModelVerdictJudge,
     SampledJudgment,
     ThresholdVerdictJudge,
     VerdictOptions,
@@ -234,7 +234,7 @@ class GradeOutput(BaseModel):
     grade: Grade = Field(description="0 irrelevant, 1 related, 2 highly relevant, 3 perfectly relevant")
 
 
-def relevance_prompt(context: JudgmentContext, token_budget: int) -> str:
+def relevance_prompt(context: RelevanceItem, token_budget: int) -> str:
     """Query, expected text (when given) and the passage, each in its data tag."""
     parts = [tagged(QUESTION, context.query)]
     texts = (
@@ -251,7 +251,7 @@ def relevance_prompt(context: JudgmentContext, token_budget: int) -> str:
     return "\n\n".join(parts)
 
 
-def _check_context(context: JudgmentContext) -> str | None:
+def _check_context(context: RelevanceItem) -> str | None:
     if not context.retrieved_text.strip():
         return "empty passage: nothing to judge"
     if not context.query.strip():
@@ -260,7 +260,7 @@ def _check_context(context: JudgmentContext) -> str | None:
 
 
 @judge_entry("relevance", "llm", "LLM verdict: relevant or not", uses_model=True, fallback="token-overlap")
-class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerdict]):
+class RelevanceVerdictJudge(ThresholdVerdictJudge[RelevanceItem, RelevanceVerdict]):
     """Is the passage relevant to the query? ``judge(ctx) -> bool``, ``batch_judge(ctxs) -> list[bool]``.
 
     On the logprob path the verdict is P("1") >= ``threshold`` (default 0.5, or a calibrated one).
@@ -273,10 +273,10 @@ class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerd
     token_instruction = RELEVANCE_VERDICT_TOKEN
     supports_logprobs = True
 
-    def problem(self, item: JudgmentContext) -> str | None:
+    def problem(self, item: RelevanceItem) -> str | None:
         return _check_context(item)
 
-    def verdict_prompt(self, item: JudgmentContext) -> str:
+    def verdict_prompt(self, item: RelevanceItem) -> str:
         return relevance_prompt(item, self.settings.source_token_budget)
 
     def ballot_value(self, ballot: Ballot[RelevanceOutput, str]) -> RelevanceVerdict:
@@ -287,7 +287,7 @@ class RelevanceVerdictJudge(ThresholdVerdictJudge[JudgmentContext, RelevanceVerd
 
 
 @judge_entry("relevance", "llm-graded", "LLM grade 0-3 (UMBRELA)", scale="graded", uses_model=True)
-class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
+class GradedRelevanceJudge(ModelVerdictJudge[RelevanceItem, RelevanceGrade]):
     """UMBRELA grade 0-3 of a passage for a query; ``judge()`` is ``grade >= threshold``.
 
     Logprob path: the grade is the argmax of P(grade), or with calibrated ``cuts`` (three
@@ -326,10 +326,10 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
             params["cuts"] = ",".join(f"{cut:g}" for cut in self.cuts)
         return params
 
-    def problem(self, item: JudgmentContext) -> str | None:
+    def problem(self, item: RelevanceItem) -> str | None:
         return _check_context(item)
 
-    def verdict_prompt(self, item: JudgmentContext) -> str:
+    def verdict_prompt(self, item: RelevanceItem) -> str:
         return relevance_prompt(item, self.settings.source_token_budget)
 
     def ballot_key(self, output: GradeOutput) -> int:
@@ -362,11 +362,11 @@ class GradedRelevanceJudge(LLMVerdictJudge[JudgmentContext, RelevanceGrade]):
         grade = value.grade if isinstance(value, RelevanceGrade) else value
         return grade >= self.threshold
 
-    def grade(self, context: JudgmentContext) -> int:
+    def grade(self, context: RelevanceItem) -> int:
         """The 0-3 grade; raises ``JudgmentUnscored`` when there is none."""
         return int(require_value(self.judge_sync(context)).grade)
 
-    def batch_grade(self, contexts: Sequence[JudgmentContext]) -> list[int]:
+    def batch_grade(self, contexts: Sequence[RelevanceItem]) -> list[int]:
         """Grades of many contexts; raises ``JudgmentUnscored`` naming the first unscored one."""
         judgments = self.judge_batch_sync(list(contexts))
         return [int(require_value(j, index=i).grade) for i, j in enumerate(judgments)]

@@ -194,7 +194,7 @@ class VerdictOptions(LLMOptions, total=False):
     """``auto`` (one token's probabilities where the server gives them), ``logprobs`` or ``structured``."""
 
 
-class LLMVerdictJudge(ModelJudge[ItemT, ValueT]):
+class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
     """Base of the LLM verdict judges: one model, typed calls, majority over ``samples``.
 
     Subclasses set ``name`` and ``instructions`` (every prompt they send, for the recorded
@@ -429,7 +429,7 @@ class LLMVerdictJudge(ModelJudge[ItemT, ValueT]):
         return [self.label_of(require_value(j, index=i)) for i, j in enumerate(judgments)]
 
 
-class ThresholdVerdictJudge(LLMVerdictJudge[ItemT, ValueT]):
+class ThresholdVerdictJudge(ModelVerdictJudge[ItemT, ValueT]):
     """A binary verdict judge whose logprob label is P("1") >= ``threshold`` (0.5, or calibrated).
 
     One place for the option the correctness, binary relevance and attribution judges share, so
@@ -462,7 +462,7 @@ __all__ = [
     "METHODS",
     "Ballot",
     "BinaryVerdict",
-    "LLMVerdictJudge",
+    "ModelVerdictJudge",
     "Method",
     "SampledJudgment",
     "ThresholdVerdictJudge",

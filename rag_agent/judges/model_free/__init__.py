@@ -18,7 +18,7 @@ _EXPORTS = {
     "ContainsJudge": "contains",
     "SupportJudge": "support",
     "SupportScore": "support",
-    "DeterministicScoreJudge": "score",
+    "HeuristicScoreJudge": "score",
     "heuristic_ratings": "score",
     "Embedder": "embedders",
     "EmbedderUnavailable": "embedders",
@@ -31,7 +31,7 @@ _EXPORTS = {
 __all__ = [
     "CachingEmbedder",
     "ContainsJudge",
-    "DeterministicScoreJudge",
+    "HeuristicScoreJudge",
     "Embedder",
     "EmbedderUnavailable",
     "NonLLMJudge",

@@ -1,6 +1,6 @@
 """Judgment envelopes for a whole vectorised batch, cheaply.
 
-For the deterministic judges, validating a ``Judgment`` per item costs more than judging it, so
+For the model-free judges, validating a ``Judgment`` per item costs more than judging it, so
 each distinct value is validated once and every item gets an unvalidated copy
 (``rag_agent.core.results.replicas``). Copies share ``Usage`` and value objects, which is safe
 because ragjury never changes those in place.

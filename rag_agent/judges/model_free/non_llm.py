@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.input_files import InputError, read_text, split_lines, validation_message
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
@@ -241,14 +241,14 @@ class _BatchScores:
     reasons: list[str | None]
 
 
-@judge_entry("relevance", "non-llm", "deterministic graded relevance 0-3", scale="graded")
-class NonLLMJudge(BaseJudge[JudgmentContext, int]):
+@judge_entry("relevance", "non-llm", "model-free graded relevance 0-3", scale="graded")
+class NonLLMJudge(BaseJudge[RelevanceItem, int]):
     """Grade 0-3 of how well ``retrieved_text`` (a response or passage) answers ``query``.
 
     ``expected_text`` is not used: this judge needs no reference. Example::
 
         judge = NonLLMJudge(NonLLMSettings.from_workflow("workflow.yml"))
-        judge.grade(JudgmentContext(query="who invented the light bulb",
+        judge.grade(RelevanceItem(query="who invented the light bulb",
                                     retrieved_text="Thomas Edison invented the light bulb."))  # 2
     """
 
@@ -278,22 +278,22 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
 
     # -- conveniences ------------------------------------------------------------------------
 
-    def grade(self, ctx: JudgmentContext) -> int:
+    def grade(self, ctx: RelevanceItem) -> int:
         """The 0-3 grade; raises ``JudgmentUnscored`` for an empty query."""
         return self.batch_grade([ctx])[0]
 
-    def judge(self, ctx: JudgmentContext) -> bool:
+    def judge(self, ctx: RelevanceItem) -> bool:
         """Relevant (grade >= ``pass_grade``)?"""
         return self.grade(ctx) >= self.settings.pass_grade
 
-    def batch_grade(self, ctxs: Sequence[JudgmentContext]) -> list[int]:
+    def batch_grade(self, ctxs: Sequence[RelevanceItem]) -> list[int]:
         batch = self._score(
             list(map(attrgetter("query"), ctxs)), list(map(attrgetter("retrieved_text"), ctxs))
         )
         _raise_first(batch.reasons)
         return batch.grade.tolist()
 
-    def batch_judge(self, ctxs: Sequence[JudgmentContext]) -> list[bool]:
+    def batch_judge(self, ctxs: Sequence[RelevanceItem]) -> list[bool]:
         return [grade >= self.settings.pass_grade for grade in self.batch_grade(ctxs)]
 
     def grade_texts(self, queries: Sequence[str], responses: Sequence[str]) -> list[int]:
@@ -321,7 +321,7 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
             )
         return out
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[int]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[int]:
         started = time.perf_counter()
         batch = self._score([item.query], [item.retrieved_text])
         if batch.reasons[0] is not None:
@@ -329,7 +329,7 @@ class NonLLMJudge(BaseJudge[JudgmentContext, int]):
         return self.scored(int(batch.grade[0]), started=started)
 
     async def ajudge_batch(
-        self, items: Sequence[JudgmentContext], *, on_result: ResultCallback | None = None
+        self, items: Sequence[RelevanceItem], *, on_result: ResultCallback | None = None
     ) -> list[Judgment[int]]:
         started = time.perf_counter()
         batch = self._score(

@@ -1,7 +1,7 @@
 """A deterministic ``JudgeScore``: the fallback of the multi-dimension judge.
 
 A documented heuristic, not a model's opinion: every dimension comes from a measurable text
-signal of the deterministic judges (``token_overlap``, ``non_llm``), so the same input always
+signal of the model-free judges (``token_overlap``, ``non_llm``), so the same input always
 gets the same score, and its low confidence says it is a heuristic.
 """
 
@@ -100,7 +100,7 @@ def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
 
 
 @judge_entry("score", "deterministic", "heuristic JudgeScore", scale="score", takes_settings=True)
-class DeterministicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
+class HeuristicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
     """The model-free ``JudgeScore``: same weights as JudgeLLM, ratings from text signals."""
 
     name = "deterministic_score"
@@ -119,4 +119,4 @@ class DeterministicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
         return self.scored(score)
 
 
-__all__ = ["HEURISTIC_VERSION", "DeterministicScoreJudge", "heuristic_ratings", "weighted_support"]
+__all__ = ["HEURISTIC_VERSION", "HeuristicScoreJudge", "heuristic_ratings", "weighted_support"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragjury.config.settings import RagjurySettings
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.needs import Needs
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
@@ -55,13 +55,13 @@ async def pair_similarities(embedder: Embedder, left: Sequence[str], right: Sequ
     "correctness", "semantic", "embedding similarity of answer and a reference", adapt="correctness",
     uses_embeddings=True,
 )
-class SemanticJudge(BaseJudge[JudgmentContext, bool]):
+class SemanticJudge(BaseJudge[RelevanceItem, bool]):
     """Match when cos(expected or query, retrieved) >= ``threshold`` (Evret's default 0.75).
 
     Example::
 
         judge = SemanticJudge()  # local all-MiniLM-L6-v2 when installed, else Ollama all-minilm
-        judge.judge(JudgmentContext(query="q", expected_text="Paris is France's capital",
+        judge.judge(RelevanceItem(query="q", expected_text="Paris is France's capital",
                                     retrieved_text="The capital of France is Paris."))  # True
     """
 
@@ -97,7 +97,7 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
     def needs(self) -> Needs:
         return Needs(embedders=(self.embedder,))
 
-    async def asimilarities(self, ctxs: Sequence[JudgmentContext]) -> Similarities:
+    async def asimilarities(self, ctxs: Sequence[RelevanceItem]) -> Similarities:
         """Similarities of every pair; unscored pairs get NaN and a reason."""
         n = len(ctxs)
         reasons: list[str | None] = [None] * n
@@ -120,10 +120,10 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
             values[live] = sims
         return Similarities(values, reasons)
 
-    def similarities(self, ctxs: Sequence[JudgmentContext]) -> Similarities:
+    def similarities(self, ctxs: Sequence[RelevanceItem]) -> Similarities:
         return run_sync(self.asimilarities(ctxs))
 
-    def batch_judge(self, ctxs: Sequence[JudgmentContext]) -> list[bool]:
+    def batch_judge(self, ctxs: Sequence[RelevanceItem]) -> list[bool]:
         """Verdicts for many pairs; raises ``JudgmentUnscored`` if any pair cannot be judged."""
         result = self.similarities(ctxs)
         for reason in result.reasons:
@@ -131,10 +131,10 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
                 raise JudgmentUnscored(reason)
         return (result.values >= self.threshold).tolist()
 
-    def judge(self, ctx: JudgmentContext) -> bool:
+    def judge(self, ctx: RelevanceItem) -> bool:
         return self.batch_judge([ctx])[0]
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         started = time.perf_counter()
         result = await self.asimilarities([item])
         if result.reasons[0] is not None:
@@ -142,7 +142,7 @@ class SemanticJudge(BaseJudge[JudgmentContext, bool]):
         return self.scored(bool(result.values[0] >= self.threshold), started=started)
 
     async def ajudge_batch(
-        self, items: Sequence[JudgmentContext], *, on_result: ResultCallback | None = None
+        self, items: Sequence[RelevanceItem], *, on_result: ResultCallback | None = None
     ) -> list[Judgment[bool]]:
         """One embedding pass for the whole batch; latency is each pair's share."""
         started = time.perf_counter()

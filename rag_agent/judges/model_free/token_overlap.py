@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, JudgmentUnscored, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.judge_entry import judge_entry
@@ -125,13 +125,13 @@ class _Analysis:
 @judge_entry("relevance", "token-overlap", "token overlap, query/passage")
 @judge_entry("correctness", "token-overlap", "token overlap of answer and a reference", adapt="correctness")
 @judge_entry("faithfulness", "token-overlap", "token overlap of answer and context", adapt="faithfulness")
-class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
+class TokenOverlapJudge(BaseJudge[RelevanceItem, bool]):
     """Is ``retrieved_text`` the expected text (or relevant to the query)? Evret's token rule.
 
     Example::
 
         judge = TokenOverlapJudge(min_tokens=1)
-        judge.judge(JudgmentContext(query="capital of France", expected_text="Paris",
+        judge.judge(RelevanceItem(query="capital of France", expected_text="Paris",
                                     retrieved_text="The capital is Paris."))  # True (substring)
 
     ``scoring="weighted"`` (default, Evret 0.0.3): equal normalised texts match; a negation word
@@ -184,11 +184,11 @@ class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
 
     # -- public conveniences ---------------------------------------------------------------
 
-    def judge(self, ctx: JudgmentContext) -> bool:
+    def judge(self, ctx: RelevanceItem) -> bool:
         """The verdict for one pair; raises ``JudgmentUnscored`` for empty text."""
         return self.batch_judge([ctx])[0]
 
-    def batch_judge(self, ctxs: Sequence[JudgmentContext]) -> list[bool]:
+    def batch_judge(self, ctxs: Sequence[RelevanceItem]) -> list[bool]:
         """Verdicts for many pairs in one vectorised pass; raises ``JudgmentUnscored`` when any
         pair cannot be judged (use ``ajudge_batch`` to get per-pair envelopes instead)."""
         verdicts, reasons = self.decide(ctxs)
@@ -197,7 +197,7 @@ class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
                 raise JudgmentUnscored(reason)
         return verdicts.tolist()
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         started = time.perf_counter()
         verdicts, reasons = self.decide([item])
         if reasons[0] is not None:
@@ -205,7 +205,7 @@ class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
         return self.scored(bool(verdicts[0]), started=started)
 
     async def ajudge_batch(
-        self, items: Sequence[JudgmentContext], *, on_result: ResultCallback | None = None
+        self, items: Sequence[RelevanceItem], *, on_result: ResultCallback | None = None
     ) -> list[Judgment[bool]]:
         """All envelopes from one vectorised pass (no per-item task); latency is the batch's share."""
         started = time.perf_counter()
@@ -216,7 +216,7 @@ class TokenOverlapJudge(BaseJudge[JudgmentContext, bool]):
 
     # -- the vectorised core -----------------------------------------------------------------
 
-    def decide(self, ctxs: Sequence[JudgmentContext]) -> tuple[np.ndarray, list[str | None]]:
+    def decide(self, ctxs: Sequence[RelevanceItem]) -> tuple[np.ndarray, list[str | None]]:
         """Verdicts (bool array) and, per pair, the reason it is unscored or ``None``."""
         queries = list(map(_QUERY, ctxs))
         expected = list(map(_EXPECTED, ctxs))

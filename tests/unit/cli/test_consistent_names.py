@@ -129,7 +129,7 @@ def test_a_verdict_from_the_fallback_says_why_in_one_line_with_the_fix(offline_c
                            env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("fallback: the deterministic judge answered: model server "
+    assert len(lines) == 1 and lines[0].startswith("fallback: the model-free judge answered: model server "
                                                    "unreachable at http://127.0.0.1:9/v1")
     assert "start your server" in lines[0] and "judged by contains" in result.stdout
 

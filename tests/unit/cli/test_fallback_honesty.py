@@ -33,7 +33,7 @@ TOPICS = FIXTURES / "pipeline_topics.jsonl"
 
 PLUGIN = '''
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
-from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.judges.model_free.score import HeuristicScoreJudge
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
 from ragjury.rag_agent.core.schemas import JudgeScore
@@ -77,7 +77,7 @@ def AllFallback(settings=None):
 
 
 def ScoreAllFallback(settings=None):
-    return FallbackJudge(DownScore(), DeterministicScoreJudge(settings))
+    return FallbackJudge(DownScore(), HeuristicScoreJudge(settings))
 '''
 PARTLY = "python:honesty_judges:PartlyFallback"
 ALL = "python:honesty_judges:AllFallback"
@@ -272,7 +272,7 @@ def test_agent_gate_fails_per_stage_whose_verdicts_came_from_the_fallback(tmp_pa
 
 
 def judge_one(*args: str):  # type: ignore[no-untyped-def]
-    """``--judge auto`` with the model server down: the deterministic fallback answers."""
+    """``--judge auto`` with the model server down: the model-free fallback answers."""
     return runner.invoke(
         app, ["judge-evaluate", "What is RAG?", "--answer", "RAG combines retrieval with generation.", *args]
     )

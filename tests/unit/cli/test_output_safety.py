@@ -33,7 +33,7 @@ PLUGIN = '''
 import os
 from pathlib import Path
 
-from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 
 
@@ -57,7 +57,7 @@ class CountingCorrectness(BaseJudge[CorrectnessItem, bool]):
         return self.scored(item.references[0].lower() in item.answer.lower())
 
 
-class FailingRelevance(BaseJudge[JudgmentContext, bool]):
+class FailingRelevance(BaseJudge[RelevanceItem, bool]):
     name = "failing_relevance"
 
     def __init__(self, settings=None):

@@ -42,7 +42,7 @@ def test_the_evaluate_summary_shows_unscored_reasons_and_the_one_value_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "flaky_check.py").write_text(
-        "from ragjury import evaluator\n\n@evaluator\ndef flaky(row):\n"
+        "from ragjury import check\n\n@check\ndef flaky(row):\n"
         "    if len(row.output) < 20:\n        raise ValueError('too short to check')\n    return True\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -184,9 +184,9 @@ def test_deterministic_correctness_uses_contains_judge() -> None:
     [
         (
             ("relevance", "-q", "q", "-p", "p", "--graded", "--judge", "deterministic"),
-            "no deterministic judge",
+            "no model-free judge",
         ),
-        (("goal", "-t", "user: hi", "--judge", "deterministic"), "no deterministic judge"),
+        (("goal", "-t", "user: hi", "--judge", "deterministic"), "no model-free judge"),
         (("correctness", "-q", "q", "-a", "a"), "missing --reference"),
         (("correctness", "--item-file", str(FIXTURES / "verdicts_correctness_bad.json")), "references"),
         (("faithfulness", "--item-file", "missing.json"), "missing.json: file not found"),

@@ -1,6 +1,6 @@
 """Every command's ``--json``: versioned, documented keys, and one shape per shared key.
 
-Each command runs as a user would run it, without a model server: deterministic judges, a
+Each command runs as a user would run it, without a model server: model-free judges, a
 scripted logprob judge for ``calibrate`` (a ``python:`` plug-in), an unreachable server where
 the command's point is to report one (``doctor``, ``ask``).
 """

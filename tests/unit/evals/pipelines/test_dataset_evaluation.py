@@ -1,4 +1,4 @@
-"""``evaluate_dataset`` as a library: the finished ``EvaluationResult`` owns its figures, gates,
+"""``evaluate_dataset`` as a library: the finished ``DatasetEvaluation`` owns its figures, gates,
 predictions file, JSON payload and HTML report (no CLI involved), and ``Gates`` checks
 ``--fail-under`` thresholds and the fallback limit together."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragjury.evals.io.predictions import load_predictions
-from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, EvaluationResult, evaluate_dataset
+from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, DatasetEvaluation, evaluate_dataset
 from ragjury.rag_agent.judges.catalogue import build_judge
 from ragjury.evals.report.gates import BINARY_TASK_FIGURES, Gates
 from ragjury.evals.report.run_report import build_report, report_payload
@@ -41,7 +41,7 @@ class DownOnNobel(BaseJudge[CorrectnessItem, bool]):
         return self.scored(item.references[0].lower() in item.answer.lower())
 
 
-async def contains_run() -> EvaluationResult:
+async def contains_run() -> DatasetEvaluation:
     judge = build_judge("correctness", "contains")
     return await evaluate_dataset("correctness", CORRECTNESS, judge, progress=False)
 

@@ -16,12 +16,12 @@ from ragjury import ContainsJudge, DatasetFiles, evaluate_dataset_sync
 DATA = Path(__file__).resolve().parents[4] / "examples" / "data" / "correctness.jsonl"
 
 
-def run(limit: int | None = None) -> ragjury.EvaluationResult:
+def run(limit: int | None = None) -> ragjury.DatasetEvaluation:
     return evaluate_dataset_sync("correctness", DATA, ContainsJudge(), limit=limit, progress=False)
 
 
 def test_the_sync_door_works_inside_a_running_event_loop() -> None:
-    async def notebook_cell() -> ragjury.EvaluationResult:
+    async def notebook_cell() -> ragjury.DatasetEvaluation:
         return evaluate_dataset_sync("correctness", DATA, ContainsJudge(), limit=5, progress=False)
 
     result = asyncio.run(notebook_cell())  # a loop is running, as in Jupyter

@@ -1,5 +1,5 @@
-"""User-defined evaluators run ``-j`` at a time through the batch runner (issue 26, 3.3): an
-async evaluator concurrently on the loop, a sync one in worker threads, and each judgment is
+"""User-defined checks run ``-j`` at a time through the batch runner (issue 26, 3.3): an
+async check concurrently on the loop, a sync one in worker threads, and each judgment is
 stored (and the progress advanced) as it ends, not when the whole batch is done."""
 
 from __future__ import annotations
@@ -12,27 +12,27 @@ import pytest
 
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
-from ragjury.rag_agent.judges.user_defined import EvalRow, EvaluatorJudge, evaluator
+from ragjury.rag_agent.judges.user_defined import CheckRow, CheckJudge, check
 
-ROWS = [EvalRow(output=f"answer number {i}") for i in range(48)]
+ROWS = [CheckRow(output=f"answer number {i}") for i in range(48)]
 SLEEP_S = 0.05  # one at a time: 48 x 0.05 = 2.4 s; 8 at a time: 0.3 s
 
 
-@evaluator
-async def slow_async(row: EvalRow) -> bool:
+@check
+async def slow_async(row: CheckRow) -> bool:
     await asyncio.sleep(SLEEP_S)
     return "number" in row.output
 
 
-@evaluator
-def slow_sync(row: EvalRow) -> bool:
+@check
+def slow_sync(row: CheckRow) -> bool:
     time.sleep(SLEEP_S)
     return "number" in row.output
 
 
 @pytest.mark.parametrize("check", [slow_async, slow_sync], ids=["async", "sync"])
 def test_evaluators_run_j_at_a_time_and_report_as_they_end(check: object, tmp_path: Path) -> None:
-    judge = EvaluatorJudge(check)  # type: ignore[arg-type]
+    judge = CheckJudge(check)  # type: ignore[arg-type]
     stored_while_running: list[int] = []
     cache = JudgmentCache(tmp_path / "cache.sqlite")
     put_many = cache.put_many

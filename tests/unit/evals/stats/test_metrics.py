@@ -27,7 +27,7 @@ from ragjury.evals.stats.metrics import (
     precision,
     recall,
 )
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge
 from ragjury.rag_agent.core.results import Judgment
 
@@ -173,15 +173,15 @@ def test_bad_arguments() -> None:
 # ----------------------------------------------------------------------------------------- Evret
 
 
-class ContainsJudge(BaseJudge[JudgmentContext, bool]):
+class ContainsJudge(BaseJudge[RelevanceItem, bool]):
     """Match when the expected text occurs in the retrieved text; unscored for texts containing '??'."""
 
     name = "contains-test"
 
     def __init__(self) -> None:
-        self.seen: list[JudgmentContext] = []
+        self.seen: list[RelevanceItem] = []
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         self.seen.append(item)
         if "??" in item.retrieved_text:
             return self.unscored("judge timed out")
@@ -233,7 +233,7 @@ async def test_evret_maps_first_match_and_counts_duplicates_once() -> None:
     assert result.mean["MRR@1"] == 1.0
     assert result.n_judgments == 4 * 2 + 2 * 1 == len(judge.seen)
     assert result.unscored_queries == {} and result.n_scored_queries == 2
-    assert judge.seen[0] == JudgmentContext(
+    assert judge.seen[0] == RelevanceItem(
         query="capital of france", expected_text="Paris", retrieved_text="Paris is the capital"
     )
 
@@ -255,7 +255,7 @@ async def test_evret_unscored_judgments_make_the_query_unscored_not_irrelevant()
 
 async def test_evret_unscored_after_the_first_match_does_not_matter() -> None:
     class LaterUnscored(ContainsJudge):
-        async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+        async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
             if item.expected_text == "Île-de-France":
                 return self.unscored("not needed")
             return self.scored((item.expected_text or "") in item.retrieved_text)

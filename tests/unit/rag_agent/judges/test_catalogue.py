@@ -67,7 +67,7 @@ def test_every_example_judge_is_placed_and_shown_in_the_docs() -> None:
 
 
 def test_the_llm_verdict_example_writes_at_most_five_lines_of_judge() -> None:
-    """The verdict template lives once (``LLMVerdictJudge._judge``): the example inherits it or
+    """The verdict template lives once (``ModelVerdictJudge._judge``): the example inherits it or
     adds at most five lines."""
     tree = ast.parse((EXAMPLES / "yes_no_correctness.py").read_text(encoding="utf-8"))
     (judge,) = [node for node in tree.body if isinstance(node, ast.ClassDef)]

@@ -17,7 +17,7 @@ from ragjury.rag_agent.judges.catalogue import (
     judge_names,
     tasks,
 )
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
@@ -171,7 +171,7 @@ def test_adapter_contexts() -> None:
     assert context.expected_text == "claim" and context.retrieved_text == "c1\n\nc2"
 
 
-class ExpectedIn(BaseJudge[JudgmentContext, bool]):
+class ExpectedIn(BaseJudge[RelevanceItem, bool]):
     """Matches when expected_text occurs in retrieved_text; unscored for empty expected text."""
 
     name = "expected_in"
@@ -183,7 +183,7 @@ class ExpectedIn(BaseJudge[JudgmentContext, bool]):
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name, params="x")
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         if not (item.expected_text or "").strip():
             return self.unscored("empty expected text")
         return self.scored(item.expected_text.lower() in item.retrieved_text.lower())  # type: ignore[union-attr]

@@ -1,5 +1,5 @@
-"""User-defined evaluators: subclass and decorator forms, thresholds, failures as unscored, the
-batch pipeline, and the BERTScore-style embedding evaluator."""
+"""User-defined checks: subclass and decorator forms, thresholds, failures as unscored, the
+batch pipeline, and the BERTScore-style embedding check."""
 
 from __future__ import annotations
 
@@ -13,40 +13,40 @@ import pytest
 
 from ragjury.rag_agent.judges.model_free.embedders import EmbedderUnavailable
 from ragjury.rag_agent.judges.user_defined import (
-    EmbeddingSimilarityEvaluator,
-    EvalRow,
-    Evaluator,
-    EvaluatorJudge,
-    EvaluatorOutcome,
-    FunctionEvaluator,
-    evaluator,
+    EmbeddingSimilarityCheck,
+    CheckRow,
+    Check,
+    CheckJudge,
+    CheckOutcome,
+    FunctionCheck,
+    check,
 )
 
 
-class MentionsPrice(Evaluator):
+class MentionsPrice(Check):
     pass_threshold = 0.5
 
-    def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
+    def evaluate(self, row: CheckRow) -> CheckOutcome:
         hits = sum(word in row.output for word in ("$", "EUR", "price"))
-        return EvaluatorOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
+        return CheckOutcome(score_raw=hits / 3, tags={"hits": str(hits)})
 
 
-@evaluator
-def short_answer(row: EvalRow) -> bool:
+@check
+def short_answer(row: CheckRow) -> bool:
     return len(row.output.split()) <= 5
 
 
-@evaluator(name="gold_in_output", pass_threshold=1.0, version="2")
-async def gold_in_output(row: EvalRow) -> float:
+@check(name="gold_in_output", pass_threshold=1.0, version="2")
+async def gold_in_output(row: CheckRow) -> float:
     if row.gold_answer is None:
         raise ValueError("no gold answer")
     return float(row.gold_answer.lower() in row.output.lower())
 
 
 def test_subclass_gets_a_name_and_threshold_fills_pass() -> None:
-    judge = EvaluatorJudge(MentionsPrice())
+    judge = CheckJudge(MentionsPrice())
     assert judge.name == "evaluator:mentions_price"
-    high, low = judge.judge_batch_sync([EvalRow(output="price: $5"), EvalRow(output="free")])
+    high, low = judge.judge_batch_sync([CheckRow(output="price: $5"), CheckRow(output="free")])
     assert high.value is not None and high.value.pass_ is True and high.value.tags == {"hits": "2"}
     assert low.value is not None and low.value.pass_ is False and low.value.score_raw == 0.0
     assert high.value.label is True
@@ -54,64 +54,64 @@ def test_subclass_gets_a_name_and_threshold_fills_pass() -> None:
 
 
 def test_decorator_forms() -> None:
-    assert isinstance(short_answer, FunctionEvaluator) and short_answer.name == "short_answer"
-    assert short_answer(EvalRow(output="two words")) is True  # still callable as the function
-    judgment = EvaluatorJudge(short_answer).judge_sync(EvalRow(output="one two three four five six"))
-    assert judgment.value == EvaluatorOutcome(score_raw=0.0, pass_=False)
-    judge = EvaluatorJudge(gold_in_output)
+    assert isinstance(short_answer, FunctionCheck) and short_answer.name == "short_answer"
+    assert short_answer(CheckRow(output="two words")) is True  # still callable as the function
+    judgment = CheckJudge(short_answer).judge_sync(CheckRow(output="one two three four five six"))
+    assert judgment.value == CheckOutcome(score_raw=0.0, pass_=False)
+    judge = CheckJudge(gold_in_output)
     assert judge.identity.prompt_version == "gold_in_output@2"
-    ok = judge.judge_sync(EvalRow(output="It is Paris.", gold_answer="paris"))
+    ok = judge.judge_sync(CheckRow(output="It is Paris.", gold_answer="paris"))
     assert ok.value is not None and ok.value.pass_ is True and ok.value.score_raw == 1.0
     assert (
-        gold_in_output.evaluate(EvalRow(output="x", gold_answer="y")) == 0.0
+        gold_in_output.evaluate(CheckRow(output="x", gold_answer="y")) == 0.0
     )  # the sync path of an async function
 
 
 def test_failures_are_unscored_with_the_reason() -> None:
-    judge = EvaluatorJudge(gold_in_output)
-    judgments = judge.judge_batch_sync([EvalRow(output="x"), EvalRow(output="Paris", gold_answer="Paris")])
+    judge = CheckJudge(gold_in_output)
+    judgments = judge.judge_batch_sync([CheckRow(output="x"), CheckRow(output="Paris", gold_answer="Paris")])
     assert judgments[0].unscored and judgments[0].unscored_reason == "ValueError: no gold answer"
     assert judgments[1].scored
 
-    @evaluator
-    def wrong_type(row: EvalRow) -> str:  # type: ignore[return-value]
+    @check
+    def wrong_type(row: CheckRow) -> str:  # type: ignore[return-value]
         return "yes"
 
-    bad = EvaluatorJudge(wrong_type).judge_sync(EvalRow(output="x"))
-    assert bad.unscored and "expected bool, a number or EvaluatorOutcome" in (bad.unscored_reason or "")
+    bad = CheckJudge(wrong_type).judge_sync(CheckRow(output="x"))
+    assert bad.unscored and "expected bool, a number or CheckOutcome" in (bad.unscored_reason or "")
 
-    @evaluator
-    def nothing(row: EvalRow) -> EvaluatorOutcome:
-        return EvaluatorOutcome(tags={"a": "b"})
+    @check
+    def nothing(row: CheckRow) -> CheckOutcome:
+        return CheckOutcome(tags={"a": "b"})
 
-    empty = EvaluatorJudge(nothing).judge_sync(EvalRow(output="x"))
+    empty = CheckJudge(nothing).judge_sync(CheckRow(output="x"))
     assert empty.unscored and "neither score_raw nor pass" in (empty.unscored_reason or "")
     with pytest.raises(TypeError, match="decorate functions"):
-        EvaluatorJudge(lambda row: True)  # type: ignore[arg-type]
+        CheckJudge(lambda row: True)  # type: ignore[arg-type]
 
 
 def test_score_without_threshold_keeps_pass_unknown_and_label_is_the_score() -> None:
-    @evaluator
-    def length(row: EvalRow) -> float:
+    @check
+    def length(row: CheckRow) -> float:
         return len(row.output) / 10
 
-    result = EvaluatorJudge(length).judge_sync(EvalRow(output="abcde")).value
+    result = CheckJudge(length).judge_sync(CheckRow(output="abcde")).value
     assert result is not None and result.pass_ is None and result.label == 0.5
 
 
 def test_eval_row_and_result_shapes() -> None:
-    row = EvalRow(output="o", context="one passage", question="q?", unknown_field=1)
+    row = CheckRow(output="o", context="one passage", question="q?", unknown_field=1)
     assert row.context == ["one passage"]
-    dumped = EvaluatorOutcome(score_raw=0.3, pass_=False).model_dump(mode="json")
+    dumped = CheckOutcome(score_raw=0.3, pass_=False).model_dump(mode="json")
     assert dumped["pass"] is False and "pass_" not in dumped
-    assert EvaluatorOutcome.model_validate({"pass": True}).pass_ is True
+    assert CheckOutcome.model_validate({"pass": True}).pass_ is True
 
 
 def test_batch_pipeline_reports_each_row() -> None:
     seen: list[int] = []
-    rows = [EvalRow(output="a"), EvalRow(output="b c d e f g")]
+    rows = [CheckRow(output="a"), CheckRow(output="b c d e f g")]
     results = asyncio.run(
-        EvaluatorJudge(short_answer).ajudge_batch(rows, on_result=lambda i, _: seen.append(i))
+        CheckJudge(short_answer).ajudge_batch(rows, on_result=lambda i, _: seen.append(i))
     )
     assert [r.value.pass_ for r in results if r.value] == [True, False]
     assert sorted(seen) == [0, 1]
@@ -138,12 +138,12 @@ class Axes:
 
 def test_embedding_similarity_is_bertscore_style() -> None:
     embedder = Axes()
-    ev = EmbeddingSimilarityEvaluator(embedder, pass_threshold=0.7)
-    judge = EvaluatorJudge(ev)
+    ev = EmbeddingSimilarityCheck(embedder, pass_threshold=0.7)
+    judge = CheckJudge(ev)
     rows = [
-        EvalRow(output="Paris is the capital. It has the Louvre.", gold_answer="The capital is Paris."),
-        EvalRow(output="Rome.", gold_answer="The capital is Paris."),
-        EvalRow(output="Paris is the capital."),
+        CheckRow(output="Paris is the capital. It has the Louvre.", gold_answer="The capital is Paris."),
+        CheckRow(output="Rome.", gold_answer="The capital is Paris."),
+        CheckRow(output="Paris is the capital."),
     ]
     verbose, wrong, no_gold = judge.judge_batch_sync(rows)
     assert embedder.calls == 1  # every sentence of the batch in one call
@@ -154,8 +154,8 @@ def test_embedding_similarity_is_bertscore_style() -> None:
         wrong.value is not None and wrong.value.score_raw == pytest.approx(0.6) and wrong.value.pass_ is False
     )
     assert no_gold.unscored and "no gold_answer" in (no_gold.unscored_reason or "")
-    same = ev.evaluate(EvalRow(output="The capital is Paris.", gold_answer="Paris is the capital."))
-    assert isinstance(same, EvaluatorOutcome) and same.score_raw == pytest.approx(1.0)
+    same = ev.evaluate(CheckRow(output="The capital is Paris.", gold_answer="Paris is the capital."))
+    assert isinstance(same, CheckOutcome) and same.score_raw == pytest.approx(1.0)
     assert judge.identity.model == "test:axes"
 
 
@@ -166,27 +166,27 @@ def test_embedding_similarity_with_embedder_down() -> None:
         async def aembed(self, texts: Sequence[str]) -> np.ndarray:
             raise EmbedderUnavailable("ollama at http://127.0.0.1:9 unreachable")
 
-    judgment = EvaluatorJudge(EmbeddingSimilarityEvaluator(Down())).judge_sync(
-        EvalRow(output="a", gold_answer="b")
+    judgment = CheckJudge(EmbeddingSimilarityCheck(Down())).judge_sync(
+        CheckRow(output="a", gold_answer="b")
     )
     assert judgment.unscored and "unreachable" in (judgment.unscored_reason or "")
 
 
 EVALUATOR_MODULE = '''
-from ragjury import Evaluator, EvalRow, EvaluatorOutcome, evaluator
+from ragjury import Check, CheckRow, CheckOutcome, check
 
 
-@evaluator(name="names_paris")
-def names_paris(row: EvalRow) -> bool:
+@check(name="names_paris")
+def names_paris(row: CheckRow) -> bool:
     return "paris" in row.output.lower()
 
 
-class ShortAnswer(Evaluator):
+class ShortAnswer(Check):
     pass_threshold = 0.5
 
-    def evaluate(self, row: EvalRow) -> EvaluatorOutcome:
+    def evaluate(self, row: CheckRow) -> CheckOutcome:
         words = len(row.output.split())
-        return EvaluatorOutcome(score_raw=1.0 if words <= 3 else 0.0, tags={"words": str(words)})
+        return CheckOutcome(score_raw=1.0 if words <= 3 else 0.0, tags={"words": str(words)})
 '''
 
 

@@ -23,9 +23,9 @@ from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
 from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 from ragjury.rag_agent.judges.model_free.embedders import EmbeddingsUnavailable, OllamaEmbedder, _stand_in_embedders
-from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.judges.model_free.score import HeuristicScoreJudge
 from ragjury.rag_agent.judges.model_free.semantic import SemanticJudge
-from ragjury.rag_agent.judges.user_defined import EmbeddingSimilarityEvaluator, EvaluatorJudge
+from ragjury.rag_agent.judges.user_defined import EmbeddingSimilarityCheck, CheckJudge
 from ragjury.rag_agent.model.breaker import CircuitBreaker, any_open, breakers_of
 
 
@@ -103,9 +103,9 @@ def test_embedders_are_declared_through_adapters_fallbacks_and_evaluators() -> N
     assert [e.inner for e in needs_of(wrapped).embedders] == [stand_in]
     assert _stand_in_embedders(wrapped) == [stand_in]
     assert _stand_in_embedders(SemanticJudge(ToyEmbedder())) == []  # the user's own: not a stand-in
-    evaluator = EvaluatorJudge(EmbeddingSimilarityEvaluator(stand_in))
+    evaluator = CheckJudge(EmbeddingSimilarityCheck(stand_in))
     assert _stand_in_embedders(evaluator) == [stand_in]
-    assert needs_of(DeterministicScoreJudge(settings())) is NOTHING
+    assert needs_of(HeuristicScoreJudge(settings())) is NOTHING
 
 
 async def test_ready_probes_only_a_stand_in_and_says_how_to_install_the_extra() -> None:

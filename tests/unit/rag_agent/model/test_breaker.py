@@ -28,7 +28,7 @@ from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.core.items import CorrectnessItem, ScoreItem
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
-from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.judges.model_free.score import HeuristicScoreJudge
 from ragjury.rag_agent.model.breaker import CircuitBreaker, breakers_of
 from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure
 from ragjury.rag_agent.model.client import StructuredCaller
@@ -204,7 +204,7 @@ async def test_fallback_skips_the_primary_while_its_breaker_is_open() -> None:
     primary = JudgeLLM(FunctionModel(reply), settings=settings())
     (breaker,) = breakers_of(primary)
     breaker.trip("3 consecutive connection failures")
-    judgment = await FallbackJudge(primary, DeterministicScoreJudge(settings())).ajudge(
+    judgment = await FallbackJudge(primary, HeuristicScoreJudge(settings())).ajudge(
         ScoreItem(question="What is RAG?", answer="RAG combines retrieval with generation.")
     )
     assert calls["model"] == 0

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, judge_names_help, resolve
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import binarizer, binary_label, label_of
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment, Usage
@@ -263,8 +263,8 @@ def test_registry_panel_mean_for_faithfulness_and_relevance() -> None:
     assert judgment.value is not None and judgment.value.votes[0].label is True
     # a graded member (non-llm, 0-3) votes relevant from grade 2: grade 1 is a "no"
     contexts = [
-        JudgmentContext(query="who painted olympia", retrieved_text="Olympia was painted by Manet in 1863."),
-        JudgmentContext(query="who painted olympia", retrieved_text="Bananas are yellow."),
+        RelevanceItem(query="who painted olympia", retrieved_text="Olympia was painted by Manet in 1863."),
+        RelevanceItem(query="who painted olympia", retrieved_text="Bananas are yellow."),
     ]
     grader = build_judge("relevance", "non-llm", SETTINGS)
     assert isinstance(grader, BaseJudge)

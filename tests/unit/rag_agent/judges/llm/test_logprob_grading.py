@@ -16,7 +16,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.judges.llm.attribution import AttributionJudge
 from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
@@ -28,7 +28,7 @@ from ragjury.rag_agent.model.logprobs import (
     logprob_settings,
 )
 
-CONTEXT = JudgmentContext(query="boiling point of water", retrieved_text="Water boils at 100 C at sea level.")
+CONTEXT = RelevanceItem(query="boiling point of water", retrieved_text="Water boils at 100 C at sea level.")
 
 
 def settings() -> RagjurySettings:

@@ -14,7 +14,7 @@ from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.core.schemas import SourceDocument
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
 from ragjury.rag_agent.judges.llm.multi_dimension import JUDGE_SCORE, JudgeLLM, score_prompt
-from ragjury.rag_agent.judges.model_free.score import DeterministicScoreJudge
+from ragjury.rag_agent.judges.model_free.score import HeuristicScoreJudge
 
 GOOD = {
     "relevance": 9,
@@ -123,7 +123,7 @@ async def test_server_down_is_unscored_with_reason() -> None:
 
 async def test_auto_falls_back_to_deterministic_and_says_so() -> None:
     down = JudgeLLM(settings=settings(base_url="http://127.0.0.1:9/v1", http_retries=0, timeout_s=5))
-    judgment = await FallbackJudge(down, DeterministicScoreJudge(settings())).ajudge(
+    judgment = await FallbackJudge(down, HeuristicScoreJudge(settings())).ajudge(
         ScoreItem(question="What is RAG?", answer="RAG combines retrieval with generation.")
     )
     assert judgment.scored and judgment.fallback_used

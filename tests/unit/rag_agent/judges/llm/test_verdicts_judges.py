@@ -17,7 +17,7 @@ from ragjury.rag_agent.core.items import (
     CorrectnessItem,
     FaithfulnessItem,
     GoalItem,
-    JudgmentContext,
+    RelevanceItem,
     TraceMessage,
 )
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
@@ -277,7 +277,7 @@ def test_samples_must_be_odd_and_bounded(samples: int) -> None:
 
 
 # -- relevance ---------------------------------------------------------------------------------------------
-CTX = JudgmentContext(query="boiling point of water", retrieved_text="Water boils at 100 °C at sea level.")
+CTX = RelevanceItem(query="boiling point of water", retrieved_text="Water boils at 100 °C at sea level.")
 
 
 async def test_binary_relevance_judge_and_batch_judge_return_bools() -> None:
@@ -305,7 +305,7 @@ async def test_binary_relevance_with_expected_text_shows_it_as_reference() -> No
 def test_batch_judge_raises_naming_the_unscored_item() -> None:
     script = Script(lambda step, n: {"verdict": "1"})
     judge = RelevanceVerdictJudge(script.model, settings=settings())
-    empty = JudgmentContext(query="q", retrieved_text="   ")
+    empty = RelevanceItem(query="q", retrieved_text="   ")
     with pytest.raises(JudgmentUnscored, match="item 1: empty passage"):
         judge.batch_judge([CTX, empty])
 
@@ -414,15 +414,15 @@ async def test_goal_self_consistency_infers_once_and_votes() -> None:
 
 
 def test_each_verdict_judge_writes_only_what_is_its_own() -> None:
-    """The "logprob probe, then ballot" path lives once (``LLMVerdictJudge._judge``): a
+    """The "logprob probe, then ballot" path lives once (``ModelVerdictJudge._judge``): a
     one-verdict judge says what its problem, prompt and value are, each in a line or two."""
     import inspect
 
     from ragjury.rag_agent.judges.llm import AttributionJudge
-    from ragjury.rag_agent.judges.llm.verdict_base import LLMVerdictJudge
+    from ragjury.rag_agent.judges.llm.verdict_base import ModelVerdictJudge
 
     for judge in (CorrectnessJudge, RelevanceVerdictJudge, GradedRelevanceJudge, AttributionJudge):
-        assert judge._judge is LLMVerdictJudge._judge, judge.__name__
+        assert judge._judge is ModelVerdictJudge._judge, judge.__name__
         for hook in ("problem", "verdict_prompt", "ballot_value"):
             body = inspect.getsource(getattr(judge, hook)).strip().splitlines()[1:]
             assert hook in judge.__dict__ and len(body) <= 5, (judge.__name__, hook, body)

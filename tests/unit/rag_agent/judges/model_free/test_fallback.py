@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragjury.rag_agent.core.items import CorrectnessItem, JudgmentContext
+from ragjury.rag_agent.core.items import CorrectnessItem, RelevanceItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.judges.combined.fallback import FallbackJudge
@@ -10,7 +10,7 @@ from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
 from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge
 
 
-class Primary(BaseJudge[JudgmentContext, bool]):
+class Primary(BaseJudge[RelevanceItem, bool]):
     """A stand-in for an LLM judge: scored, unscored (server down) or raising (invalid output)."""
 
     name = "llm_stub"
@@ -23,7 +23,7 @@ class Primary(BaseJudge[JudgmentContext, bool]):
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(name=self.name, model="phi3:mini", prompt_version="stub@1")
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         self.calls += 1
         if self.mode == "down":
             return self.unscored("ConnectError: server at 127.0.0.1:11434 is down", usage=Usage(requests=1))
@@ -37,12 +37,12 @@ class Counting(TokenOverlapJudge):
         super().__init__(min_tokens=1)
         self.calls = 0
 
-    async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+    async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
         self.calls += 1
         return await super()._judge(item)
 
 
-ITEM = JudgmentContext(
+ITEM = RelevanceItem(
     query="capital of France", expected_text="Paris", retrieved_text="Paris is the capital."
 )
 
@@ -71,7 +71,7 @@ def test_scored_primary_is_kept_and_fallback_never_runs() -> None:
 
 
 def test_both_unscored_stays_unscored_with_both_recorded() -> None:
-    empty = JudgmentContext(query="q", expected_text="Paris", retrieved_text="  ")
+    empty = RelevanceItem(query="q", expected_text="Paris", retrieved_text="  ")
     judgment = FallbackJudge(Primary("down"), TokenOverlapJudge()).judge_sync(empty)
     assert judgment.unscored and judgment.value is None
     assert judgment.fallback_used and "down" in (judgment.fallback_reason or "")
@@ -80,11 +80,11 @@ def test_both_unscored_stays_unscored_with_both_recorded() -> None:
 
 def test_batch_mixes_primary_and_fallback_answers_in_order() -> None:
     class Flaky(Primary):
-        async def _judge(self, item: JudgmentContext) -> Judgment[bool]:
+        async def _judge(self, item: RelevanceItem) -> Judgment[bool]:
             self.mode = "down" if "Rome" in item.retrieved_text else "ok"
             return await super()._judge(item)
 
-    items = [ITEM, JudgmentContext(query="q", expected_text="Paris", retrieved_text="Rome")]
+    items = [ITEM, RelevanceItem(query="q", expected_text="Paris", retrieved_text="Rome")]
     first, second = FallbackJudge(Flaky("ok"), TokenOverlapJudge(min_tokens=1)).judge_batch_sync(items)
     assert (first.value, first.fallback_used) == (False, False)
     assert (second.value, second.fallback_used) == (False, True)

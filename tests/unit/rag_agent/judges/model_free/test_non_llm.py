@@ -10,7 +10,7 @@ import pytest
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.input_files import InputError
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
 from ragjury.rag_agent.judges.model_free.non_llm import (
     NonLLMJudge,
@@ -23,8 +23,8 @@ from ragjury.rag_agent.judges.model_free.non_llm import (
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures"
 
 
-def ctx(query: str, response: str) -> JudgmentContext:
-    return JudgmentContext(query=query, retrieved_text=response)
+def ctx(query: str, response: str) -> RelevanceItem:
+    return RelevanceItem(query=query, retrieved_text=response)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""DeterministicScoreJudge: the documented heuristic, dimension by dimension."""
+"""HeuristicScoreJudge: the documented heuristic, dimension by dimension."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import ScoreItem
 from ragjury.rag_agent.core.schemas import SourceDocument
 from ragjury.rag_agent.judges.model_free.score import (
-    DeterministicScoreJudge,
+    HeuristicScoreJudge,
     heuristic_ratings,
     weighted_support,
 )
@@ -66,7 +66,7 @@ def test_no_sources_lowers_confidence_and_no_citation_gets_partial_credit() -> N
 
 
 def test_judge_scores_and_refuses_empty_answers() -> None:
-    judge = DeterministicScoreJudge(RagjurySettings())
+    judge = HeuristicScoreJudge(RagjurySettings())
     scored = judge.judge_sync(item("Thomas Edison patented the light bulb in 1879.", used=["s1"]))
     assert scored.value is not None and 0.0 < scored.value.overall_score <= 1.0
     assert scored.prompt_version == "deterministic_score@1.1"

@@ -12,7 +12,7 @@ import httpx
 import numpy as np
 import pytest
 
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
 from ragjury.rag_agent.judges.model_free.embedders import (
     CachingEmbedder,
@@ -49,8 +49,8 @@ class Down:
         raise EmbedderUnavailable("connection refused at 127.0.0.1:9")
 
 
-def ctx(expected: str | None, retrieved: str, query: str = "q") -> JudgmentContext:
-    return JudgmentContext(query=query, expected_text=expected, retrieved_text=retrieved)
+def ctx(expected: str | None, retrieved: str, query: str = "q") -> RelevanceItem:
+    return RelevanceItem(query=query, expected_text=expected, retrieved_text=retrieved)
 
 
 def closed_port() -> int:

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from ragjury.rag_agent.core.items import JudgmentContext
+from ragjury.rag_agent.core.items import RelevanceItem
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
 from ragjury.rag_agent.judges.model_free.token_overlap import TokenOverlapJudge, evret_tokens
 
@@ -16,8 +16,8 @@ WORDS = "apple bread chair dance eagle flute grape horse igloo joker kite lemon 
 EXPECTED = " ".join(WORDS)  # 20 content tokens of weight 1.0 each
 
 
-def ctx(expected: str | None, retrieved: str, query: str = "unrelated words") -> JudgmentContext:
-    return JudgmentContext(query=query, expected_text=expected, retrieved_text=retrieved)
+def ctx(expected: str | None, retrieved: str, query: str = "unrelated words") -> RelevanceItem:
+    return RelevanceItem(query=query, expected_text=expected, retrieved_text=retrieved)
 
 
 def shared(count: int, extra: str = "zebra yacht") -> str:
