@@ -92,11 +92,12 @@ def test_the_score_fallback_is_named_deterministic(offline_cli) -> None:  # noqa
 def test_the_llm_judge_is_named_llm_with_its_prompt_as_detail() -> None:
     from ragjury.evals.report.sources import VerdictSources
     from ragjury.rag_agent.core.results import Judgment
+    from ragjury.rag_agent.judges.catalogue import typed_names
     from ragjury.rag_agent.judges.llm.correctness import Verdict
 
     judgments = [Judgment(value=Verdict(verdict=True, reason="r"), judge="answer_correctness", model="qwen",
                           prompt_version="answer_correctness@1.2")] * 3
-    sources = VerdictSources.of(judgments, task="correctness")
+    sources = VerdictSources.of(judgments, names=typed_names("correctness", ["answer_correctness"]))
     assert sources.judges == {"llm": 3}
     assert sources.describe() == "llm (model qwen, prompt answer_correctness@1.2) for 100 %"
 
