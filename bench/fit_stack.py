@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 from splits import BENCHMARKS, group_key, half_of  # noqa: E402
 
 from ragjury.evals.stats.agreement import label_agreement  # noqa: E402
+from ragjury.evals.stats.logistic import newton_logistic  # noqa: E402
 from ragjury.rag_agent.judges.model_free.stacked import DEFAULT_STACK, FEATURES, StackModel, features  # noqa: E402
 from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD  # noqa: E402
 
@@ -33,21 +34,10 @@ L2 = 1.0
 VERSION = "1.0"
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weights and bias of an L2-penalised logistic regression (the bias is not penalised)."""
-    design = np.hstack([np.ones((x.shape[0], 1)), x])
-    beta = np.zeros(design.shape[1])
-    penalty = np.eye(design.shape[1]) * L2
-    penalty[0, 0] = 0.0
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-design @ beta))
-        gradient = design.T @ (p - y) + penalty @ beta
-        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
-        step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return beta[1:], float(beta[0])
+def fit_logistic(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-penalised logistic regression on signals standardised once on
+    all of tune (the library's Newton solver; the bias is not penalised)."""
+    return newton_logistic(z, y, L2)
 
 
 def kappa(truth: np.ndarray, predicted: np.ndarray) -> float:

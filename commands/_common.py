@@ -67,11 +67,30 @@ PANEL_RUN = "Run"
 
 
 class JudgeMode(str, Enum):
-    """Which judge answers: the model with model-free fallback, the model only, or no model."""
+    """Which score judge answers: the model with model-free fallback, the model only, or the
+    model-free heuristic."""
 
     auto = "auto"
     llm = "llm"
-    deterministic = "deterministic"
+    heuristic = "heuristic"
+
+
+RETIRED_JUDGE_MODES: dict[str, JudgeMode] = {"deterministic": JudgeMode.heuristic}
+"""Old spellings still accepted (issue #30), listed nowhere: scripts written before keep working."""
+
+
+def judge_mode(value: str | JudgeMode) -> JudgeMode:
+    """A ``JudgeMode`` from what was typed, a retired spelling included (exit 2 for anything else)."""
+    if isinstance(value, JudgeMode):
+        return value
+    if value in RETIRED_JUDGE_MODES:
+        return RETIRED_JUDGE_MODES[value]
+    try:
+        return JudgeMode(value)
+    except ValueError:
+        raise typer.BadParameter(
+            f"'{value}' is not one of {', '.join(mode.value for mode in JudgeMode)}"
+        ) from None
 
 
 ModelOption = Annotated[
@@ -106,8 +125,10 @@ JudgeOption = Annotated[
     JudgeMode,
     typer.Option(
         "--judge",
+        parser=judge_mode,
+        metavar="[auto|llm|heuristic]",
         help="auto: the model, its model-free judge answering where it fails; "
-        "llm: the model only (never falls back: failures are unscored); deterministic: no model at all.",
+        "llm: the model only (never falls back: failures are unscored); heuristic: no model at all.",
         rich_help_panel=PANEL_MODEL,
     ),
 ]
@@ -151,7 +172,7 @@ MaxFallbackOption = Annotated[
         max=1.0,
         metavar="SHARE",
         help="Fail (exit 1) when more than this share of the verdicts came from the fallback judge "
-        "(e.g. the deterministic one behind --judge auto). Default: 0 with any --fail-under gate "
+        "(e.g. the model-free one behind --judge auto). Default: 0 with any --fail-under gate "
         "(a gate passed by the fallback says nothing about the model), no limit without one.",
         rich_help_panel=PANEL_GATES,
     ),

@@ -21,6 +21,7 @@ from ragjury.commands._common import (
     BaseUrlOption,
     JsonOption,
     JudgeMode,
+    judge_mode,
     check_model_servers,
     print_json,
     settings_for,
@@ -130,10 +131,13 @@ def ask(
     ] = False,
     judge_mode: Annotated[
         JudgeMode,
+    judge_mode,
         typer.Option(
             "--judge-mode",
+            parser=judge_mode,
+            metavar="[auto|llm|heuristic]",
             help="auto: JudgeLLM with model-free fallback; llm: the model only; "
-            "deterministic: no model (faithfulness is then skipped).",
+            "heuristic: no model (faithfulness is then skipped).",
         ),
     ] = JudgeMode.auto,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, help="Passages per search.")] = 5,

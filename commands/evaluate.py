@@ -269,7 +269,7 @@ def evaluate(
         --retrieval pre --out answers.jsonl
 
     --agent: the questions file is {id?, question} or topics {qid, query} (optional references);
-    each answer is scored by --judge (auto, llm, deterministic) and checked for faithfulness
+    each answer is scored by --judge (auto, llm, heuristic) and checked for faithfulness
     against the passages the agent retrieved. Answers are cached too (key: agent model, prompt,
     retrieval, corpus and question), so a resumed run does not ask the agent again.
 

@@ -5,11 +5,12 @@ object; ``-`` reads standard input) and prints the typed result, or one JSON obj
 ``--json``. ``--judge`` picks the judge as in ``judge-evaluate``:
 
 - ``llm``: the LLM verdict judge alone (a failure is reported unscored, exit 3);
-- ``deterministic``: no model: ``ContainsJudge`` for correctness, ``TokenOverlapJudge`` for
-  binary relevance; faithfulness, graded relevance and goal have no model-free equivalent
-  and refuse ``deterministic`` (exit 2);
-- ``auto`` (default): the LLM judge, falling back to the deterministic one where one exists;
-  where none exists ``auto`` is the same as ``llm``.
+- ``auto`` (default): the LLM judge, falling back to the task's model-free judge where one
+  exists (``contains`` for correctness, ``token-overlap`` for binary relevance); where none
+  exists ``auto`` is the same as ``llm``;
+- any other judge name of the task, as in ``evaluate``: ``contains`` is that fallback alone.
+  The retired word ``deterministic`` (issue #30) still means "the fallback alone"; faithfulness,
+  graded relevance and goal have none and refuse it (exit 2).
 
 Exit codes: 0 judged, 1 negative verdict with ``--fail-on-negative``, 2 bad input, 3 unscored.
 """
@@ -86,8 +87,8 @@ VerdictJudgeOption = Annotated[
     typer.Option(
         "--judge",
         help="auto: the model, its model-free judge answering where it fails; llm: the model only "
-        "(never falls back); deterministic: the model-free judge auto falls back to; or any judge "
-        "name of the task, as in evaluate (ragjury judges lists them and states the rule).",
+        "(never falls back); or any judge name of the task, as in evaluate, e.g. contains, the "
+        "model-free judge auto falls back to (ragjury judges lists them and states the rule).",
         rich_help_panel=PANEL_MODEL,
     ),
 ]

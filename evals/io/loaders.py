@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,7 +24,6 @@ from ragjury.rag_agent.core.input_files import (
     validation_message,
 )
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
 
 Qrels = dict[str, dict[str, int]]
 """qid -> docid -> graded relevance label (the TREC convention: 0 not relevant, higher is better)."""
@@ -397,86 +395,6 @@ def load_rag_run(path: str | Path) -> RagRun:
     return RagRun(name=name or Path(path).stem, answers=answers)
 
 
-def load_rag_runs(path: str | Path) -> dict[str, RagRun]:
-    """Every ``*.jsonl`` TREC RAG run of a folder (or one file), keyed by ``run_id``."""
-    folder = Path(path)
-    if not folder.exists():
-        raise InputError(path, "not found")
-    files = [folder] if folder.is_file() else sorted(folder.glob("*.jsonl"))
-    if not files:
-        raise InputError(path, "no TREC RAG runs (*.jsonl) in this folder")
-    runs: dict[str, RagRun] = {}
-    for file in files:
-        run = load_rag_run(file)
-        if run.name in runs:
-            raise InputError(file, f"run_id {run.name!r} was already loaded from another file")
-        runs[run.name] = run
-    return runs
-
-
-def _lookup(row: Mapping[str, object], dotted: str) -> tuple[bool, object]:
-    """``row["a"]["b"]`` for ``"a.b"``; (False, None) when a step is missing."""
-    current: object = row
-    for part in dotted.split("."):
-        if not isinstance(current, Mapping) or part not in current:
-            return False, None
-        current = current[part]
-    return True, current
-
-
-def _resolve_mapping(model: type[BaseModel], mapping: Mapping[str, str] | None) -> dict[str, str]:
-    """Normalise a field mapping to ``{model field: dataset column}``.
-
-    The documented direction is model field -> dataset column (``{"answer": "response"}`` fills the
-    model's ``answer`` from the row's ``response``); the reverse is understood too, because the
-    two readings are easy to confuse and only one of them can name a model field.
-    """
-    fields = model.model_fields
-    resolved: dict[str, str] = {}
-    for key, value in (mapping or {}).items():
-        if key in fields:
-            resolved[key] = value
-        elif value in fields:
-            resolved[value] = key
-        else:
-            raise InputError(
-                "--map",
-                f"neither {key!r} nor {value!r} is a field of {model.__name__} (fields: {', '.join(fields)})",
-            )
-    return resolved
-
-
-def load_jsonl_dataset(
-    path: str | Path, mapping: Mapping[str, str] | None, model: type[ModelT]
-) -> list[tuple[int, ModelT]]:
-    """Validate each JSONL row as ``model`` after renaming columns, as ``(line, item)`` pairs.
-
-    ``mapping`` maps model fields to dataset columns (dotted paths reach into nested objects),
-    e.g. ``{"answer": "response", "references": "gold.answers"}``; unmapped fields are read under
-    their own name. Errors name the dataset column, since that is what the user can fix.
-    """
-    resolved = _resolve_mapping(model, mapping)
-    items: list[tuple[int, ModelT]] = []
-    for number, row in _jsonl_rows(path):
-        data = dict(row)
-        for target, source in resolved.items():
-            found, value = _lookup(row, source)
-            if not found:
-                raise InputError(
-                    path, f"missing (mapped to {model.__name__}.{target})", line=number, field=source
-                )
-            data[target] = value
-        try:
-            items.append((number, model.model_validate(data)))
-        except ValidationError as error:
-            where, message = validation_message(error)
-            head = (where or "").split(".")[0]
-            if head in resolved:
-                where = resolved[head] + (where or "")[len(head) :]
-            raise InputError(path, message, line=number, field=where) from None
-    return items
-
-
 @dataclass(frozen=True)
 class LabelRow:
     """One labelled (or predicted) row of a JSONL file, joined to others on ``id``."""
@@ -538,12 +456,10 @@ __all__ = [
     "RagRunMetadata",
     "Run",
     "find_run_files",
-    "load_jsonl_dataset",
     "load_labels",
     "load_passages",
     "load_qrels",
     "load_rag_run",
-    "load_rag_runs",
     "load_run",
     "load_runs",
     "load_topics",

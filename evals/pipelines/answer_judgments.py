@@ -20,8 +20,9 @@ if TYPE_CHECKING:  # annotations only: the agent module loads pydantic-ai
     from ragjury.config.settings import RagjurySettings
     from ragjury.rag_agent.agent.reference_agent import AgentResponse
 
-NO_MODEL = "deterministic"
-"""The score mode without a model: faithfulness, which needs one, is then skipped, not guessed."""
+NO_MODEL = "heuristic"
+"""The score mode without a model (``deterministic`` before issue #30, still accepted):
+faithfulness, which needs one, is then skipped, not guessed."""
 
 
 @dataclass
@@ -42,7 +43,7 @@ class AnswerJudgments:
 async def judge_answer(
     response: AgentResponse, settings: RagjurySettings, mode: str = "auto"
 ) -> AnswerJudgments:
-    """Score ``response``'s answer (the ``score`` judge named ``mode``: auto, llm, deterministic)
+    """Score ``response``'s answer (the ``score`` judge named ``mode``: auto, llm, heuristic)
     against the sources it retrieved and, unless ``mode`` uses no model, check its faithfulness
     to those passages; both concurrently. ``ValueError`` when the agent gave no answer."""
     if response.answer is None:
@@ -56,8 +57,8 @@ async def judge_answer(
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
     scorer = catalogue.build_judge("score", mode, settings)
-    if mode == NO_MODEL:
-        return AnswerJudgments(await scorer.ajudge(item), None, "--judge-mode deterministic uses no model")
+    if catalogue.current_name("score", mode) == NO_MODEL:
+        return AnswerJudgments(await scorer.ajudge(item), None, f"--judge-mode {NO_MODEL} uses no model")
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 
     faithfulness = FaithfulnessJudge(settings=settings)

@@ -39,11 +39,20 @@ class LogisticFit:
 def fit_logistic(x: Array, y: Sequence[bool] | Array, l2: float = 1.0, steps: int = 50) -> LogisticFit:
     """Newton's method on the L2-penalised log-loss; constant signals get scale 1 and weight ~0."""
     x = np.asarray(x, dtype=np.float64)
-    target = np.asarray(y, dtype=np.float64)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-12, scale, 1.0)
-    design = np.hstack([np.ones((x.shape[0], 1)), (x - mean) / scale])
+    weights, bias = newton_logistic((x - mean) / scale, y, l2, steps)
+    return LogisticFit(mean=mean, scale=scale, weights=weights, bias=bias)
+
+
+def newton_logistic(z: Array, y: Sequence[bool] | Array, l2: float = 1.0, steps: int = 50) -> tuple[Array, float]:
+    """Weights and bias of the L2-penalised logistic regression on ``z`` as given (standardised
+    by the caller; the bias is not penalised): the one Newton solver, for a caller that
+    standardises once and fits many subsets (``bench/fit_stack.py``'s folds)."""
+    z = np.asarray(z, dtype=np.float64)
+    target = np.asarray(y, dtype=np.float64)
+    design = np.hstack([np.ones((z.shape[0], 1)), z])
     penalty = np.eye(design.shape[1]) * l2
     penalty[0, 0] = 0.0
     beta = np.zeros(design.shape[1])
@@ -55,7 +64,7 @@ def fit_logistic(x: Array, y: Sequence[bool] | Array, l2: float = 1.0, steps: in
         beta -= step
         if float(np.max(np.abs(step))) < 1e-10:
             break
-    return LogisticFit(mean=mean, scale=scale, weights=beta[1:], bias=float(beta[0]))
+    return beta[1:], float(beta[0])
 
 
 def kappa_of(gold: Array, predicted: Array) -> float | None:
@@ -162,4 +171,5 @@ __all__ = [
     "fit_logistic",
     "fold_ids",
     "kappa_of",
+    "newton_logistic",
 ]

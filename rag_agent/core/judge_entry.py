@@ -42,6 +42,9 @@ class CatalogueEntry:
     """The name of the model-free judge of the same task that ``auto`` falls back to."""
     default: bool = False
     """The task's default judge: ``auto`` resolves to it."""
+    aliases: tuple[str, ...] = ()
+    """Retired names that still resolve to this judge (old commands keep working); listings and
+    ``--help`` show ``name`` only."""
     adapt: Adapter | None = None
     label: Callable[[object], Label | None] = field(default=label_of)
     """The label of a value this judge produced; the ``Labelled`` protocol unless told otherwise."""
@@ -66,6 +69,7 @@ def judge_entry(
     takes_settings: bool | None = None,
     fallback: str | None = None,
     default: bool = False,
+    aliases: tuple[str, ...] = (),
     adapt: Adapter | None = None,
     label: Callable[[object], Label | None] = label_of,
 ) -> Callable[[JudgeT], JudgeT]:
@@ -73,7 +77,8 @@ def judge_entry(
 
     Stack the decorator to offer one judge under several tasks (``adapt`` says how a
     relevance-style judge reads the other task's items). ``task`` and ``name`` must be literal
-    strings: the catalogue finds them in the source text before importing the module.
+    strings: the catalogue finds them in the source text before importing the module, and so
+    must ``aliases`` (a tuple of retired names that still resolve to this judge).
     """
 
     def declare(target: JudgeT) -> JudgeT:
@@ -94,6 +99,7 @@ def judge_entry(
             takes_settings=uses_model if takes_settings is None else takes_settings,
             fallback=fallback,
             default=default,
+            aliases=tuple(aliases),
             adapt=adapt,
             label=label,
         )

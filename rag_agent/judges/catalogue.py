@@ -67,6 +67,8 @@ class Declaration:
     fallback: str | None = None
     adapt: str | None = None
     uses_embeddings: bool = False
+    aliases: tuple[str, ...] = ()
+    """Retired names that still resolve to this judge; listings show the name only."""
 
 
 _DECORATOR = re.compile(r"^[ \t]*@judge_entry\(", re.MULTILINE)
@@ -105,6 +107,7 @@ def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], D
             continue
         literal = [arg.value if isinstance(arg, ast.Constant) else None for arg in call.args]
         keywords = {kw.arg: kw.value.value for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)}
+        aliases = next((kw.value for kw in call.keywords if kw.arg == "aliases"), None)
         task, name = literal[0], literal[1]
         if not isinstance(task, str) or not isinstance(name, str):
             continue
@@ -118,7 +121,15 @@ def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], D
             keywords.get("fallback") if isinstance(keywords.get("fallback"), str) else None,
             keywords.get("adapt") if isinstance(keywords.get("adapt"), str) else None,
             bool(keywords.get("uses_embeddings")),
+            _literal_names(aliases),
         )
+
+
+def _literal_names(node: ast.expr | None) -> tuple[str, ...]:
+    """``aliases=("old", ...)`` as written: a tuple or list of literal strings (else none)."""
+    if not isinstance(node, ast.Tuple | ast.List):
+        return ()
+    return tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
 
 
 @cache
@@ -139,10 +150,24 @@ def declared() -> dict[tuple[str, str], Declaration]:
     return index
 
 
+def current_name(task: str, name: str) -> str:
+    """The name a judge of ``task`` answers to now, when ``name`` is one of its retired aliases
+    (``deterministic`` -> ``heuristic`` for score); ``name`` itself otherwise. Read, not imported."""
+    if (task, name) in declared() or (task, name) in declarations.ENTRIES:
+        return name
+    for (t, current), declaration in declared().items():
+        if t == task and name in declaration.aliases:
+            return current
+    for (t, current), found in declarations.ENTRIES.items():
+        if t == task and name in found.aliases:
+            return current
+    return name
+
+
 def declared_model_free(task: str, name: str) -> bool:
     """Whether the source declares ``name`` a judge of ``task`` that calls no model (read, not
     imported); False for anything it does not declare (a panel, a plug-in)."""
-    found = declared().get((task, name))
+    found = declared().get((task, current_name(task, name)))
     return found is not None and not found.uses_model
 
 
@@ -168,7 +193,9 @@ judge_names = names
 
 
 def entry(task: str, name: str) -> CatalogueEntry:
-    """The entry of a declared judge (its module imported now); ``KeyError`` when undeclared."""
+    """The entry of a declared judge (its module imported now), by its name or a retired alias;
+    ``KeyError`` when undeclared."""
+    name = current_name(task, name)
     key = (task, name)
     if key not in declarations.ENTRIES:
         declaration = declared().get(key)
@@ -216,7 +243,7 @@ def _literal_name(node: ast.ClassDef) -> str | None:
 def catalogue_names(task: str) -> dict[str, str]:
     """Judge identity name -> the ``--judge`` name it answers to in ``task``: ``answer_correctness``
     -> ``llm``, ``token_overlap[correctness]`` -> ``token-overlap``, ``deterministic_score`` ->
-    ``deterministic``. Read from the judges' source (a model-free run imports no LLM judge); only
+    ``heuristic``. Read from the judges' source (a model-free run imports no LLM judge); only
     a judge whose class does not set its ``name`` literally is imported to ask it."""
     names: dict[str, str] = {}
     for (t, name), declaration in declared().items():
@@ -274,6 +301,7 @@ def verdict_names(task: str, name: str) -> tuple[str | None, str | None]:
     for a panel, a plug-in or a fitted head, whose judgments' own names say it. A run stores
     them in its predictions, so a report never looks a judgment's name up here."""
     task = "relevance" if task == "relevance_graded" else task
+    name = current_name(task, name)
     if name != AUTO:
         return (name, None) if (task, name) in declared() or (task, name) in declarations.ENTRIES else (None, None)
     default = default_name(task)
@@ -338,12 +366,22 @@ def with_fallback(task: str, name: str, settings: RagjurySettings, **opts: Any) 
     return FallbackJudge(primary, fallback)
 
 
+RETIRED_CHOICE = "deterministic"
+"""A one-item door's retired word for "the model-free judge ``auto`` falls back to" (issue #30):
+still accepted, no longer listed; that judge's own name (``contains``, ``heuristic``) says it."""
+
+
 def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-    """``name`` as a one-item door offers it: ``llm`` the judge itself, ``deterministic`` its
-    declared model-free fallback alone, ``auto`` the judge with that fallback, and any other
-    judge name of the task (``support``, ``contains``, a panel, a plug-in) as ``evaluate`` builds
-    it -- seen through ``name``'s value type where ``name`` offers a view, so it prints alike."""
-    if choice not in ("deterministic", "llm", AUTO):
+    """``name`` as a one-item door offers it: ``llm`` the judge itself, ``auto`` the judge with its
+    declared model-free fallback, and any other judge name of the task (``support``,
+    ``contains``, a panel, a plug-in) as ``evaluate`` builds it -- seen through ``name``'s value
+    type where ``name`` offers a view (its fallback alone included), so it prints alike."""
+    if choice == RETIRED_CHOICE and current_name(task, choice) == choice:
+        choice = entry(task, name).fallback or ""
+        if not choice:
+            raise UnknownJudgeError(f"no model-free judge exists for {task}; use --judge llm or auto")
+    choice = current_name(task, choice)
+    if choice not in ("llm", AUTO):
         if choice.startswith(PLUGIN_PREFIX):
             return build_judge(task, choice, settings)
         chosen = resolve(task, choice)
@@ -352,11 +390,6 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
             view = getattr(entry(task, name).target, "view_fallback", None)
             return view(other) if view is not None else other  # type: ignore[no-any-return]
         return other
-    if choice == "deterministic":
-        fallback = fallback_of(task, name, settings)
-        if fallback is None:
-            raise UnknownJudgeError(f"no model-free judge exists for {task}; use --judge llm or auto")
-        return fallback
     if choice == "llm":
         return _build_declared(task, name, settings, **opts)
     return with_fallback(task, name, settings, **opts)
@@ -365,7 +398,7 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
 def _model_opts(task: str, name: str, opts: dict[str, Any]) -> dict[str, Any]:
     """The one-item door's options (``samples``, the LLM verdict's ``threshold``) go to a judge
     that calls a model; a model-free judge keeps its own fitted cut-off."""
-    uses_model = declared().get((task, name), Declaration("", "", False)).uses_model
+    uses_model = declared().get((task, current_name(task, name)), Declaration("", "", False)).uses_model
     return opts if uses_model else {}
 
 
@@ -409,6 +442,7 @@ def resolve(task: str, name: str) -> Resolved:
         return _panel(task, name)
     if name.startswith(FITTED_PREFIX):
         return _fitted(task, name)
+    name = current_name(task, name)
     try:
         if name == AUTO:
             default = default_name(task)
@@ -533,6 +567,7 @@ __all__ = [
     "JUDGE_RULE",
     "PANEL_PREFIXES",
     "PLUGIN_PREFIX",
+    "RETIRED_CHOICE",
     "TASK_ORDER",
     "Declaration",
     "Resolved",
@@ -540,6 +575,7 @@ __all__ = [
     "build_choice",
     "build_judge",
     "construct",
+    "current_name",
     "declared",
     "declared_model_free",
     "default_name",

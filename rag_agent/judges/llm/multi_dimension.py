@@ -61,7 +61,7 @@ def score_prompt(item: ScoreItem, token_budget: int) -> str:
     "JudgeLLM, five dimensions",
     scale="score",
     uses_model=True,
-    fallback="deterministic",
+    fallback="heuristic",
     default=True,
 )
 class JudgeLLM(ModelJudge[ScoreItem, JudgeScore]):

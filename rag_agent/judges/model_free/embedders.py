@@ -23,7 +23,6 @@ import numpy as np
 
 from ragjury.config.settings import RagjurySettings, get_settings
 from ragjury.rag_agent.core.input_files import InputError
-from ragjury.rag_agent.core.needs import needs_of
 
 DEFAULT_OLLAMA_EMBED_MODEL = "all-minilm"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -299,7 +298,7 @@ def default_embedder(settings: RagjurySettings | None = None) -> Embedder:
     if importlib.util.find_spec("sentence_transformers") is not None and packaged_minilm_path() is not None:
         return SentenceTransformerEmbedder()
     ollama_embedder = OllamaEmbedder(settings=settings)
-    ollama_embedder.instead_of_extra = True  # check_embeddings names the extra if this one fails
+    ollama_embedder.instead_of_extra = True  # its ready() names the extra if this one fails
     return ollama_embedder
 
 
@@ -311,25 +310,6 @@ class EmbeddingsUnavailable(InputError):
     """A judge needs embeddings, the ``embeddings`` extra is not installed and Ollama's
     ``all-minilm`` (the stand-in) does not answer: a setup mistake, one line and exit 2, not a
     batch of unscored judgments that blame Ollama."""
-
-
-def _stand_in_embedders(judge: object) -> list[OllamaEmbedder]:
-    """The Ollama embedders a judge declares (``needs()``, its parts' included) that it got
-    because the extra is missing."""
-    found = [_unwrapped(embedder) for embedder in needs_of(judge).embedders]
-    return [e for e in found if isinstance(e, OllamaEmbedder) and e.instead_of_extra]
-
-
-def _unwrapped(embedder: object) -> object:
-    """The embedder a ``CachingEmbedder`` caches for (it is its own for any other)."""
-    return embedder.inner if isinstance(embedder, CachingEmbedder) else embedder
-
-
-async def check_embeddings(judge: object, name: str = "semantic") -> None:
-    """Before a batch: a judge whose embeddings stand in for the missing extra gets one probe; if
-    it fails, ``EmbeddingsUnavailable`` says how to install the extra (and what Ollama answered)."""
-    for embedder in _stand_in_embedders(judge):
-        await embedder.ready(name)
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
@@ -349,7 +329,6 @@ __all__ = [
     "OpenAICompatibleEmbedder",
     "SentenceTransformerEmbedder",
     "EXTRA_HINT",
-    "check_embeddings",
     "default_embedder",
     "normalise_rows",
     "packaged_minilm_path",

@@ -99,9 +99,13 @@ def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
     )
 
 
-@judge_entry("score", "deterministic", "heuristic JudgeScore", scale="score", takes_settings=True)
+@judge_entry("score", "heuristic", "heuristic JudgeScore", scale="score", takes_settings=True,
+             aliases=("deterministic",))
 class HeuristicScoreJudge(BaseJudge[ScoreItem, JudgeScore]):
-    """The model-free ``JudgeScore``: same weights as JudgeLLM, ratings from text signals."""
+    """The model-free ``JudgeScore``: same weights as JudgeLLM, ratings from text signals.
+
+    ``--judge heuristic`` (``deterministic`` before issue #30, still accepted); its identity
+    ``name`` and version keep the old spelling: they key the cache and stored predictions."""
 
     name = "deterministic_score"
 

@@ -171,13 +171,20 @@ def test_human_output_shows_answer_sources_and_judgments(fake_models: dict[str, 
     assert "overall 1.000" in out and "faithfulness:" in out and "1/1 statements supported" in out
 
 
-def test_deterministic_judge_mode_skips_faithfulness_instead_of_guessing(fake_models: dict[str, Any]) -> None:
-    result = invoke("ask", QUESTION, "--corpus", TINY, "--judge", "--judge-mode", "deterministic", "--json")
+@pytest.mark.parametrize("mode", ["heuristic", "deterministic"])  # the second: retired spelling, still accepted
+def test_heuristic_judge_mode_skips_faithfulness_instead_of_guessing(fake_models: dict[str, Any], mode: str) -> None:
+    result = invoke("ask", QUESTION, "--corpus", TINY, "--judge", "--judge-mode", mode, "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     judgments = payload["judgments"]
     assert judgments["score"]["model"] is None and judgments["score"]["label"] is not None
-    assert judgments["faithfulness"] == {"task": "faithfulness", "skipped": "--judge-mode deterministic uses no model"}
+    assert judgments["score"]["judge"] == "heuristic"
+    assert judgments["faithfulness"] == {"task": "faithfulness", "skipped": "--judge-mode heuristic uses no model"}
+
+
+def test_the_retired_judge_mode_is_not_offered() -> None:
+    shown = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "200"})
+    assert "[auto|llm|heuristic]" in shown.stdout and "deterministic" not in shown.stdout
 
 
 def test_server_down_exits_3_with_the_reason_and_no_answer() -> None:

@@ -183,7 +183,7 @@ def test_score_task_without_labels_writes_scores(tmp_path: Path) -> None:
         "--task",
         "score",
         "--judge",
-        "deterministic",
+        "heuristic",
         "--data",
         str(data),
         "--map",
@@ -296,7 +296,7 @@ def test_agent_run_with_the_model_server_down_is_honest(tmp_path: Path) -> None:
         "--base-url",
         "http://127.0.0.1:9/v1",
         "--judge",
-        "deterministic",
+        "heuristic",
         "--faithfulness-judge",
         "token-overlap",
         "--out",
@@ -350,7 +350,7 @@ async def test_evaluate_agent_judges_every_answer_and_resumes_from_the_cache(tmp
         "please fail this one",
     ]
     settings = get_settings()
-    scorer = build_judge("score", "deterministic", settings)
+    scorer = build_judge("score", "heuristic", settings)
     faithful = build_judge("faithfulness", "token-overlap", settings)
     correct = build_judge("correctness", "contains", settings)
     agent = FakeAgentWithSources()
@@ -383,7 +383,7 @@ async def test_evaluate_agent_judges_every_answer_and_resumes_from_the_cache(tmp
 
 async def test_evaluate_agent_accepts_plain_answers_without_cache() -> None:
     agent = FakeAgent()
-    evaluation = await evaluate_agent(["q one", "q two"], agent, build_judge("score", "deterministic"))
+    evaluation = await evaluate_agent(["q one", "q two"], agent, build_judge("score", "heuristic"))
     assert [r.answer.sources for r in evaluation.rows] == [[], []]
     assert all(r.score is not None and r.score.scored for r in evaluation.rows)
 
@@ -423,7 +423,7 @@ def test_agent_run_answers_judges_and_resumes_from_cached_answers(
         "--retrieval",
         "pre",
         "--judge",
-        "deterministic",
+        "heuristic",
         "--faithfulness-judge",
         "token-overlap",
         "--out",

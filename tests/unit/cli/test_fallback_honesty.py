@@ -4,7 +4,7 @@ that actually produced the verdicts, never the policy ("auto").
 
 Judges are plug-ins written into the test's folder (``--judge python:honesty_judges:...``): a
 fake model judge wrapped in the real ``FallbackJudge``, with the real ``contains`` (correctness)
-or deterministic score judge as the fallback. The fake model "fails" on the Nobel question, which
+or heuristic score judge as the fallback. The fake model "fails" on the Nobel question, which
 is 5 of the 20 rows of ``pipeline_correctness.jsonl``, so 25 % of the verdicts come from the
 fallback; a second one fails on every row.
 """
@@ -253,8 +253,8 @@ def test_agent_gate_fails_per_stage_whose_verdicts_came_from_the_fallback(tmp_pa
     gated = agent_run("--fail-under", "answered=0.5")
     assert gated.exit_code == 1, gated.output
     line = gate_line(gated)
-    assert "score: 2 of 2 verdicts (100 %) came from the fallback judge 'deterministic'" in line
-    assert "score verdicts by: deterministic as fallback for 100 %" in gated.stdout
+    assert "score: 2 of 2 verdicts (100 %) came from the fallback judge 'heuristic'" in line
+    assert "score verdicts by: heuristic as fallback for 100 %" in gated.stdout
     assert "faithfulness verdicts by: token-overlap for 100 %" in gated.stdout
 
     assert agent_run("--fail-under", "answered=0.5", "--max-fallback", "1").exit_code == 0
@@ -262,10 +262,10 @@ def test_agent_gate_fails_per_stage_whose_verdicts_came_from_the_fallback(tmp_pa
 
     html = tmp_path / "agent.html"
     summary = json.loads(agent_run("--json", "--html", html).stdout)
-    assert summary["score"]["judges"] == {"deterministic": 2}
-    assert summary["score"]["fallback"] == {"count": 2, "share": 1.0, "judge": "deterministic"}
+    assert summary["score"]["judges"] == {"heuristic": 2}
+    assert summary["score"]["fallback"] == {"count": 2, "share": 1.0, "judge": "heuristic"}
     assert summary["faithfulness"]["fallback"]["count"] == 0
-    assert "deterministic as fallback for 100 %" in html.read_text(encoding="utf-8")
+    assert "heuristic as fallback for 100 %" in html.read_text(encoding="utf-8")
 
 
 # -- judge-evaluate --------------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def judge_one(*args: str):  # type: ignore[no-untyped-def]
 def test_judge_evaluate_gate_fails_on_a_fallback_verdict() -> None:
     gated = judge_one("--fail-under", "0.01")
     assert gated.exit_code == 1, gated.output
-    assert "1 of 1 verdicts (100 %) came from the fallback judge 'deterministic'" in gate_line(gated)
+    assert "1 of 1 verdicts (100 %) came from the fallback judge 'heuristic'" in gate_line(gated)
     assert "as fallback" in gated.stdout
     assert judge_one("--fail-under", "0.01", "--max-fallback", "1").exit_code == 0
     assert judge_one().exit_code == 0
@@ -291,9 +291,9 @@ def test_judge_evaluate_json_names_the_fallback() -> None:
     result = judge_one("--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["judge"] == "deterministic" and payload["fallback_used"] is True
-    assert payload["judges"] == {"deterministic": 1}
-    assert payload["fallback"] == {"count": 1, "share": 1.0, "judge": "deterministic"}
+    assert payload["judge"] == "heuristic" and payload["fallback_used"] is True
+    assert payload["judges"] == {"heuristic": 1}
+    assert payload["fallback"] == {"count": 1, "share": 1.0, "judge": "heuristic"}
 
 
 # -- the pieces ------------------------------------------------------------------------------------------

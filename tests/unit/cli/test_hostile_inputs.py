@@ -92,9 +92,9 @@ DEEP_DOORS = {
     "--calibration": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
                       "--calibration", "{calibration}", "--no-cache"],
     "report": ["report", "{jsonl}"],
-    "judge-evaluate --answer-file": ["judge-evaluate", "q", "--answer-file", "{json}", "--judge", "deterministic"],
+    "judge-evaluate --answer-file": ["judge-evaluate", "q", "--answer-file", "{json}", "--judge", "heuristic"],
     "judge-evaluate --sources-file": ["judge-evaluate", "q", "--answer", "a", "--sources-file", "{jsonl}",
-                                      "--judge", "deterministic"],
+                                      "--judge", "heuristic"],
     "non-llm-judge --rag-responses": ["non-llm-judge", "--rag-topics", "{topics}", "--rag-responses", "{jsonl}",
                                       "--out-dir", "{tmp}/out"],
     "non-llm-judge --rag-topics": ["non-llm-judge", "--rag-topics", "{jsonl}", "--rag-responses", "{runs}",
@@ -123,7 +123,7 @@ def test_a_gold_score_that_is_not_a_number_is_bad_input(tmp_path: Path, gold: st
     rows = [f'{{"question": "q{i}", "answer": "a{i}", "gold_score": {i / 30}}}' for i in range(29)]
     rows.append(f'{{"question": "q29", "answer": "a29", "gold_score": {gold}}}')
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    result = runner.invoke(app, ["evaluate", "--task", "score", "--judge", "deterministic", "--data", str(data),
+    result = runner.invoke(app, ["evaluate", "--task", "score", "--judge", "heuristic", "--data", str(data),
                                  "--no-cache", "--no-progress", "--fail-under", "pearson=0.9"])
     assert result.exit_code == 2, result.output
     assert "scores.jsonl:30" in result.output and "finite number" in result.output
@@ -280,7 +280,7 @@ def test_a_full_disk_under_out_names_the_file(tmp_path: Path, monkeypatch: pytes
 
 def test_verdict_samples_must_be_odd_for_a_majority() -> None:
     result = runner.invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "-s", "2",
-                                 "--judge", "deterministic"])
+                                 "--judge", "contains"])
     assert result.exit_code == 2 and "--samples must be odd" in result.output
 
 

@@ -53,16 +53,31 @@ def test_llm_only_never_falls_back_and_exits_3_unscored() -> None:
     assert payload["label"] is None and payload["value"] is None
 
 
-def test_deterministic_needs_no_server_and_verbose_prints_a_table() -> None:
+def test_heuristic_needs_no_server_and_verbose_prints_a_table() -> None:
     result = invoke("judge-evaluate", "What is RAG?", "--answer", "RAG retrieves passages then generates.",
-                    "--judge", "deterministic", "--verbose")
+                    "--judge", "heuristic", "--verbose")
     assert result.exit_code == 0, result.output
     assert "source_attribution" in result.stdout and "overall" in result.stdout
 
 
+def test_the_retired_name_deterministic_still_works_quietly() -> None:
+    """The retired ``--judge deterministic`` (before issue #30) is the heuristic judge under its new name: the
+    same JSON, nothing on stderr, and no longer listed."""
+    args = ("judge-evaluate", "What is RAG?", "--answer", "RAG retrieves passages then generates.", "--json")
+    old = invoke(*args, "--judge", "deterministic")  # the retired name
+    new = invoke(*args, "--judge", "heuristic")
+    assert old.exit_code == new.exit_code == 0, old.output
+    old_payload, new_payload = (json.loads(result.stdout) for result in (old, new))
+    old_payload.pop("latency_s"), new_payload.pop("latency_s")
+    assert old_payload == new_payload and old_payload["judge"] == "heuristic"
+    assert old.stderr == ""
+    shown = invoke("judge-evaluate", "--help")
+    assert "heuristic" in shown.stdout and "deterministic" not in shown.stdout
+
+
 def test_fail_under_is_a_ci_gate() -> None:
     args = ("judge-evaluate", "What is RAG?", "--answer", "RAG combines retrieval with generation.",
-            "--judge", "deterministic")
+            "--judge", "heuristic")
     assert invoke(*args, "--fail-under", "0.99").exit_code == 1
     assert invoke(*args, "--fail-under", "0.01").exit_code == 0
 
@@ -73,14 +88,14 @@ def test_answer_file_json_and_sources_jsonl(tmp_path: Path) -> None:
     sources = tmp_path / "sources.jsonl"
     sources.write_text('{"docid": "d1", "text": "Paris is the capital and largest city of France."}\n')
     result = invoke("judge-evaluate", "What is the capital of France?", "--answer-file", str(answer),
-                    "--sources-file", str(sources), "--judge", "deterministic", "--json")
+                    "--sources-file", str(sources), "--judge", "heuristic", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["value"]["source_attribution"] > 0.5 and payload["value"]["accuracy"] == 1.0
 
 
 def test_answer_from_stdin_as_plain_text() -> None:
-    result = invoke("judge-evaluate", "q about rag", "--answer-file", "-", "--judge", "deterministic", "--json",
+    result = invoke("judge-evaluate", "q about rag", "--answer-file", "-", "--judge", "heuristic", "--json",
                     stdin="rag is retrieval augmented generation\n")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["unscored"] is False
@@ -106,7 +121,7 @@ def test_bad_input_is_one_line_exit_2_no_traceback(
 ) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    result = invoke("judge-evaluate", "q", "--judge", "deterministic", *args)
+    result = invoke("judge-evaluate", "q", "--judge", "heuristic", *args)
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.stderr.split())
     assert "Traceback" not in result.output

@@ -358,7 +358,7 @@ def test_evaluate_unknown_gate_is_exit_2_before_judging(
 def test_evaluate_gate_of_another_task_is_exit_2(tmp_path: Path) -> None:
     data = copy(CORRECTNESS, tmp_path)
     result = invoke(
-        "evaluate", "--task", "score", "--judge", "deterministic", "--data", data, "--fail-under", "kappa=0.4"
+        "evaluate", "--task", "score", "--judge", "heuristic", "--data", data, "--fail-under", "kappa=0.4"
     )
     one_line_error(result, "unknown figure 'cohen_kappa'", "pearson")
 
@@ -400,7 +400,7 @@ def test_gate_names_are_the_figures_commands_report(tmp_path: Path) -> None:
             for i in range(6)
         )
     )
-    result = invoke("evaluate", "--task", "score", "--judge", "deterministic", "--data", scores, "--json",
+    result = invoke("evaluate", "--task", "score", "--judge", "heuristic", "--data", scores, "--json",
                     "--no-progress")
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.stdout)["figures"]) <= set(SCORE_TASK_FIGURES)

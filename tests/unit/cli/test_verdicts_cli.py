@@ -160,33 +160,25 @@ def test_auto_relevance_falls_back_to_token_overlap_and_says_so() -> None:
     assert payload["judge"] == "token-overlap" and isinstance(payload["label"], bool)
 
 
-def test_deterministic_correctness_uses_contains_judge() -> None:
+@pytest.mark.parametrize("choice", ["contains", "deterministic"])  # deterministic: the retired word, still accepted
+def test_the_model_free_correctness_judge_is_contains(choice: str) -> None:
     pytest.importorskip("ragjury.rag_agent.judges.model_free.contains")
-    result = invoke(
-        "correctness",
-        "-q",
-        "q",
-        "-a",
-        "It was Wilhelm Conrad Röntgen.",
-        "-r",
-        "Wilhelm Conrad Röntgen",
-        "--judge",
-        "deterministic",
-        "--json",
-    )
+    args = ("correctness", "-q", "q", "-a", "It was Wilhelm Conrad Röntgen.", "-r", "Wilhelm Conrad Röntgen")
+    result = invoke(*args, "--judge", choice, "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["model"] is None and payload["value"]["verdict"] is True
+    assert payload["model"] is None and payload["value"]["verdict"] is True and payload["judge"] == "contains"
+    assert result.stderr == ""
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (
-            ("relevance", "-q", "q", "-p", "p", "--graded", "--judge", "deterministic"),
+            ("relevance", "-q", "q", "-p", "p", "--graded", "--judge", "deterministic"),  # retired word
             "no model-free judge",
         ),
-        (("goal", "-t", "user: hi", "--judge", "deterministic"), "no model-free judge"),
+        (("goal", "-t", "user: hi", "--judge", "deterministic"), "no model-free judge"),  # retired word
         (("correctness", "-q", "q", "-a", "a"), "missing --reference"),
         (("correctness", "--item-file", str(FIXTURES / "verdicts_correctness_bad.json")), "references"),
         (("faithfulness", "--item-file", "missing.json"), "missing.json: file not found"),

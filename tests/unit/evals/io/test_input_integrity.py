@@ -494,7 +494,7 @@ def test_bom_answer_file_is_read_as_json_not_as_answer_text(tmp_path: Path) -> N
     result = runner.invoke(
         app,
         ["judge-evaluate", "What is the capital of France?", "--answer-file", str(answer), "--judge",
-         "deterministic", "--json"],
+         "heuristic", "--json"],
     )
     assert result.exit_code == 0, result.output
     assert load_answer(answer).answer == "Paris is the capital of France."

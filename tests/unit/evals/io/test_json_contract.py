@@ -102,16 +102,16 @@ CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
     "doctor": lambda tmp: run("doctor", "--base-url", DEAD_SERVER, "--json", codes=(1,)),
     "judge-evaluate": lambda tmp: run(
         "judge-evaluate", "What is RAG?", "--answer", "RAG combines retrieval with generation.",
-        "--judge", "deterministic", "--json",
+        "--judge", "heuristic", "--json",
     ),
     "verdict correctness": lambda tmp: run(
         "verdict", "correctness", "-q", "who got the first nobel prize in physics",
-        "-a", "Wilhelm Conrad Röntgen, in 1901.", "-r", "Wilhelm Conrad Röntgen", "--judge", "deterministic",
+        "-a", "Wilhelm Conrad Röntgen, in 1901.", "-r", "Wilhelm Conrad Röntgen", "--judge", "contains",
         "--json",
     ),
     "verdict relevance": lambda tmp: run(
         "verdict", "relevance", "-q", "boiling point of water", "-p", "Cats sleep a lot.",
-        "--judge", "deterministic", "--json", "--fail-on-negative", codes=(1,),
+        "--judge", "token-overlap", "--json", "--fail-on-negative", codes=(1,),
     ),
     "ask": lambda tmp: run(
         "ask", "What is the capital of France?", "--corpus", FIXTURES / "agent_tiny_corpus.jsonl", "--judge",

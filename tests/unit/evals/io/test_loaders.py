@@ -8,19 +8,16 @@ import pytest
 
 from ragjury.evals.io.loaders import (
     find_run_files,
-    load_jsonl_dataset,
     load_labels,
     load_passages,
     load_qrels,
     load_rag_run,
-    load_rag_runs,
     load_run,
     load_runs,
     load_topics,
     topic_query,
 )
 from ragjury.rag_agent.core.input_files import InputError
-from ragjury.rag_agent.core.items import CorrectnessItem
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
@@ -211,17 +208,13 @@ def test_passages_accept_common_aliases() -> None:
     }
 
 
-def test_trec_rag_runs(tmp_path: Path) -> None:
+def test_trec_rag_runs() -> None:
     run = load_rag_run(FIXTURES / "evals_rag_run.jsonl")
     assert run.name == "run_medium_quality"
     assert sorted(run.answers) == ["q1", "q2"]
     assert (
         run.answers["q2"].answer == "Thomas Edison invented the light bulb. This happened in the late 1800s."
     )
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    (folder / "a.jsonl").write_text((FIXTURES / "evals_rag_run.jsonl").read_text())
-    assert list(load_rag_runs(folder)) == ["run_medium_quality"]
 
 
 def test_trec_rag_run_errors(tmp_path: Path) -> None:
@@ -234,41 +227,6 @@ def test_trec_rag_run_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_rag_run(write(tmp_path, "missing.jsonl", missing + "\n"))
     assert caught.value.field == "metadata.topic_id"
-
-
-def test_jsonl_dataset_with_field_mapping(tmp_path: Path) -> None:
-    rows = (
-        '{"question": "q?", "response": "Paris", "gold": {"answers": ["Paris"]}}\n'
-        '{"question": "r?", "response": "Rome", "gold": {"answers": ["Rome", "Roma"]}}\n'
-    )
-    path = write(tmp_path, "data.jsonl", rows)
-    items = load_jsonl_dataset(path, {"answer": "response", "references": "gold.answers"}, CorrectnessItem)
-    assert [line for line, _ in items] == [1, 2]
-    assert items[1][1] == CorrectnessItem(question="r?", answer="Rome", references=["Rome", "Roma"])
-    # the reverse direction (dataset column -> model field) is understood too
-    reverse = load_jsonl_dataset(path, {"response": "answer", "gold.answers": "references"}, CorrectnessItem)
-    assert [item for _, item in reverse] == [item for _, item in items]
-
-
-def test_jsonl_dataset_errors_name_the_dataset_column(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        "data.jsonl",
-        '{"question": "q", "response": "a", "references": ["a"]}\n{"question": "q", "references": ["a"]}\n',
-    )
-    with pytest.raises(InputError) as caught:
-        load_jsonl_dataset(path, {"answer": "response"}, CorrectnessItem)
-    assert (caught.value.line, caught.value.field) == (2, "response")
-    bad_type = write(tmp_path, "t.jsonl", '{"question": "q", "response": 3, "references": ["a"]}\n')
-    with pytest.raises(InputError) as caught:
-        load_jsonl_dataset(bad_type, {"answer": "response"}, CorrectnessItem)
-    assert (caught.value.line, caught.value.field) == (1, "response")
-    empty_refs = write(tmp_path, "e.jsonl", '{"question": "q", "answer": "a", "references": []}\n')
-    with pytest.raises(InputError) as caught:
-        load_jsonl_dataset(empty_refs, None, CorrectnessItem)
-    assert caught.value.field == "references"
-    with pytest.raises(InputError, match="neither 'foo' nor 'bar'"):
-        load_jsonl_dataset(path, {"foo": "bar"}, CorrectnessItem)
 
 
 def test_labels_gold_and_predictions() -> None:
@@ -304,4 +262,4 @@ def test_loads_the_real_dl19_benchmark(benchmarks_dir: Path) -> None:
     assert len(runs) == 6 and all(len(run) == 43 for run in runs.values())
     assert len(load_topics(dl19 / "topics.jsonl")) == 43
     assert len(load_passages(dl19 / "passages.jsonl")) == 4890
-    assert len(load_rag_runs(benchmarks_dir / "trec-rag-toy" / "runs")) == 3
+    assert len([load_rag_run(f) for f in sorted((benchmarks_dir / "trec-rag-toy" / "runs").glob("*.jsonl"))]) == 3

@@ -55,7 +55,7 @@ async def run(agent: Agent, cache: JudgmentCache | None = None) -> AgentEvaluati
     return await evaluate_agent(
         TRUTHS,
         agent,
-        build_judge("score", "deterministic"),
+        build_judge("score", "heuristic"),
         faithfulness_judge=build_judge("faithfulness", "token-overlap"),
         correctness_judge=build_judge("correctness", "contains"),
         cache=cache,
@@ -156,7 +156,7 @@ async def test_agents_of_any_shape_become_judgments() -> None:
 
 
 async def test_an_agent_that_answers_nothing_says_why() -> None:
-    scorer = build_judge("score", "deterministic")
+    scorer = build_judge("score", "heuristic")
     evaluation = await evaluate_agent(["fail one", "fail two"], Agent(), scorer)
     assert evaluation.scored == 0 and evaluation.answered == 0
     assert evaluation.why_unscored == "the agent answered no question (server down)"
@@ -166,11 +166,11 @@ async def test_an_agent_that_answers_nothing_says_why() -> None:
 async def test_judge_answer_without_a_model_skips_faithfulness() -> None:
     settings = RagjurySettings(_env_file=None)  # type: ignore[call-arg]
     response = await Agent().query("What is the capital of France?")
-    judgments = await judge_answer(response, settings, "deterministic")
+    judgments = await judge_answer(response, settings, "heuristic")
     assert judgments.scored and judgments.faithfulness is None
-    assert judgments.skipped == "--judge-mode deterministic uses no model"
+    assert judgments.skipped == "--judge-mode heuristic uses no model"
     score = judgments.score.value
     assert judgments.score.judge == "deterministic_score" and score is not None
     assert 0.0 <= score.overall_score <= 1.0
     with pytest.raises(ValueError, match="nothing to judge"):
-        await judge_answer(await Agent().query("fail"), settings, "deterministic")
+        await judge_answer(await Agent().query("fail"), settings, "heuristic")

@@ -38,7 +38,7 @@ def test_every_task_has_the_documented_names() -> None:
     assert {"non-llm", "semantic", "token-overlap", "llm", "llm-graded"} <= set(judge_names("relevance"))
     assert {"contains", "semantic", "token-overlap", "llm", "auto"} <= set(judge_names("correctness"))
     assert {"stack", "support", "token-overlap", "llm-attribution", "llm", "auto"} <= set(judge_names("faithfulness"))
-    assert {"deterministic", "llm", "auto"} <= set(judge_names("score"))
+    assert {"heuristic", "llm", "auto"} <= set(judge_names("score"))
     assert {"llm", "auto"} <= set(judge_names("goal"))
     assert resolve("relevance", "non-llm").scale == "graded"
     assert resolve("relevance", "llm").scale == "binary"
@@ -82,7 +82,8 @@ def test_every_declared_judge_builds_and_reports_under_its_own_name(task: str, n
         ("correctness", "token-overlap", "token_overlap[correctness]"),
         ("faithfulness", "llm", "faithfulness"),
         ("faithfulness", "token-overlap", "token_overlap[faithfulness]"),
-        ("score", "deterministic", "deterministic_score"),
+        ("score", "heuristic", "deterministic_score"),
+        ("score", "deterministic", "deterministic_score"),  # the name before issue #30, an alias now
         ("score", "llm", "judge_llm"),
     ],
 )
@@ -93,6 +94,35 @@ def test_the_judges_of_the_first_release_keep_their_identity_names(task: str, na
     assert judge.identity.name == judge_name
     if name == "auto":
         assert judge.identity.model == "judge-x"  # auto's model comes from the settings too
+
+
+def test_a_retired_name_resolves_to_its_judge_but_is_listed_nowhere() -> None:
+    """``deterministic`` (the score judge before issue #30) builds the ``heuristic`` judge, whose
+    verdicts are named ``heuristic``; listings, ``--help`` and error messages offer the new name only."""
+    assert catalogue.declared()[("score", "heuristic")].aliases == ("deterministic",)
+    assert "deterministic" not in judge_names("score")
+    assert "deterministic" not in catalogue.judge_names_help(["score"])
+    assert resolve("score", "deterministic").name == "heuristic"
+    assert catalogue.current_name("score", "deterministic") == "heuristic"
+    assert catalogue.current_name("correctness", "deterministic") == "deterministic"  # score's alias only
+    assert catalogue.declared_model_free("score", "deterministic")
+    assert catalogue.verdict_names("score", "deterministic") == ("heuristic", None)
+    assert catalogue.verdict_names("score", "auto") == ("llm", "heuristic")
+    assert catalogue.catalogue_name("score", "deterministic_score") == "heuristic"  # old rows read the same
+    with pytest.raises(UnknownJudgeError) as error:
+        build_judge("score", "gpt-judge", SETTINGS)
+    assert "deterministic" not in str(error.value)
+
+
+def test_aliases_are_read_from_the_source_text_as_literals() -> None:
+    source = (
+        '@judge_entry("t", "new", "d", aliases=("old", "older"))\nclass A: ...\n'
+        '@judge_entry("t", "plain", "d")\nclass B: ...\n'
+        '@judge_entry("t", "computed", "d", aliases=NAMES)\nclass C: ...\n'
+    )
+    found = dict(catalogue._declarations(source, "m"))
+    assert found[("t", "new")].aliases == ("old", "older")
+    assert found[("t", "plain")].aliases == found[("t", "computed")].aliases == ()
 
 
 def test_unknown_names_list_the_valid_ones() -> None:

@@ -54,7 +54,7 @@ IDENTITIES: dict[tuple[str, str], str] = {
     ("relevance", "non-llm"): "trec_autojudge_non_llm@1.0",
     ("relevance", "semantic"): "cosine@1.0",
     ("relevance", "token-overlap"): "token_overlap_weighted@1.0",
-    ("score", "deterministic"): "deterministic_score@1.1",
+    ("score", "heuristic"): "deterministic_score@1.1",
     ("score", "llm"): "judge_score@2.0",
 }
 """(task, judge) -> its identity's prompt_version, for the judges that existed when the cache keys
