@@ -39,10 +39,11 @@ from ragjury.commands._common import (
 )
 from ragjury.commands.evaluate_agent import evaluate_agent_run
 from ragjury.commands.evaluate_dataset import prepare_dataset_run
-from ragjury.rag_agent.core.sync import run_sync
 from ragjury.rag_agent.core.judge_spec import AUTO
-from ragjury.rag_agent.judges.catalogue import default_name, judge_names_help, names  # source read: no judge imported
-from ragjury.rag_agent.tasks.catalogue import dataset_tasks  # source read: no item class imported
+from ragjury.rag_agent.core.sync import run_sync
+# read from the source text: no judge, no item class imported
+from ragjury.rag_agent.judges.catalogue import default_name, judge_names, judge_names_help
+from ragjury.rag_agent.tasks.catalogue import dataset_tasks
 
 if TYPE_CHECKING:
 
@@ -337,7 +338,8 @@ def evaluate(
         if task is None:
             raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
         if judge is None and task.value not in DEFAULT_JUDGES:
-            raise fail(f"task {task.value} has no default judge: give --judge ({', '.join(names(task.value))})")
+            offered = ", ".join(judge_names(task.value))
+            raise fail(f"task {task.value} has no default judge: give --judge ({offered})")
         judge_name = judge or DEFAULT_JUDGES[task.value]
         checks = [(task.value, judge_name)]
     resolved = {}

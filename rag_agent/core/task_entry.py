@@ -48,7 +48,9 @@ def task_entry(
     def declare(item: ItemT) -> ItemT:
         previous = TASKS.get(name)
         if previous is not None and previous.item.__qualname__ != item.__qualname__:
-            raise ValueError(f"task {name} is declared twice: {previous.item.__qualname__} and {item.__qualname__}")
+            raise ValueError(
+                f"task {name} is declared twice: {previous.item.__qualname__} and {item.__qualname__}"
+            )
         TASKS[name] = TaskEntry(name, item, gold, verdict_word, dataset)
         return item
 

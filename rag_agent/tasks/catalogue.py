@@ -37,7 +37,8 @@ def _sources() -> list[tuple[str, Path]]:
     root = Path(__file__).resolve().parents[2]  # the ragjury package folder
     found = [(module, root.joinpath(*module.split(".")[1:]).with_suffix(".py")) for module in TASK_MODULES]
     here = Path(__file__).resolve().parent
-    found += [(f"{__package__}.{path.stem}", path) for path in sorted(here.glob("*.py")) if path.stem != "__init__"]
+    found += [(f"{__package__}.{path.stem}", path) for path in sorted(here.glob("*.py"))
+              if path.stem != "__init__"]
     return found
 
 
