@@ -39,8 +39,11 @@ from ragjury.commands._common import (
 )
 from ragjury.commands.evaluate_agent import evaluate_agent_run
 from ragjury.commands.evaluate_dataset import prepare_dataset_run
+from ragjury.rag_agent.core.judge_spec import AUTO
 from ragjury.rag_agent.core.sync import run_sync
-from ragjury.rag_agent.judges.catalogue import judge_names_help  # source read: no judge imported
+# read from the source text: no judge, no item class imported
+from ragjury.rag_agent.judges.catalogue import default_name, judge_names, judge_names_help
+from ragjury.rag_agent.tasks.catalogue import dataset_tasks
 
 if TYPE_CHECKING:
 
@@ -49,13 +52,21 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 PANEL_AGENT = "Agent (--agent)"
 
-DEFAULT_JUDGES: dict[str, str] = {"correctness": "auto", "faithfulness": "auto", "score": "auto"}
+Task = Enum("Task", [(name, name) for name in dataset_tasks()], type=str)  # type: ignore[misc]
+"""The ``--task`` choices: every task whose item class declares it (``@task_entry``), read from
+the source text, so ``--help`` imports no item class."""
+
+DEFAULT_JUDGES: dict[str, str] = {task.value: AUTO for task in Task if default_name(task.value) is not None}
+"""``auto`` for each task with a default judge (``@judge_entry(..., default=True)``); a task
+without one needs ``--judge``."""
 
 
-class Task(str, Enum):
-    correctness = "correctness"
-    faithfulness = "faithfulness"
-    score = "score"
+def _tasks_text(usage: bool = False) -> str:
+    """The ``--task`` choices in a sentence (``a, b or c``) or, for a usage line, ``a|b|c``."""
+    choices = [task.value for task in Task]
+    if usage or len(choices) == 1:
+        return "|".join(choices)
+    return f"{', '.join(choices[:-1])} or {choices[-1]}"
 
 
 def _check_before_judging(
@@ -118,7 +129,7 @@ def evaluate(
         typer.Option(
             "--task",
             "-t",
-            help="What the judge decides: correctness, faithfulness or score.",
+            help=f"What the judge decides: {_tasks_text()}.",
             rich_help_panel=PANEL_INPUT,
         ),
     ] = None,
@@ -325,7 +336,10 @@ def evaluate(
         ]
     else:
         if task is None:
-            raise fail("give --task correctness|faithfulness|score (or --agent with --corpus)")
+            raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
+        if judge is None and task.value not in DEFAULT_JUDGES:
+            offered = ", ".join(judge_names(task.value))
+            raise fail(f"task {task.value} has no default judge: give --judge ({offered})")
         judge_name = judge or DEFAULT_JUDGES[task.value]
         checks = [(task.value, judge_name)]
     resolved = {}

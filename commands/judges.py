@@ -13,9 +13,10 @@ from rich import box
 from rich.table import Table
 
 from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.rag_agent.judges.catalogue import tasks as judged_tasks  # source read: no judge imported
 
 TaskOption = Annotated[
-    str | None, typer.Option("--task", "-t", help="Only this task (relevance, correctness, faithfulness, score, goal).")
+    str | None, typer.Option("--task", "-t", help=f"Only this task ({', '.join(judged_tasks())}).")
 ]
 
 

@@ -80,16 +80,17 @@ def build_item(
     from ``fields`` as they are.
     """
     from ragjury.evals.io.peer_formats import resolve
-    from ragjury.evals.io.tasks import row_to_task_row, task_spec
+    from ragjury.evals.io.tasks import TASK_SPECS, row_to_task_row, task_spec
     from ragjury.rag_agent.core.input_files import InputError
 
     item_type = item_type_of(judge)
     name = task or (task_of(item_type) if item_type is not None else None)
     if name is None:
         if item_type is None:
+            tasks = [f"'{known}'" for known in TASK_SPECS]
             raise ItemError(
-                f"cannot tell which item {type(judge).__name__} judges: pass task='correctness', "
-                "'faithfulness' or 'score', or item=... to build it"
+                f"cannot tell which item {type(judge).__name__} judges: pass task={', '.join(tasks[:-1])} "
+                f"or {tasks[-1]}, or item=... to build it"
             )
         try:
             return item_type.model_validate(dict(fields))

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import math
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_origin
 
 from pydantic import BaseModel
 
 from ragjury.evals.io.peer_formats import InputMapping, resolve
 from ragjury.evals.io.records import Record, decode_list_cell, records_of
 from ragjury.rag_agent.core.input_files import InputError, parse_model
-from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, ScoreItem
-
-GoldKind = Literal["binary", "score"]
+from ragjury.rag_agent.core.task_entry import GoldKind, TaskEntry
+from ragjury.rag_agent.tasks.catalogue import dataset_tasks, entry
 
 META_FIELDS: dict[str, tuple[str, ...]] = {
     "id": ("id", "qid", "question_id", "example_id", "_id"),
@@ -42,6 +41,29 @@ BINARY_GOLD = (
 SCORE_GOLD = ("score", "human_score", "gold_score", "rating", "label")
 
 
+FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "question": ("question", "query", "prompt"),
+    "answer": ("answer", "response", "prediction", "output", "generated_answer"),
+    "references": (
+        "references",
+        "reference",
+        "gold_answers",
+        "gold_answer",
+        "gold",
+        "answers",
+        "ground_truth",
+        "ground_truths",
+        "expected",
+        "expected_answer",
+    ),
+    "contexts": ("contexts", "context", "knowledge", "passages", "passage", "documents", "sources"),
+    "sources": ("sources", "contexts", "context", "passages", "documents"),
+    "sources_used": ("sources_used", "citations"),
+}
+"""The columns an item field is read from, first present wins, in every task; a field not named
+here is read from the column of its own name (``--map`` covers the rest)."""
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """How one task reads its rows: item type, columns per item field, and the gold label."""
@@ -54,63 +76,32 @@ class TaskSpec:
     gold_kind: GoldKind
     output_key: str = "label"
     """The predictions key of the judge's label: ``label`` (verdicts) or ``score``."""
+    list_fields: tuple[str, ...] = ()
+    """Item fields that hold lists; in text cells (CSV) they arrive as a JSON array string."""
 
     @property
     def mappable(self) -> tuple[str, ...]:
         return (*self.columns, *META_FIELDS, "label")
 
 
-TASK_SPECS: dict[str, TaskSpec] = {
-    "correctness": TaskSpec(
-        name="correctness",
-        item_type=CorrectnessItem,
-        columns={
-            "question": ("question", "query", "prompt"),
-            "answer": ("answer", "response", "prediction", "output", "generated_answer"),
-            "references": (
-                "references",
-                "reference",
-                "gold_answers",
-                "gold_answer",
-                "gold",
-                "answers",
-                "ground_truth",
-                "ground_truths",
-                "expected",
-                "expected_answer",
-            ),
-        },
-        required=("question", "answer", "references"),
-        gold_columns=BINARY_GOLD,
-        gold_kind="binary",
-    ),
-    "faithfulness": TaskSpec(
-        name="faithfulness",
-        item_type=FaithfulnessItem,
-        columns={
-            "answer": ("answer", "response", "prediction", "output"),
-            "contexts": ("contexts", "context", "knowledge", "passages", "passage", "documents", "sources"),
-            "question": ("question", "query", "prompt"),
-        },
-        required=("answer", "contexts"),
-        gold_columns=BINARY_GOLD,
-        gold_kind="binary",
-    ),
-    "score": TaskSpec(
-        name="score",
-        item_type=ScoreItem,
-        columns={
-            "question": ("question", "query", "prompt"),
-            "answer": ("answer", "response", "prediction", "output"),
-            "sources": ("sources", "contexts", "context", "passages", "documents"),
-            "sources_used": ("sources_used", "citations"),
-        },
-        required=("question", "answer"),
-        gold_columns=SCORE_GOLD,
-        gold_kind="score",
-        output_key="score",
-    ),
-}
+def spec_of(entry: TaskEntry) -> TaskSpec:
+    """A declared task's ``TaskSpec``: its fields, which are required and which hold lists, from
+    its item class; their columns from ``FIELD_COLUMNS``; the rest from its declaration."""
+    if entry.gold not in ("binary", "score"):
+        raise ValueError(f"task {entry.name}: gold must be binary or score, got {entry.gold!r}")
+    fields = entry.item.model_fields  # type: ignore[attr-defined]
+    return TaskSpec(
+        name=entry.name,
+        item_type=entry.item,
+        columns={name: FIELD_COLUMNS.get(name, (name,)) for name in fields},
+        required=tuple(name for name, info in fields.items() if info.is_required()),
+        gold_columns=BINARY_GOLD if entry.gold == "binary" else SCORE_GOLD,
+        gold_kind=entry.gold,
+        output_key="label" if entry.gold == "binary" else "score",
+        list_fields=tuple(
+            name for name, info in fields.items() if name in FIELD_READERS or get_origin(info.annotation) is list
+        ),
+    )
 
 
 @dataclass
@@ -254,8 +245,21 @@ def parse_gold(value: Any, kind: GoldKind) -> bool | float:
     return number
 
 
-LIST_FIELDS = ("references", "contexts", "sources", "sources_used")
-"""Item fields that hold lists; in text cells (CSV) they arrive as a JSON array string."""
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+FIELD_READERS: dict[str, Callable[[Any], Any]] = {
+    "references": _text_list,
+    "contexts": _text_list,
+    "sources": _sources,
+    "sources_used": _strings,
+}
+"""How a list field's cell becomes the item's value (a string, objects with a ``text``, ...);
+a field not named here goes to the item class as it is."""
+
+TASK_SPECS: dict[str, TaskSpec] = {name: spec_of(entry(name)) for name in dataset_tasks()}
+"""Every task ``ragjury evaluate`` reads from a file, from the tasks' declarations (``@task_entry``)."""
 
 
 def row_to_task_row(
@@ -291,15 +295,11 @@ def row_to_task_row(
                 )
             continue
         try:
-            if text_cells and name in LIST_FIELDS and isinstance(value, str):
+            if text_cells and name in spec.list_fields and isinstance(value, str):
                 decoded = decode_list_cell(value)
                 value = decoded if decoded is not None else value
-            if name in ("references", "contexts"):
-                value = _text_list(value)
-            elif name == "sources":
-                value = _sources(value)
-            elif name == "sources_used":
-                value = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+            if name in FIELD_READERS:
+                value = FIELD_READERS[name](value)
         except ValueError as error:
             raise InputError(source, str(error), field=column, **at) from None
         fields[name] = value
@@ -440,7 +440,7 @@ class Question:
 
 QUESTION_COLUMNS = ("question", "query", "title", "prompt", "user_input", "input")
 """Where ``evaluate --agent`` finds a question: ragjury's and TREC's names, then Ragas' and DeepEval's."""
-QUESTION_REFERENCES = (*TASK_SPECS["correctness"].columns["references"], "expected_output")
+QUESTION_REFERENCES = (*FIELD_COLUMNS["references"], "expected_output")
 
 
 def load_questions(source: DataSource, *, limit: int | None = None) -> list[Question]:
@@ -484,6 +484,8 @@ def load_questions(source: DataSource, *, limit: int | None = None) -> list[Ques
 
 
 __all__ = [
+    "FIELD_COLUMNS",
+    "FIELD_READERS",
     "TASK_SPECS",
     "Question",
     "TaskDataset",
@@ -496,5 +498,6 @@ __all__ = [
     "parse_gold",
     "parse_mapping",
     "row_to_task_row",
+    "spec_of",
     "task_spec",
 ]

@@ -17,12 +17,14 @@ from typing import Any
 import numpy as np
 
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, percentile_interval
+from ragjury.rag_agent.tasks.catalogue import verdict_words
 
 Z95 = 1.959963984540054
 """The standard normal's 97.5 % quantile (a 95 % two-sided interval)."""
 
-VERDICT_WORDS: dict[str, str] = {"correctness": "correct", "faithfulness": "faithful", "relevance": "relevant"}
-"""What a true verdict means, per task, in the result line ("judged correct 55.0 %")."""
+VERDICT_WORDS: dict[str, str] = verdict_words()
+"""What a true verdict means, per task, in the result line ("judged correct 55.0 %"): each task's
+``@task_entry(verdict_word=...)``."""
 
 WILSON = "Wilson score interval"
 BOOTSTRAP = "percentile bootstrap over items"

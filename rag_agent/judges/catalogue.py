@@ -11,9 +11,6 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import io
-import re
-import tokenize
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
 from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, is_panel
+from ragjury.rag_agent.core.source_declarations import decorator_calls
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -71,34 +69,9 @@ class Declaration:
     """Retired names that still resolve to this judge; listings show the name only."""
 
 
-_DECORATOR = re.compile(r"^[ \t]*@judge_entry\(", re.MULTILINE)
-
-
-def _decorator_calls(source: str) -> Iterator[str]:
-    """The text of each ``judge_entry(...)`` call that decorates something in ``source``, cut at
-    its closing parenthesis by Python's own tokenizer (strings and comments handled)."""
-    for match in _DECORATOR.finditer(source):
-        start = match.end() - len("judge_entry(")
-        depth = 0
-        lines = io.StringIO(source[start:]).readline
-        try:
-            for token in tokenize.generate_tokens(lines):
-                if token.type == tokenize.OP and token.string in "([{":
-                    depth += 1
-                elif token.type == tokenize.OP and token.string in ")]}":
-                    depth -= 1
-                    if depth == 0:
-                        row, column = token.end
-                        text = source[start:].splitlines(keepends=True)
-                        yield "".join(text[: row - 1]) + text[row - 1][:column]
-                        break
-        except (tokenize.TokenError, IndentationError):
-            continue
-
-
 def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], Declaration]]:
     """Every ``@judge_entry("task", "name", "description", ...)`` with literal arguments."""
-    for text in _decorator_calls(source):
+    for text in decorator_calls(source, "judge_entry"):
         try:
             call = ast.parse(text, mode="eval").body
         except SyntaxError:

@@ -25,7 +25,7 @@ LAYERS: tuple[str, ...] = (
 A module may import its own layer and the layers listed before it."""
 
 INSIDE: dict[str, tuple[str, ...]] = {
-    "ragjury.rag_agent": ("tracing", "core", "model", "judges.model_free", "judges.llm", "judges.combined", "judges", "agent"),
+    "ragjury.rag_agent": ("tracing", "core", "tasks", "model", "judges.model_free", "judges.llm", "judges.combined", "judges", "agent"),
     "ragjury.evals": ("io", "stats", "runs", "report", "pipelines", "adapters"),
 }
 """The order of the sub-packages inside a layer, bottom first, by the same rule."""

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import ast
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from package_copy import package_with, run_cli, run_python
 from recording_server import recording_server
 
 from ragjury.config.settings import RagjurySettings
@@ -24,8 +21,6 @@ from ragjury.rag_agent.judges import catalogue
 
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLES = ROOT / "docs" / "examples" / "judges"
-PACKAGE_PARTS = ("__init__.py", "cli.py", "config", "rag_agent", "evals", "commands")
-"""What an install of ragjury holds (not tests, bench, docs or examples)."""
 EXAMPLE_HOMES = {"exact_match.py": "model_free", "yes_no_correctness.py": "llm"}
 """Each example judge and the judge package it is dropped into."""
 
@@ -33,30 +28,8 @@ EXAMPLE_HOMES = {"exact_match.py": "model_free", "yes_no_correctness.py": "llm"}
 @pytest.fixture(scope="module")
 def package_with_the_examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the ``ragjury`` package with exactly one change per example: its one file."""
-    site = tmp_path_factory.mktemp("site")
-    package = site / "ragjury"
-    package.mkdir()
-    for part in PACKAGE_PARTS:
-        source = ROOT / part
-        if source.is_dir():
-            shutil.copytree(source, package / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, package / part)
-    for example, home in EXAMPLE_HOMES.items():
-        shutil.copy2(EXAMPLES / example, package / "rag_agent" / "judges" / home / example)
-    return site
-
-
-def run_python(site: Path, code: str, *args: str, base_url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site), "RAGJURY_BASE_URL": base_url}
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
-
-
-def run_cli(site: Path, *args: str, base_url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site), "RAGJURY_BASE_URL": base_url}
-    return subprocess.run([sys.executable, "-m", "ragjury.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    drops = {EXAMPLES / example: f"rag_agent/judges/{home}" for example, home in EXAMPLE_HOMES.items()}
+    return package_with(tmp_path_factory.mktemp("site"), drops)
 
 
 def test_every_example_judge_is_placed_and_shown_in_the_docs() -> None:
