@@ -14,6 +14,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from child_process import sigint_at_default  # noqa: E402
 from fake_endpoints import fake_endpoint, fake_endpoints  # noqa: E402
 
 from ragjury.config.settings import RagjurySettings  # noqa: E402
@@ -203,7 +204,7 @@ def _evaluate_on_ray(base_url: str, cache: Path) -> subprocess.Popen[str]:
                "--no-progress", "--executor", "ray", "--concurrency", "2"]
     env = {**os.environ, "RAGJURY_HTTP_RETRIES": "0", "RAGJURY_TIMEOUT_S": "5"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=sigint_at_default)  # noqa: PLW1509
 
 
 def _wait_for(predicate: Callable[[], bool], timeout_s: float) -> None:
@@ -221,12 +222,10 @@ def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> 
     import signal
     import time
 
-    # A whole run is 42 requests; at 1 s each over 2 slots it takes 21 s, so a signal sent after 6
-    # answers has 18 s to stop it even on a loaded machine (at 0.3 s a late signal once lost the race).
-    with fake_endpoint(latency_s=1.0, slots=2) as server:
+    with fake_endpoint(latency_s=0.3, slots=2) as server:
         run = _evaluate_on_ray(server.base_url, tmp_path / "cache.sqlite")
         try:
-            _wait_for(lambda: server.answered >= 6, 120)
+            _wait_for(lambda: server.answered >= 8, 120)
             os.killpg(run.pid, getattr(signal, sig))
             out, _ = run.communicate(timeout=30)  # it stops: no run to the end
         finally:

@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from child_process import sigint_at_default
 
 REPO = Path(__file__).resolve().parents[4]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -75,18 +76,6 @@ def environment(tmp_path: Path, *, hang: bool) -> dict[str, str]:
     return env
 
 
-def _sigint_at_default() -> None:
-    """Runs in the child before exec: SIGINT back to its default disposition.
-
-    A test run launched in the background by a non-interactive shell (``pytest &``, CI runners,
-    nohup) starts with SIGINT ignored, and children inherit that; Python then installs no
-    KeyboardInterrupt handler and the SIGINT this test sends would do nothing. ragjury itself
-    keeps an inherited "ignore" on purpose (the Unix convention nohup relies on), so the test
-    gives its child the disposition an interactive Ctrl-C would meet.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def start_and_wait_until_stuck(tmp_path: Path) -> subprocess.Popen[str]:
     process = subprocess.Popen(
         command(tmp_path),
@@ -95,7 +84,7 @@ def start_and_wait_until_stuck(tmp_path: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_sigint_at_default,  # noqa: PLW1509 - signal dispositions only, no threads touched
+        preexec_fn=sigint_at_default,  # noqa: PLW1509 - signal dispositions only, no threads touched
     )
     ready = tmp_path / "judged.log.ready"
     deadline = time.monotonic() + 120
