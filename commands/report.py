@@ -107,7 +107,7 @@ def report(
     from ragjury.evals.report.run_comparison import as_note
 
     if len(all_figures) == 2:  # the answer first: which kind of comparison, each rate, B - A
-        from ragjury.evals.report.run_report import compare_runs
+        from ragjury.evals.report.verdict_changes import compare_runs
 
         names = [figures.run.name for figures in all_figures]
         first_lines = compare_runs(*all_figures).runs.lines(names)

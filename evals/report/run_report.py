@@ -27,14 +27,14 @@ from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
-from ragjury.evals.report.run_comparison import CAVEAT, KIND_TEXT, RunComparison, as_note, compare_two_runs
+from ragjury.evals.report.run_comparison import CAVEAT, KIND_TEXT, as_note
 from ragjury.evals.report.sources import VerdictSources, fallback_note
+from ragjury.evals.report.verdict_changes import Comparison, compare_runs, comparison_tables
 from ragjury.evals.stats.agreement import AgreementFigures
 from ragjury.evals.stats.intervals import (
     RESAMPLES,
     Interval,
     bootstrap_agreement,
-    bootstrap_paired_difference,
     bootstrap_system_tau,
 )
 from ragjury.evals.stats.run_card import run_card
@@ -373,9 +373,9 @@ def build_report(
     else:
         tables["Runs"] = {section[f.run.name]: _flatten(f) for f in all_figures}
         assert comparison is not None
-        comparison_tables = _comparison_tables(comparison)
-        report.lead_tables = [title for title in comparison_tables if title.startswith("Paired difference")]
-        tables.update(comparison_tables)
+        paired_tables = comparison_tables(comparison)
+        report.lead_tables = [title for title in paired_tables if title.startswith("Paired difference")]
+        tables.update(paired_tables)
     report.tables = tables
     breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
     report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
@@ -457,77 +457,6 @@ def _notes(
     return notes
 
 
-@dataclass
-class Comparison:
-    """Two runs on the items both have: paired B - A differences with intervals (binary runs),
-    how many verdicts changed, and the matrix of verdicts A (rows) vs B (columns)."""
-
-    shared: int
-    changed: int
-    labelled: int
-    differences: dict[str, dict[str, Any]]
-    transitions: dict[str, dict[str, int]]
-    runs: RunComparison
-    """The kind, each run's result, B - A without labels, and the rows that do not match."""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **self.runs.as_dict(),
-            "items_shared": self.shared,
-            "verdicts_changed": self.changed,
-            "paired_items": self.labelled,
-            "paired_difference": self.differences,
-            "transitions": self.transitions,
-        }
-
-
-def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
-    """What changed from run A to run B, joined on the item id (an id whose question differs is
-    no pair: ``run_comparison.match_rows`` names it)."""
-    a, b = first.run.by_id(), second.run.by_id()
-    runs = compare_two_runs(first.run, second.run)
-    shared = list(runs.matching.pairs)
-    mismatched = set(runs.matching.different_question.ids)
-    changed = sum(
-        1 for k in shared if a[k].unscored != b[k].unscored or (not a[k].unscored and a[k].label != b[k].label)
-    )
-    binary = first.run.kind == "binary"
-    differences: dict[str, dict[str, Any]] = {}
-    paired = [k for k in shared if a[k].gold is not None] if binary else []
-    if paired:
-        from ragjury.evals.stats.agreement import label_agreement
-
-        gold = [bool(a[k].gold) for k in paired]
-        pa = [None if a[k].label is None else bool(a[k].label) for k in paired]
-        pb = [None if b[k].label is None else bool(b[k].label) for k in paired]
-        fa = label_agreement(gold, pa, labels=[False, True])
-        fb = label_agreement(gold, pb, labels=[False, True])
-        intervals = bootstrap_paired_difference(gold, pa, pb, labels=[False, True], resamples=resamples)
-        for name in ("accuracy", "cohen_kappa"):
-            va, vb = getattr(fa, name), getattr(fb, name)
-            interval = intervals[name]
-            differences[name] = {
-                "a": va,
-                "b": vb,
-                "difference": None if va is None or vb is None else vb - va,
-                "interval": None if interval is None else interval.as_list(),
-            }
-    labels = ["false", "true", "unscored", "absent"] if binary else ["scored", "unscored", "absent"]
-    matrix: dict[str, dict[str, int]] = {f"A {name}": {f"B {n}": 0 for n in labels} for name in labels}
-    for k in dict.fromkeys([r.id for r in first.records] + [r.id for r in second.records]):
-        if k in mismatched:
-            continue
-        name_a, name_b = _label_name(a.get(k)), _label_name(b.get(k))
-        if not binary:
-            name_a = name_a if name_a in ("unscored", "absent") else "scored"
-            name_b = name_b if name_b in ("unscored", "absent") else "scored"
-        matrix[f"A {name_a}"][f"B {name_b}"] += 1
-    rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
-    keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
-    transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
-    return Comparison(len(shared), changed, len(paired), differences, transitions, runs)
-
-
 def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) -> dict[str, str]:
     """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
     cards: dict[str, str] = {}
@@ -563,37 +492,10 @@ def _card_bands(all_figures: Sequence[RunFigures]) -> dict[str, float | None]:
     return bands
 
 
-def _label_name(record: ItemRecord | None) -> str:
-    if record is None:
-        return "absent"
-    if record.unscored or record.label is None:
-        return "unscored"
-    return fmt(record.label)
-
-
-def _comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, Any]]]:
-    """The comparison as report tables: paired differences with intervals, verdict transitions."""
-    tables: dict[str, dict[str, dict[str, Any]]] = {}
-    if comparison.differences:
-        tables[f"Paired difference on the {comparison.labelled:,} labelled items both runs have"] = {
-            name: {
-                "A": row["a"],
-                "B": row["b"],
-                "B - A": row["difference"],
-                "95 % interval of B - A": "-" if row["interval"] is None else f"[{row['interval'][0]:.3f}, {row['interval'][1]:.3f}]",
-            }
-            for name, row in comparison.differences.items()
-        }
-    tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
-    return tables
-
-
 __all__ = [
     "run_label",
-    "Comparison",
     "RunFigures",
     "build_report",
-    "compare_runs",
     "figure_intervals",
     "report_payload",
     "run_figures",

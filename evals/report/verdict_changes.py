@@ -1,0 +1,119 @@
+"""Two runs' verdicts item by item: the paired B - A differences on the labelled items both have,
+and how each verdict moved from A to B.
+
+Apart from the page (``run_report``) because it is a measurement, not a view: ``report A B --json``
+and the HTML read the same ``Comparison``; ``run_comparison`` decides first which kind of
+comparison it is and which rows pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragjury.evals.io.predictions import ItemRecord
+from ragjury.evals.report.formatting import fmt
+from ragjury.evals.report.run_comparison import RunComparison, compare_two_runs
+from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.run_report import RunFigures
+
+
+@dataclass
+class Comparison:
+    """Two runs on the items both have: paired B - A differences with intervals (binary runs),
+    how many verdicts changed, and the matrix of verdicts A (rows) vs B (columns)."""
+
+    shared: int
+    changed: int
+    labelled: int
+    differences: dict[str, dict[str, Any]]
+    transitions: dict[str, dict[str, int]]
+    runs: RunComparison
+    """The kind, each run's result, B - A without labels, and the rows that do not match."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.runs.as_dict(),
+            "items_shared": self.shared,
+            "verdicts_changed": self.changed,
+            "paired_items": self.labelled,
+            "paired_difference": self.differences,
+            "transitions": self.transitions,
+        }
+
+
+def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+    """What changed from run A to run B, joined on the item id (an id whose question differs is
+    no pair: ``run_comparison.match_rows`` names it)."""
+    a, b = first.run.by_id(), second.run.by_id()
+    runs = compare_two_runs(first.run, second.run)
+    shared = list(runs.matching.pairs)
+    mismatched = set(runs.matching.different_question.ids)
+    changed = sum(
+        1 for k in shared if a[k].unscored != b[k].unscored or (not a[k].unscored and a[k].label != b[k].label)
+    )
+    binary = first.run.kind == "binary"
+    differences: dict[str, dict[str, Any]] = {}
+    paired = [k for k in shared if a[k].gold is not None] if binary else []
+    if paired:
+        from ragjury.evals.stats.agreement import label_agreement
+
+        gold = [bool(a[k].gold) for k in paired]
+        pa = [None if a[k].label is None else bool(a[k].label) for k in paired]
+        pb = [None if b[k].label is None else bool(b[k].label) for k in paired]
+        fa = label_agreement(gold, pa, labels=[False, True])
+        fb = label_agreement(gold, pb, labels=[False, True])
+        intervals = bootstrap_paired_difference(gold, pa, pb, labels=[False, True], resamples=resamples)
+        for name in ("accuracy", "cohen_kappa"):
+            va, vb = getattr(fa, name), getattr(fb, name)
+            interval = intervals[name]
+            differences[name] = {
+                "a": va,
+                "b": vb,
+                "difference": None if va is None or vb is None else vb - va,
+                "interval": None if interval is None else interval.as_list(),
+            }
+    labels = ["false", "true", "unscored", "absent"] if binary else ["scored", "unscored", "absent"]
+    matrix: dict[str, dict[str, int]] = {f"A {name}": {f"B {n}": 0 for n in labels} for name in labels}
+    for k in dict.fromkeys([r.id for r in first.records] + [r.id for r in second.records]):
+        if k in mismatched:
+            continue
+        name_a, name_b = _label_name(a.get(k)), _label_name(b.get(k))
+        if not binary:
+            name_a = name_a if name_a in ("unscored", "absent") else "scored"
+            name_b = name_b if name_b in ("unscored", "absent") else "scored"
+        matrix[f"A {name_a}"][f"B {name_b}"] += 1
+    rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
+    keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
+    transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
+    return Comparison(len(shared), changed, len(paired), differences, transitions, runs)
+
+
+def _label_name(record: ItemRecord | None) -> str:
+    if record is None:
+        return "absent"
+    if record.unscored or record.label is None:
+        return "unscored"
+    return fmt(record.label)
+
+
+def comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, Any]]]:
+    """The comparison as report tables: paired differences with intervals, verdict transitions."""
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    if comparison.differences:
+        tables[f"Paired difference on the {comparison.labelled:,} labelled items both runs have"] = {
+            name: {
+                "A": row["a"],
+                "B": row["b"],
+                "B - A": row["difference"],
+                "95 % interval of B - A": "-" if row["interval"] is None else f"[{row['interval'][0]:.3f}, {row['interval'][1]:.3f}]",
+            }
+            for name, row in comparison.differences.items()
+        }
+    tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
+    return tables
+
+
+__all__ = ["Comparison", "compare_runs", "comparison_tables"]
