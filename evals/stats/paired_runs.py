@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ragjury.evals.stats.intervals import RESAMPLES, Interval, percentile_interval
+from ragjury.evals.stats.intervals import RESAMPLES, Interval
+from ragjury.evals.stats.run_result import bootstrap_mean_interval
 
 SIGN_FLIPS = 10_000
 """Random sign flips of the sign-flip test (its p-value is resolved to about 1e-4)."""
@@ -60,11 +61,7 @@ def paired_bootstrap(
 ) -> Interval | None:
     """Percentile bootstrap interval of ``mean(b) - mean(a)``, the same questions drawn for both."""
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    if d.size == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    draws = d[rng.integers(0, d.size, size=(resamples, d.size))].mean(axis=1)
-    return percentile_interval(draws.tolist())
+    return bootstrap_mean_interval(d.tolist(), resamples=resamples, seed=seed)
 
 
 @dataclass(frozen=True)

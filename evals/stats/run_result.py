@@ -9,7 +9,6 @@ items. Unscored items are left out of both and counted beside them: never a sile
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,10 +16,8 @@ from typing import Any
 import numpy as np
 
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, percentile_interval
+from ragjury.evals.stats.prediction_powered import wilson_interval as wilson_bounds
 from ragjury.rag_agent.tasks.catalogue import verdict_words
-
-Z95 = 1.959963984540054
-"""The standard normal's 97.5 % quantile (a 95 % two-sided interval)."""
 
 VERDICT_WORDS: dict[str, str] = verdict_words()
 """What a true verdict means, per task, in the result line ("judged correct 55.0 %"): each task's
@@ -30,14 +27,13 @@ WILSON = "Wilson score interval"
 BOOTSTRAP = "percentile bootstrap over items"
 
 
-def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:
-    """Wilson's score interval of ``successes / n``; None when ``n`` is 0."""
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | None:
+    """Wilson's score interval of ``successes / n`` (``prediction_powered``'s formula, the one the
+    estimates use); None when ``n`` is 0."""
     if n <= 0:
         return None
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return Interval(max(0.0, centre - half), min(1.0, centre + half), n)
+    low, high, _ = wilson_bounds(successes, n, level)
+    return Interval(low, high, n)
 
 
 def bootstrap_mean_interval(values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = 0) -> Interval | None:
