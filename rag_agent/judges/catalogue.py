@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
 from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, is_panel
-from ragjury.rag_agent.core.source_declarations import decorator_calls
+from ragjury.rag_agent.core.source_declarations import literal_calls
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -71,20 +71,12 @@ class Declaration:
 
 def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], Declaration]]:
     """Every ``@judge_entry("task", "name", "description", ...)`` with literal arguments."""
-    for text in decorator_calls(source, "judge_entry"):
-        try:
-            call = ast.parse(text, mode="eval").body
-        except SyntaxError:
+    for literal, keywords in literal_calls(source, "judge_entry"):
+        if len(literal) < 2 or not isinstance(literal[0], str) or not isinstance(literal[1], str):
             continue
-        if not isinstance(call, ast.Call) or len(call.args) < 2:
-            continue
-        literal = [arg.value if isinstance(arg, ast.Constant) else None for arg in call.args]
-        keywords = {kw.arg: kw.value.value for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)}
-        aliases = next((kw.value for kw in call.keywords if kw.arg == "aliases"), None)
         task, name = literal[0], literal[1]
-        if not isinstance(task, str) or not isinstance(name, str):
-            continue
         description = literal[2] if len(literal) > 2 else keywords.get("description", "")
+        aliases = keywords.get("aliases")
         yield (task, name), Declaration(
             module,
             str(description or ""),
@@ -94,15 +86,8 @@ def _declarations(source: str, module: str) -> Iterator[tuple[tuple[str, str], D
             keywords.get("fallback") if isinstance(keywords.get("fallback"), str) else None,
             keywords.get("adapt") if isinstance(keywords.get("adapt"), str) else None,
             bool(keywords.get("uses_embeddings")),
-            _literal_names(aliases),
+            tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, tuple | list) else (),
         )
-
-
-def _literal_names(node: ast.expr | None) -> tuple[str, ...]:
-    """``aliases=("old", ...)`` as written: a tuple or list of literal strings (else none)."""
-    if not isinstance(node, ast.Tuple | ast.List):
-        return ()
-    return tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
 
 
 @cache
