@@ -189,5 +189,13 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
             method=method,
         )
 
+    def scored_or_unscored(
+        self, value: ValueT | None, reason: str | None, *, started: float | None = None
+    ) -> Judgment[ValueT]:
+        """``scored(value)``, or ``unscored(reason)`` where a model-free rule found no value."""
+        if value is None:
+            return self.unscored(reason or "unscored", started=started)
+        return self.scored(value, started=started)
+
 
 __all__ = ["BaseJudge", "ItemT", "Judge", "JudgeIdentity", "JudgmentUnscored", "ResultCallback", "ValueT"]

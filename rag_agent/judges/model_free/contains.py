@@ -101,9 +101,7 @@ class ContainsJudge(BaseJudge[CorrectnessItem, bool]):
     async def _judge(self, item: CorrectnessItem) -> Judgment[bool]:
         started = time.perf_counter()
         verdict, reason = self._decide(item)
-        if verdict is None:
-            return self.unscored(reason or "unscored", started=started)
-        return self.scored(verdict, started=started)
+        return self.scored_or_unscored(verdict, reason, started=started)
 
     async def ajudge_batch(
         self, items: Sequence[CorrectnessItem], *, on_result: ResultCallback | None = None

@@ -192,9 +192,7 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
     async def _judge(self, item: Any) -> Judgment[FittedScore]:
         started = time.perf_counter()
         value, reason = self.score(item)
-        if value is None:
-            return self.unscored(reason or "unscored", started=started)
-        return self.scored(value, started=started)
+        return self.scored_or_unscored(value, reason, started=started)
 
 
 __all__ = [

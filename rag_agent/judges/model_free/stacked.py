@@ -151,9 +151,7 @@ class StackedSupportJudge(BaseJudge[FaithfulnessItem, StackScore]):
     async def _judge(self, item: FaithfulnessItem) -> Judgment[StackScore]:
         started = time.perf_counter()
         value, reason = self.score(item)
-        if value is None:
-            return self.unscored(reason or "unscored", started=started)
-        return self.scored(value, started=started)
+        return self.scored_or_unscored(value, reason, started=started)
 
 
 __all__ = [
