@@ -92,7 +92,7 @@ def heuristic_ratings(item: ScoreItem) -> DimensionRatings:
         coherence=round(coherence, 6),
         confidence=confidence,
         reasoning=(
-            "Deterministic heuristic (no model): "
+            "Heuristic (no model): "
             f"question coverage {relevance:.2f}, supported sentences {accuracy:.2f}, "
             f"attribution {attribution:.2f}, {words} words."
         ),
