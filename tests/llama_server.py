@@ -164,6 +164,24 @@ def _die_with_parent() -> None:
         pass
 
 
+def cpu_has_amx(cpuinfo: str | None = None) -> bool:
+    """Whether the CPU reports AMX (``amx_*`` flags in /proc/cpuinfo)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+    return any(flag.startswith("amx") for line in cpuinfo.splitlines() if line.startswith("flags")
+               for flag in line.split(":", 1)[-1].split())
+
+
+def repack_flags(cpuinfo: str | None = None) -> list[str]:
+    """``--no-repack`` only where the CPU reports AMX: the -march=native build's AMX kernels, which
+    weight repacking selects, segfaulted at the first matrix multiply on such machines here; elsewhere
+    repacking selects the AVX2 kernels for Q4_K weights, which prefill faster (bench_model_speed.py)."""
+    return ["--no-repack"] if cpu_has_amx(cpuinfo) else []
+
+
 def free_port() -> int:
     with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -213,11 +231,7 @@ def running_server(
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "-np", "1", "-c", str(context_tokens), "--alias", MODEL_ALIAS,
-         # The -march=native build enables ggml's AMX kernels where the CPU reports AMX; on this
-         # workplace's virtual machines they segfault at the first matrix multiply. Weight repacking
-         # is what selects them, so turn it off (a small speed cost, no effect on outputs' validity).
-         "--no-repack"],
+         "-np", "1", "-c", str(context_tokens), "--alias", MODEL_ALIAS, *repack_flags()],
         stdout=log, stderr=subprocess.STDOUT,
         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
     )

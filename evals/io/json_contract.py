@@ -31,6 +31,7 @@ SHARED_KEYS: dict[str, str] = {
     "for 18.5 %`",
     "n": "items in the run (runs) or reports graded (non-llm-judge)",
     "scored": "items with a verdict",
+    "not_judged": "items an interrupted run never reached (0 once a run ends): neither scored nor unscored",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",

@@ -71,6 +71,9 @@ class RunStats:
     fallback: int = 0
     not_attempted: int = 0
     """Unscored because the model server was unreachable: never sent (circuit breaker open)."""
+    completed: int = 0
+    """Items that have a judgment (cached, judged, shared or duplicate of one): ``total`` once the
+    run ends, fewer when it was interrupted; the rest are not judged, never counted as scored."""
     usage: Usage = field(default_factory=Usage)
     """Tokens and requests spent in this run (cached judgments cost nothing now)."""
     wall_s: float = 0.0
@@ -86,7 +89,25 @@ class RunStats:
 
     @property
     def scored(self) -> int:
-        return self.total - self.unscored
+        return self.completed - self.unscored
+
+    @property
+    def not_judged(self) -> int:
+        """Items an interrupted run never reached (0 for a finished run)."""
+        return self.total - self.completed
+
+    def merge(self, other: RunStats) -> RunStats:
+        """The counts of two runs of one command together (``evaluate --agent`` runs one per system)."""
+        return RunStats(
+            total=self.total + other.total, cached=self.cached + other.cached, judged=self.judged + other.judged,
+            duplicates=self.duplicates + other.duplicates, unscored=self.unscored + other.unscored,
+            fallback=self.fallback + other.fallback, not_attempted=self.not_attempted + other.not_attempted,
+            completed=self.completed + other.completed, usage=self.usage + other.usage,
+            wall_s=self.wall_s + other.wall_s, interrupted=self.interrupted or other.interrupted,
+            executor=self.executor or other.executor,
+            cache_unreadable=self.cache_unreadable + other.cache_unreadable,
+            endpoints=[*self.endpoints, *other.endpoints],
+        )
 
     @property
     def tokens(self) -> int:
@@ -110,6 +131,7 @@ class RunStats:
             "n": self.total,
             "scored": self.scored,
             "unscored": self.unscored,
+            "not_judged": self.not_judged,
             "cached": self.cached,
             "judged": self.judged,
             "duplicates": self.duplicates,
@@ -224,6 +246,7 @@ async def run_judgments(
             results[index] = hits[key]
             tracing.cached(traced_run, hits[key])
             stats.cached += 1
+            stats.completed += 1
             stats.unscored += hits[key].unscored
         else:
             positions.setdefault(key, []).append(index)
@@ -273,6 +296,7 @@ async def run_judgments(
         for position in filled:
             results[position] = judgment
         stats.judged += 1
+        stats.completed += len(filled)
         if unscored:
             stats.unscored += len(filled)
             stats.not_attempted += not_attempted * len(filled)
@@ -293,6 +317,7 @@ async def run_judgments(
         for position in filled:
             results[position] = judgment
         stats.cached += len(filled)
+        stats.completed += len(filled)
         stats.unscored += judgment.unscored * len(filled)
         stats.fallback += int(judgment.fallback_used)
         if bar is not None and task_id is not None:

@@ -13,13 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
 import time
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
@@ -79,13 +81,23 @@ class HeadError(ValueError):
     """A head file that cannot be used here (unreadable, or fitted on another feature spec)."""
 
 
+HEAD_FORMAT = "ragjury-head"
+HEAD_VERSION = 1
+MAX_HEAD_BYTES = 16 * 1024 * 1024
+"""A head of a few signals is ~1 kB and one over a hidden state's components ~1 MB: past this the
+file is refused before it is read (a 200 MB file is not a head)."""
+
+
 class Head(BaseModel):
-    """A fitted head: standardisation, weights and cut-off, and what it was fitted and measured on."""
+    """A fitted head: standardisation, weights and cut-off, and what it was fitted and measured on.
 
-    model_config = ConfigDict(frozen=True)
+    Strict: a number written as a string, a NaN or infinite weight (which would say "yes" to every
+    item), another format or version are refused with the field named."""
 
-    format: str = "ragjury-head"
-    version: int = 1
+    model_config = ConfigDict(frozen=True, strict=True, allow_inf_nan=False)
+
+    format: Literal["ragjury-head"] = HEAD_FORMAT
+    version: Literal[1] = HEAD_VERSION
     task: str
     feature_kind: str
     feature_version: str
@@ -98,12 +110,36 @@ class Head(BaseModel):
     weights: tuple[float, ...]
     bias: float
     threshold: float = Field(ge=0.0, le=1.0)
-    l2: float
-    n: int
-    positives: int
+    l2: float = Field(ge=0.0)
+    n: int = Field(ge=1)
+    positives: int = Field(ge=0)
     fitted_on: str
     figures: dict[str, Any] = Field(default_factory=dict)
     """Cross-validated figures of the head and of the base judge on the same items (``ragjury fit``)."""
+
+    @field_validator("mean", "scale", "weights", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        """Lists in JSON (strict mode wants tuples), each entry a finite number, not a string."""
+        if not isinstance(value, list | tuple):
+            raise ValueError("must be a list of numbers")
+        for entry in value:
+            if isinstance(entry, bool) or not isinstance(entry, int | float) or not math.isfinite(entry):
+                raise ValueError(f"must hold finite numbers, found {entry!r}")
+        return tuple(float(v) for v in value)
+
+    @field_validator("features", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ValueError("must be a list of feature names")
+        return tuple(value)
+
+    @model_validator(mode="after")
+    def _counts(self) -> Head:
+        if self.positives > self.n:
+            raise ValueError(f"positives {self.positives} exceeds n {self.n}")
+        return self
 
     def probability(self, values: Sequence[float]) -> float:
         return standardised_logistic(values, self.mean, self.scale, self.weights, self.bias)
@@ -127,15 +163,35 @@ class Head(BaseModel):
 def _load(path: str, digest: str) -> Head:
     del digest  # part of the cache key: an edited file is read again
     try:
-        head = Head.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError) as error:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise HeadError(f"{path}: not a ragjury head file ({first})") from None
+    if not isinstance(data, dict) or data.get("format") != HEAD_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise HeadError(f"{path}: not a ragjury head file (format {found!r}, expected {HEAD_FORMAT!r})")
+    try:
+        head = Head.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise HeadError(f"{path}: field '{where}': {message}" if where else f"{path}: {message}") from None
     head.check_spec(path)
     return head
 
 
 def file_digest(path: str | Path) -> str:
+    """The head file's digest; special files (a FIFO, /dev/zero) and files past ``MAX_HEAD_BYTES``
+    are refused before a byte is read, so neither hangs nor takes minutes."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise HeadError(f"{path}: cannot read the head file ({error.strerror or error})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise HeadError(f"{path}: not a regular file (a head is a JSON file written by `ragjury fit`)")
+    if info.st_size > MAX_HEAD_BYTES:
+        raise HeadError(f"{path}: {info.st_size:,} bytes, past the {MAX_HEAD_BYTES:,} a head file may have")
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as error:

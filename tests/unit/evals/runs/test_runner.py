@@ -195,7 +195,7 @@ async def test_runs_without_a_cache_and_with_a_progress_bar() -> None:
 
 
 def test_stats_figures_and_messages(tmp_path: Path) -> None:
-    stats = RunStats(total=5, cached=1, judged=4, unscored=1, usage=Usage(input_tokens=5, output_tokens=4, requests=4), wall_s=2.0)
+    stats = RunStats(total=5, cached=1, judged=4, unscored=1, completed=5, usage=Usage(input_tokens=5, output_tokens=4, requests=4), wall_s=2.0)
     assert (stats.scored, stats.tokens, stats.requests, stats.judgments_per_s) == (4, 9, 4, 2.0)
     assert stats.as_dict()["n"] == 5
     with JudgmentCache(tmp_path / "c.sqlite") as cache:
@@ -289,6 +289,22 @@ async def test_an_interrupted_vectorised_judge_keeps_what_it_finished(cache: Jud
     second = Vectorised()
     _, stats = await run_judgments(second, items(20), cache=cache, progress=False)
     assert (second.calls, stats.cached, stats.judged) == (13, 7, 13)
+
+
+async def test_an_interrupted_run_counts_only_what_it_reached_as_scored(cache: JudgmentCache) -> None:
+    """Ctrl-C after 7 of 20: 7 scored, 13 not judged (not 20 scored, 0 unscored)."""
+    from ragjury.evals.runs.runner import RUNS_STARTED
+
+    before = len(RUNS_STARTED)
+    with pytest.raises(KeyboardInterrupt):
+        await run_judgments(Vectorised(stop_after=7), items(20), cache=cache, progress=False)
+    counts = RUNS_STARTED[before].as_dict()
+    assert (counts["n"], counts["scored"], counts["unscored"], counts["not_judged"]) == (20, 7, 0, 13)
+    assert counts["interrupted"] is True
+    _, stats = await run_judgments(Vectorised(), items(20), cache=cache, progress=False)
+    assert (stats.scored, stats.not_judged) == (20, 0)
+    merged = RUNS_STARTED[before].merge(stats).as_dict()
+    assert (merged["n"], merged["scored"], merged["not_judged"], merged["interrupted"]) == (40, 27, 13, True)
 
 
 async def test_a_vectorised_judge_that_awaits_has_each_result_committed_when_the_loop_is_free(

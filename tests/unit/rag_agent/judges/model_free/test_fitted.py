@@ -82,3 +82,57 @@ def test_the_catalogue_resolves_fitted_and_checks_the_task(tmp_path: Path) -> No
         build_judge("correctness", f"fitted:{_write(tmp_path, {'x': 1}, 'bad.json')}")
     with pytest.raises(UnknownJudgeError, match="cannot read"):
         build_judge("correctness", f"fitted:{tmp_path / 'missing.json'}")
+
+
+def _raw(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "head.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"version": 99}, "version"),
+        ({"format": "pickle"}, "format 'pickle'"),
+        ({"weights": ["3.0", 0, 0, 0, 0]}, "weights"),
+        ({"threshold": "0.5"}, "threshold"),
+        ({"n": -5}, "'n'"),
+        ({"l2": -1}, "l2"),
+        ({"positives": 101}, "positives 101 exceeds n 100"),
+    ],
+)
+def test_a_head_with_a_bad_field_is_refused_naming_the_field(
+    tmp_path: Path, change: dict[str, object], field: str
+) -> None:
+    path = _write(tmp_path, _head(**change))
+    with pytest.raises(HeadError, match=field) as caught:
+        load_head(path)
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(("where", "bad"), [("weights", "NaN"), ("bias", "Infinity"), ("mean", "-Infinity")])
+def test_a_non_finite_number_is_refused_not_read_as_yes_to_everything(tmp_path: Path, where: str, bad: str) -> None:
+    text = json.dumps(_head())
+    if where == "bias":
+        text = text.replace('"bias": 0.0', f'"bias": {bad}')
+    else:
+        text = text.replace(f'"{where}": [', f'"{where}": [{bad}, ', 1).replace(", 0.5]", "]", 1)
+    with pytest.raises(HeadError, match=where):
+        load_head(_raw(tmp_path, text))
+
+
+def test_special_and_oversized_files_are_refused_before_reading(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(HeadError, match="not a regular file"):
+        load_head(fifo)  # would block forever if opened
+    with pytest.raises(HeadError, match="not a regular file"):
+        load_head("/dev/zero")
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(17 * 1024 * 1024)  # sparse: no 17 MB written
+    with pytest.raises(HeadError, match="past the"):
+        load_head(big)
