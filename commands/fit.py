@@ -12,7 +12,24 @@ from typing import Annotated, Any
 
 import typer
 
-from ragjury.commands._common import PANEL_INPUT, PANEL_OUTPUT, JsonOption, fail, print_json, stderr, stdout, user_errors
+from ragjury.commands._common import (
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
+    ApiKeyOption,
+    BaseUrlOption,
+    CacheOption,
+    JsonOption,
+    ModelOption,
+    NoCacheOption,
+    NoProgressOption,
+    fail,
+    print_json,
+    settings_for,
+    stderr,
+    stdout,
+    user_errors,
+)
 from ragjury.evals.io.json_contract import paths
 
 
@@ -24,82 +41,151 @@ def _kappa_text(figures: dict[str, Any] | None) -> str:
     return f"kappa {figures['kappa']:.3f} [{low:.3f}, {high:.3f}]{auc}"
 
 
+def _gain_text(figures: dict[str, Any]) -> str:
+    interval = figures.get("gain_interval")
+    if figures.get("gain") is None:
+        return "—"
+    return f"{figures['gain']:+.3f}" + (f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else "")
+
+
 @user_errors
 def fit(
     task: Annotated[
-        str, typer.Option("--task", "-t", help="correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
+        str, typer.Option("--task", "-t", help="correctness, faithfulness or relevance.", rich_help_panel=PANEL_INPUT)
     ],
     data: Annotated[
         Path,
         typer.Option("--data", "-d", help="Your labelled items: a JSONL dataset with a label per row (the "
-                     "rows `estimate` asked you to label will do).", rich_help_panel=PANEL_INPUT),
+                     "rows `estimate` asked you to label will do), or for relevance gold TREC qrels (grades "
+                     "0-3, relevant = 2 or more) with --topics and --passages.", rich_help_panel=PANEL_INPUT),
     ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Where to write the head (JSON).", rich_help_panel=PANEL_OUTPUT)
     ],
+    topics: Annotated[
+        Path | None,
+        typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
+    passages: Annotated[
+        Path | None,
+        typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
+    ] = None,
+    signals: Annotated[
+        str,
+        typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "
+                     "P('1'), read from the judgment cache or judged once) and cosine (query-passage cosine of "
+                     "the packaged MiniLM; needs ragjury[embeddings-onnx]).", rich_help_panel=PANEL_MODEL),
+    ] = "llm,cosine",
     limit: Annotated[
         int | None,
         typer.Option("--limit", "-n", min=20, help="Use a seeded sample of N labelled items.", rich_help_panel=PANEL_INPUT),
     ] = None,
     folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the sample and of the folds.")] = 0,
+    cache_path: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    no_progress: NoProgressOption = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Fit a judge head on labelled items: a logistic model over model-free signals.
+    """Fit a judge head on labelled items: a logistic model over signals each item already has.
 
-    The head reads what every item already has (containment, reference recall and precision and
-    length for correctness; support's signals for faithfulness), with its strength and cut-off
-    chosen by cross-validation. It is reported two ways beside the base judge (contains,
-    support) on the same items: random folds (the head judging the rest of your labelled pool)
-    and folds by question (the head judging new questions). Apply it with --judge fitted:HEAD
-    on `evaluate` and `verdict`; with `estimate`, label items the head was not fitted on.
+    correctness and faithfulness: model-free signals (containment, reference recall and precision
+    and length; support's signals), base judge contains / support. relevance: the llm judge's own
+    P('1') (pairs already judged cost no model call) and optionally the query-passage cosine of a
+    packaged MiniLM, base judge llm. Strength and cut-off are chosen by cross-validation; the
+    figures are nested (chosen inside each training fold), beside the base judge on the same
+    items: random folds (judging the rest of your labelled pool) and folds by question or query
+    (judging new ones), with the gain over the base and its interval. Apply the head with
+    --judge fitted:HEAD on `evaluate`, `verdict` and `relevance`; with `estimate`, label items
+    the head was not fitted on.
 
     Examples:
 
       ragjury fit --task correctness --data examples/data/correctness.jsonl --out out/head.json
 
-      ragjury evaluate --task correctness --judge fitted:out/head.json --data answers.jsonl
+      ragjury fit --task relevance --data qrels.txt --topics topics.jsonl --passages passages.jsonl
+        --limit 100 --base-url http://127.0.0.1:8080/v1 --out out/relevance-head.json
 
     Exit codes: 0 written, 2 bad input (or too few labels of a class).
     """
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.pipelines.calibration_data import calibration_items
-    from ragjury.evals.pipelines.fit_run import fit_head, write_head
 
-    if task not in ("correctness", "faithfulness"):
-        raise fail(f"--task must be correctness or faithfulness, got '{task}' (relevance needs model "
-                   "features, which fit does not read yet)")
-    check_output_paths([("--out", out)], [("--data", data)])
+    if task not in ("correctness", "faithfulness", "relevance"):
+        raise fail(f"--task must be correctness, faithfulness or relevance, got '{task}'")
+    if task != "relevance" and (topics is not None or passages is not None):
+        raise fail(f"--topics and --passages are for --task relevance, not {task}")
+    settings = settings_for(model, base_url, api_key) if task == "relevance" else None
+    cache_file = None if (no_cache or settings is None) else Path(cache_path or settings.cache_path)
+    check_output_paths([("--out", out)], [("--data", data), ("--topics", topics), ("--passages", passages),
+                                          ("--cache", cache_file)])
+    stats = None
     try:
-        items, gold = calibration_items(task, data, limit=limit, seed=seed)
-        report = fit_head(task, items, [bool(g) for g in gold], fitted_on=str(data), folds=folds, seed=seed)
+        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed)
+        if task == "relevance":
+            report, stats = _fit_relevance(items, gold, settings, signals, cache_path, no_cache, no_progress,
+                                           folds=folds, seed=seed, fitted_on=str(data))
+        else:
+            from ragjury.evals.pipelines.fit_run import fit_head
+
+            report = fit_head(task, items, [bool(g) for g in gold], fitted_on=str(data), folds=folds, seed=seed)
     except ValueError as error:
         raise fail(f"{data}: {error}" if str(data) not in str(error) else str(error)) from None
+    from ragjury.evals.pipelines.fit_run import write_head
+
     write_head(report.head, out)
     head, figures = report.head, report.head.figures
     if json_output:
         print_json({
             "task": task, "n": head.n, "positives": head.positives, "skipped": report.skipped,
             "threshold": head.threshold, "l2": head.l2, "features": list(head.features),
+            "model": head.model, "prompt_version": head.prompt_version,
+            "cross_validation": figures.get("cross_validation"),
             "head_random": figures["head_random"], "head_by_question": figures["head_by_question"],
-            "base": figures["base"], "beats_base": report.beats_base,
-            "inputs": paths(data=data), "outputs": paths(head=out),
+            "base": figures["base"], "gain": figures.get("gain"), "gain_interval": figures.get("gain_interval"),
+            "beats_base": report.beats_base, **({"judging": stats.as_dict()} if stats is not None else {}),
+            "inputs": paths(data=data, topics=topics, passages=passages), "outputs": paths(head=out),
         }, command="fit")
         return
-    gain = (figures["head_random"]["kappa"] or 0.0) - (figures["base"]["kappa"] or 0.0)
-    verdict = (f"beats {figures['base']['judge']} by {gain:+.3f} kappa" if report.beats_base
-               else f"does NOT beat {figures['base']['judge']} ({gain:+.3f} kappa): keep the base judge")
-    stdout.print(f"[bold]{task}[/] head on {head.n} labelled items ({head.positives} yes): {verdict}",
-                 highlight=False)
-    stdout.print(f"{folds}-fold cross-validated; random folds = judging the rest of this pool, "
-                 "by question = judging new questions", highlight=False, markup=False)
-    for label, key in (("head, random folds", "head_random"), ("head, by question", "head_by_question"),
-                       (f"{figures['base']['judge']} (base judge)", "base")):
+    base = figures["base"]["judge"]
+    verdict = (f"beats {base} by {_gain_text(figures)} kappa" if report.beats_base
+               else f"does NOT beat {base} ({_gain_text(figures)} kappa): keep the base judge")
+    stdout.print(f"[bold]{task}[/] head on {head.n} labelled items ({head.positives} yes) over "
+                 f"{', '.join(head.features)}: {verdict}", highlight=False)
+    by = "query" if task == "relevance" else "question"
+    stdout.print(f"{folds}-fold nested cross-validation; random folds = judging the rest of this pool, "
+                 f"by {by} = judging new {by.replace('query', 'querie')}s", highlight=False, markup=False)
+    for label, key in (("head, random folds", "head_random"), (f"head, by {by}", "head_by_question"),
+                       (f"{base} (base judge)", "base")):
         stdout.print(f"  {label:<24} {_kappa_text(figures[key])}", highlight=False, markup=False)
+    if stats is not None:
+        stderr.print(f"llm P('1'): {stats.cached} pairs from the cache, {stats.judged} judged now",
+                     highlight=False, markup=False)
     if report.skipped:
         stderr.print(f"{report.skipped} items had no signals and were left out (first: {report.first_reason})",
                      highlight=False, markup=False)
     stderr.print(f"written {out}: use it with --judge fitted:{out}", highlight=False, markup=False)
+
+
+def _fit_relevance(items: list[Any], grades: list[Any], settings: Any, signals: str, cache_path: Path | None,
+                   no_cache: bool, no_progress: bool, **options: Any) -> Any:
+    from ragjury.evals.pipelines.relevance_head import fit_relevance_head
+    from ragjury.evals.runs.cache import open_cache
+    from ragjury.rag_agent.core.sync import run_sync
+    from ragjury.rag_agent.judges.model_free.embedders import EmbedderUnavailable
+
+    cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
+    try:
+        return run_sync(fit_relevance_head(items, grades, settings, [s.strip() for s in signals.split(",") if s.strip()],
+                                           cache=cache, progress=not no_progress, **options))
+    except EmbedderUnavailable as error:
+        raise fail(f"--signals cosine: {error} (or fit with --signals llm)") from None
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def register(app: typer.Typer) -> None:

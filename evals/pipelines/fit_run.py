@@ -15,8 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from ragjury.evals.stats.intervals import bootstrap_agreement
-from ragjury.evals.stats.logistic import auc, best_threshold, cross_validate, fit_logistic, kappa_of
+from ragjury.evals.stats.intervals import bootstrap_agreement, bootstrap_kappa_gain
+from ragjury.evals.stats.logistic import (
+    auc,
+    best_threshold,
+    cross_validate,
+    fit_logistic,
+    kappa_of,
+    nested_cross_validate,
+)
 from ragjury.rag_agent.judges.model_free.fitted import (
     BASE_JUDGES,
     FEATURE_KIND,
@@ -31,7 +38,9 @@ MIN_PER_CLASS = 10
 
 
 def group_of(task: str, item: Any) -> str:
-    """What must not straddle folds when a head is to judge new questions."""
+    """What must not straddle folds when a head is to judge new questions (queries, for relevance)."""
+    if task == "relevance":
+        return item.query.strip().lower()
     if task == "correctness":
         return item.question.strip().lower()
     text = f"{item.question or ''}\n" + "\n".join(item.contexts)
@@ -42,6 +51,8 @@ def base_verdicts(task: str, x: np.ndarray) -> np.ndarray:
     """The base judge's verdicts from the signals it shares with the head (its first one)."""
     if task == "correctness":
         return x[:, 0] >= 0.5
+    if task == "relevance":
+        return x[:, 0] >= 0.0  # the llm judge's own verdict: logit P("1") >= 0, i.e. P >= 0.5
     from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD
 
     return x[:, 0] >= DEFAULT_THRESHOLD
@@ -95,8 +106,20 @@ def fit_head(task: str, items: list[Any], gold: list[bool], *, fitted_on: str, f
     return FitReport(head=head, skipped=skipped, first_reason=first_reason)
 
 
+@dataclass(frozen=True)
+class FeatureSpec:
+    """What a head reads: names in order, their kind and version, and the model whose outputs they
+    are (None: model-free signals)."""
+
+    features: tuple[str, ...]
+    kind: str = FEATURE_KIND
+    version: str = FEATURE_VERSION
+    model: str | None = None
+    prompt_version: str | None = None
+
+
 def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, fitted_on: str, folds: int = 5,
-                seed: int = 0, figures: bool = True) -> Head:
+                seed: int = 0, figures: bool = True, spec: FeatureSpec | None = None) -> Head:
     """A head from signals already computed (one row per labelled item); ``figures=False`` skips the
     cross-validated report (a bench refitting many times only needs the head)."""
     positives = int(y.sum())
@@ -108,18 +131,31 @@ def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, f
     threshold = best_threshold(random_cv.probability, y)
     report: dict[str, Any] = {}
     if figures:
+        # Nested: strength and cut-off chosen inside each training fold, so the figures are what
+        # the head does on items it was not tuned on (the plain CV above picks the strength on the
+        # very folds it would report).
+        honest = nested_cross_validate(x, y, folds=folds, seed=seed)
         grouped_folds = min(folds, len(set(groups)))
-        grouped_cv = cross_validate(x, y, folds=grouped_folds, seed=seed, groups=groups) if grouped_folds >= 2 else None
+        grouped_cv = (nested_cross_validate(x, y, folds=grouped_folds, seed=seed, groups=groups)
+                      if grouped_folds >= 2 else None)
+        base = base_verdicts(task, x)
+        gain = bootstrap_kappa_gain(y, honest.verdict, base, seed=seed)
+        k_head, k_base = kappa_of(y, honest.verdict), kappa_of(y, base)
         report = {
             "folds": folds,
             "seed": seed,
-            "head_random": _kappa_figures(y, random_cv.verdict, random_cv.probability, seed),
+            "cross_validation": "nested: strength and cut-off chosen inside each training fold",
+            "head_random": _kappa_figures(y, honest.verdict, honest.probability, seed),
             "head_by_question": None if grouped_cv is None
             else _kappa_figures(y, grouped_cv.verdict, grouped_cv.probability, seed),
-            "base": {"judge": BASE_JUDGES[task], **_kappa_figures(y, base_verdicts(task, x), x[:, 0], seed)},
+            "base": {"judge": BASE_JUDGES[task], **_kappa_figures(y, base, x[:, 0], seed)},
+            "gain": None if k_head is None or k_base is None else round(k_head - k_base, 4),
+            "gain_interval": None if gain is None else gain.as_list(),
         }
+    spec = spec or FeatureSpec(FEATURES[task])
     return Head(
-        task=task, feature_kind=FEATURE_KIND, feature_version=FEATURE_VERSION, features=FEATURES[task],
+        task=task, feature_kind=spec.kind, feature_version=spec.version, features=spec.features,
+        model=spec.model, prompt_version=spec.prompt_version,
         mean=tuple(float(v) for v in head_fit.mean), scale=tuple(float(v) for v in head_fit.scale),
         weights=tuple(float(v) for v in head_fit.weights), bias=head_fit.bias, threshold=round(threshold, 4),
         l2=random_cv.l2, n=len(y), positives=positives, fitted_on=fitted_on, figures=report,
@@ -132,4 +168,4 @@ def write_head(head: Head, out: Path) -> None:
     write_text_atomic(out, head.model_dump_json(indent=2) + "\n")
 
 
-__all__ = ["MIN_PER_CLASS", "FitReport", "base_verdicts", "fit_head", "fit_signals", "group_of", "write_head"]
+__all__ = ["MIN_PER_CLASS", "FeatureSpec", "FitReport", "base_verdicts", "fit_head", "fit_signals", "group_of", "write_head"]

@@ -250,6 +250,33 @@ def bootstrap_ranking_tau(
     return percentile_interval(taus)
 
 
+def bootstrap_kappa_gain(
+    gold: Sequence[bool], head: Sequence[bool], base: Sequence[bool], *, resamples: int = RESAMPLES, seed: int = 0
+) -> Interval | None:
+    """Percentile interval of kappa(head) - kappa(base) over the same resampled items (paired):
+    the gain of one judge over another on one labelled set, with its uncertainty."""
+    g = np.asarray(gold, dtype=bool)
+    a = np.asarray(head, dtype=bool)
+    b = np.asarray(base, dtype=bool)
+    if g.size == 0:
+        return None
+
+    def kappas(rows: npt.NDArray[np.int64], p: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        gs, ps = g[rows], p[rows]
+        n = rows.shape[1]
+        agree = (gs == ps).mean(axis=1)
+        chance = gs.mean(axis=1) * ps.mean(axis=1) + (1 - gs.mean(axis=1)) * (1 - ps.mean(axis=1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (agree - chance) / (1 - chance)
+        del n
+        return np.where(chance < 1 - 1e-12, out, np.nan)
+
+    draws: list[float | None] = []
+    for rows in _draw_chunks(g.size, resamples, seed):
+        draws.extend((kappas(rows, a) - kappas(rows, b)).tolist())
+    return percentile_interval(draws)
+
+
 def bootstrap_paired_difference(
     gold: Sequence[bool | int],
     predicted_a: Sequence[bool | int | None],

@@ -479,6 +479,18 @@ def _fitted(task: str, spec: str) -> Resolved:
     except HeadError as error:
         raise UnknownJudgeError(str(error)) from None
 
+    if task == "relevance":
+        def relevance_factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+            from ragjury.rag_agent.judges.combined.fitted_relevance import FittedRelevanceJudge
+
+            try:
+                return FittedRelevanceJudge(path, settings, threshold=opts.get("threshold"))
+            except HeadError as error:
+                raise UnknownJudgeError(str(error)) from None
+
+        return Resolved(task, spec, relevance_factory, f"a head fitted on {head.n} labels ({head.fitted_on}) over "
+                        f"{', '.join(head.features)}", "binary", uses_model="llm_logit" in head.features)
+
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
         del settings  # model-free signals: no model settings
         return FittedJudge(path, task=task, **opts)

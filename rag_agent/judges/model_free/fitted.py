@@ -40,8 +40,15 @@ FEATURES: dict[str, tuple[str, ...]] = {
 }
 """The signals a head reads per task, in the stored weights' order."""
 
-BASE_JUDGES: dict[str, str] = {"correctness": "contains", "faithfulness": "support"}
-"""The model-free judge a head is measured against (the one its first signal comes from)."""
+BASE_JUDGES: dict[str, str] = {"correctness": "contains", "faithfulness": "support", "relevance": "llm"}
+"""The judge a head is measured against (the one its first signal comes from)."""
+
+RELEVANCE_KIND = "relevance"
+RELEVANCE_VERSION = "1"
+RELEVANCE_FEATURES: tuple[str, ...] = ("llm_logit", "cosine")
+"""What a relevance head may read, in this order: the ``llm`` judge's logit P("1") (the output a
+run already pays for) and the query-passage cosine of the packaged MiniLM (independent of the
+prompt). A head reads a prefix-free subset, named in its file (``judges.combined.fitted_relevance``)."""
 
 
 def correctness_signals(item: CorrectnessItem) -> tuple[list[float], str | None]:
@@ -145,9 +152,13 @@ class Head(BaseModel):
         return standardised_logistic(values, self.mean, self.scale, self.weights, self.bias)
 
     def check_spec(self, where: str) -> None:
+        if self.task == "relevance":
+            self._check_relevance(where)
+            return
         wanted = FEATURES.get(self.task)
         if wanted is None:
-            raise HeadError(f"{where}: a head for task '{self.task}'; heads exist for {', '.join(FEATURES)}")
+            raise HeadError(f"{where}: a head for task '{self.task}'; heads exist for "
+                            f"{', '.join((*FEATURES, 'relevance'))}")
         if (self.feature_kind, self.feature_version, self.features) != (FEATURE_KIND, FEATURE_VERSION, wanted):
             raise HeadError(
                 f"{where}: fitted on {self.feature_kind} features v{self.feature_version} {list(self.features)}; "
@@ -156,6 +167,21 @@ class Head(BaseModel):
         if not len(self.mean) == len(self.scale) == len(self.weights) == len(wanted):
             raise HeadError(f"{where}: {len(self.weights)} weights for {len(wanted)} features")
         if any(s <= 0 or not math.isfinite(s) for s in self.scale):
+            raise HeadError(f"{where}: a feature scale is not a positive number")
+
+    def _check_relevance(self, where: str) -> None:
+        if (self.feature_kind, self.feature_version) != (RELEVANCE_KIND, RELEVANCE_VERSION):
+            raise HeadError(f"{where}: fitted on {self.feature_kind} features v{self.feature_version}; this "
+                            f"ragjury reads {RELEVANCE_KIND} v{RELEVANCE_VERSION}: refit it with `ragjury fit`")
+        order = [RELEVANCE_FEATURES.index(f) for f in self.features if f in RELEVANCE_FEATURES]
+        if not self.features or len(order) != len(self.features) or order != sorted(set(order)):
+            raise HeadError(f"{where}: features {list(self.features)}; a relevance head reads some of "
+                            f"{list(RELEVANCE_FEATURES)}, in that order")
+        if "llm_logit" in self.features and not (self.model and self.prompt_version):
+            raise HeadError(f"{where}: reads llm_logit but names no model or prompt_version it was fitted with")
+        if not len(self.mean) == len(self.scale) == len(self.weights) == len(self.features):
+            raise HeadError(f"{where}: {len(self.weights)} weights for {len(self.features)} features")
+        if any(s <= 0 for s in self.scale):
             raise HeadError(f"{where}: a feature scale is not a positive number")
 
 
@@ -260,6 +286,9 @@ __all__ = [
     "FittedScore",
     "Head",
     "HeadError",
+    "RELEVANCE_FEATURES",
+    "RELEVANCE_KIND",
+    "RELEVANCE_VERSION",
     "feature_values",
     "load_head",
 ]
