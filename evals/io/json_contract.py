@@ -146,6 +146,11 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "head_by_question": "the head, folds by question (new questions): the same keys",
         "base": "the base judge on the same items: {judge, kappa, kappa_interval, accuracy, auc}",
         "beats_base": "the head's random-fold kappa is above the base judge's",
+        "cross_validation": "how the figures were cross-validated: nested (strength and cut-off chosen inside each "
+        "training fold)",
+        "gain": "head_random kappa - base kappa on the same items",
+        "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
+        "judging": "relevance: the llm judge's run counts for P('1') (cached, judged, unscored, ...)",
     },
     "doctor": {
         "ok": "every check passed",

@@ -242,6 +242,8 @@ def parse_gold(value: Any, kind: GoldKind) -> bool | float:
         raise ValueError(f"expected a number, got {value!r}") from None
     if not math.isfinite(number):  # NaN compares false with everything and fakes a correlation
         raise ValueError(f"expected a finite number, got {value!r}")
+    if not 0.0 <= number <= 1.0:  # the score judges' scale: a 5 would read as "people 1.0 [1.0, 1.0]"
+        raise ValueError(f"expected a score in [0, 1] (the score task's scale; rescale 1-5 labels first), got {value!r}")
     return number
 
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
-from ragjury.evals.stats.run_result import RunResult, run_result
+from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult, run_result
 
 FIRST_IDS = 5
 """Ids named per kind of unmatched row (the count says how many more)."""
@@ -160,6 +160,8 @@ class RunComparison:
         text = f"{p.difference * scale:+.{digits}f}{unit}"
         if p.interval is not None:
             text += f" [{p.interval.low * scale:+.{digits}f}, {p.interval.high * scale:+.{digits}f}]"
+        else:
+            text += f" (no interval: {p.n_pairs} paired, fewer than {MIN_BOOTSTRAP_N})"
         return text
 
     def lines(self, names: Sequence[str]) -> list[str]:
@@ -173,8 +175,9 @@ class RunComparison:
         if p.difference is None:
             out.append("B - A: no question scored in both runs")
         else:
-            out.append(f"B - A: {self.difference_text()} (95 % paired bootstrap over {p.n_pairs:,} questions), "
-                       f"p = {p.p_value:.3g} ({p.test})")
+            how = (f"95 % paired bootstrap over {p.n_pairs:,} questions" if p.interval is not None
+                   else f"over {p.n_pairs:,} questions")
+            out.append(f"B - A: {self.difference_text()} ({how}), p = {p.p_value:.3g} ({p.test})")
         counts = p.counts
         if self.binary:
             out.append(

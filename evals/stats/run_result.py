@@ -36,10 +36,16 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | N
     return Interval(low, high, n)
 
 
+MIN_BOOTSTRAP_N = 10
+"""Fewer items and a bootstrap of their mean is no 95 % interval (one item resamples to a zero-width
+"interval"): none is given, and the text says how many items there were."""
+
+
 def bootstrap_mean_interval(values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = 0) -> Interval | None:
-    """Percentile bootstrap interval of the mean of ``values`` (items resampled, seeded)."""
+    """Percentile bootstrap interval of the mean of ``values`` (items resampled, seeded); None
+    below ``MIN_BOOTSTRAP_N`` values."""
     data = np.asarray(values, dtype=np.float64)
-    if data.size == 0:
+    if data.size < MIN_BOOTSTRAP_N:
         return None
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
@@ -72,7 +78,9 @@ class Rate:
             if self.interval is not None:
                 shown += f" [{self.interval.low * 100:.1f}, {self.interval.high * 100:.1f}]"
             return shown
-        return f"{self.value:.3f}" + (f" {self.interval.text()}" if self.interval is not None else "")
+        if self.interval is None:
+            return f"{self.value:.3f} (no interval: {self.n_scored} scored, fewer than {MIN_BOOTSTRAP_N})"
+        return f"{self.value:.3f} {self.interval.text()}"
 
     def counts(self) -> str:
         """``40 scored`` or ``38 scored, 2 unscored left out``."""
@@ -144,4 +152,4 @@ def run_result(labels: Sequence[Any], systems: Sequence[str | None], *, binary: 
     return RunResult(binary, rate_of(list(labels), binary=binary, seed=seed), by_system)
 
 
-__all__ = ["BOOTSTRAP", "VERDICT_WORDS", "Rate", "RunResult", "WILSON", "bootstrap_mean_interval", "rate_of", "run_result", "wilson_interval"]
+__all__ = ["BOOTSTRAP", "MIN_BOOTSTRAP_N", "VERDICT_WORDS", "Rate", "RunResult", "WILSON", "bootstrap_mean_interval", "rate_of", "run_result", "wilson_interval"]

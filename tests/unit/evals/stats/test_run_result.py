@@ -43,12 +43,26 @@ def test_run_result_overall_and_per_system() -> None:
 
 
 def test_mean_score_gets_a_bootstrap_interval() -> None:
-    result = run_result([0.2, 0.4, 0.6, 0.8, None], [None] * 5, binary=False)
+    result = run_result([0.2, 0.4, 0.6, 0.8, None] * 3, [None] * 15, binary=False)
     data = result.as_dict()
     assert data["mean"] == pytest.approx(0.5)
     assert data["method"] == "percentile bootstrap over items"
     low, high = data["interval"]
     assert 0.2 <= low < 0.5 < high <= 0.8
+
+
+@pytest.mark.parametrize("scores", [[0.65], [0.2, 0.4, 0.6, 0.8]])
+def test_too_few_scores_get_no_zero_width_interval_and_say_why(scores: list[float]) -> None:
+    result = run_result(scores, [None] * len(scores), binary=False)
+    assert result.as_dict()["interval"] is None
+    assert f"no interval: {len(scores)} scored, fewer than 10" in result.lines("score")[0]
+
+
+def test_a_comparison_over_one_shared_item_prints_no_interval() -> None:
+    from ragjury.evals.stats.paired_runs import paired_difference
+
+    paired = paired_difference([True], [True], binary=True)
+    assert paired.interval is None and paired.n_pairs == 1
 
 
 def test_mcnemar_matches_scipy_binomtest_on_discordant_pairs() -> None:

@@ -1,0 +1,33 @@
+"""A score task's people's labels are on the judges' 0-1 scale: a 5 is refused (file, line, field),
+not read as "people 1.0 [1.0, 1.0]"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragjury.evals.io.human_labels import load_human_labels
+from ragjury.evals.io.tasks import parse_gold
+from ragjury.rag_agent.core.input_files import InputError
+
+
+@pytest.mark.parametrize("value", [5, -1, 1.5, "5"])
+def test_a_score_outside_zero_one_is_refused(value: object) -> None:
+    with pytest.raises(ValueError, match=r"expected a score in \[0, 1\]"):
+        parse_gold(value, "score")
+
+
+@pytest.mark.parametrize("value", [0, 1, 0.25, "0.5", True])
+def test_scores_on_the_scale_are_read(value: object) -> None:
+    assert 0.0 <= parse_gold(value, "score") <= 1.0
+
+
+def test_the_labels_file_names_the_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [{"id": "a", "label": 0}, {"id": "b", "label": 5}]) + "\n")
+    with pytest.raises(InputError) as caught:
+        load_human_labels(path, "score")
+    text = str(caught.value)
+    assert "labels.jsonl" in text and "2" in text and "label" in text and "[0, 1]" in text
