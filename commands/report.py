@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, print_json, stdout, user_errors
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
@@ -50,6 +50,13 @@ def report(
         Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Title of the HTML report.")] = None,
+    fail_if_worse: Annotated[
+        float | None,
+        typer.Option("--fail-if-worse", min=0.0, max=1.0, metavar="MARGIN",
+                     help="With BASELINE NEW: exit 1 when NEW is worse than BASELINE by more than MARGIN (a share: "
+                     "0.02 = 2 points) with 95 % confidence (the paired interval's upper end below -MARGIN), or has "
+                     "unscored items; 0 = any shown drop. Writes the verdict to $GITHUB_STEP_SUMMARY when set."),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
@@ -77,7 +84,9 @@ def report(
 
       ragjury report preds.jsonl --json
 
-    Exit codes: 0 done, 2 bad input.
+      ragjury report baseline.jsonl new.jsonl --fail-if-worse 0.02   (a CI gate)
+
+    Exit codes: 0 done (gate passed or undecided), 1 --fail-if-worse failed, 2 bad input.
     """
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
@@ -89,11 +98,19 @@ def report(
     check_output_paths([("--html", html)], [("PRED.jsonl", path) for path in predictions])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    if fail_if_worse is not None and len(predictions) != 2:
+        raise fail("--fail-if-worse compares two runs: give BASELINE.jsonl NEW.jsonl")
     report_, all_figures = build_report(runs, title=title)
     if html is not None:
         write_html(html, report_)
+    gate = _gate(all_figures, fail_if_worse) if fail_if_worse is not None else None
     if json_output:
-        print_json(report_payload(all_figures, predictions, html), command="report")
+        payload = report_payload(all_figures, predictions, html)
+        if gate is not None:
+            payload["gate"] = gate.as_dict()
+        print_json(payload, command="report")
+        if gate is not None and gate.failed:
+            raise typer.Exit(EXIT_BELOW_THRESHOLD)
         return
     from ragjury.evals.report.run_report import run_label
 
@@ -127,6 +144,33 @@ def report(
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True)
     if html is not None:
         stdout.print(f"HTML report written to {html}", highlight=False)
+    if gate is not None:
+        style = "bold red" if gate.failed else ("yellow" if not gate.decided else "green")
+        word = "FAILED" if gate.failed else ("undecided" if not gate.decided else "passed")
+        stdout.print(f"regression gate (--fail-if-worse {fail_if_worse:g}) {word}: {gate.reason}", style=style,
+                     highlight=False, markup=False, soft_wrap=True)
+        if gate.failed:
+            raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def _gate(all_figures: list[Any], margin: float) -> Any:
+    """The regression gate on BASELINE (first) and NEW (second); the step summary when in GitHub Actions."""
+    import os
+
+    from ragjury.evals.report.regression_gate import regression_gate, step_summary
+    from ragjury.evals.report.verdict_changes import compare_runs
+
+    comparison = compare_runs(*all_figures).runs
+    baseline, new = (figures.run for figures in all_figures)
+    by_id = new.by_id()
+    unscored_new = sum(1 for key in comparison.matching.pairs if by_id[key].unscored)
+    outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new)
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        rates = tuple(result.lines(None)[0] for result in comparison.results)
+        with open(summary_path, "a", encoding="utf-8") as handle:
+            handle.write(step_summary(outcome, (baseline.name, new.name), rates) + "\n")  # type: ignore[arg-type]
+    return outcome
 
 
 def register(app: typer.Typer) -> None:

@@ -184,6 +184,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
         "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
         "(labelled items: agreement of B - A), transitions}",
+        "gate": "with --fail-if-worse: {failed, decided, margin, reason, rule}",
     },
 }
 """Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""

@@ -1,0 +1,71 @@
+"""The regression gate of ``report BASELINE NEW --fail-if-worse MARGIN``: stop a merge on evidence.
+
+The rule (a one-sided test of "NEW is worse by more than MARGIN"): the gate fails when the upper
+end of the 95 % paired bootstrap interval of NEW - BASELINE, over the questions both runs
+scored, is below -MARGIN; that is, when the data say with about 97.5 % confidence that NEW's rate
+(or mean score) is lower by more than MARGIN. A drop inside the noise passes; a run that cannot
+show its answers are no worse is not failed for it (that would be a non-inferiority gate, which
+fails small golden sets for lack of evidence). What it never lets through: NEW items the judge
+could not score (a failed judgment is no verdict, and no pass), and a comparison with too few
+shared questions is said to be undecided, not passed silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragjury.evals.stats.paired_runs import PairedDifference
+from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """Whether the gate failed, whether the data could decide, and the one-line reason."""
+
+    failed: bool
+    decided: bool
+    reason: str
+    margin: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"failed": self.failed, "decided": self.decided, "margin": self.margin, "reason": self.reason,
+                "rule": "fail when the upper end of the 95 % paired interval of NEW - BASELINE is below -margin, "
+                        "or when NEW has unscored items among the shared ones"}
+
+
+def _amount(value: float, binary: bool) -> str:
+    return f"{value * 100:+.1f} points" if binary else f"{value:+.3f}"
+
+
+def regression_gate(paired: PairedDifference, margin: float, *, unscored_new: int) -> GateOutcome:
+    """Apply the rule to the paired difference of BASELINE (A) and NEW (B)."""
+    binary = paired.binary
+    if unscored_new:
+        return GateOutcome(True, True, f"NEW has {unscored_new:,} unscored items among the shared questions: "
+                           "a failed judgment never passes a gate (fix the judge or server, then re-run)", margin)
+    if paired.difference is None or paired.interval is None:
+        return GateOutcome(False, False, f"undecided: {paired.n_pairs:,} questions scored in both runs, fewer "
+                           f"than {MIN_BOOTSTRAP_N}; too few to show a regression (add golden questions)", margin)
+    low, high = paired.interval.low, paired.interval.high
+    figure = (f"NEW - BASELINE {_amount(paired.difference, binary)} [{_amount(low, binary)}, {_amount(high, binary)}] "
+              f"over {paired.n_pairs:,} questions, p = {paired.p_value:.3g} ({paired.test})")
+    limit = _amount(-margin, binary)
+    if high < -margin:
+        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}", margin)
+    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}", margin)
+
+
+def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str, str]) -> str:
+    """The gate as Markdown for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY)."""
+    status = "❌ regression" if outcome.failed else ("⚠️ undecided" if not outcome.decided else "✅ no regression")
+    return "\n".join([
+        f"### ragjury regression gate: {status}", "",
+        "| run | result |", "|---|---|",
+        f"| BASELINE ({names[0]}) | {rates[0]} |",
+        f"| NEW ({names[1]}) | {rates[1]} |", "",
+        outcome.reason, "",
+    ])
+
+
+__all__ = ["GateOutcome", "regression_gate", "step_summary"]

@@ -1,0 +1,71 @@
+"""``report BASELINE NEW --fail-if-worse MARGIN``: exit 1 on a shown drop, 0 otherwise, never a pass
+for NEW's unscored items; the verdict reaches a GitHub step summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+from ragjury.evals.report.regression_gate import regression_gate
+from ragjury.evals.stats.paired_runs import paired_difference
+
+DATA = Path(__file__).resolve().parents[3] / "examples" / "data"
+runner = CliRunner()
+
+
+def predictions(tmp_path: Path, name: str, answers: dict[int, str] | None = None, drop: int = 0) -> Path:
+    """config_a's answers judged by ``contains``; ``drop`` answers that were right made wrong."""
+    rows = [json.loads(line) for line in (DATA / "config_a.jsonl").read_text().splitlines() if line.strip()]
+    dropped = 0
+    for row in rows:
+        refs = row.get("references") or [row.get("reference")]
+        if dropped < drop and any(r and r.lower() in row["answer"].lower() for r in refs):
+            row["answer"] = "I do not know."
+            dropped += 1
+    data = tmp_path / f"{name}-data.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / f"{name}.jsonl"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--out", str(out), "--no-progress", "--no-cache", "--json"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_the_same_answers_pass_and_a_planted_drop_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    base = predictions(tmp_path, "base")
+    same = runner.invoke(app, ["report", str(base), str(predictions(tmp_path, "same")), "--fail-if-worse", "0"])
+    assert same.exit_code == 0, same.output
+    assert "regression gate (--fail-if-worse 0) passed" in same.output
+    worse = runner.invoke(app, ["report", str(base), str(predictions(tmp_path, "worse", drop=20)),
+                                "--fail-if-worse", "0.02", "--json"])
+    assert worse.exit_code == 1, worse.output
+    gate = json.loads(worse.stdout)["gate"]
+    assert gate["failed"] and gate["decided"] and gate["reason"].startswith("worse: NEW - BASELINE -20.0 points")
+    text = summary.read_text()
+    assert "✅ no regression" in text and "❌ regression" in text
+
+
+def test_a_drop_inside_the_margin_passes(tmp_path: Path) -> None:
+    base = predictions(tmp_path, "base")
+    worse = predictions(tmp_path, "worse", drop=3)
+    result = runner.invoke(app, ["report", str(base), str(worse), "--fail-if-worse", "0.5"])
+    assert result.exit_code == 0 and "not shown worse than -50.0 points" in result.output
+
+
+def test_the_gate_needs_two_files(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["report", str(predictions(tmp_path, "base")), "--fail-if-worse", "0"])
+    assert result.exit_code == 2 and "BASELINE.jsonl NEW.jsonl" in result.output
+
+
+def test_unscored_new_items_fail_and_too_few_pairs_are_undecided() -> None:
+    paired = paired_difference([True] * 30, [True] * 30, binary=True)
+    failed = regression_gate(paired, 0.0, unscored_new=2)
+    assert failed.failed and "2 unscored" in failed.reason
+    few = regression_gate(paired_difference([True] * 5, [False] * 5, binary=True), 0.0, unscored_new=0)
+    assert not few.failed and not few.decided and "fewer than 10" in few.reason
