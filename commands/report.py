@@ -98,6 +98,13 @@ def report(
     check_output_paths([("--html", html)], [("PRED.jsonl", path) for path in predictions])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    if len(runs) == 2:
+        from ragjury.evals.report.run_comparison import check_comparable
+
+        try:
+            check_comparable(*runs)
+        except ValueError as error:
+            raise fail(str(error)) from None
     if fail_if_worse is not None and len(predictions) != 2:
         raise fail("--fail-if-worse compares two runs: give BASELINE.jsonl NEW.jsonl")
     report_, all_figures = build_report(runs, title=title)

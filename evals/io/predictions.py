@@ -199,6 +199,8 @@ class PredictionRun:
     output_key: str
     duplicates: int = 0
     """Rows whose id appeared earlier in the file (the later one is kept, the count is shown)."""
+    conflicting: tuple[str, int] | None = None
+    """The first id repeated with another verdict, system or answer, and its line (``report A B`` refuses it)."""
 
     @property
     def has_text(self) -> bool:
@@ -343,6 +345,7 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
     the task are taken from the first row, every row is checked against them."""
     records: dict[str, ItemRecord] = {}
     duplicates = 0
+    conflicting: tuple[str, int] | None = None
     output_key: str | None = None
     task: str | None = None
     for line, row in rows:
@@ -356,7 +359,10 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
             raise InputError(path, f"task {record.task!r} in a run of {task!r} rows: one task a file", line=line, field="task")
         if record.id in records:
             duplicates += 1
-            del records[record.id]
+            before = records.pop(record.id)
+            if conflicting is None and (before.label, before.system, before.answer) != (record.label, record.system,
+                                                                                      record.answer):
+                conflicting = (record.id, line)
         records[record.id] = record
     if output_key is None:
         raise InputError(path, "no predictions in the file")
@@ -369,6 +375,7 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
         task=task,
         output_key=output_key,
         duplicates=duplicates,
+        conflicting=conflicting,
     )
 
 

@@ -128,6 +128,35 @@ def comparison_kind(a: PredictionRun, b: PredictionRun, pairs: Sequence[str]) ->
     return "judges" if compared else "unknown"
 
 
+def judge_of(run: PredictionRun) -> str:
+    """Who judged a run: the judge as asked for, with its model and prompt version (several, joined)."""
+    seen = set()
+    for r in run.records:
+        name = r.judge_name or r.judge
+        if name is None:
+            continue
+        details = ", ".join(part for part in (r.model, r.prompt_version) if part)
+        seen.add(f"{name} ({details})" if details else name)
+    return " + ".join(sorted(seen)) if seen else "unknown judge"
+
+
+def check_comparable(a: PredictionRun, b: PredictionRun) -> None:
+    """Refuse what cannot be compared: two tasks, no id in common, an id with two different rows
+    in one file (which one would be compared?). ``ValueError`` with the files named."""
+    if a.task is not None and b.task is not None and a.task != b.task:
+        raise ValueError(f"{a.path} is a {a.task} run and {b.path} a {b.task} run: report compares two runs of one task")
+    if a.kind != b.kind:
+        raise ValueError(f"{a.path} holds {a.kind} verdicts and {b.path} {b.kind} ones: they cannot be paired")
+    for run in (a, b):
+        if run.conflicting is not None:
+            ident, line = run.conflicting
+            raise ValueError(f"{run.path}:{line}: id {ident!r} appears twice with different verdicts or answers; "
+                             "make ids unique (one row per id) before comparing")
+    ids_b = {r.id for r in b.records}
+    if not any(r.id in ids_b for r in a.records):
+        raise ValueError(f"no id in common between {a.path} and {b.path}: nothing to pair")
+
+
 @dataclass(frozen=True)
 class RunComparison:
     """What a reader of two files learns first: the kind, each run's result, B - A on the pairs,
@@ -138,10 +167,23 @@ class RunComparison:
     results: tuple[RunResult, RunResult]
     paired: PairedDifference
     task: str | None = None
+    judges: tuple[str, str] | None = None
+    """Who judged A and B (``judge_of``); they differ in a comparison of two judges' runs."""
 
     @property
     def binary(self) -> bool:
         return self.paired.binary
+
+    @property
+    def same_judge(self) -> bool:
+        return self.judges is None or self.judges[0] == self.judges[1]
+
+    def headline(self) -> str:
+        if self.kind == "runs" and not self.same_judge:
+            assert self.judges is not None
+            return (f"run comparison: two runs' answers to the same questions, judged by DIFFERENT judges (A: "
+                    f"{self.judges[0]}; B: {self.judges[1]}), so B - A mixes the answers' difference with the judges'")
+        return KIND_TEXT[self.kind]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -167,7 +209,7 @@ class RunComparison:
     def lines(self, names: Sequence[str]) -> list[str]:
         """The terminal's lines: kind, each run's result, B - A with interval and p-value, the
         pair counts, unmatched rows, and (run comparison) the caveat."""
-        out = [KIND_TEXT[self.kind]]
+        out = [self.headline()]
         for letter, name, result in zip("AB", names, self.results, strict=True):
             first = result.lines(self.task)[0]
             out.append(f"{letter} ({name}) {first}")
@@ -177,7 +219,15 @@ class RunComparison:
         else:
             how = (f"95 % paired bootstrap over {p.n_pairs:,} questions" if p.interval is not None
                    else f"over {p.n_pairs:,} questions")
-            out.append(f"B - A: {self.difference_text()} ({how}), p = {p.p_value:.3g} ({p.test})")
+            own = [result.overall.n_scored for result in self.results]
+            paired_rates = ""
+            if own != [p.n_pairs, p.n_pairs] and p.a_mean is not None and p.b_mean is not None:
+                scale, unit = (100.0, " %") if self.binary else (1.0, "")
+                digits = 1 if self.binary else 3
+                paired_rates = (f"; on those questions A {p.a_mean * scale:.{digits}f}{unit}, "
+                                f"B {p.b_mean * scale:.{digits}f}{unit} (the rates above cover "
+                                f"{own[0]:,} and {own[1]:,} scored items)")
+            out.append(f"B - A: {self.difference_text()} ({how}), p = {p.p_value:.3g} ({p.test}){paired_rates}")
         counts = p.counts
         if self.binary:
             out.append(
@@ -207,7 +257,8 @@ def compare_two_runs(a: PredictionRun, b: PredictionRun) -> RunComparison:
         [index_a[i].label for i in matching.pairs], [index_b[i].label for i in matching.pairs], binary=binary
     )
     return RunComparison(
-        comparison_kind(a, b, matching.pairs), matching, (results[0], results[1]), paired, task=a.task
+        comparison_kind(a, b, matching.pairs), matching, (results[0], results[1]), paired, task=a.task,
+        judges=(judge_of(a), judge_of(b)),
     )
 
 
@@ -219,7 +270,9 @@ __all__ = [
     "KIND_TEXT",
     "Matching",
     "RunComparison",
+    "check_comparable",
     "compare_two_runs",
     "comparison_kind",
+    "judge_of",
     "match_rows",
 ]

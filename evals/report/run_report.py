@@ -27,7 +27,7 @@ from ragjury.evals.report.estimates_view import estimates_html
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
-from ragjury.evals.report.run_comparison import CAVEAT, KIND_TEXT, as_note
+from ragjury.evals.report.run_comparison import CAVEAT, as_note
 from ragjury.evals.report.sources import VerdictSources, fallback_note
 from ragjury.evals.report.verdict_changes import Comparison, compare_runs, comparison_tables
 from ragjury.evals.stats.agreement import AgreementFigures
@@ -426,7 +426,7 @@ def _notes(
 ) -> list[str]:
     notes: list[str] = []
     if comparison is not None:
-        notes.append(as_note(KIND_TEXT[comparison.runs.kind]))
+        notes.append(as_note(comparison.runs.headline()))
     two = len(all_figures) > 1
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if two else ""
