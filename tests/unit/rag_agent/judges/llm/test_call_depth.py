@@ -29,6 +29,8 @@ def ragjury_frames(stack: list[traceback.FrameSummary]) -> list[str]:
     """``module-relative path:function`` of each frame inside the ragjury source tree, outermost first."""
     found = []
     for frame in stack:
+        if frame.filename.startswith("<"):  # "<frozen runpy>" (python -m pytest) would resolve under the cwd
+            continue
         path = Path(frame.filename).resolve()
         if path.is_relative_to(SOURCE) and not any(path.is_relative_to(x) for x in EXCLUDED):
             found.append(f"{path.relative_to(SOURCE)}:{frame.name}")
