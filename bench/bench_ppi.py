@@ -370,10 +370,16 @@ AB_JUDGES = ("evouna-nq contains",)
 """The judge whose five systems answered the same questions (BEGIN's systems share too few)."""
 
 
-def simulate_ab(a: Population, b: Population, n: int, draws: int, shared: bool, seed: int) -> tuple[Cell, float]:
-    """A − B over the questions both answered: n labels each, independent or half on shared
-    questions. Returns the coverage cell and the mean standard error relative to the two
-    systems' own estimates combined as if independent (``Difference.independent_std_error``)."""
+AB_DESIGNS = ("independent", "same questions", "half shared")
+"""How the two systems' labels are drawn: two independent draws (questions shared by chance, not
+paired), the same n questions for both (paired, found by ``compare_systems`` itself), half of each
+system's labels on questions drawn for both (paired, said with ``paired=True``)."""
+
+
+def simulate_ab(a: Population, b: Population, n: int, draws: int, design: str, seed: int) -> tuple[Cell, float]:
+    """A − B over the questions both answered: n labels each, drawn by ``design`` (``AB_DESIGNS``).
+    Returns the coverage cell and the mean standard error relative to the two systems' own
+    estimates combined as if independent (``Difference.independent_std_error``)."""
     position = {key: i for i, key in enumerate(b.keys)}
     common = [(i, position[key]) for i, key in enumerate(a.keys) if key in position]
     size = len(common)
@@ -387,16 +393,19 @@ def simulate_ab(a: Population, b: Population, n: int, draws: int, shared: bool, 
     rng = np.random.default_rng(seed)
     cell, ratio = Cell(), 0.0
     for _ in range(draws):
-        if shared:
+        if design == "half shared":
             order = rng.permutation(size)
             both, rest = order[: n // 2], order[n // 2 :]
             picks = [set(np.concatenate([both, rng.choice(rest, n - n // 2, replace=False)]).tolist()) for _ in "ab"]
+        elif design == "same questions":
+            same = set(rng.choice(size, n, replace=False).tolist())
+            picks = [same, same]
         else:
             picks = [set(rng.choice(size, n, replace=False).tolist()) for _ in "ab"]
         items = [
             known[name][k] if k in pick else bare[name][k] for name, pick in zip("ab", picks) for k in range(size)
         ]
-        difference = compare_systems(items, "a", "b")
+        difference = compare_systems(items, "a", "b", paired=True if design == "half shared" else None)
         cell.add(truth, difference.estimate, difference.estimate)
         ratio += difference.estimate.std_error / (difference.independent_std_error or float("nan"))
     return cell, ratio / draws
@@ -416,12 +425,12 @@ def report_ab(populations: list[Population], draws: int) -> None:
         if not pairs:
             continue
         for n in AB_SIZES:
-            for shared in (False, True):
-                results = [simulate_ab(x, y, n, draws, shared, seed=n + shared) for x, y in pairs]
+            for index, design in enumerate(AB_DESIGNS):
+                results = [simulate_ab(x, y, n, draws, design, seed=n + index) for x, y in pairs]
                 cov = [c.covered / c.draws for c, _ in results]
                 ratios = [r for _, r in results]
                 print(
-                    f"  {judge:<28} {n:>4}  {'half shared' if shared else 'independent':<12} {min(cov):.3f}–{max(cov):.3f}  "
+                    f"  {judge:<28} {n:>4}  {design:<14} {min(cov):.3f}–{max(cov):.3f}  "
                     f"{min(ratios):.2f}–{max(ratios):.2f}× ({len(pairs)} pairs)"
                 )
 

@@ -236,11 +236,18 @@ def compare_systems(
     *,
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
+    paired: bool | None = None,
 ) -> Difference:
     """``a − b`` from every label of both systems: each system's own estimate, their variances
-    added, less twice their covariance over the questions (``pair_key``) labelled for both —
-    ``v_a + v_b − 2·Σ ψ_a·ψ_b`` with ψ each label's jackknife influence. Shared questions narrow
-    the interval where the two systems' labels move together; no label is left out."""
+    added, less — where the design pairs the labels — twice their covariance over the questions
+    (``pair_key``) labelled for both: ``v_a + v_b − 2·Σ ψ_a·ψ_b`` with ψ each label's jackknife
+    influence. No label is left out.
+
+    The covariance belongs to a design that draws the same questions for both systems; two
+    independent draws share questions by chance, and their estimates are independent, so
+    subtracting it there makes the interval too narrow. ``paired``: True when the labels were
+    drawn for the same questions (``label-plan --compare``), False for independent draws; None
+    (default) pairs only when both systems' labelled questions are the same set."""
     groups = by_system(items)
     for name in (a, b):
         if name not in groups:
@@ -252,7 +259,10 @@ def compare_systems(
     (left, extra_a, wilson_a), (right, extra_b, wilson_b) = (
         _influence(groups[name], est, level=level, interval=interval) for name, est in zip((a, b), best)
     )
-    shared = sorted(set(left) & set(right))
+    overlap = sorted(set(left) & set(right))
+    if paired is None:
+        paired = bool(left) and set(left) == set(right)
+    shared = overlap if paired else []
     covariance = sum(left[key] * right[key] for key in shared)
     variance = sum(v**2 for v in left.values()) + sum(v**2 for v in right.values()) + extra_a + extra_b
     variance += (wilson_a + wilson_b) / 2  # one estimate, one Wilson term (two over-covered: 0.97–0.99)
@@ -266,13 +276,14 @@ def compare_systems(
     low, high = interval_around(value, std_error, level, n, kind)  # type: ignore[arg-type]
     both = [est.prediction_powered is not None for est in estimates]
     method = "prediction-powered" if all(both) else "human-only" if not any(both) else "prediction-powered and human-only"
-    method += f", paired on {len(shared)} questions" if shared else ", independent"
+    method += f", paired on {len(shared)} questions" if shared else ", independent label sets"
     estimate = clip_estimate(
         Estimate(value, low, high, std_error, best[0].n_labels + best[1].n_labels, estimates[0].n_items + estimates[1].n_items),
         -1.0,
         1.0,
     )
-    notes = (f"every label used: {best[0].n_labels} of {a}, {best[1].n_labels} of {b}; {len(shared)} questions labelled for both",)
+    notes = (f"every label used: {best[0].n_labels} of {a}, {best[1].n_labels} of {b}; {len(overlap)} questions labelled for both"
+             + ("" if shared or not overlap else " (by chance: independent draws, not paired)"),)
     return Difference(a, b, estimate, p, bool(shared), method, notes, independent)
 
 

@@ -37,16 +37,31 @@ def _two_systems(seed: int, shared: int) -> tuple[list[EstimateItem], int]:
 @pytest.mark.parametrize("shared", [0, 12, 60])
 def test_a_b_uses_every_label_and_is_no_wider_than_the_two_estimates_combined(shared: int) -> None:
     items, overlap = _two_systems(3, shared)
-    difference = compare_systems(items, "a", "b")
+    # ``shared`` questions are labelled for both by design: paired; with none, the questions the two
+    # independent draws share by chance are not (issue 35 item 11: that covariance is not the design's)
+    difference = compare_systems(items, "a", "b", paired=True if shared else None)
     assert difference.estimate.n_labels == 200  # nothing dropped, however many are shared
     own = [estimate_system(name, [i for i in items if i.system == name]).prediction_powered for name in ("a", "b")]
     combined = np.hypot(own[0].std_error, own[1].std_error)  # type: ignore[union-attr]
     assert difference.estimate.std_error <= combined + 1e-12
     assert difference.independent_std_error == pytest.approx(combined)
-    assert difference.paired == (overlap > 0)
+    assert difference.paired == (shared > 0) and overlap > 0
+    if not shared:
+        assert difference.estimate.std_error == pytest.approx(combined, rel=0.05)  # one Wilson term, not two
+        assert "by chance: independent draws, not paired" in difference.notes[0]
     if shared >= 60:
         assert difference.estimate.std_error < 0.97 * combined  # shared questions narrow it
     assert f"{overlap} questions labelled for both" in difference.notes[0]
+
+
+def test_the_same_questions_labelled_for_both_are_paired_without_being_told() -> None:
+    rng = np.random.default_rng(5)
+    a = (rng.random(300) < 0.7).astype(float)
+    b = np.where(rng.random(300) < 0.8, a, 1 - a)
+    picks = set(rng.choice(300, 80, replace=False).tolist())
+    items = _system("a", a, a, picks) + _system("b", b, b, picks)
+    assert compare_systems(items, "a", "b").paired
+    assert not compare_systems(items, "a", "b", paired=False).paired
 
 
 def test_one_class_labels_never_give_a_zero_width_interval() -> None:
