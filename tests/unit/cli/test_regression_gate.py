@@ -69,3 +69,19 @@ def test_unscored_new_items_fail_and_too_few_pairs_are_undecided() -> None:
     assert failed.failed and "2 unscored" in failed.reason
     few = regression_gate(paired_difference([True] * 5, [False] * 5, binary=True), 0.0, unscored_new=0)
     assert not few.failed and not few.decided and "fewer than 10" in few.reason
+
+
+def test_the_python_door_gives_the_same_comparison_and_gate(tmp_path: Path) -> None:
+    import ragjury
+
+    base = predictions(tmp_path, "base")
+    worse = predictions(tmp_path, "worse", drop=20)
+    comparison = ragjury.compare_predictions(base, worse)
+    assert comparison.difference is not None and comparison.difference < -0.15
+    assert comparison.gate(0.02).failed and not comparison.gate(0.5).failed
+    printed = runner.invoke(app, ["report", str(base), str(worse)]).output
+    assert comparison.lines()[2].split(" (")[0] in " ".join(printed.split())
+    with pytest.raises(ValueError, match="no id in common"):
+        other = tmp_path / "other.jsonl"
+        other.write_text(json.dumps({"id": "zz", "label": True, "judge": "contains", "task": "correctness"}) + "\n")
+        ragjury.compare_predictions(base, other)
