@@ -57,6 +57,12 @@ def report(
                      "0.02 = 2 points) with 95 % confidence (the paired interval's upper end below -MARGIN), or has "
                      "unscored items; 0 = any shown drop. Writes the verdict to $GITHUB_STEP_SUMMARY when set."),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", metavar="FILE", help="Also write JUnit XML for CI: a suite per run and system, a "
+                     "case per item (a 'no' verdict fails with its reason, an unscored item is an error), and the "
+                     "regression gate as its own case."),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
@@ -95,7 +101,7 @@ def report(
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
-    check_output_paths([("--html", html)], [("PRED.jsonl", path) for path in predictions])
+    check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
     if len(runs) == 2:
@@ -111,8 +117,14 @@ def report(
     if html is not None:
         write_html(html, report_)
     gate = _gate(all_figures, fail_if_worse) if fail_if_worse is not None else None
+    if junit is not None:
+        from ragjury.evals.report.junit import write_junit
+
+        write_junit(junit, runs, gate)
     if json_output:
         payload = report_payload(all_figures, predictions, html)
+        if junit is not None:
+            payload["outputs"]["junit"] = str(junit)
         if gate is not None:
             payload["gate"] = gate.as_dict()
         print_json(payload, command="report")

@@ -85,3 +85,24 @@ def test_the_python_door_gives_the_same_comparison_and_gate(tmp_path: Path) -> N
         other = tmp_path / "other.jsonl"
         other.write_text(json.dumps({"id": "zz", "label": True, "judge": "contains", "task": "correctness"}) + "\n")
         ragjury.compare_predictions(base, other)
+
+
+def test_junit_has_a_case_per_item_and_the_gate_and_is_valid(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    base = predictions(tmp_path, "base")
+    worse = predictions(tmp_path, "worse", drop=20)
+    out = tmp_path / "results.xml"
+    result = runner.invoke(app, ["report", str(base), str(worse), "--fail-if-worse", "0.02", "--junit", str(out)])
+    assert result.exit_code == 1
+    root = ET.parse(out).getroot()
+    suites = {s.get("name"): s for s in root}
+    assert set(suites) == {"base", "worse", "regression gate"}
+    assert len(suites["base"].findall("testcase")) == 100 == int(suites["base"].get("tests"))
+    failed = [c for c in suites["worse"].findall("testcase") if c.find("failure") is not None]
+    assert len(failed) == int(suites["worse"].get("failures")) > len(suites["base"].findall("testcase/failure"))
+    gate = suites["regression gate"].find("testcase/failure")
+    assert gate is not None and gate.get("message").startswith("worse: NEW - BASELINE")
+    etree = pytest.importorskip("lxml.etree")
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
+    assert schema.validate(etree.parse(str(out))), schema.error_log

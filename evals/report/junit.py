@@ -1,0 +1,99 @@
+"""JUnit XML of finished runs, for CI systems that read test reports (GitHub, GitLab, Jenkins).
+
+One test suite per run (and per system inside a run), one test case per judged item: a "no"
+verdict is a failure whose text is the verdict's reason, an unscored item is an error (a failed
+judgment is never a pass), a "yes" passes. The regression gate, when asked for, is its own suite
+with one case. Written in the shape of the widely read Jenkins/Ant schema: ``testsuites`` >
+``testsuite`` (name, tests, failures, errors, skipped, time) > ``testcase`` (name, classname,
+time) with an optional ``failure`` or ``error`` (message, type, text).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+
+MAX_TEXT = 2000
+"""Characters of a verdict's reason kept in a failure's text."""
+
+
+def _reason(record: ItemRecord) -> str:
+    value = record.value if isinstance(record.value, dict) else {}
+    for key in ("reason", "explanation", "reasoning"):
+        text = value.get(key)
+        if isinstance(text, str) and text.strip():
+            return text.strip()[:MAX_TEXT]
+    return f"{record.judge_name or record.judge or 'the judge'} said no"
+
+
+def _passed(record: ItemRecord) -> bool:
+    label = record.label
+    if isinstance(label, bool):
+        return label
+    if isinstance(label, int):
+        return label >= 2
+    return float(label) >= 0.5  # type: ignore[arg-type]
+
+
+def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classname: str) -> None:
+    suite = ET.SubElement(parent, "testsuite", name=name)
+    failures = errors = 0
+    total_time = 0.0
+    for record in records:
+        seconds = record.latency_s or 0.0
+        total_time += seconds
+        case = ET.SubElement(suite, "testcase", name=record.id, classname=classname, time=f"{seconds:.3f}")
+        if record.unscored or record.label is None:
+            errors += 1
+            error = ET.SubElement(case, "error", message=(record.unscored_reason or "unscored")[:200], type="unscored")
+            error.text = record.unscored_reason or "unscored: the judge gave no verdict"
+        elif not _passed(record):
+            failures += 1
+            text = _reason(record)
+            failure = ET.SubElement(case, "failure", message=text[:200], type="verdict")
+            failure.text = text
+    suite.set("tests", str(len(records)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", "0")
+    suite.set("time", f"{total_time:.3f}")
+
+
+def junit_xml(runs: Sequence[PredictionRun], gate: Any = None) -> str:
+    """The JUnit document of ``runs`` (a suite per run and system) and of the gate (``GateOutcome``)."""
+    root = ET.Element("testsuites", name="ragjury")
+    for run in runs:
+        systems: dict[str | None, list[ItemRecord]] = {}
+        for record in run.records:
+            systems.setdefault(record.system, []).append(record)
+        for system, records in systems.items():
+            name = f"{run.name}" + (f" / {system}" if system else "")
+            _suite(root, name, records, classname=f"ragjury.{run.task or run.kind}.{run.name}")
+    if gate is not None:
+        suite = ET.SubElement(root, "testsuite", name="regression gate", tests="1",
+                              failures=str(int(gate.failed)), errors="0", skipped="0", time="0.000")
+        case = ET.SubElement(suite, "testcase", name=f"fail-if-worse {gate.margin:g}", classname="ragjury.gate",
+                             time="0.000")
+        if gate.failed:
+            failure = ET.SubElement(case, "failure", message=gate.reason[:200], type="regression")
+            failure.text = gate.reason
+        else:
+            ET.SubElement(case, "system-out").text = gate.reason
+    root.set("tests", str(sum(int(s.get("tests", "0")) for s in root)))
+    root.set("failures", str(sum(int(s.get("failures", "0")) for s in root)))
+    root.set("errors", str(sum(int(s.get("errors", "0")) for s in root)))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None) -> None:
+    from ragjury.evals.io.atomic_io import write_text_atomic
+
+    write_text_atomic(path, junit_xml(runs, gate))
+
+
+__all__ = ["junit_xml", "write_junit"]
