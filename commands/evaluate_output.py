@@ -17,12 +17,16 @@ def run_table(title: str, stats: dict[str, Any]) -> Table:
     table = Table(title=title, show_header=False)
     table.add_column("figure")
     table.add_column("value", justify="right")
-    for name in ("n", "scored", "unscored", "fallback_used", "cached", "judged", "duplicates", "tokens", "requests"):
+    for name in ("n", "scored", "unscored", "not_judged", "fallback_used", "cached", "judged", "duplicates", "tokens",
+                 "requests"):
+        if name == "not_judged" and not stats.get(name):
+            continue  # only an interrupted run has any
         if name in stats:
             value = stats[name]
             table.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
     table.add_row("wall time", f"{stats['wall_s']:.2f}s")
-    table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
+    if stats.get("judged"):  # an all-cached run judged nothing: no rate to show
+        table.add_row("judgments/s", f"{stats['judgments_per_s']:.1f}")
     if stats.get("executor") not in (None, "process"):
         table.add_row("executor", str(stats["executor"]))
     for endpoint in stats.get("endpoints") or []:  # several servers: what each one did

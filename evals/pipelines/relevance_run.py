@@ -291,8 +291,9 @@ class RelevanceRunResult:
             ("tokens", f"{summary['tokens']:,}"),
             ("requests", summary["requests"]),
             ("wall time", f"{summary['wall_s']:.2f}s"),
-            ("judgments/s", summary["judgments_per_s"]),
         ]
+        if summary["judged"]:  # an all-cached run judged nothing: no rate to show
+            rows.append(("judgments/s", summary["judgments_per_s"]))
         return [(name, str(value)) for name, value in rows]
 
     def render(self, console: Console) -> None:

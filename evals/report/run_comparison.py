@@ -190,7 +190,7 @@ class RunComparison:
             "kind": self.kind,
             "unmatched": self.matching.as_dict(),
             "paired": self.paired.as_dict(),
-            "caveat": CAVEAT if self.kind == "runs" else None,
+            "caveat": CAVEAT.removeprefix("caveat: ") if self.kind == "runs" else None,
         }
 
     def difference_text(self) -> str:

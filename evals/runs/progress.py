@@ -52,7 +52,10 @@ def rate(task: Task) -> str:
     once finished (items done before the run, e.g. cached, excluded either way)."""
     speed = task.speed
     if task.finished and task.finished_time:
-        speed = (task.completed - task.fields.get(START_FIELD, 0)) / task.finished_time
+        judged = task.completed - task.fields.get(START_FIELD, 0)
+        if judged <= 0:
+            return "all cached"  # nothing judged: no rate, and "-/s" read as a failure
+        speed = judged / task.finished_time
     if not speed:
         return "-/s"
     return f"{speed:.0f}/s" if speed >= 10 else f"{speed:.1f}/s"

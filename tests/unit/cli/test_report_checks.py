@@ -61,3 +61,11 @@ def test_paired_rates_are_printed_when_the_items_differ(tmp_path: Path) -> None:
     line = next(line for line in result.output.splitlines() if line.startswith("B - A"))
     assert "on those questions A 20.0 %, B 50.0 %" in " ".join(result.output.split())
     assert "10 paired" not in line
+
+
+def test_the_json_caveat_is_the_sentence_not_a_label(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [row(i, i % 2 == 0, answer=f"a{i}") for i in range(20)])
+    b = write(tmp_path / "b.jsonl", [row(i, i % 3 == 0, answer=f"b{i}") for i in range(20)])
+    result = runner.invoke(app, ["report", str(a), str(b), "--json"])
+    caveat = json.loads(result.stdout)["comparison"]["caveat"]
+    assert caveat.startswith("a judge's bias") and not caveat.startswith("caveat")
