@@ -129,8 +129,16 @@ def same_server(url: str) -> str:
     default port do not make a second one, which would double its share of the requests)."""
     from urllib.parse import urlsplit
 
+    import ipaddress
+
     parts = urlsplit(url)
     host = parts.hostname or ""
+    try:  # an IPv4 address written IPv6-mapped (::ffff:127.0.0.1) is that address
+        address = ipaddress.ip_address(host)
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            host = str(address.ipv4_mapped)
+    except ValueError:
+        pass
     port = parts.port or _DEFAULT_PORT.get(parts.scheme.lower(), 0)
     return f"{parts.scheme.lower()}://{_LOOPBACK.get(host, host)}:{port}{parts.path.rstrip('/')}?{parts.query}"
 

@@ -63,3 +63,10 @@ def test_a_bad_url_in_the_environment_names_the_variable(monkeypatch: pytest.Mon
     monkeypatch.setenv("RAGJURY_BASE_URLS", "http://127.0.0.1:abc/v1")
     result = runner.invoke(app, ["doctor"])
     assert result.exit_code == 2 and "$RAGJURY_BASE_URL" in result.output and "Traceback" not in result.output
+
+
+def test_an_ipv4_mapped_address_is_the_same_server() -> None:
+    from ragjury.config.settings import parse_base_urls
+
+    assert len(parse_base_urls("http://[::ffff:127.0.0.1]:8080/v1,http://127.0.0.1:8080/v1")) == 1
+    assert len(parse_base_urls("http://127.0.0.2:8080/v1,http://127.0.0.1:8080/v1")) == 2
