@@ -65,7 +65,9 @@ def check_base_url(url: str) -> str:
         raise ValueError(f"{url!r} is not one URL; give one server, e.g. http://127.0.0.1:8080/v1")
     scheme, _, rest = url.partition("://")
     if scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
-        raise ValueError(f"{url!r} is not an http(s) URL; write it in full, e.g. http://{url.split('://')[-1] or 'localhost:8080'}/v1"
+        bare = url.split("://")[-1].rstrip("/") or "localhost:8080"
+        suggestion = f"http://{bare}" if bare.endswith("/v1") else f"http://{bare}/v1"  # never .../v1/v1
+        raise ValueError(f"{url!r} is not an http(s) URL; write it in full, e.g. {suggestion}"
                          if "://" not in url else f"{url!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1")
     _check_host_and_port(url)
     return f"{scheme.lower()}://{rest}".rstrip("/")
@@ -97,8 +99,9 @@ def check_api_key(key: str) -> str:
     and the HTTP library's refusal would quote it. The message says where, never what."""
     for index, char in enumerate(key):
         if not (char.isascii() and char.isprintable()) or char.isspace():
-            kind = "a non-ASCII character" if not char.isascii() else "a space" if char == " " else (
-                "a control character (a key file saved on Windows ends in \\r)")
+            kind = ("a non-ASCII character" if not char.isascii() else "a space" if char == " " else "a tab"
+                    if char == "\t" else "a carriage return (a key file saved on Windows ends in \\r)"
+                    if char == "\r" else "a control character")
             where = "at its end" if index == len(key) - 1 else f"at position {index + 1} of {len(key)}"
             raise ValueError(f"the API key has {kind} {where}; a key is printable ASCII without spaces")
     return key

@@ -70,3 +70,24 @@ def test_an_ipv4_mapped_address_is_the_same_server() -> None:
 
     assert len(parse_base_urls("http://[::ffff:127.0.0.1]:8080/v1,http://127.0.0.1:8080/v1")) == 1
     assert len(parse_base_urls("http://127.0.0.2:8080/v1,http://127.0.0.1:8080/v1")) == 2
+
+
+def test_the_no_scheme_hint_never_doubles_v1() -> None:
+    import pytest
+
+    from ragjury.config.settings import check_base_url
+
+    with pytest.raises(ValueError) as caught:
+        check_base_url("127.0.0.1:8080/v1")
+    assert "http://127.0.0.1:8080/v1" in str(caught.value) and "/v1/v1" not in str(caught.value)
+
+
+def test_a_tab_in_the_api_key_is_called_a_tab() -> None:
+    import pytest
+
+    from ragjury.config.settings import check_api_key
+
+    with pytest.raises(ValueError, match="a tab at position 3"):
+        check_api_key("ab\tcd")
+    with pytest.raises(ValueError, match="carriage return"):
+        check_api_key("abcd\r")
