@@ -129,6 +129,11 @@ class RunResult:
             "by_system": {name: rate.as_dict() for name, rate in self.by_system.items()},
         }
 
+    def __repr__(self) -> str:
+        """What a notebook shows: the result as the terminal states it, not raw floats."""
+        systems = f", {len(self.by_system)} systems" if len(self.by_system) > 1 else ""
+        return f"RunResult({self.lines()[0]}{systems})"
+
     def lines(self, task: str | None = None) -> list[str]:
         """The terminal's first lines: the result, then one per system (two or more); ``task``
         names what a true verdict means (``VERDICT_WORDS``)."""

@@ -93,3 +93,8 @@ def test_sign_flip_test_of_score_runs() -> None:
     assert same.difference == 0 and same.p_value == 1.0 and same.counts["tied"] == 30
     noisy = paired_difference(a, [x + (0.05 if i % 2 else -0.05) for i, x in enumerate(a)], binary=False)
     assert noisy.p_value > 0.5
+
+
+def test_the_repr_states_the_result_not_raw_floats() -> None:
+    text = repr(run_result([True] * 7 + [False] * 3, [None] * 10, binary=True))
+    assert text.startswith("RunResult(judged true: 70.0 % [") and "0.7000" not in text
