@@ -183,7 +183,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
         "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
-        "(labelled items: agreement of B - A), transitions}",
+        "(labelled items: agreement of B - A; null when no shared item has a label), transitions}",
         "gate": "with --fail-if-worse: {failed, decided, margin, reason, rule}",
     },
 }

@@ -38,8 +38,9 @@ class Comparison:
             **self.runs.as_dict(),
             "items_shared": self.shared,
             "verdicts_changed": self.changed,
-            "paired_items": self.labelled,
-            "paired_difference": self.differences,
+            # agreement with people's labels: null, not 0 and {}, when no shared item has a label
+            "paired_items": self.labelled or None,
+            "paired_difference": self.differences or None,
             "transitions": self.transitions,
         }
 

@@ -69,3 +69,11 @@ def test_the_json_caveat_is_the_sentence_not_a_label(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(a), str(b), "--json"])
     caveat = json.loads(result.stdout)["comparison"]["caveat"]
     assert caveat.startswith("a judge's bias") and not caveat.startswith("caveat")
+
+
+def test_no_labels_give_null_paired_agreement_not_empty_values(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [row(i, i % 2 == 0, answer=f"a{i}") for i in range(20)])
+    b = write(tmp_path / "b.jsonl", [row(i, i % 3 == 0, answer=f"b{i}") for i in range(20)])
+    comparison = json.loads(runner.invoke(app, ["report", str(a), str(b), "--json"]).stdout)["comparison"]
+    assert comparison["paired_items"] is None and comparison["paired_difference"] is None
+    assert comparison["paired"]["n_pairs"] == 20
