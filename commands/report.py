@@ -17,7 +17,9 @@ def _figures_table(all_figures: list[Any]) -> Table:
     from ragjury.evals.report.formatting import fmt
     from ragjury.evals.report.run_report import run_label
 
-    table = Table(title="Figures (bootstrap 95 % intervals)")
+    any_interval = any(figures.intervals.get(name) is not None and figures.figures().get(name) is not None
+                       for figures in all_figures for name in figures.figures())
+    table = Table(title="Figures (bootstrap 95 % intervals)" if any_interval else "Figures")
     table.add_column("figure")
     for letter, figures in zip("AB", all_figures):
         name = run_label(letter, figures.run.name) if len(all_figures) == 2 else figures.run.name

@@ -77,3 +77,9 @@ def test_no_labels_give_null_paired_agreement_not_empty_values(tmp_path: Path) -
     comparison = json.loads(runner.invoke(app, ["report", str(a), str(b), "--json"]).stdout)["comparison"]
     assert comparison["paired_items"] is None and comparison["paired_difference"] is None
     assert comparison["paired"]["n_pairs"] == 20
+
+
+def test_a_figures_table_without_intervals_does_not_promise_them(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [row(i, i % 2 == 0, answer=f"a{i}") for i in range(20)])
+    output = runner.invoke(app, ["report", str(a)]).output
+    assert "Figures" in output and "bootstrap 95 % intervals" not in output  # no gold: no agreement figures
