@@ -505,12 +505,21 @@ def _plugin_factory(spec: str) -> JudgeFactory:
         raise UnknownJudgeError(f"plug-in judge '{spec}' must look like {PLUGIN_PREFIX}package.module:Factory")
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        import os
+        import sys
+
+        # The current folder is where a user's checks file sits (as pytest's rootdir): a console
+        # script does not put it on sys.path, so `python:mychecks:fn` next to mychecks.py failed.
+        here = os.getcwd()
+        if here not in sys.path and "" not in sys.path:
+            sys.path.append(here)
         try:
             obj: Any = importlib.import_module(module_name)
             for part in attr.split("."):
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as error:
-            raise UnknownJudgeError(f"cannot load plug-in judge '{spec}': {error}") from None
+            raise UnknownJudgeError(f"cannot load plug-in judge '{spec}': {error} (modules are found on "
+                                    f"PYTHONPATH and in the current folder, {here})") from None
         from ragjury.rag_agent.judges.user_defined import as_judge_if_check
 
         evaluator_judge = as_judge_if_check(obj, **opts)
