@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -103,9 +104,23 @@ def declared() -> dict[tuple[str, str], Declaration]:
             module = f"{package}.{path.stem}"
             for key, declaration in _declarations(source, module):
                 if key in index and index[key].module != module:
-                    raise ValueError(f"judge '{key[1]}' of task {key[0]} is declared in {index[key].module} and in {module}")
+                    # one broken drop-in must not break every command: the first declaration stays
+                    _problem(f"{path}: judge '{key[1]}' of task {key[0]} is already declared in "
+                             f"{index[key].module}; this one is ignored (rename it)")
+                    continue
                 index[key] = declaration
     return index
+
+
+_SAID: set[str] = set()
+
+
+def _problem(message: str) -> None:
+    """A drop-in judge file the catalogue cannot use: said once per process on stderr, one line
+    naming the file, while the rest of the catalogue keeps working."""
+    if message not in _SAID:
+        _SAID.add(message)
+        sys.stderr.write(f"ragjury: {message}\n")
 
 
 def current_name(task: str, name: str) -> str:
@@ -159,7 +174,12 @@ def entry(task: str, name: str) -> CatalogueEntry:
         declaration = declared().get(key)
         if declaration is None:
             raise KeyError(key)
-        importlib.import_module(declaration.module)
+        try:
+            importlib.import_module(declaration.module)
+        except (ImportError, SyntaxError) as error:
+            where = declaration.module.replace("ragjury.", "").replace(".", "/") + ".py"
+            raise UnknownJudgeError(f"{where}: judge '{name}' of task {task} cannot be loaded: "
+                                    f"{type(error).__name__}: {error}") from None
         if key not in declarations.ENTRIES:
             raise KeyError(f"{declaration.module} names judge '{name}' of task {task} but did not register it")
     return declarations.ENTRIES[key]
