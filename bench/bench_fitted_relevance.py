@@ -32,6 +32,9 @@ from stored_passes import dl19_cosine, dl19_hidden, dl19_pairs, dl19_runs  # noq
 from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic, kappa_of  # noqa: E402
 
 BUDGETS = (0.05, 0.10, 0.20)
+HIDDEN_ROWS: dict[int, np.ndarray] = {}
+HIDDEN_SETS: set[str] = set()
+"""Signal sets that add the hidden state's components (fitted per draw on the labelled pairs)."""
 GO = 0.08
 L2 = (0.1, 1.0, 10.0, 100.0)
 
@@ -46,6 +49,17 @@ def components(vectors: np.ndarray, k: int) -> np.ndarray:
     centred = vectors - vectors.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     return centred @ vt[:k].T
+
+
+def with_hidden(x_lab: np.ndarray, x_rest: np.ndarray, hidden_lab: np.ndarray, hidden_rest: np.ndarray,
+                k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The signals plus the hidden state's first k principal components, the basis computed from
+    the labelled pairs' vectors only (what ``ragjury fit`` sees), applied to every pair."""
+    mean = hidden_lab.mean(axis=0)
+    _, _, vt = np.linalg.svd(hidden_lab - mean, full_matrices=False)
+    basis = vt[:k]
+    return (np.column_stack([x_lab, (hidden_lab - mean) @ basis.T]),
+            np.column_stack([x_rest, (hidden_rest - mean) @ basis.T]))
 
 
 def head_verdicts(x_lab: np.ndarray, y_lab: np.ndarray, x_rest: np.ndarray, seed: int) -> np.ndarray:
@@ -80,30 +94,28 @@ def signal_sets(pairs: dict, k: int) -> dict[str, np.ndarray]:
         sets["cosine"] = c[:, None]
         sets["llm P + cosine"] = np.column_stack([sets["llm P"][:, 0], c])
     hidden = dl19_hidden()
-    if hidden:
+    if hidden and cos:
         have = np.array([key in hidden for key in keys])
-        h = np.full((n, k), np.nan)
-        for half in ("tune", "confirm"):  # components from each half's own vectors (no labels)
-            rows = np.flatnonzero(have & (pairs["half"] == half))
-            if len(rows) > k:
-                h[rows] = components(np.array([hidden[keys[i]] for i in rows]), k)
-        sets[f"hidden (K={k})"] = h
-        sets[f"llm P + hidden (K={k})"] = np.column_stack([sets["llm P"], h])
-        if cos:
-            sets[f"llm P + cosine + hidden (K={k})"] = np.column_stack([sets["llm P + cosine"], h])
+        sets[f"llm P + cosine + hidden (K={k}, basis from the labelled pairs)"] = sets["llm P + cosine"]
+        HIDDEN_ROWS.update({i: hidden[keys[i]] for i in np.flatnonzero(have)})
+        HIDDEN_SETS.add(f"llm P + cosine + hidden (K={k}, basis from the labelled pairs)")
     return sets
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=20)
-    parser.add_argument("--k", type=int, default=16, help="principal components of the hidden state")
+    parser.add_argument("--k", type=int, default=32, help="principal components of the hidden state (chosen on "
+                        "tune: 32, basis from the labelled pairs)")
     parser.add_argument("--half", default="confirm", help="report on this half (tune: for choices)")
     args = parser.parse_args()
     pairs = dl19_pairs()
     y_all = pairs["grade"] >= 2
     sets = signal_sets(pairs, args.k)
     complete = np.all([~np.isnan(x).any(axis=1) for x in sets.values()], axis=0)
+    if HIDDEN_SETS:
+        complete &= np.array([i in HIDDEN_ROWS for i in range(len(complete))])
+    hidden = np.array([HIDDEN_ROWS.get(i, np.zeros(1536)) for i in range(len(complete))]) if HIDDEN_SETS else None
     report = np.flatnonzero((pairs["half"] == args.half) & complete)
     train = np.flatnonzero((pairs["half"] != args.half) & complete)
     y, p = y_all[report], pairs["p_llm"][report]
@@ -115,8 +127,15 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for name, x_all in sets.items():
         x = x_all[report]
+        def fit_judge(x_lab: np.ndarray, y_lab: np.ndarray, x_rest: np.ndarray, rows_lab: np.ndarray,
+                      rows_rest: np.ndarray, seed: int, name: str = name) -> np.ndarray:
+            if name in HIDDEN_SETS:
+                assert hidden is not None
+                x_lab, x_rest = with_hidden(x_lab, x_rest, hidden[rows_lab], hidden[rows_rest], args.k)
+            return head_verdicts(x_lab, y_lab, x_rest, seed)
+
         if len(train):
-            verdict = head_verdicts(x_all[train], y_all[train], x, seed=0)
+            verdict = fit_judge(x_all[train], y_all[train], x, train, report, seed=0)
             cal = calibrated_llm(pairs["p_llm"][train], y_all[train], p)
             tau = run_tau(pairs, report, {keys[i]: bool(v) for i, v in zip(report, verdict, strict=True)})
             print(f"| {name} | transfer | {len(y)} | {kappa_of(y, verdict):.3f} | {kappa_of(y, p >= 0.5):.3f} | "
@@ -129,7 +148,7 @@ def main() -> None:
                 if min(y[labelled].sum(), (~y[labelled]).sum()) < 5:
                     continue
                 rest = ~labelled
-                verdict = head_verdicts(x[labelled], y[labelled], x[rest], seed=draw)
+                verdict = fit_judge(x[labelled], y[labelled], x[rest], report[labelled], report[rest], seed=draw)
                 cal = calibrated_llm(p[labelled], y[labelled], p[rest])
                 k_head, k_cal = kappa_of(y[rest], verdict), kappa_of(y[rest], cal)
                 heads.append(k_head)

@@ -90,12 +90,16 @@ def measure(flags: list[str], requests: int, busy: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=2, help="rounds of repack off / on")
     args = parser.parse_args()
     print(f"cpu AMX: {llama_server.cpu_has_amx()}; cores {os.cpu_count()}; load before {os.getloadavg()[0]:.2f}")
     print("| flags | other load | prefill tok/s (fresh prompt) | tokens prefilled | judgments/s (cached prefix) "
           "| tokens prefilled / in prompt |")
     print("|---|---|---|---|---|---|")
-    for flags, busy in (([], False), (["--no-repack"], False), (["-t", "2"], True), (["-t", "1"], True)):
+    # repack on and off twice, alternating, so that the order (the first server reads the model
+    # file from disk) is not mistaken for the flag
+    configs = [(["--no-repack"], False), ([], False)] * args.repeat + [(["-t", "2"], True), (["-t", "1"], True)]
+    for flags, busy in configs:
         r = measure(flags, args.requests, busy)
         print(f"| {' '.join(flags) or '(default: repack on, -t 2)'} | {'1 spinning process' if busy else 'none'} | "
               f"{r['prefill_tps']:.0f} | {r['fresh_prompt_tokens']:.0f} | {r['judgments_per_s']:.2f} | "
