@@ -153,8 +153,9 @@ def fit(
     base = figures["base"]["judge"]
     verdict = (f"beats {base} by {_gain_text(figures)} kappa" if report.beats_base
                else f"does NOT beat {base} ({_gain_text(figures)} kappa): keep the base judge")
-    stdout.print(f"[bold]{task}[/] head on {head.n} labelled items ({head.positives} yes) over "
-                 f"{', '.join(head.features)}: {verdict}", highlight=False)
+    stdout.print(f"[bold]{task}[/] head on {head.n} labelled items ({head.positives} yes): {verdict}",
+                 highlight=False)
+    stdout.print(f"signals: {', '.join(head.features)}", highlight=False, markup=False)
     by = "query" if task == "relevance" else "question"
     stdout.print(f"{folds}-fold nested cross-validation; random folds = judging the rest of this pool, "
                  f"by {by} = judging new {by.replace('query', 'querie')}s", highlight=False, markup=False)

@@ -40,7 +40,7 @@ def test_fit_says_plainly_when_the_head_does_not_beat_its_base(tmp_path: Path) -
 
 def test_bad_fits_are_one_line_and_exit_2(tmp_path: Path) -> None:
     relevance = runner.invoke(app, ["fit", "--task", "relevance", "--data", str(DATA), "--out", str(tmp_path / "h.json")])
-    assert relevance.exit_code == 2 and "relevance needs model features" in relevance.output
+    assert relevance.exit_code == 2 and "--task relevance needs --topics and --passages" in relevance.output
     few = tmp_path / "few.jsonl"
     few.write_text("".join(json.dumps({"question": "q", "answer": "Paris", "reference": "Paris", "label": i % 2 == 0}) + "\n"
                            for i in range(12)))

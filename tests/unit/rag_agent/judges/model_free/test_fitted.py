@@ -64,7 +64,8 @@ def test_a_refitted_head_has_another_identity(tmp_path: Path) -> None:
         ({"features": ["contains"]}, "this ragjury reads"),
         ({"feature_version": "0"}, "v0"),
         ({"scale": [0.0] * 5}, "scale"),
-        ({"task": "relevance"}, "heads exist for"),
+        ({"task": "relevance"}, "this ragjury reads relevance v1"),
+        ({"task": "goal"}, "heads exist for"),
     ],
 )
 def test_a_head_of_another_spec_is_refused(tmp_path: Path, change: dict[str, object], words: str) -> None:
