@@ -48,7 +48,7 @@ class ModelEstimate:
     def as_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
-            "base_url": self.provider_url,
+            "base_url": None if self.provider_url is None else redact_url(self.provider_url),
             "prompts": self.prompts,
             "logprob_prompts": self.logprob_prompts,
             "input_tokens": self.input_tokens,
