@@ -414,7 +414,7 @@ def resolve(task: str, name: str) -> Resolved:
     """What ``--judge name`` means for ``task``: a declared judge, ``auto``, a panel or a plug-in;
     an unknown name is an ``UnknownJudgeError`` listing the valid ones."""
     if name.startswith(PLUGIN_PREFIX):
-        return Resolved(task, name, _plugin_factory(name), "plug-in judge", "binary")
+        return Resolved(task, name, _plugin_factory(name, task), "plug-in judge", "binary")
     _check_task(task)
     if is_panel(name):
         return _panel(task, name)
@@ -518,7 +518,15 @@ def _fitted(task: str, spec: str) -> Resolved:
     return Resolved(task, spec, factory, f"a head fitted on {head.n} labels ({head.fitted_on})", "binary")
 
 
-def _plugin_factory(spec: str) -> JudgeFactory:
+def _task_scale(task: str) -> str:
+    """``score`` for a task whose labels are [0, 1] scores, else ``binary`` (what a check's raw score may be)."""
+    from ragjury.rag_agent.tasks.catalogue import declared as declared_tasks
+
+    found = declared_tasks().get(task)
+    return "score" if found is not None and getattr(found, "gold", "binary") == "score" else "binary"
+
+
+def _plugin_factory(spec: str, task: str = "") -> JudgeFactory:
     """``python:package.module:Factory``: ``Factory(settings=..., **opts)`` (or without settings)."""
     module_name, _, attr = spec[len(PLUGIN_PREFIX) :].partition(":")
     if not module_name or not attr:
@@ -542,7 +550,7 @@ def _plugin_factory(spec: str) -> JudgeFactory:
                                     f"PYTHONPATH and in the current folder, {here})") from None
         from ragjury.rag_agent.judges.user_defined import as_judge_if_check
 
-        evaluator_judge = as_judge_if_check(obj, **opts)
+        evaluator_judge = as_judge_if_check(obj, scale=_task_scale(task), **opts)
         if evaluator_judge is not None:
             return evaluator_judge
         if not callable(obj):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
 import re
 import time
 from abc import ABC, abstractmethod
@@ -165,6 +166,8 @@ class Check(ABC):
             return CheckOutcome(score_raw=1.0 if raw else 0.0, pass_=bool(raw))
         if isinstance(raw, (int, float, np.integer, np.floating)):
             raw = CheckOutcome(score_raw=float(raw))
+        if isinstance(raw, CheckOutcome) and raw.score_raw is not None and not math.isfinite(raw.score_raw):
+            raise ValueError(f"check {self.name!r} returned the score {raw.score_raw}: not a finite number")
         if not isinstance(raw, CheckOutcome):
             raise TypeError(
                 f"check {self.name!r} returned {type(raw).__name__}; expected bool, a number "
@@ -331,7 +334,28 @@ def row_of(item: object) -> CheckRow:
 
 class TaskCheckJudge(CheckJudge):
     """A check judging a task's items (``evaluate --judge python:module:MyEvaluator``): each
-    item is read as a ``CheckRow`` first, so one check serves every task."""
+    item is read as a ``CheckRow`` first, so one check serves every task.
+
+    A task's verdict must be one its files can hold: for a pass/fail task a raw score with no
+    ``pass_threshold`` is no verdict, and for a score task a score outside [0, 1] is none either;
+    such a row is unscored, naming the check, never written as a label of 7.5."""
+
+    scale: str = "binary"
+
+    def _wrap(self, raw: RawResult | BaseException, started: float | None = None) -> Judgment[CheckOutcome]:
+        judgment = super()._wrap(raw, started)
+        outcome = judgment.value
+        if outcome is None or outcome.pass_ is not None:
+            return judgment
+        score = outcome.score_raw
+        name = self.check.name
+        if self.scale == "binary":
+            return self.unscored(f"check {name!r} returned the score {score:g} and has no pass_threshold: a pass/fail "
+                                 "task needs one (@check(pass_threshold=...)) or a bool", started=started)
+        if score is not None and not 0.0 <= score <= 1.0:
+            return self.unscored(f"check {name!r} returned the score {score:g}, outside the task's [0, 1]",
+                                 started=started)
+        return judgment
 
     async def _judge(self, item: Any) -> Judgment[CheckOutcome]:
         return await super()._judge(row_of(item))
@@ -342,12 +366,17 @@ class TaskCheckJudge(CheckJudge):
         return await super().ajudge_batch([row_of(item) for item in items], on_result=on_result)
 
 
-def as_judge_if_check(obj: object, **opts: Any) -> TaskCheckJudge | None:
+def as_judge_if_check(obj: object, *, scale: str = "binary", **opts: Any) -> TaskCheckJudge | None:
     """A judge for ``obj`` when it is a check (an instance, a decorated function, or an
-    ``Check`` subclass, built with ``opts``); ``None`` for anything else."""
+    ``Check`` subclass, built with ``opts``); ``None`` for anything else. ``scale``: the task's
+    (``binary`` or ``score``), which says what a raw score may be."""
     if isinstance(obj, type) and issubclass(obj, Check):
         obj = obj(**opts)
-    return TaskCheckJudge(obj) if isinstance(obj, Check) else None
+    if not isinstance(obj, Check):
+        return None
+    judge = TaskCheckJudge(obj)
+    judge.scale = scale
+    return judge
 
 
 class EmbeddingSimilarityCheck(Check):
