@@ -154,6 +154,9 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
 
     for line in result.result.lines(result.task):  # the run's result first
         stdout.print(escape(line), highlight=False, soft_wrap=True)
+    if result.task == "correctness" and result.empty_answers:
+        stdout.print(f"empty answers {result.empty_answers:,}: judged wrong (in the rate), with no model call",
+                     highlight=False, soft_wrap=True)
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})

@@ -32,6 +32,7 @@ SHARED_KEYS: dict[str, str] = {
     "n": "items in the run (runs) or reports graded (non-llm-judge)",
     "scored": "items with a verdict",
     "not_judged": "items an interrupted run never reached (0 once a run ends): neither scored nor unscored",
+    "empty_answers": "correctness: answers that were empty, judged wrong with no model call (scored, in the rate)",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",

@@ -62,8 +62,13 @@ async def evaluate_dataset(
     rows = as_task_rows(task, rows)
     if limit is not None:
         rows = rows[:limit]
+    judged_by = judge
+    if task == "correctness":  # an empty answer is a wrong answer, whoever judges (not a judge failure)
+        from ragjury.rag_agent.judges.combined.empty_answer import empty_answers_wrong
+
+        judged_by = empty_answers_wrong(judge)
     judgments, stats = await run_judgments(
-        judge,
+        judged_by,
         [row.item for row in rows],
         cache=cache,
         concurrency=concurrency,

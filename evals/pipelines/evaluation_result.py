@@ -157,6 +157,13 @@ class DatasetEvaluation:
         return ", ".join(self.sources.judges) or self.judge
 
     @property
+    def empty_answers(self) -> int:
+        """Answers that were empty: judged wrong with no model call (in the rate, not unscored)."""
+        from ragjury.rag_agent.judges.combined.empty_answer import count_empty
+
+        return count_empty([p.judgment for p in self.predictions])
+
+    @property
     def why_unscored(self) -> str | None:
         """One judgment's reason for being unscored ("nothing was scored" says why); None when
         every judgment is scored."""
@@ -221,6 +228,8 @@ class DatasetEvaluation:
         out: dict[str, Any] = {"task": self.task, "judge": self.judge, **self.stats.as_dict()}
         out.update(self.sources.as_dict())
         out["labelled"] = self.labelled
+        if self.task == "correctness":
+            out["empty_answers"] = self.empty_answers
         out["result"] = self.result.as_dict()
         out["figures"] = self.figures()
         if self.labelled:

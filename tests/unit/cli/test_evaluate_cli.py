@@ -275,7 +275,8 @@ def test_mapping_renames_columns(tmp_path: Path) -> None:
 
 def test_nothing_scored_exits_3(tmp_path: Path) -> None:
     data = tmp_path / "data.jsonl"
-    data.write_text(json.dumps({"question": "q", "answer": "", "references": ["a"], "label": True}) + "\n")
+    # a reference that normalises to nothing: contains cannot judge it (an empty *answer* is a wrong one, item 6)
+    data.write_text(json.dumps({"question": "q", "answer": "x", "references": ["?!"], "label": True}) + "\n")
     result = invoke(
         "--task", "correctness", "--judge", "contains", "--data", str(data), "--json", "--no-progress"
     )

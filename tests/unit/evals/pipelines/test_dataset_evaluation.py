@@ -116,7 +116,7 @@ async def test_fallback_verdicts_fail_a_gated_run_unless_allowed() -> None:
 
 async def test_an_unscored_run_says_why(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
-    data.write_text(json.dumps({"question": "q", "answer": "", "references": ["a"], "label": True}) + "\n")
+    data.write_text(json.dumps({"question": "q", "answer": "x", "references": ["?!"], "label": True}) + "\n")  # nothing to match
     result = await evaluate_dataset("correctness", data, ContainsJudge(), progress=False)
     assert result.stats.scored == 0 and result.predictions[0].label is None
     assert (result.why_unscored or "").startswith("every judgment is unscored, e.g.: ")
