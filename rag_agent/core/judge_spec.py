@@ -12,6 +12,8 @@ PANEL_PREFIXES: dict[str, str] = {"panel:": "majority", "panel-mean:": "mean"}
 """``--judge panel:A,B,C`` (majority vote) and ``panel-mean:A,B,C`` (mean probability)."""
 FITTED_PREFIX = "fitted:"
 """``--judge fitted:HEAD.json``: a head fitted on the user's labels by ``ragjury fit``."""
+RUBRIC_PREFIX = "rubric:"
+"""``--judge rubric:RUBRIC.yaml``: the user's own criterion in plain words (``judges.llm.rubric``)."""
 
 
 def is_panel(spec: str) -> bool:
@@ -19,4 +21,4 @@ def is_panel(spec: str) -> bool:
     return spec.startswith(tuple(PANEL_PREFIXES))
 
 
-__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "is_panel"]
+__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "is_panel"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
-from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, is_panel
+from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, RUBRIC_PREFIX, is_panel
 from ragjury.rag_agent.core.source_declarations import literal_calls
 
 if TYPE_CHECKING:
@@ -420,6 +420,8 @@ def resolve(task: str, name: str) -> Resolved:
         return _panel(task, name)
     if name.startswith(FITTED_PREFIX):
         return _fitted(task, name)
+    if name.startswith(RUBRIC_PREFIX):
+        return _rubric(task, name)
     name = current_name(task, name)
     try:
         if name == AUTO:
@@ -524,6 +526,22 @@ def _task_scale(task: str) -> str:
 
     found = declared_tasks().get(task)
     return "score" if found is not None and getattr(found, "gold", "binary") == "score" else "binary"
+
+
+def _rubric(task: str, spec: str) -> Resolved:
+    """``rubric:RUBRIC.yaml``: the file is read and checked now, so a bad rubric fails before judging
+    (one line naming the file and field). No model-free fallback exists for a user's criterion."""
+    from ragjury.rag_agent.judges.llm.rubric import Rubric, RubricJudge
+
+    path = spec[len(RUBRIC_PREFIX) :].strip()
+    if not path:
+        raise UnknownJudgeError(f"'{spec}' names no rubric file: use {RUBRIC_PREFIX}RUBRIC.yaml")
+    rubric = Rubric.from_file(path)
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        return RubricJudge(rubric, settings=settings, **opts)
+
+    return Resolved(task, spec, factory, f"rubric '{rubric.name}': {rubric.criterion[:60]}", "binary", True)
 
 
 def _plugin_factory(spec: str, task: str = "") -> JudgeFactory:
