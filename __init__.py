@@ -22,6 +22,8 @@ _EXPORTS: dict[str, str] = {
     "RelevanceVerdictJudge": "ragjury.rag_agent.judges.llm.relevance",
     "GradedRelevanceJudge": "ragjury.rag_agent.judges.llm.relevance",
     "GoalAccuracyJudge": "ragjury.rag_agent.judges.llm.goal",
+    "Rubric": "ragjury.rag_agent.judges.llm.rubric",
+    "RubricJudge": "ragjury.rag_agent.judges.llm.rubric",
     # judges without a model
     "ContainsJudge": "ragjury.rag_agent.judges.model_free.contains",
     "SupportJudge": "ragjury.rag_agent.judges.model_free.support",
@@ -162,6 +164,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.judges.combined.panel import Panel
     from ragjury.rag_agent.judges.llm.attribution import AttributionJudge
     from ragjury.rag_agent.judges.llm.correctness import CorrectnessJudge
+    from ragjury.rag_agent.judges.llm.rubric import Rubric, RubricJudge
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
     from ragjury.rag_agent.judges.llm.goal import GoalAccuracyJudge
     from ragjury.rag_agent.judges.llm.multi_dimension import JudgeLLM
