@@ -92,7 +92,7 @@ def _check_before_judging(
         assert task is not None
         known = task_figures(task_spec(task.value).gold_kind)
     gates.check_names(known)
-    outputs = [(name, paths[name]) for name in ("--out", "--html")]
+    outputs = [(name, paths.get(name)) for name in ("--out", "--html", "--junit")]
     inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration", "--cache")]
     check_output_paths(outputs, inputs)
 
@@ -162,6 +162,12 @@ def evaluate(
     html: Annotated[
         Path | None,
         typer.Option("--html", help="Write a self-contained HTML report here.", rich_help_panel=PANEL_OUTPUT),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", metavar="FILE", help="Also write JUnit XML for CI (dataset runs): a case per item, "
+                     "a 'no' verdict failing with its reason, unscored items as errors, the gates as one case.",
+                     rich_help_panel=PANEL_OUTPUT),
     ] = None,
     json_output: JsonOption = False,
     fail_under: Annotated[
@@ -359,6 +365,7 @@ def evaluate(
         paths={
             "--out": out,
             "--html": html,
+            "--junit": junit,
             "--data": data,
             "--corpus": corpus if agent else None,
             "--calibration": calibration,
@@ -366,6 +373,8 @@ def evaluate(
         },
     )
 
+    if junit is not None and agent:
+        raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
     judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task is not None else {}
@@ -410,6 +419,7 @@ def evaluate(
                 judge_options=judge_options,
                 dry_run=dry_run,
                 executor=executor,
+                junit=junit,
                 **common,
             )  # type: ignore[arg-type]
             if pending is not None:

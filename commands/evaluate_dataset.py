@@ -40,6 +40,7 @@ def prepare_dataset_run(
     progress: bool,
     dry_run: bool = False,
     executor: str = "process",
+    junit: Path | None = None,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
@@ -80,7 +81,8 @@ def prepare_dataset_run(
         )
 
     def finish(result: Any) -> None:
-        report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output)
+        report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output,
+                           junit=junit)
 
     return run, finish
 
@@ -117,7 +119,8 @@ def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: di
 
 
 def report_dataset_run(
-    result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool
+    result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool,
+    junit: Path | None = None,
 ) -> None:
     """Gate, write and print a finished dataset run."""
     from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles
@@ -125,6 +128,11 @@ def report_dataset_run(
     files = DatasetFiles(data, predictions=out, html=html)
     failures = result.gate(gates)
     result.write(files, gate_failures=failures)
+    if junit is not None:  # CI's view: a case per item, the run's gate failures as one more case
+        from ragjury.evals.pipelines.system_estimates_run import run_in_memory
+        from ragjury.evals.report.junit import write_junit
+
+        write_junit(junit, [run_in_memory(result)], gate_failures=failures)
     nothing = result.stats.scored == 0
     if json_output:
         payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)

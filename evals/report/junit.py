@@ -63,8 +63,9 @@ def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classna
     suite.set("time", f"{total_time:.3f}")
 
 
-def junit_xml(runs: Sequence[PredictionRun], gate: Any = None) -> str:
-    """The JUnit document of ``runs`` (a suite per run and system) and of the gate (``GateOutcome``)."""
+def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Sequence[str] | None = None) -> str:
+    """The JUnit document of ``runs`` (a suite per run and system), of the regression gate
+    (``GateOutcome``) and of ``evaluate``'s gates (``gate_failures``: one failure each)."""
     root = ET.Element("testsuites", name="ragjury")
     for run in runs:
         systems: dict[str | None, list[ItemRecord]] = {}
@@ -83,6 +84,14 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None) -> str:
             failure.text = gate.reason
         else:
             ET.SubElement(case, "system-out").text = gate.reason
+    if gate_failures is not None:
+        suite = ET.SubElement(root, "testsuite", name="gates", tests="1", failures=str(int(bool(gate_failures))),
+                              errors="0", skipped="0", time="0.000")
+        case = ET.SubElement(suite, "testcase", name="--fail-under / --max-unscored / --max-fallback",
+                             classname="ragjury.gates", time="0.000")
+        if gate_failures:
+            failure = ET.SubElement(case, "failure", message="; ".join(gate_failures)[:200], type="gate")
+            failure.text = "\n".join(gate_failures)
     root.set("tests", str(sum(int(s.get("tests", "0")) for s in root)))
     root.set("failures", str(sum(int(s.get("failures", "0")) for s in root)))
     root.set("errors", str(sum(int(s.get("errors", "0")) for s in root)))
@@ -90,10 +99,11 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None) -> None:
+def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None,
+                gate_failures: Sequence[str] | None = None) -> None:
     from ragjury.evals.io.atomic_io import write_text_atomic
 
-    write_text_atomic(path, junit_xml(runs, gate))
+    write_text_atomic(path, junit_xml(runs, gate, gate_failures))
 
 
 __all__ = ["junit_xml", "write_junit"]

@@ -106,3 +106,19 @@ def test_junit_has_a_case_per_item_and_the_gate_and_is_valid(tmp_path: Path) -> 
     etree = pytest.importorskip("lxml.etree")
     schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
     assert schema.validate(etree.parse(str(out))), schema.error_log
+
+
+def test_evaluate_writes_junit_with_a_case_per_item_and_the_gates(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "evaluate.xml"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
+                                 str(DATA / "correctness.jsonl"), "--no-progress", "--no-cache", "--junit", str(out),
+                                 "--fail-under", "kappa=0.99", "--max-unscored", "1"])
+    assert result.exit_code == 1, result.output  # the gate fails: kappa is below 0.99
+    suites = {s.get("name"): s for s in ET.parse(out).getroot()}
+    assert sum(len(s.findall("testcase")) for name, s in suites.items() if name != "gates") == 40  # a suite per system
+    assert suites["gates"].find("testcase/failure").get("message").startswith("cohen_kappa")
+    etree = pytest.importorskip("lxml.etree")
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
+    assert schema.validate(etree.parse(str(out))), schema.error_log
