@@ -37,6 +37,10 @@ def _label(path: str, line: int, raw: object, name: str, kind: GoldKind) -> floa
         raise InputError(path, str(error), line=line, field=name) from None
 
 
+MIN_INCLUSION = 1e-6
+"""The smallest chance of having been picked that ``estimate`` takes (a weight of a million labels)."""
+
+
 def _probability(path: str, line: int, raw: object) -> float:
     """A chance of having been picked: a number in (0, 1]; a word or a bool is no probability."""
     name = "inclusion_probability"
@@ -44,6 +48,9 @@ def _probability(path: str, line: int, raw: object) -> float:
         raise InputError(path, f"expected a number in (0, 1], got {raw!r}", line=line, field=name)
     if not 0 < raw <= 1:
         raise InputError(path, f"expected a probability in (0, 1], got {raw!r}", line=line, field=name)
+    if raw < MIN_INCLUSION:  # its weight 1/p would overflow the estimate's arithmetic (and mean nothing)
+        raise InputError(path, f"{raw!r} is below {MIN_INCLUSION:g}: a label this unlikely to be drawn would weigh "
+                         f"{1 / raw:.3g} others; check the column (label-plan writes it)", line=line, field=name)
     return float(raw)
 
 

@@ -31,3 +31,10 @@ def test_the_labels_file_names_the_line_and_field(tmp_path: Path) -> None:
         load_human_labels(path, "score")
     text = str(caught.value)
     assert "labels.jsonl" in text and "2" in text and "label" in text and "[0, 1]" in text
+
+
+def test_a_tiny_inclusion_probability_is_refused_not_a_wall_of_numpy_warnings(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({"id": "a", "label": True, "inclusion_probability": 1e-300}) + "\n")
+    with pytest.raises(InputError, match="below 1e-06"):
+        load_human_labels(path)
