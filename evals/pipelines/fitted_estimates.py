@@ -46,6 +46,9 @@ def cross_fitted(
         if reason is None:
             kept.append(item)
             rows.append(values)
+    if not kept:  # the predictions carry no item text: the labels are not what is missing
+        raise ValueError("--fit reads each item's text (question, answer, references or contexts), and these "
+                         "predictions carry none: use predictions written by 'ragjury evaluate --out'")
     labelled = np.array([item.label is not None for item in kept], dtype=bool)
     gold = np.array([bool(item.label) for item in kept if item.label is not None], dtype=bool)
     if min(int(gold.sum()), int((~gold).sum())) < MIN_PER_CLASS:

@@ -51,7 +51,9 @@ def estimate_predictions(
             try:
                 return cross_fitted(run.task, items, fields)
             except ValueError as error:
-                raise InputError(str(labels) if labels is not None else str(predictions), str(error)) from None
+                # no item text is the predictions file's doing; too few labels of a class, the labels'
+                blamed = predictions if "predictions carry none" in str(error) or labels is None else labels
+                raise InputError(str(blamed), str(error)) from None
 
     result = estimate_run(
         run,

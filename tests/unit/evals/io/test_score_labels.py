@@ -38,3 +38,23 @@ def test_a_tiny_inclusion_probability_is_refused_not_a_wall_of_numpy_warnings(tm
     path.write_text(json.dumps({"id": "a", "label": True, "inclusion_probability": 1e-300}) + "\n")
     with pytest.raises(InputError, match="below 1e-06"):
         load_human_labels(path)
+
+
+def test_estimate_fit_without_item_text_blames_the_predictions(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    runner = CliRunner()
+    examples = Path(__file__).resolve().parents[4] / "examples" / "data" / "systems.jsonl"
+    preds = tmp_path / "preds.jsonl"
+    assert runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(examples),
+                               "--out", str(preds), "--no-progress", "--no-cache"]).exit_code == 0
+    rows = [json.loads(line) for line in preds.read_text().splitlines()]
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "item"}) + "\n" for r in rows))
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"id": r["id"], "label": r["gold"]}) + "\n" for r in rows if r.get("gold") is not None))
+    result = runner.invoke(app, ["estimate", str(bare), "--labels", str(labels), "--fit"])
+    assert result.exit_code == 2 and "bare.jsonl" in result.output and "carry none" in result.output
+    assert "0 yes, 0 no" not in result.output
