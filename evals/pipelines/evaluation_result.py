@@ -45,11 +45,11 @@ HEADLINE_FIGURES: dict[str, str] = {
 
 
 def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A predictions row for a table: the judged item's question and answer (what a reader looks
-    at beside the verdict) as columns of their own, the rest of the item left out."""
+    """A predictions row for a table: the judged item's question, answer, references and contexts
+    (what a reader looks at beside the verdict) as columns of their own, the rest left out."""
     item = row.get("item") or {}
     flat = {k: v for k, v in row.items() if k != "item"}
-    for key in ("question", "answer"):
+    for key in ("question", "answer", "references", "contexts"):
         if key in item and key not in flat:
             flat[key] = item[key]
     return flat

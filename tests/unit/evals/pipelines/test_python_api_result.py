@@ -57,7 +57,7 @@ def test_to_pandas_has_one_row_per_prediction() -> None:
     pandas = pytest.importorskip("pandas")
     frame = run(limit=4).to_pandas()
     assert isinstance(frame, pandas.DataFrame) and len(frame) == 4
-    assert {"id", "label", "gold", "judge", "unscored"} <= set(frame.columns)
+    assert {"id", "label", "gold", "judge", "unscored", "question", "answer", "references"} <= set(frame.columns)
 
 
 def test_to_pandas_without_pandas_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
