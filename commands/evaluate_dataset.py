@@ -50,6 +50,8 @@ def prepare_dataset_run(
     dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
+    if (unread := dataset.unread_note(task)) is not None:
+        stderr.print(escape(unread), style="yellow", highlight=False, soft_wrap=True)
     if dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 

@@ -343,6 +343,20 @@ class TaskDataset:
 
     rows: list[TaskRow]
     input_mapping: InputMapping
+    unread_references: tuple[str, ...] = ()
+    """Reference-answer columns of the first row that this task does not read (a score task's
+    judges score against the sources): said, not silently dropped."""
+
+    def unread_note(self, task: str) -> str | None:
+        if not self.unread_references:
+            return None
+        columns = ", ".join(repr(c) for c in self.unread_references)
+        return (f"note: --task {task} does not read {columns} (its judges score the answer against the sources, "
+                "not a reference); to judge against references use --task correctness")
+
+
+REFERENCE_COLUMNS = ("references", "reference", "ground_truth", "reference_answer", "expected_output", "gold_answer")
+"""Columns that hold reference answers in ragjury's, Ragas' and DeepEval's datasets."""
 
 
 def _first_row_columns(
@@ -411,7 +425,12 @@ def load_dataset(
         rows.append(row)
     if not rows:
         raise InputError(name, "no rows to evaluate")
-    return TaskDataset(rows, info)
+    first = next(iter(seen.values()), None)
+    unread: tuple[str, ...] = ()
+    if first is not None and isinstance(first.data, Mapping) and not ({"references", "reference"} & set(spec.columns)):
+        used = set(effective.values())
+        unread = tuple(k for k in REFERENCE_COLUMNS if k in first.data and k not in used)
+    return TaskDataset(rows, info, unread)
 
 
 def load_task_rows(

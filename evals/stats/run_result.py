@@ -79,7 +79,7 @@ class Rate:
                 shown += f" [{self.interval.low * 100:.1f}, {self.interval.high * 100:.1f}]"
             return shown
         if self.interval is None:
-            return f"{self.value:.3f} (no interval: {self.n_scored} scored, fewer than {MIN_BOOTSTRAP_N})"
+            return f"{self.value:.3f} (no interval: fewer than {MIN_BOOTSTRAP_N} scored)"
         return f"{self.value:.3f} {self.interval.text()}"
 
     def counts(self) -> str:
@@ -139,7 +139,8 @@ class RunResult:
         names what a true verdict means (``VERDICT_WORDS``)."""
         what = f"judged {VERDICT_WORDS.get(task or '', 'true')}" if self.binary else "mean score"
         method = "Wilson" if self.binary else "bootstrap"
-        out = [f"{what}: {self.overall.text(self.binary)} (95 % {method} interval; {self.overall.counts()})"]
+        how = f"95 % {method} interval; " if self.overall.interval is not None else ""
+        out = [f"{what}: {self.overall.text(self.binary)} ({how}{self.overall.counts()})"]
         if len(self.by_system) > 1:
             out += [f"  {name}: {rate.text(self.binary)} ({rate.counts()})" for name, rate in self.by_system.items()]
         return out

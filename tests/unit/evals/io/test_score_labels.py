@@ -58,3 +58,13 @@ def test_estimate_fit_without_item_text_blames_the_predictions(tmp_path: Path) -
     result = runner.invoke(app, ["estimate", str(bare), "--labels", str(labels), "--fit"])
     assert result.exit_code == 2 and "bare.jsonl" in result.output and "carry none" in result.output
     assert "0 yes, 0 no" not in result.output
+
+
+def test_a_score_task_says_it_does_not_read_references(tmp_path: Path) -> None:
+    from ragjury.evals.io.tasks import load_dataset
+
+    path = tmp_path / "score.jsonl"
+    path.write_text(json.dumps({"question": "q", "answer": "a", "references": ["r"], "sources": []}) + "\n")
+    note = load_dataset("score", path).unread_note("score")
+    assert note is not None and "'references'" in note and "--task correctness" in note
+    assert load_dataset("correctness", path).unread_note("correctness") is None
