@@ -46,8 +46,9 @@ SHARED_KEYS: dict[str, str] = {
     "wall_s": "seconds the run took",
     "judgments_per_s": "judged / wall_s",
     "interrupted": "the run was stopped (Ctrl-C); what completed is in the cache",
-    "endpoints": "with several --base-url servers: [{url, answered, failures, moved, mean_latency_s}] per server "
-    "(moved: failed requests sent on to another server); absent with one server",
+    "endpoints": "with several --base-url servers: [{url, answered, failures, moved, hedges, late, mean_latency_s}] "
+    "per server (moved: failed requests sent on to another server; hedges: requests it got because another "
+    "had not answered in time; late: requests another server answered first); absent with one server",
     "executor": "where the items were judged: `process` (this one) or `ray` (--executor ray)",
     "cache_unreadable": "cached judgments that could not be read back (a value type this version does not "
     "know, data that no longer validates): judged again; absent when none",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -65,6 +66,10 @@ class Endpoint:
     """Summed latency of the answered requests."""
     refused: ModelServerConfigError | None = None
     """Set when it answered a request HTTP 401/403: out of the pool for the rest of the run."""
+    hedges: int = 0
+    """Requests sent here as a hedge: another server had not answered them in time."""
+    late: int = 0
+    """Requests another server answered first while this one had not (each counted on its breaker)."""
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -73,7 +78,27 @@ class Endpoint:
             "failures": self.failures,
             "moved": self.moved,
             "latency_s": self.latency_s,
+            "hedges": self.hedges,
+            "late": self.late,
         }
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A request's failure on one endpoint, and whether it took that endpoint out (a refused key)."""
+
+    error: Exception
+    withdrawn: bool
+
+
+LATENCY_WINDOW = 200
+HEDGE_MIN_ANSWERS = 5
+HEDGE_FACTOR = 4.0
+HEDGE_FLOOR_S = 2.0
+HEDGE_POLL_S = 0.25
+"""A request unanswered after max(2 s, 4 × the pool's recent p95 latency) also goes to another
+live server, and the first answer wins (``PooledModel.request``): a hung server costs seconds, not
+the whole request deadline (``bench/bench_scale.py --hedge``)."""
 
 
 def server_failure(error: BaseException) -> bool:
@@ -96,6 +121,28 @@ class EndpointPool:
         self.limit = max(1, limit)
         self.preferred = self.endpoints[preferred] if preferred is not None else None
         self._waiters: list[asyncio.Future[None]] = []
+        self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        """Seconds of the pool's recent answered requests (any endpoint): what "late" is measured against."""
+
+    def hedge_delay(self) -> float | None:
+        """How long a request may wait before it is also sent to another server: ``HEDGE_FACTOR``
+        times the 95th percentile of the recent answers, at least ``HEDGE_FLOOR_S``; None until
+        ``HEDGE_MIN_ANSWERS`` answers (no figure to call a wait long) or with one endpoint."""
+        if len(self.endpoints) < 2 or len(self.latencies) < HEDGE_MIN_ANSWERS:
+            return None
+        ordered = sorted(self.latencies)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        return max(HEDGE_FLOOR_S, HEDGE_FACTOR * p95)
+
+    def try_acquire(self, exclude: set[Endpoint]) -> Endpoint | None:
+        """A live endpoint with a free slot now (its slot taken), or None: a hedge never waits."""
+        free = [e for e in self.live(exclude) if e.in_flight < self.limit]
+        for chosen in sorted(free, key=lambda e: (e.in_flight, e.sent)):
+            if chosen.breaker.allow():
+                chosen.in_flight += 1
+                chosen.sent += 1
+                return chosen
+        return None
 
     def live(self, exclude: set[Endpoint] | frozenset[Endpoint] = frozenset()) -> list[Endpoint]:
         return [e for e in self.endpoints if e not in exclude and e.refused is None and not e.breaker.is_open]
@@ -263,36 +310,86 @@ class PooledModel(WrapperModel):
                 if last is not None:
                     raise last
                 raise ModelServerUnreachable(self.model_name, self.breaker.reason)
+            attempts = {asyncio.ensure_future(self._send(endpoint, messages, model_settings, model_request_parameters)):
+                        endpoint}
             started = time.perf_counter()
-            try:  # a deadline of its own per server: a hung one's timeout moves the item, counted there
-                with enforce_request_deadline(start_request_deadline(endpoint.model, model_settings, stream=False)):
-                    response = await endpoint.model.request(messages, model_settings, model_request_parameters)
-            except Exception as failure:
-                self.pool.release(endpoint)
-                endpoint.failures += 1
-                with suppress(AttributeError):  # its reason names this server, not the first one
-                    failure.server_url = endpoint.url  # type: ignore[attr-defined]
-                if self._withdrawn(endpoint, failure):  # its key refused: out of the pool, the item moves
-                    tried.add(endpoint)
-                    last = failure
-                    continue
-                refused = await configuration_error(failure, endpoint.breaker)
-                endpoint.breaker.record(failure)
-                if refused is not None or not server_failure(failure):
-                    raise
-                endpoint.moved += 1
-                tried.add(endpoint)
-                last = failure
-                continue
-            except BaseException:
-                self.pool.release(endpoint)
-                endpoint.breaker.release()
-                raise
+            hedged = False
+            try:
+                while attempts:
+                    delay = None if hedged else self.pool.hedge_delay()
+                    # no figure yet (or no free server at the moment): look again soon; else sleep until it is due
+                    wait = HEDGE_POLL_S if delay is None else max(HEDGE_POLL_S if delay <= 0 else 0.0,
+                                                                  delay - (time.perf_counter() - started))
+                    done, _ = await asyncio.wait(attempts, timeout=None if hedged else max(wait, 0.01),
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    if not done:
+                        if delay is not None and time.perf_counter() - started >= delay:
+                            other = self.pool.try_acquire(tried | set(attempts.values()))
+                            if other is not None:  # one hedge per request: the first answer wins
+                                hedged = True
+                                other.hedges += 1
+                                attempts[asyncio.ensure_future(
+                                    self._send(other, messages, model_settings, model_request_parameters))] = other
+                        continue  # (every other server busy: looked at again after HEDGE_POLL_S)
+                    for task in done:
+                        tried_endpoint = attempts.pop(task)
+                        outcome = task.result()
+                        if isinstance(outcome, ModelResponse):
+                            for loser, slow in attempts.items():  # the slower server: backed off as if it failed
+                                loser.cancel()
+                                slow.late += 1
+                                slow.breaker.record_failure(f"no answer within {time.perf_counter() - started:.1f}s "
+                                                            "while another server answered")
+                            return outcome
+                        tried.add(tried_endpoint)
+                        last = outcome.error
+                        if not await self._moves(tried_endpoint, outcome):
+                            for loser in attempts:
+                                loser.cancel()
+                            raise outcome.error
+            finally:
+                for task in attempts:
+                    task.cancel()
+
+    async def _send(self, endpoint: Endpoint, messages: list[ModelMessage], model_settings: ModelSettings | None,
+                    model_request_parameters: ModelRequestParameters) -> ModelResponse | _Failed:
+        """One request to one endpoint, its slot and breaker kept: the response, or the failure
+        (returned, not raised, so a hedge can wait on two). Cancelled: the slot is freed."""
+        started = time.perf_counter()
+        try:  # a deadline of its own per server: a hung one's timeout moves the item, counted there
+            with enforce_request_deadline(start_request_deadline(endpoint.model, model_settings, stream=False)):
+                response = await endpoint.model.request(messages, model_settings, model_request_parameters)
+        except Exception as failure:
             self.pool.release(endpoint)
-            endpoint.breaker.record(None)
-            endpoint.answered += 1
-            endpoint.latency_s += time.perf_counter() - started
-            return response
+            endpoint.failures += 1
+            with suppress(AttributeError):  # its reason names this server, not the first one
+                failure.server_url = endpoint.url  # type: ignore[attr-defined]
+            # a refused key takes the endpoint out now, before another request can pick it
+            return _Failed(failure, withdrawn=self._withdrawn(endpoint, failure))
+        except BaseException:
+            self.pool.release(endpoint)
+            endpoint.breaker.release()
+            raise
+        self.pool.release(endpoint)
+        endpoint.breaker.record(None)
+        endpoint.answered += 1
+        seconds = time.perf_counter() - started
+        endpoint.latency_s += seconds
+        self.pool.latencies.append(seconds)
+        return response
+
+    async def _moves(self, endpoint: Endpoint, failed: _Failed) -> bool:
+        """Whether a failed request may go on to another endpoint (a server failure, a refused
+        key), its breaker told; False when it is the item's failure or a configuration error."""
+        failure = failed.error
+        if failed.withdrawn:  # its key refused: out of the pool (in _send), the item moves
+            return True
+        refused = await configuration_error(failure, endpoint.breaker)
+        endpoint.breaker.record(failure)
+        if refused is not None or not server_failure(failure):
+            return False
+        endpoint.moved += 1
+        return True
 
     def _start_request_deadline(self, model_settings: ModelSettings | None, *, stream: bool) -> Any:
         """No deadline over the whole pooled request (pydantic-ai's ``request_timeout``): each
@@ -344,6 +441,8 @@ def endpoint_report(before: dict[str, dict[str, Any]], after: dict[str, dict[str
                 "answered": answered,
                 "failures": int(delta.get("failures", 0)),
                 "moved": int(delta.get("moved", 0)),
+                "hedges": int(delta.get("hedges", 0)),
+                "late": int(delta.get("late", 0)),
                 "mean_latency_s": round(delta.get("latency_s", 0.0) / answered, 4) if answered else None,
             }
         )
