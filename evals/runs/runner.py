@@ -246,7 +246,6 @@ async def run_judgments(
             results[index] = hits[key]
             tracing.cached(traced_run, hits[key])
             stats.cached += 1
-            stats.completed += 1
             stats.unscored += hits[key].unscored
         else:
             positions.setdefault(key, []).append(index)
@@ -296,7 +295,6 @@ async def run_judgments(
         for position in filled:
             results[position] = judgment
         stats.judged += 1
-        stats.completed += len(filled)
         if unscored:
             stats.unscored += len(filled)
             stats.not_attempted += not_attempted * len(filled)
@@ -317,7 +315,6 @@ async def run_judgments(
         for position in filled:
             results[position] = judgment
         stats.cached += len(filled)
-        stats.completed += len(filled)
         stats.unscored += judgment.unscored * len(filled)
         stats.fallback += int(judgment.fallback_used)
         if bar is not None and task_id is not None:
@@ -364,6 +361,7 @@ async def run_judgments(
             if cache is not None and todo_items:
                 cache.release(lease_owner)
             stats.wall_s = time.perf_counter() - started
+            stats.completed = sum(result is not None for result in results)  # each item once, however it came
             stats.cache_unreadable = cache.unreadable - unreadable_before if cache is not None else 0
             if pools:
                 from ragjury.rag_agent.model.endpoints import endpoint_report
