@@ -77,8 +77,34 @@ for _info in app.registered_commands + app.registered_groups:
 importlib.import_module("ragjury.commands._help").apply(app)
 
 
+EXIT_TERMINATED = 143
+"""A run ended by SIGTERM (a CI job cancelled, ``kill``): 128 + 15, after saving as Ctrl-C does."""
+
+
 def main() -> None:
-    app()
+    """The console script: SIGTERM stops a run the way Ctrl-C does (completed judgments are in the
+    cache, one line is printed), then exits 143 instead of 130."""
+    import signal
+
+    terminated = []
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread (embedded): leave the default
+        previous = None
+    try:
+        app()
+    except SystemExit as ended:
+        if terminated and ended.code not in (0, None):
+            raise SystemExit(EXIT_TERMINATED) from None
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
@@ -87,6 +113,7 @@ if __name__ == "__main__":
 
 __all__ = [
     "COMMAND_MODULES",
+    "EXIT_TERMINATED",
     "PANELS",
     "app",
     "main",

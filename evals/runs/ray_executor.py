@@ -21,10 +21,12 @@ installed on every node of a cluster.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import pickle
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -168,7 +170,9 @@ def start_ray(**local: Any) -> bool:
     options: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False, **local}
     if os.environ.get("RAY_ADDRESS"):
         options = {"log_to_driver": False}
+    handlers = _signal_handlers()
     ray.init(logging_level=logging.ERROR, **options)
+    _restore_signal_handlers(handlers)  # SIGTERM ends a run as Ctrl-C does (cli.main), not in Ray's abort
     context = DataContext.get_current()
     context.enable_progress_bars = False  # ragjury draws its own progress
     context.print_on_execution_start = False
@@ -176,8 +180,33 @@ def start_ray(**local: Any) -> bool:
 
 
 def stop_ray(started: bool) -> None:
-    if started and ray.is_initialized():
+    """Shut down the Ray this run started; a second Ctrl-C during the shutdown is ignored (it
+    printed a 40-line traceback from inside ``ray.shutdown``)."""
+    if not (started and ray.is_initialized()):
+        return
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: no handlers to change
         ray.shutdown()
+        return
+    try:
+        ray.shutdown()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _signal_handlers() -> dict[int, Any]:
+    try:
+        return {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    except ValueError:
+        return {}
+
+
+def _restore_signal_handlers(handlers: dict[int, Any]) -> None:
+    for sig, handler in handlers.items():
+        with contextlib.suppress(ValueError, TypeError):
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 @dataclass(frozen=True)

@@ -163,3 +163,17 @@ def test_ctrl_c_stops_cleanly_says_how_to_resume_and_resumes(tmp_path: Path) -> 
     assert cached_judgments(tmp_path) == HANG_AFTER
 
     check_complete(tmp_path, resume(tmp_path))
+
+
+def test_sigterm_stops_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
+    """A cancelled CI job or ``kill`` sends SIGTERM: what completed is saved, one line says how
+    to resume, exit 143 (128 + 15), never a traceback."""
+    write_dataset(tmp_path / "data.jsonl")
+    process = start_and_wait_until_stuck(tmp_path)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err[-2000:]
+    assert "run the same command again" in err and "Traceback" not in err
+    assert cached_judgments(tmp_path) == HANG_AFTER
+
+    check_complete(tmp_path, resume(tmp_path))
