@@ -208,6 +208,22 @@ def markdown_tables() -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_docs_tables(page: Path) -> bool:
+    """Put ``markdown_tables()`` in place of the page's key tables (from its first ``| key |`` line
+    to the end of the command table); True when the page changed. ``python -m
+    ragjury.evals.io.json_contract`` runs it on docs/json-contract.md."""
+    text = page.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("| key | meaning |"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("| command | its own keys |"))
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    new = "".join(lines[:start]) + markdown_tables() + "".join(lines[end:])
+    if new != text:
+        page.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def document(command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """``payload`` under the contract's header: ``schema_version`` and ``command`` first."""
     clash = [key for key in RESERVED if key in payload]
@@ -276,6 +292,14 @@ __all__ = [
     "documented",
     "judgment_fields",
     "markdown_tables",
+    "write_docs_tables",
     "paths",
     "ranking",
 ]
+
+
+if __name__ == "__main__":  # python -m ragjury.evals.io.json_contract: regenerate the docs page's tables
+    import sys
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "docs" / "json-contract.md"
+    print(f"{target}: {'rewritten' if write_docs_tables(target) else 'already in step'}")

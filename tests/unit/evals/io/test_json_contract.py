@@ -260,3 +260,12 @@ def test_markdown_tables_list_every_documented_key() -> None:
         assert f"| `{command}` |" in tables
         for key in keys:
             assert f"`{key}`:" in tables
+
+
+def test_the_docs_page_tables_are_the_contract_s_own() -> None:
+    """docs/json-contract.md's key tables are generated from this module (one source): rerun
+    ``python -m ragjury.evals.io.json_contract`` after changing a key."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[4] / "docs" / "json-contract.md"
+    assert markdown_tables() in page.read_text(encoding="utf-8"), "run: python -m ragjury.evals.io.json_contract"
