@@ -109,6 +109,14 @@ def declared() -> dict[tuple[str, str], Declaration]:
                              f"{index[key].module}; this one is ignored (rename it)")
                     continue
                 index[key] = declaration
+    from ragjury.rag_agent.tasks.catalogue import declared as declared_tasks
+
+    known = declared_tasks()
+    for (task, name), declaration in list(index.items()):
+        if task not in known:  # a judge no command could ever call: said, not silently listed
+            _problem(f"{declaration.module.replace('ragjury.', '').replace('.', '/')}.py: judge '{name}' declares "
+                     f"task '{task}', which no @task_entry declares (tasks: {', '.join(known)}); it is left out")
+            del index[(task, name)]
     return index
 
 

@@ -8,6 +8,7 @@ without importing an item class (nor pydantic); the item's module is imported wh
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -50,18 +51,37 @@ def declared() -> dict[str, TaskDeclaration]:
         source = path.read_text(encoding="utf-8")
         if "@task_entry(" not in source:
             continue
+        try:
+            compile(source, str(path), "exec")
+        except SyntaxError as error:  # it would fail at import: said now, the other tasks keep working
+            _problem(f"{path}:{error.lineno}: not Python ({error.msg}); its tasks are left out")
+            continue
         for args, keywords in literal_calls(source, "task_entry"):
             name = args[0] if args else keywords.get("name")
             if not isinstance(name, str):
+                _problem(f"{path}: a @task_entry whose name is not a literal string is left out "
+                         "(the catalogue reads names from the source: write @task_entry(\"name\", ...))")
                 continue
             if name in index and index[name].module != module:
-                raise ValueError(f"task {name} is declared in {index[name].module} and in {module}")
+                _problem(f"{path}: task '{name}' is already declared in {index[name].module}; this one is ignored "
+                         "(rename it)")
+                continue
             word = keywords.get("verdict_word")
             index[name] = TaskDeclaration(
                 name, module, str(keywords.get("gold", "binary")), word if isinstance(word, str) else None,
                 bool(keywords.get("dataset", True)),
             )
     return index
+
+
+_SAID: set[str] = set()
+
+
+def _problem(message: str) -> None:
+    """A drop-in task file the catalogue cannot use: one stderr line naming the file, once."""
+    if message not in _SAID:
+        _SAID.add(message)
+        sys.stderr.write(f"ragjury: {message}\n")
 
 
 def dataset_tasks() -> list[str]:

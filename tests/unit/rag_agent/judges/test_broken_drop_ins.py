@@ -61,3 +61,39 @@ def test_a_judge_file_with_a_missing_import_is_one_line_exit_2(site: Path, tmp_p
     assert judged.returncode == 2
     assert "zz_needs_missing.py: judge 'needs-missing' of task correctness cannot be loaded" in judged.stderr
     assert "Traceback" not in judged.stderr
+
+
+BROKEN_TASKS = {
+    "zz_syntax_task.py": 'from ragjury.rag_agent.core.task_entry import task_entry\n\n@task_entry("broken"\nclass X:\n',
+    "zz_nonliteral_task.py": ('from pydantic import BaseModel\nfrom ragjury.rag_agent.core.task_entry import task_entry\n'
+                              'NAME = "dyn"\n\n@task_entry(NAME)\nclass Dyn(BaseModel):\n    answer: str\n'),
+}
+JUDGE_OF_NO_TASK = '''"""A judge of a task nobody declares."""
+from ragjury.rag_agent.core.judge_entry import judge_entry
+
+
+@judge_entry("nosuchtask", "orphan", "judges a task that does not exist")
+class Orphan:
+    pass
+'''
+
+
+def test_broken_task_files_and_a_judge_of_no_task_are_one_line_each(tmp_path_factory: pytest.TempPathFactory) -> None:
+    folder = tmp_path_factory.mktemp("tasks")
+    drops = {}
+    for name, text in BROKEN_TASKS.items():
+        (folder / name).write_text(text)
+        drops[folder / name] = "rag_agent/tasks"
+    (folder / "zz_orphan_judge.py").write_text(JUDGE_OF_NO_TASK)
+    drops[folder / "zz_orphan_judge.py"] = "rag_agent/judges/model_free"
+    site = package_with(tmp_path_factory.mktemp("site"), drops)
+    cwd = tmp_path_factory.mktemp("cwd")
+    listed = run_cli(site, "judges", base_url="http://127.0.0.1:9/v1", cwd=cwd)
+    assert listed.returncode == 0, listed.stderr
+    assert "zz_syntax_task.py:" in listed.stderr and "not Python" in listed.stderr
+    assert "zz_nonliteral_task.py: a @task_entry whose name is not a literal string" in listed.stderr
+    assert "judge 'orphan' declares task 'nosuchtask'" in listed.stderr
+    assert "Traceback" not in listed.stderr and "orphan" not in listed.stdout
+    judged = run_cli(site, "evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA),
+                     "--no-progress", "--no-cache", "--json", base_url="http://127.0.0.1:9/v1", cwd=cwd)
+    assert judged.returncode == 0, judged.stderr
