@@ -266,8 +266,12 @@ def _distribution(
         if left:
             note += " Not shown: " + ", ".join(left) + "."
     else:
-        shown = len(series[names[0]])
-        note = f"The judge's verdicts on the {shown:,} scored item(s); no item has both a gold label and a verdict."
+        if len(names) == 2:  # each run's own count: two runs need not have scored the same items
+            counts = ", ".join(f"{name} {len(series[name]):,}" for name in names)
+            note = f"Each run's verdicts on its own scored items ({counts}); no item has both a gold label and a verdict."
+        else:
+            shown = len(series[names[0]])
+            note = f"The judge's verdicts on the {shown:,} scored item(s); no item has both a gold label and a verdict."
     return series, note
 
 

@@ -40,7 +40,8 @@
     if (!score) filters.push(["bothfail", "both fail", function (r) { return both(r) && !val(r.v[0]) && !val(r.v[1]); }]);
   }
   if (two) {
-    filters.push(["changed", "verdict changed", function (r) { return !same(r.v[0], r.v[1]); }]);
+    // an id in one run only is no pair, so no change (the card counts pairs: "verdicts changed N of P")
+    filters.push(["changed", "verdict changed", function (r) { return r.v[0] && r.v[1] && !same(r.v[0], r.v[1]); }]);
     if (!score) {
       filters.push(["fixed", "B right, A wrong", function (r) { return wrong(r.v[0]) && r.v[1] && !r.v[1].u && !wrong(r.v[1]) && r.v[1].o !== "nogold"; }]);
       filters.push(["broken", "A right, B wrong", function (r) { return wrong(r.v[1]) && r.v[0] && !r.v[0].u && !wrong(r.v[0]) && r.v[0].o !== "nogold"; }]);

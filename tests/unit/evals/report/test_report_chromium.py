@@ -223,6 +223,15 @@ def test_two_runs_filter_changed_verdicts(tmp_path: Path) -> None:
     assert dom.tags.count("svg") == 3  # histogram, and one people-vs-judge plot per run
 
 
+def test_an_id_in_one_run_only_is_no_changed_verdict(tmp_path: Path) -> None:
+    """The filter counts pairs, as the card's "verdicts changed N of P" does (issue 35 item 5)."""
+    b = rows_a()[:-2]  # the last two ids only in A
+    b[3] = row("a4", True, True)
+    page = write_report(tmp_path, rows_a(), b)
+    dom = Dom(dump_dom(tmp_path, page.as_uri() + "#filter=changed"))
+    assert [r["id"] for r in dom.rows] == ["a4"]
+
+
 def test_nothing_overflows_a_1000px_window(tmp_path: Path) -> None:
     """The page sits in a 1000 px iframe; its scroll width must not exceed its width."""
     page = write_report(tmp_path, rows_a())
