@@ -59,6 +59,11 @@ def report(
                      "0.02 = 2 points) with 95 % confidence (the paired interval's upper end below -MARGIN), or has "
                      "unscored items; 0 = any shown drop. Writes the verdict to $GITHUB_STEP_SUMMARY when set."),
     ] = None,
+    compare: Annotated[
+        tuple[str, str] | None,
+        typer.Option("--compare", metavar="A B", help="With one file holding several systems: compare system B with "
+                     "system A, their rows paired on the question (B - A with its paired interval, as for two files)."),
+    ] = None,
     junit: Annotated[
         Path | None,
         typer.Option("--junit", metavar="FILE", help="Also write JUnit XML for CI: a suite per run and system, a "
@@ -106,6 +111,15 @@ def report(
     check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    if compare is not None:
+        if len(runs) != 1:
+            raise fail("--compare A B splits one file by system; with two files, they are compared as they are")
+        from ragjury.evals.report.run_comparison import split_by_system
+
+        try:
+            runs = list(split_by_system(runs[0], *compare))
+        except ValueError as error:
+            raise fail(str(error)) from None
     if len(runs) == 2:
         from ragjury.evals.report.run_comparison import check_comparable
 
@@ -113,7 +127,7 @@ def report(
             check_comparable(*runs)
         except ValueError as error:
             raise fail(str(error)) from None
-    if fail_if_worse is not None and len(predictions) != 2:
+    if fail_if_worse is not None and len(runs) != 2:
         raise fail("--fail-if-worse compares two runs: give BASELINE.jsonl NEW.jsonl")
     report_, all_figures = build_report(runs, title=title)
     if html is not None:

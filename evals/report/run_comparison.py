@@ -140,6 +140,30 @@ def judge_of(run: PredictionRun) -> str:
     return " + ".join(sorted(seen)) if seen else "unknown judge"
 
 
+def split_by_system(run: PredictionRun, a: str, b: str) -> tuple[PredictionRun, PredictionRun]:
+    """Two systems of one combined predictions file as two runs joined on the question (the rows'
+    ids differ between systems): what ``report FILE --compare A B`` compares. ``ValueError`` names
+    a system the file does not have, or a row without question text."""
+    from dataclasses import replace
+
+    systems = sorted({r.system for r in run.records if r.system is not None})
+    for name in (a, b):
+        if name not in systems:
+            raise ValueError(f"{run.path} has no system {name!r} (systems: {', '.join(systems) or 'none'})")
+    runs = []
+    for name in (a, b):
+        records = []
+        for record in run.records:
+            if record.system != name:
+                continue
+            if not record.question:
+                raise ValueError(f"{run.path}:{record.line}: --compare pairs the systems' rows on their question, "
+                                 "and this row has none")
+            records.append(replace(record, id=record.question.strip()))
+        runs.append(replace(run, name=name, records=records))
+    return runs[0], runs[1]
+
+
 def check_comparable(a: PredictionRun, b: PredictionRun) -> None:
     """Refuse what cannot be compared: two tasks, no id in common, an id with two different rows
     in one file (which one would be compared?). ``ValueError`` with the files named."""
@@ -271,6 +295,7 @@ __all__ = [
     "Matching",
     "RunComparison",
     "check_comparable",
+    "split_by_system",
     "compare_two_runs",
     "comparison_kind",
     "judge_of",

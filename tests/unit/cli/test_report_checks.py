@@ -83,3 +83,17 @@ def test_a_figures_table_without_intervals_does_not_promise_them(tmp_path: Path)
     a = write(tmp_path / "a.jsonl", [row(i, i % 2 == 0, answer=f"a{i}") for i in range(20)])
     output = runner.invoke(app, ["report", str(a)]).output
     assert "Figures" in output and "bootstrap 95 % intervals" not in output  # no gold: no agreement figures
+
+
+def test_one_file_of_two_systems_is_compared_with_compare(tmp_path: Path) -> None:
+    rows = [dict(row(i, i % 2 == 0, answer=f"a{i}"), id=f"q{i}-a", system="A") for i in range(20)]
+    rows += [dict(row(i, i % 4 != 3, answer=f"b{i}"), id=f"q{i}-b", system="B") for i in range(20)]
+    both = write(tmp_path / "both.jsonl", rows)
+    result = runner.invoke(app, ["report", str(both), "--compare", "A", "B", "--json"])
+    assert result.exit_code == 0, result.output
+    paired = json.loads(result.stdout)["comparison"]["paired"]
+    assert paired["n_pairs"] == 20 and paired["difference"] == 0.25  # 75 % - 50 %
+    missing = runner.invoke(app, ["report", str(both), "--compare", "A", "C"])
+    assert missing.exit_code == 2 and "no system 'C'" in missing.output
+    gate = runner.invoke(app, ["report", str(both), "--compare", "B", "A", "--fail-if-worse", "0"])
+    assert gate.exit_code in (0, 1) and "regression gate" in gate.output
