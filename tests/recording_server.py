@@ -9,7 +9,8 @@ Configuration errors: ``401`` and ``403`` answer every request so (``GET /models
 APIs do); ``401-chat`` lists its models but refuses chat requests; ``404-model`` lists
 ``phi3:mini`` and ``llama3.2:3b`` and answers 404 "model not found" to a chat request for any
 other model (Ollama's wording); ``404`` answers every request 404 (no API at that path); ``html``
-answers every request 200 with an HTML page (a web app at that URL, not an API).
+answers every request 200 with an HTML page (a web app at that URL, not an API); ``redirect``
+answers every request 301 to a login page.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
 
         def _refused(self) -> bool:
             """Answer a configuration error when the mode says so (True when it did)."""
+            if server.mode == "redirect":  # a web site at that URL: every path moves to its login page
+                self.send_response(301)
+                self.send_header("Location", "https://example.org/login")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
             if server.mode == "html":
                 page = b"<!doctype html><html><head><title>Welcome</title></head><body>Hello</body></html>"
                 self.send_response(200)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ragjury.config.redaction import redact_url
 from ragjury.rag_agent.model.config_errors import ModelServerConfigError, model_listed, not_an_api, not_served
 from ragjury.rag_agent.model.unreachable import root_cause
 
@@ -25,6 +26,8 @@ class Listing:
     names: list[str] | None = None
     unreachable: str | None = None
     """A refused connection, a connect timeout, or no answer in time: the breaker opens on it."""
+    location: str | None = None
+    """Where a 3xx answer pointed (a web page's login or home, not an API)."""
 
     def refused(self, where: str | None, model: str | None) -> ModelServerConfigError | None:
         """What this answer proves wrong with the configuration, or None: a 404 or a page that is
@@ -32,6 +35,9 @@ class Listing:
         (the server would answer with another model, or refuse every request)."""
         if self.status == 404:
             return not_an_api(where, "HTTP 404")
+        if self.status is not None and 300 <= self.status < 400:  # an API lists its models; a site redirects
+            target = f" to {redact_url(self.location)}" if self.location else ""
+            return not_an_api(where, f"HTTP {self.status}, a redirect{target}")
         if self.status != 200:
             return None
         if self.names is None:
@@ -62,7 +68,7 @@ async def list_models(where: str, *, api_key: str | None, timeout_s: float) -> L
             names = _listed_names(reply)
         except (ValueError, AttributeError):
             names = None
-    return Listing(url, reply.status_code, names)
+    return Listing(url, reply.status_code, names, location=reply.headers.get("location"))
 
 
 def _listed_names(reply: Any) -> list[str]:

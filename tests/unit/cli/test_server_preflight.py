@@ -63,7 +63,8 @@ def test_ask_checks_the_agent_model_too(tmp_path: Path) -> None:
     assert "model 'nope' is not served by" in result.stderr
 
 
-@pytest.mark.parametrize(("mode", "answered"), [("404", "HTTP 404"), ("html", "a page that is not JSON")])
+@pytest.mark.parametrize(("mode", "answered"), [("404", "HTTP 404"), ("html", "a page that is not JSON"),
+                                               ("redirect", "HTTP 301, a redirect to https://example.org/login")])
 @pytest.mark.parametrize("name", ["evaluate-llm", "evaluate-auto", "verdict-auto"])
 def test_a_url_that_is_no_api_is_one_line_and_exit_2(mode: str, answered: str, name: str, tmp_path: Path) -> None:
     with recording_server(mode=mode) as server:
