@@ -120,7 +120,10 @@ def open_atomic(path: PathArg) -> Iterator[IO[str]]:
     target = Path(os.path.realpath(path))  # through a symlink: the file it names is replaced, the link stays
     if target.exists() and not (target.is_file() or target.is_dir()):  # a folder fails below, as OSError
         raise InputError(str(path), "not a regular file: outputs are written to regular files only")
-    descriptor, temporary = _temporary_beside(target)
+    try:
+        descriptor, temporary = _temporary_beside(target)
+    except FileNotFoundError as error:  # the folder vanished since the paths were checked: name it, not a temp file
+        raise OSError(error.errno, f"its folder {target.parent} no longer exists", str(path)) from None
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
@@ -132,7 +135,7 @@ def open_atomic(path: PathArg) -> Iterator[IO[str]]:
     except OSError as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        if error.filename is None:  # a full disk says nothing of which file: name it
+        if error.filename is None or str(error.filename) == str(temporary):  # name the user's file, not ours
             raise OSError(error.errno, error.strerror, str(path)) from None
         raise
     except BaseException:

@@ -68,3 +68,16 @@ def test_a_score_task_says_it_does_not_read_references(tmp_path: Path) -> None:
     note = load_dataset("score", path).unread_note("score")
     assert note is not None and "'references'" in note and "--task correctness" in note
     assert load_dataset("correctness", path).unread_note("correctness") is None
+
+
+def test_an_output_whose_folder_vanished_names_the_output_not_a_temp_file(tmp_path: Path) -> None:
+    from ragjury.evals.io.atomic_io import write_text_atomic
+
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    target = folder / "preds.jsonl"
+    folder.rmdir()  # removed after the paths were checked, mid-run
+    with pytest.raises(OSError) as caught:
+        write_text_atomic(target, "x\n")
+    assert caught.value.filename == str(target) and "no longer exists" in str(caught.value)
+    assert ".tmp" not in str(caught.value) and "ragjury-tmp" not in str(caught.value)
