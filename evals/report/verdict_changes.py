@@ -113,7 +113,12 @@ def comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, A
             }
             for name, row in comparison.differences.items()
         }
-    tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
+    if comparison.runs.binary:
+        tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
+    else:  # a score has no verdict to change: which run scored each shared question higher
+        counts = comparison.runs.paired.counts
+        tables["Scores on the questions both runs scored"] = {
+            "questions": {"A higher": counts["a_higher"], "B higher": counts["b_higher"], "tied": counts["tied"]}}
     return tables
 
 

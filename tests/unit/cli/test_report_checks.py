@@ -97,3 +97,14 @@ def test_one_file_of_two_systems_is_compared_with_compare(tmp_path: Path) -> Non
     assert missing.exit_code == 2 and "no system 'C'" in missing.output
     gate = runner.invoke(app, ["report", str(both), "--compare", "B", "A", "--fail-if-worse", "0"])
     assert gate.exit_code in (0, 1) and "regression gate" in gate.output
+
+
+def test_a_score_a_b_shows_which_run_scored_higher_not_a_one_cell_verdict_table(tmp_path: Path) -> None:
+    def score_rows(bump: float, suffix: str) -> list[dict]:
+        return [{"id": f"q{i}", "score": min(1.0, 0.3 + 0.05 * i + bump * (i % 2)), "judge": "heuristic", "task": "score",
+                 "item": {"question": f"q{i}?", "answer": f"a{i}{suffix}"}} for i in range(12)]
+
+    a = write(tmp_path / "a.jsonl", score_rows(0.0, ""))
+    b = write(tmp_path / "b.jsonl", score_rows(0.1, "b"))
+    output = " ".join(runner.invoke(app, ["report", str(a), str(b)]).output.split())
+    assert "Scores on the questions both runs scored" in output and "Verdicts, A (rows)" not in output
