@@ -28,12 +28,15 @@ def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
         caption="estimate: prediction-powered (judge on every item, corrected by the labels); "
         "worth: labels the people-only interval would need to be as narrow",
     )
-    table.add_column("system")
-    table.add_column("labels", justify="right", no_wrap=True)
-    for name in ("judge", "people", "estimate"):
-        table.add_column(name, justify="right", no_wrap=True, min_width=10, style="bold" if name == "estimate" else None)
-    table.add_column("bias", justify="right", no_wrap=True)
-    table.add_column("worth", justify="right", no_wrap=True)
+    # the system's name is what a row is about: it keeps room for a name (wrapping if it must), and
+    # the number columns give way first (a clipped "1.000+.000/-.278" once squeezed it to nothing)
+    width = max((len(system.system) for system in result.systems), default=6)
+    table.add_column("system", min_width=min(max(width, 6), 16), no_wrap=True)
+    table.add_column("labels", justify="right", overflow="fold")
+    for name in ("judge", "people", "estimate"):  # a clipped interval folds at 80 columns rather than the names
+        table.add_column(name, justify="right", overflow="fold", min_width=8, style="bold" if name == "estimate" else None)
+    table.add_column("bias", justify="right", overflow="fold")
+    table.add_column("worth", justify="right", overflow="fold")
     for system in result.systems:
         bias = system.bias
         worth = system.effective_labels
