@@ -143,6 +143,16 @@ def evaluate(
             rich_help_panel=PANEL_MODEL,
         ),
     ] = None,
+    rubric: Annotated[
+        str | None,
+        typer.Option(
+            "--rubric",
+            metavar="TEXT",
+            help="Judge a criterion of yours stated in one line (e.g. \"The answer cites a source\"), as "
+            "--judge rubric:FILE does with a rubric file (docs/rubrics.md).",
+            rich_help_panel=PANEL_MODEL,
+        ),
+    ] = None,
     mapping: Annotated[
         list[str] | None,
         typer.Option(
@@ -329,6 +339,8 @@ def evaluate(
             raise fail(f"--retrieval must be tool or pre, got {retrieval!r}")
         if mapping:
             raise fail("--map applies to datasets, not to --agent question files")
+        if rubric is not None:
+            raise fail("--rubric applies to dataset evaluation (--task), not to --agent")
         if dry_run:
             raise fail(
                 "--dry-run applies to dataset evaluation (--task): with --agent the judges' prompts "
@@ -343,6 +355,12 @@ def evaluate(
     else:
         if task is None:
             raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
+        if rubric is not None:
+            if judge is not None:
+                raise fail("give --judge or --rubric, not both (a rubric is the judge)")
+            from ragjury.rag_agent.core.judge_spec import RUBRIC_TEXT_PREFIX
+
+            judge = RUBRIC_TEXT_PREFIX + rubric
         if judge is None and task.value not in DEFAULT_JUDGES:
             offered = ", ".join(judge_names(task.value))
             raise fail(f"task {task.value} has no default judge: give --judge ({offered})")

@@ -14,6 +14,8 @@ FITTED_PREFIX = "fitted:"
 """``--judge fitted:HEAD.json``: a head fitted on the user's labels by ``ragjury fit``."""
 RUBRIC_PREFIX = "rubric:"
 """``--judge rubric:RUBRIC.yaml``: the user's own criterion in plain words (``judges.llm.rubric``)."""
+RUBRIC_TEXT_PREFIX = "rubric-text:"
+"""``--judge "rubric-text:The answer cites a source"`` (what ``--rubric TEXT`` gives): a one-line rubric."""
 
 
 def is_panel(spec: str) -> bool:
@@ -21,4 +23,4 @@ def is_panel(spec: str) -> bool:
     return spec.startswith(tuple(PANEL_PREFIXES))
 
 
-__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "is_panel"]
+__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "RUBRIC_TEXT_PREFIX", "is_panel"]

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
-from ragjury.rag_agent.core.judge_spec import AUTO, FITTED_PREFIX, PANEL_PREFIXES, PLUGIN_PREFIX, RUBRIC_PREFIX, is_panel
+from ragjury.rag_agent.core.judge_spec import (
+    AUTO,
+    FITTED_PREFIX,
+    PANEL_PREFIXES,
+    PLUGIN_PREFIX,
+    RUBRIC_PREFIX,
+    RUBRIC_TEXT_PREFIX,
+    is_panel,
+)
 from ragjury.rag_agent.core.source_declarations import literal_calls
 
 if TYPE_CHECKING:
@@ -428,7 +436,7 @@ def resolve(task: str, name: str) -> Resolved:
         return _panel(task, name)
     if name.startswith(FITTED_PREFIX):
         return _fitted(task, name)
-    if name.startswith(RUBRIC_PREFIX):
+    if name.startswith((RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX)):
         return _rubric(task, name)
     name = current_name(task, name)
     try:
@@ -541,10 +549,16 @@ def _rubric(task: str, spec: str) -> Resolved:
     (one line naming the file and field). No model-free fallback exists for a user's criterion."""
     from ragjury.rag_agent.judges.llm.rubric import Rubric, RubricJudge
 
-    path = spec[len(RUBRIC_PREFIX) :].strip()
-    if not path:
-        raise UnknownJudgeError(f"'{spec}' names no rubric file: use {RUBRIC_PREFIX}RUBRIC.yaml")
-    rubric = Rubric.from_file(path)
+    if spec.startswith(RUBRIC_TEXT_PREFIX):
+        text = spec[len(RUBRIC_TEXT_PREFIX) :].strip()
+        if len(text) < 3:
+            raise UnknownJudgeError(f"'{spec}' states no criterion: --rubric \"The answer cites a source\"")
+        rubric = Rubric.inline(text)
+    else:
+        path = spec[len(RUBRIC_PREFIX) :].strip()
+        if not path:
+            raise UnknownJudgeError(f"'{spec}' names no rubric file: use {RUBRIC_PREFIX}RUBRIC.yaml")
+        rubric = Rubric.from_file(path)
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
         return RubricJudge(rubric, settings=settings, **opts)

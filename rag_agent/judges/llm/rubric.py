@@ -65,6 +65,15 @@ class Rubric(BaseModel):
     steps: tuple[str, ...] = ()
     examples: tuple[RubricExample, ...] = ()
     version: str = "1"
+    strict: bool = True
+    """An item lacking a field the rubric sees is unscored (True), or judged on what it has (a one-line
+    ``--rubric`` sees every field an item may have)."""
+
+    @classmethod
+    def inline(cls, criterion: str) -> Rubric:
+        """``--rubric "TEXT"``: one criterion in words, seeing whatever each item has."""
+        return cls(name="rubric", criterion=criterion.strip(), sees=("question", "answer", "context", "reference"),
+                   strict=False)
 
     @field_validator("name")
     @classmethod
@@ -205,7 +214,7 @@ class RubricJudge(ThresholdVerdictJudge[Any, Verdict]):
         if not (fields.get("answer") or "").strip():
             return "empty answer: nothing to judge against the rubric"
         missing = [name for name in self.rubric.sees if name != "answer" and not (fields.get(name) or "").strip()]
-        if missing:
+        if missing and self.rubric.strict:
             return f"rubric '{self.rubric.name}' sees the {' and '.join(missing)}, which this item lacks"
         return None
 

@@ -114,3 +114,26 @@ def test_assert_judged_takes_a_rubric_judge() -> None:
     assert_judged(judge, item("Completed in 1889, per [1]."))
     with pytest.raises(AssertionError):
         assert_judged(judge, item("Completed in 1889."))
+
+
+def test_a_one_line_rubric_sees_what_the_item_has() -> None:
+    judge = build_judge("faithfulness", "rubric-text:The answer cites a passage", RagjurySettings())
+    assert judge.identity.name == "rubric:rubric" and not judge.rubric.strict
+    no_question = FaithfulnessItem(answer="It was 1889 [1].", contexts=["[1] 1889."])
+    assert judge.problem(no_question) is None  # a missing question is not shown, not a failure
+    assert "<context" in judge.verdict_prompt(no_question) and "<question>" not in judge.verdict_prompt(no_question)
+
+
+def test_the_rubric_option_of_evaluate(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    data = EXAMPLES / "data" / "cites-source.jsonl"
+    dry = CliRunner().invoke(app, ["evaluate", "--task", "faithfulness", "--rubric", "The answer cites a passage",
+                                   "--data", str(data), "--dry-run", "--json", "--no-progress"])
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.stdout)["judge"] == "rubric-text:The answer cites a passage"
+    both = CliRunner().invoke(app, ["evaluate", "--task", "faithfulness", "--rubric", "x y z", "--judge", "llm",
+                                    "--data", str(data)])
+    assert both.exit_code == 2 and "not both" in both.output
