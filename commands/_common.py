@@ -209,6 +209,16 @@ DryRunOption = Annotated[
         rich_help_panel=PANEL_RUN,
     ),
 ]
+RelevanceTopicsOption = Annotated[
+    Path | None,
+    typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
+]
+"""The topics beside gold qrels (``calibrate`` and ``fit`` of relevance): declared once."""
+RelevancePassagesOption = Annotated[
+    Path | None,
+    typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
+]
+"""The passages beside gold qrels (``calibrate`` and ``fit`` of relevance): declared once."""
 CalibrationOption = Annotated[
     Path | None,
     typer.Option(

@@ -26,6 +26,8 @@ from ragjury.commands._common import (
     ModelOption,
     NoCacheOption,
     NoProgressOption,
+    RelevancePassagesOption,
+    RelevanceTopicsOption,
     TraceOption,
     end_trace,
     fail,
@@ -65,14 +67,8 @@ def calibrate(
             rich_help_panel=PANEL_MODEL,
         ),
     ] = None,
-    topics: Annotated[
-        Path | None,
-        typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
-    ] = None,
-    passages: Annotated[
-        Path | None,
-        typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
-    ] = None,
+    topics: RelevanceTopicsOption = None,
+    passages: RelevancePassagesOption = None,
     limit: Annotated[
         int | None,
         typer.Option(

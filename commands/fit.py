@@ -23,6 +23,8 @@ from ragjury.commands._common import (
     ModelOption,
     NoCacheOption,
     NoProgressOption,
+    RelevancePassagesOption,
+    RelevanceTopicsOption,
     fail,
     print_json,
     settings_for,
@@ -62,14 +64,8 @@ def fit(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Where to write the head (JSON).", rich_help_panel=PANEL_OUTPUT)
     ],
-    topics: Annotated[
-        Path | None,
-        typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),
-    ] = None,
-    passages: Annotated[
-        Path | None,
-        typer.Option("--passages", help="relevance: passages.jsonl {docid, text}.", rich_help_panel=PANEL_INPUT),
-    ] = None,
+    topics: RelevanceTopicsOption = None,
+    passages: RelevancePassagesOption = None,
     signals: Annotated[
         str,
         typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "
