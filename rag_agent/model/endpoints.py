@@ -95,7 +95,7 @@ LATENCY_WINDOW = 200
 HEDGE_MIN_ANSWERS = 5
 HEDGE_FACTOR = 4.0
 HEDGE_FLOOR_S = 2.0
-HEDGE_POLL_S = 0.25
+HEDGE_POLL_S = 0.05
 """A request unanswered after max(2 s, 4 × the pool's recent p95 latency) also goes to another
 live server, and the first answer wins (``PooledModel.request``): a hung server costs seconds, not
 the whole request deadline (``bench/bench_scale.py --hedge``)."""
@@ -317,11 +317,11 @@ class PooledModel(WrapperModel):
             try:
                 while attempts:
                     delay = None if hedged else self.pool.hedge_delay()
-                    # no figure yet (or no free server at the moment): look again soon; else sleep until it is due
-                    wait = HEDGE_POLL_S if delay is None else max(HEDGE_POLL_S if delay <= 0 else 0.0,
-                                                                  delay - (time.perf_counter() - started))
-                    done, _ = await asyncio.wait(attempts, timeout=None if hedged else max(wait, 0.01),
-                                                 return_when=asyncio.FIRST_COMPLETED)
+                    remaining = None if delay is None else delay - (time.perf_counter() - started)
+                    # hedged: wait for an answer; no figure yet, or due with every other server busy: look
+                    # again after HEDGE_POLL_S; else sleep until the hedge is due
+                    timeout = None if hedged else HEDGE_POLL_S if remaining is None or remaining <= 0 else remaining
+                    done, _ = await asyncio.wait(attempts, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                     if not done:
                         if delay is not None and time.perf_counter() - started >= delay:
                             other = self.pool.try_acquire(tried | set(attempts.values()))
