@@ -95,6 +95,10 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+
+OPEN_ATTEMPTS = 40
+"""Tries to set up a cache another process is setting up at the same moment (about 40 s in all)."""
+
 class CacheUnusable(InputError):
     """The cache file cannot be read or written: damaged, not a cache, or its disk is full."""
 
@@ -133,12 +137,21 @@ class JudgmentCache(Leases):
         with self._locked():
             self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30.0)
             self._conn.text_factory = _text  # a damaged row decodes to garbage and is judged again
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            # Two processes opening one new cache at once: switching it to WAL (and creating the
+            # tables) can answer "database is locked" at once, without SQLite's busy wait; try again.
+            for attempt in range(OPEN_ATTEMPTS):
+                try:
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                    self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+                    self._conn.executescript(_SCHEMA)
+                    self._conn.execute(
+                        "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                    )
+                    break
+                except sqlite3.OperationalError as error:
+                    if "locked" not in str(error) or attempt == OPEN_ATTEMPTS - 1:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
