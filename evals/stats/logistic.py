@@ -8,7 +8,7 @@ it judges new questions; both are reported because they differ a lot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,6 +106,30 @@ class CrossValidated:
     l2: float
 
 
+def _out_of_fold(
+    x: Array, gold: npt.NDArray[np.bool_], ids: npt.NDArray[np.int64], folds: int,
+    fit_on: Callable[[npt.NDArray[np.bool_]], tuple[LogisticFit, float] | None],
+) -> tuple[Array, npt.NDArray[np.bool_]]:
+    """Each fold's items judged by ``fit_on(train)`` — a head and its cut-off, chosen on the other
+    folds only — or, where it gives none (too few of a class to fit), by the training base rate."""
+    probability = np.zeros(len(gold))
+    verdict = np.zeros(len(gold), dtype=bool)
+    for fold in range(folds):
+        test = ids == fold
+        train = ~test
+        if not test.any():
+            continue
+        fitted = fit_on(train)
+        if fitted is None:
+            probability[test] = float(gold[train].mean())
+            verdict[test] = bool(gold[train].mean() >= 0.5)
+            continue
+        head, cut = fitted
+        probability[test] = head.probability(x[test])
+        verdict[test] = probability[test] >= cut
+    return probability, verdict
+
+
 def cross_validate(
     x: Array, y: Sequence[bool] | Array, *, folds: int = 5, seed: int = 0, groups: Sequence[str] | None = None,
     l2_grid: Sequence[float] = L2_GRID,
@@ -118,21 +142,14 @@ def cross_validate(
     best: CrossValidated | None = None
     best_k = -np.inf
     for l2 in l2_grid:
-        probability = np.zeros(len(gold))
-        verdict = np.zeros(len(gold), dtype=bool)
-        for fold in range(folds):
-            test = ids == fold
-            train = ~test
-            if not test.any():
-                continue
+
+        def fit_on(train: npt.NDArray[np.bool_], l2: float = l2) -> tuple[LogisticFit, float] | None:
             if gold[train].all() or not gold[train].any():
-                probability[test] = float(gold[train].mean())
-                verdict[test] = bool(gold[train].mean() >= 0.5)
-                continue
+                return None
             head = fit_logistic(x[train], gold[train], l2)
-            cut = best_threshold(head.probability(x[train]), gold[train])
-            probability[test] = head.probability(x[test])
-            verdict[test] = probability[test] >= cut
+            return head, best_threshold(head.probability(x[train]), gold[train])
+
+        probability, verdict = _out_of_fold(x, gold, ids, folds, fit_on)
         k = kappa_of(gold, verdict)
         k = -np.inf if k is None else k
         if best is None or k > best_k:
@@ -153,26 +170,20 @@ def nested_cross_validate(
     x = np.asarray(x, dtype=np.float64)
     gold = np.asarray(y, dtype=bool)
     ids = fold_ids(len(gold), folds, seed, groups)
-    probability = np.zeros(len(gold))
-    verdict = np.zeros(len(gold), dtype=bool)
-    for fold in range(folds):
-        test = ids == fold
-        train = ~test
-        if not test.any():
-            continue
+
+    def fit_on(train: npt.NDArray[np.bool_]) -> tuple[LogisticFit, float] | None:
         inner_folds = min(folds, int(min(gold[train].sum(), (~gold[train]).sum())))
         if inner_folds < 2:
-            probability[test] = float(gold[train].mean())
-            verdict[test] = bool(gold[train].mean() >= 0.5)
-            continue
+            return None
         inner_groups = None if groups is None else [g for g, t in zip(groups, train, strict=True) if t]
         if inner_groups is not None and len(set(inner_groups)) < inner_folds:
             inner_groups = None
+        fold = int(ids[~train][0])  # the held-out fold: the inner folds' seed, as before
         inner = cross_validate(x[train], gold[train], folds=inner_folds, seed=seed + 1 + fold, groups=inner_groups,
                                l2_grid=l2_grid)
-        head = fit_logistic(x[train], gold[train], inner.l2)
-        probability[test] = head.probability(x[test])
-        verdict[test] = probability[test] >= best_threshold(inner.probability, gold[train])
+        return fit_logistic(x[train], gold[train], inner.l2), best_threshold(inner.probability, gold[train])
+
+    probability, verdict = _out_of_fold(x, gold, ids, folds, fit_on)
     chosen = cross_validate(x, gold, folds=folds, seed=seed, groups=groups, l2_grid=l2_grid).l2
     return CrossValidated(probability, verdict, chosen)
 
