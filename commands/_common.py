@@ -294,9 +294,8 @@ def judge_one(judge: Any, item: Any) -> Any:
     from ragjury.rag_agent.core.sync import run_sync
     from ragjury.rag_agent.model.breaker import raise_config_error
 
-    from ragjury.rag_agent.judges.combined.empty_answer import EmptyAnswerIsWrong, is_empty_answer
-
     from ragjury.rag_agent.core.items import CorrectnessItem
+    from ragjury.rag_agent.judges.combined.empty_answer import EmptyAnswerIsWrong, is_empty_answer
 
     if isinstance(item, CorrectnessItem) and is_empty_answer(item):  # a wrong answer, not a judge failure
         return run_sync(EmptyAnswerIsWrong(judge).ajudge(item))
