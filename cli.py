@@ -89,8 +89,14 @@ def main() -> None:
     terminated = []
 
     def on_sigterm(signum: int, frame: object) -> None:
+        if terminated:  # once: the stop is already under way
+            return
         terminated.append(signum)
-        raise KeyboardInterrupt
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+            raise KeyboardInterrupt
+        # the path Ctrl-C takes: inside asyncio.run its SIGINT handler cancels the run's task cleanly,
+        # where a KeyboardInterrupt raised here could land mid-callback and print a traceback
+        signal.raise_signal(signal.SIGINT)
 
     try:
         previous = signal.signal(signal.SIGTERM, on_sigterm)
