@@ -134,12 +134,13 @@ def evaluate(
         ),
     ] = None,
     judge: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
             "--judge",
             help="Judge name for the task ('ragjury judges' describes each). "
             + judge_names_help([task.value for task in Task])
-            + " Default: auto (the rule: ragjury judges).",
+            + " Default: auto (the rule: ragjury judges). Repeat it, or give rubric:FOLDER, to judge "
+            "several criteria in one run: a verdict column, a rate and a predictions file (OUT.NAME.jsonl) each.",
             rich_help_panel=PANEL_MODEL,
         ),
     ] = None,
@@ -330,6 +331,7 @@ def evaluate(
         raise fail(f"--executor must be process or ray, got {executor!r}")
     if executor == "ray" and agent:
         raise fail("--executor ray applies to dataset evaluation (--task), not to --agent")
+    criteria: list[str] | None = None  # several --judge: one run per criterion over the same rows
     if agent:
         if corpus is None:
             raise fail("--agent needs --corpus passages.jsonl to retrieve from")
@@ -346,7 +348,9 @@ def evaluate(
                 "--dry-run applies to dataset evaluation (--task): with --agent the judges' prompts "
                 "hold answers the agent has not written yet"
             )
-        judge_name = judge or "auto"
+        if judge is not None and len(judge) > 1:
+            raise fail("--agent takes one --judge (the score judge); several criteria apply to --task runs")
+        judge_name = judge[0] if judge else "auto"
         checks = [
             ("score", judge_name),
             ("faithfulness", faithfulness_judge),
@@ -360,18 +364,29 @@ def evaluate(
                 raise fail("give --judge or --rubric, not both (a rubric is the judge)")
             from ragjury.rag_agent.core.judge_spec import RUBRIC_TEXT_PREFIX
 
-            judge = RUBRIC_TEXT_PREFIX + rubric
-        if judge is None and task.value not in DEFAULT_JUDGES:
+            judge = [RUBRIC_TEXT_PREFIX + rubric]
+        if not judge and task.value not in DEFAULT_JUDGES:
             offered = ", ".join(judge_names(task.value))
             raise fail(f"task {task.value} has no default judge: give --judge ({offered})")
-        judge_name = judge or DEFAULT_JUDGES[task.value]
-        checks = [(task.value, judge_name)]
+        from ragjury.commands.evaluate_criteria import expand_judges
+
+        specs = expand_judges(judge) if judge else [DEFAULT_JUDGES[task.value]]
+        if len(specs) != len(set(specs)):
+            raise fail("the same --judge is given twice: each criterion once")
+        judge_name = specs[0]
+        criteria = specs if len(specs) > 1 else None
+        if criteria is not None:
+            refused = [flag for flag, given in (("--dry-run", dry_run), ("--calibration", calibration is not None),
+                                                ("--executor ray", executor == "ray")) if given]
+            if refused:
+                raise fail(f"{refused[0]} takes one --judge; run each criterion on its own for it")
+        checks = [(task.value, spec) for spec in specs]
     resolved = {}
     for check_task, name in checks:
         if name == "none" and check_task != "score":
             continue
         try:
-            resolved[check_task] = resolve(check_task, name)
+            resolved[(check_task, name) if criteria else check_task] = resolve(check_task, name)
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
     _check_before_judging(
@@ -426,6 +441,20 @@ def evaluate(
                 top_k=top_k,
                 **common,
             )  # type: ignore[arg-type]
+        elif criteria is not None:
+            assert task is not None
+            from ragjury.commands.evaluate_criteria import prepare_criteria_run
+
+            run, finish = prepare_criteria_run(
+                task=task.value,
+                data=data,
+                judge_specs=criteria,
+                resolved={spec: resolved[(task.value, spec)] for spec in criteria},
+                mapping=mapping or [],
+                junit=junit,
+                **common,
+            )  # type: ignore[arg-type]
+            finish(run_sync(run))
         else:
             assert task is not None
             pending = prepare_dataset_run(
@@ -447,7 +476,8 @@ def evaluate(
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
         if json_output:  # a script reading stdout learns the run stopped, and how far it got
             counts = _counts_so_far(runs_before)
-            print_json({"task": task.value if task else None, "judge": judge_name, **counts, "interrupted": True},
+            print_json({"task": task.value if task else None, "judge": criteria or judge_name, **counts,
+                        "interrupted": True},
                        command="evaluate")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except UnknownJudgeError as error:

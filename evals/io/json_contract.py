@@ -19,7 +19,7 @@ SHARED_KEYS: dict[str, str] = {
     "schema_version": "version of this contract (1); it changes when a key is renamed, removed or changes "
     "meaning",
     "command": "the command that wrote the object: `evaluate`, `verdict correctness`, ...",
-    "mode": "which shape: `dataset` / `agent` (evaluate), `qrels` / `jsonl` (agreement), `dry_run` "
+    "mode": "which shape: `dataset` / `agent` / `criteria` (evaluate), `qrels` / `jsonl` (agreement), `dry_run` "
     "(evaluate, relevance with --dry-run: nothing judged)",
     "dry_run": "with --dry-run: {items, cached, duplicates, to_judge, prompts, input_tokens, "
     "output_token_cap, price_usd, models, not_estimated, model_free, assumptions} before any model call",
@@ -87,6 +87,8 @@ SHARED_KEYS: dict[str, str] = {
 COMMAND_KEYS: dict[str, dict[str, str]] = {
     "evaluate": {
         "labelled": "items with a gold label",
+        "criteria": "mode criteria (several --judge, or --judge rubric:FOLDER): {name: that criterion's own "
+        "`evaluate` object (mode dataset)}, in --judge order; `judge` is then the list of --judge values",
         "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, "
         "detected, map}",
         "judge_card": "binary task with labels: the judge's biases on the labelled items, 95 % intervals: "
