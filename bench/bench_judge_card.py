@@ -114,7 +114,8 @@ def dev_items(dataset: str, task: str, judge: str) -> dict[str, list[CardItem]]:
         if half_of(dataset, rows[record.id]) != "confirm":
             continue
         groups[record.system or "all"].append(
-            CardItem(record.system or "all", score, int(bool(record.label)), int(bool(record.gold)), len(text[1].split()))
+            CardItem(record.system or "all", score, int(bool(record.label)), int(bool(record.gold)), len(text[1].split()),
+                     cluster=record.question or record.id.rsplit("-", 1)[0])
         )
     return dict(sorted(groups.items()))
 
@@ -147,6 +148,22 @@ def dev_sets(draws: int) -> None:
                 print(f"  n = {n:3d}  leniency of {name:12s} {wilson(covered[name], draws)}")
             if slope_fitted:
                 print(f"  n = {n:3d}  length slope (all systems)  {wilson(slope_covered, slope_fitted)}")
+            by_question: dict[str, list[CardItem]] = defaultdict(list)
+            for item in everything:
+                by_question[str(item.cluster)].append(item)
+            questions = sorted(by_question)
+            if len(questions) < len(everything):  # the same questions labelled for every system: answers cluster
+                rng = np.random.default_rng(10_000 + n)
+                slope_covered = slope_fitted = 0
+                for _ in range(draws):
+                    chosen = rng.choice(len(questions), size=min(n, len(questions)), replace=False)
+                    fitted = length_slope([item for k in chosen for item in by_question[questions[k]]])
+                    if fitted is not None and slope is not None:
+                        slope_fitted += 1
+                        slope_covered += fitted[0].low <= slope <= fitted[0].high
+                if slope_fitted:
+                    print(f"  n = {n:3d}  length slope, same {n} questions for every system  "
+                          f"{wilson(slope_covered, slope_fitted)}")
 
 
 def main() -> int:

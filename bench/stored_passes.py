@@ -71,3 +71,12 @@ def dl19_runs() -> dict[str, list[tuple[str, str]]]:
     for path in sorted((DL19 / "runs").glob("*.trec")):
         runs[path.stem] = [(line.split()[0], line.split()[2]) for line in path.read_text().splitlines() if line.strip()]
     return runs
+
+
+@cache
+def evouna_correctness(judge: str) -> dict[str, dict]:
+    """A stored correctness pass over EVOUNA-NQ answers (``llm``: the built-in judge; ``rubric``: the
+    rubric restating its question), by answer id: system, P(yes) and verdict; unscored rows left out."""
+    name = {"llm": "evouna-nq-correctness-llm.jsonl", "rubric": "evouna-nq-correctness-rubric.jsonl"}[judge]
+    return {r["id"]: {"system": r["system"], "p": float(r["value"]["probability"]), "verdict": bool(r["value"]["verdict"])}
+            for r in _rows(DATA / name) if not r["unscored"]}

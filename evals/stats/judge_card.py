@@ -44,6 +44,9 @@ class CardItem:
     verdict: int
     label: int
     words: int | None = None
+    cluster: str | None = None
+    """The item's question: answers to one question (by several systems) share it, and their
+    scores move together, so the length slope's error is clustered on it."""
 
 
 @dataclass(frozen=True)
@@ -220,10 +223,13 @@ def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
     return Span(value, max(-1.0, value - down), min(1.0, value + up), int(d.size))
 
 
-def _robust_slope(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int) -> tuple[float, float] | None:
-    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x);
-    None when the design is singular or the covariates fit the score exactly (round-off would
-    then pass for a slope with no error)."""
+def _robust_slope(
+    y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int, clusters: Sequence[str] | None = None
+) -> tuple[float, float] | None:
+    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x),
+    or the cluster jackknife one when larger, where items share ``clusters``; None when the
+    design is singular or the covariates fit the score exactly (round-off would then pass for a
+    slope with no error)."""
     xtx = x.T @ x
     if np.linalg.matrix_rank(xtx) < x.shape[1]:
         return None
@@ -235,12 +241,42 @@ def _robust_slope(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column
     leverage = np.einsum("ij,jk,ik->i", x, inverse, x)
     scale = (residual / np.clip(1.0 - leverage, 1e-12, None)) ** 2
     covariance = inverse @ (x.T * scale) @ x @ inverse
-    return float(beta[column]), float(math.sqrt(max(covariance[column, column], 0.0)))
+    variance = covariance[column, column]
+    if clusters is not None:
+        names = sorted(set(clusters))
+        if 1 < len(names) < len(clusters):  # some question answered more than once
+            variance = max(variance, _cluster_jackknife(x, residual, inverse, clusters, names)[column, column])
+    return float(beta[column]), float(math.sqrt(max(variance, 0.0)))
+
+
+def _cluster_jackknife(
+    x: npt.NDArray[np.float64], residual: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64],
+    clusters: Sequence[str], names: Sequence[str],
+) -> npt.NDArray[np.float64]:
+    """The cluster jackknife (CR3) covariance: each question's residuals inflated by its own
+    leverage, as if the fit had left that question out. Plain cluster-robust errors (CR1) still
+    under-cover with tens of questions of five answers each."""
+    rows: dict[str, list[int]] = {name: [] for name in names}
+    for i, name in enumerate(clusters):
+        rows[name].append(i)
+    meat = np.zeros((x.shape[1], x.shape[1]))
+    for members in rows.values():
+        xg = x[members]
+        leverage = np.eye(len(members)) - xg @ inverse @ xg.T
+        try:
+            u = np.linalg.solve(leverage, residual[members])
+        except np.linalg.LinAlgError:  # a question that alone fixes a coefficient: its residuals as they are
+            u = residual[members]
+        score = xg.T @ u
+        meat += np.outer(score, score)
+    g = len(names)
+    return (g - 1) / g * (inverse @ meat @ inverse)
 
 
 def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | None:
     """Slope of the judge's score per 100 words, people's label (and the system, when there are
-    several) held fixed; a t-interval on the HC3 error. None when it cannot be fitted."""
+    several) held fixed; a t-interval on the HC3 error, or on the error clustered by question
+    where answers share one (t on questions − 1). None when it cannot be fitted."""
     systems = sorted({item.system for item in items})
     columns = [np.ones(len(items)), np.array([item.label for item in items], dtype=np.float64)]
     held = ["label"]
@@ -255,10 +291,14 @@ def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | No
     df = len(items) - x.shape[1]
     if df < 2:
         return None
-    fit = _robust_slope(np.array([item.score for item in items], dtype=np.float64), x, x.shape[1] - 1)
+    clusters = [item.cluster for item in items]
+    clustered = None if any(c is None for c in clusters) else [str(c) for c in clusters]
+    fit = _robust_slope(np.array([item.score for item in items], dtype=np.float64), x, x.shape[1] - 1, clustered)
     if fit is None:
         return None
     slope, error = fit
+    if clustered is not None and len(set(clustered)) < len(clustered):  # t on the clusters' degrees of freedom
+        df = min(df, max(len(set(clustered)) - 1, 1))
     half = _t_quantile(0.5 + LEVEL / 2, df) * error
     return Span(slope, slope - half, slope + half, len(items)), tuple(held)
 

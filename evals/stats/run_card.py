@@ -66,6 +66,7 @@ def run_card(
                 verdict=int(bool(record.label)),
                 label=int(label),
                 words=len(text[1].split()) if text is not None else None,
+                cluster=record.question or None,
             )
         )
     if not items:

@@ -175,9 +175,16 @@ def estimate_system(
     powered, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, level=level, interval=interval)
     powered = _valid(powered, y, level)
     if powered.lam is not None and powered.lam < 0.05:
-        notes.append(
-            f"λ = {powered.lam:.2f}: the judge's scores do not track the labels here, so the estimate is the labels' own"
-        )
+        if len(set(y)) == 1:  # nothing for the scores to track: the labels' fault, not the judge's
+            notes.append(
+                f"λ = {powered.lam:.2f}: every label here is {'yes' if y[0] else 'no'}, so there is no variation for "
+                "the judge's scores to track; the estimate is the labels' own (label more of this system)"
+            )
+        else:
+            notes.append(
+                f"λ = {powered.lam:.2f}: the judge's scores do not track the labels here, so the estimate is the "
+                "labels' own"
+            )
     return SystemEstimate(system, len(items), len(labelled), judge, human, powered, tuple(notes))
 
 

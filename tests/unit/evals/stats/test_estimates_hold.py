@@ -178,3 +178,11 @@ def test_the_judges_continuous_score_is_its_prediction() -> None:
     assert judge_score(support) == pytest.approx(0.62)
     assert judge_score(ItemRecord(id="y", line=2, label=True, value={"probability": 0.9, "score": 0.1})) == 0.9
     assert judge_score(ItemRecord(id="z", line=3, label=True, value={"score": 3.0})) == 1.0  # a grade, not [0, 1]
+
+
+def test_one_class_labels_blame_the_labels_not_the_judge_for_lambda_zero() -> None:
+    """Every label yes: λ is 0 because there is nothing to track, which the note says."""
+    items = [EstimateItem(str(i), 0.3 + 0.6 * (i % 2), "a", 1.0 if i < 40 else None) for i in range(200)]
+    notes = estimate_system("a", items).notes
+    assert any("every label here is yes" in note for note in notes), notes
+    assert not any("do not track the labels" in note for note in notes)
