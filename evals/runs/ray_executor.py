@@ -26,10 +26,13 @@ import json
 import logging
 import os
 import pickle
+import re
 import signal
+import sys
+import tempfile
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,12 +174,45 @@ def start_ray(**local: Any) -> bool:
     if os.environ.get("RAY_ADDRESS"):
         options = {"log_to_driver": False}
     handlers = _signal_handlers()
-    ray.init(logging_level=logging.ERROR, **options)
+    with _native_notices_dropped():
+        ray.init(logging_level=logging.ERROR, **options)
     _restore_signal_handlers(handlers)  # SIGTERM ends a run as Ctrl-C does (cli.main), not in Ray's abort
     context = DataContext.get_current()
     context.enable_progress_bars = False  # ragjury draws its own progress
     context.print_on_execution_start = False
     return True
+
+
+NATIVE_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,]+ [DIWEF] \d+ \d+\] \w+\.cc:\d+: ")
+"""A line Ray's C++ core writes to the process's stderr, e.g. ``[2026-11-27 18:52:14,213 I 27377
+27377] logging.cc:303: Set ray log level from environment variable ...``."""
+
+
+@contextmanager
+def _native_notices_dropped() -> Iterator[None]:
+    """Ray's C++ core announces its log level on the process's own stderr (file descriptor 2)
+    while it starts, whatever the level: hold fd 2 for that moment and pass on every line that
+    is not one of those notices. Ray's daemons started meanwhile keep the held file, not the
+    user's terminal."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real stderr (embedded): nothing to hold
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            with suppress(OSError, ValueError):
+                sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            passed = [line for line in held.read().decode(errors="replace").splitlines() if not NATIVE_LINE.match(line)]
+            if passed:
+                print("\n".join(passed), file=sys.stderr)
 
 
 def stop_ray(started: bool) -> None:

@@ -3,6 +3,7 @@ with the same counts, cache and resume as in one process. One local Ray for the 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -250,3 +251,18 @@ def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> 
             assert 1 <= saved <= server.answered
     else:
         assert run.returncode == -9 and saved <= server.answered
+
+
+def test_a_ray_run_prints_no_line_of_ray_s_own(tmp_path: Path) -> None:
+    """Ray's C++ core announced its log level on stderr ("[... I ...] logging.cc:303: Set ray log
+    level ...") on every run: a user's stderr holds only ragjury's lines."""
+    import sys
+
+    data = Path(__file__).resolve().parents[4] / "tests" / "fixtures" / "pipeline_correctness.jsonl"
+    command = [str(Path(sys.executable).with_name("ragjury")), "evaluate", "--task", "correctness", "--judge",
+               "contains", "--data", str(data), "--no-progress", "--no-cache", "--executor", "ray", "--json"]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RAY_")}
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    assert json.loads(done.stdout)["scored"] == 20
