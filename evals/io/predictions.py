@@ -207,7 +207,12 @@ class PredictionRun:
         return any(record.item for record in self.records)
 
     def by_id(self) -> dict[str, ItemRecord]:
-        return {record.id: record for record in self.records}
+        """The records by id (the last of a repeated id), made once per list of records."""
+        made = self.__dict__.get("_by_id")
+        if made is None or made[0] is not self.records or made[1] != len(self.records):
+            made = (self.records, len(self.records), {record.id: record for record in self.records})
+            self.__dict__["_by_id"] = made
+        return made[2]
 
 
 def _texts(value: object) -> list[str]:

@@ -269,13 +269,18 @@ class RunComparison:
         return out
 
 
-def compare_two_runs(a: PredictionRun, b: PredictionRun) -> RunComparison:
-    """Match the rows, tell the kind, and measure each run and B - A on the pairs."""
+def compare_two_runs(
+    a: PredictionRun, b: PredictionRun, results: tuple[RunResult, RunResult] | None = None
+) -> RunComparison:
+    """Match the rows, tell the kind, and measure B - A on the pairs; each run's result is
+    ``results`` where the runs were measured already, else made here."""
     matching = match_rows(a, b)
     binary = a.kind == "binary"
-    results = tuple(
-        run_result([r.label for r in run.records], [r.system for r in run.records], binary=binary) for run in (a, b)
-    )
+    if results is None:
+        results = tuple(  # type: ignore[assignment]
+            run_result([r.label for r in run.records], [r.system for r in run.records], binary=binary) for run in (a, b)
+        )
+    assert results is not None
     index_a, index_b = a.by_id(), b.by_id()
     paired = paired_difference(
         [index_a[i].label for i in matching.pairs], [index_b[i].label for i in matching.pairs], binary=binary

@@ -60,6 +60,8 @@ class RunFigures:
     ranking: SystemRanking | None = None
     intervals: dict[str, Interval | None] = field(default_factory=dict)
     sources: VerdictSources = field(default_factory=lambda: VerdictSources({}))
+    comparisons: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False, compare=False)
+    """``Comparison.of(self, other)``, made once per other run (and resamples)."""
 
     @property
     def records(self) -> list[ItemRecord]:

@@ -33,6 +33,18 @@ class Comparison:
     runs: RunComparison
     """The kind, each run's result, B - A without labels, and the rows that do not match."""
 
+    @classmethod
+    def of(cls, first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+        """The comparison of two finished runs, measured once: every view of ``report A B`` (the
+        terminal, ``--json``, the HTML, the gate, the step summary) asks for it and gets the same
+        object, so its paired bootstrap runs once per command."""
+        key = (id(second), resamples)
+        made = first.comparisons.get(key)
+        if made is None or made[0] is not second:
+            made = (second, _measure(first, second, resamples))
+            first.comparisons[key] = made
+        return made[1]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             **self.runs.as_dict(),
@@ -46,10 +58,15 @@ class Comparison:
 
 
 def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+    """What changed from run A to run B (``Comparison.of``: measured once per pair of runs)."""
+    return Comparison.of(first, second, resamples=resamples)
+
+
+def _measure(first: RunFigures, second: RunFigures, resamples: int) -> Comparison:
     """What changed from run A to run B, joined on the item id (an id whose question differs is
     no pair: ``run_comparison.match_rows`` names it)."""
     a, b = first.run.by_id(), second.run.by_id()
-    runs = compare_two_runs(first.run, second.run)
+    runs = compare_two_runs(first.run, second.run, (first.result, second.result))
     shared = list(runs.matching.pairs)
     mismatched = set(runs.matching.different_question.ids)
     changed = sum(
