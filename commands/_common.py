@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from ragjury.commands._options import OptionSet
 from ragjury.rag_agent.core.input_files import InputError
 
 if TYPE_CHECKING:
@@ -121,6 +122,11 @@ ApiKeyOption = Annotated[
         rich_help_panel=PANEL_MODEL,
     ),
 ]
+MODEL_SERVER = OptionSet(base_url=(BaseUrlOption, None), api_key=(ApiKeyOption, None))
+"""Where the model servers are and the key they take (``ask`` names its two models itself)."""
+MODEL_CONNECTION = OptionSet(model=(ModelOption, None)) + MODEL_SERVER
+"""The model connection every judging command takes (``@MODEL_CONNECTION``, values in
+``**connection``, read by ``settings_for(**connection)``): a new connection option is one line here."""
 JudgeOption = Annotated[
     JudgeMode,
     typer.Option(

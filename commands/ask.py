@@ -16,9 +16,8 @@ from rich.table import Table
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import (
+    MODEL_SERVER,
     EXIT_UNSCORED,
-    ApiKeyOption,
-    BaseUrlOption,
     JsonOption,
     JudgeMode,
     judge_mode,
@@ -117,6 +116,7 @@ def _print_judgments(judgments: AnswerJudgments) -> None:
 
 
 @user_errors
+@MODEL_SERVER
 def ask(
     question: Annotated[str, typer.Argument(help="The question to answer.")],
     corpus: Annotated[
@@ -160,9 +160,8 @@ def ask(
         str | None,
         typer.Option("--judge-model", help="Judge model (default: $RAGJURY_JUDGE_MODEL or phi3:mini)."),
     ] = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
+    **server: Any,
 ) -> None:
     """Your question answered by the reference RAG agent (BM25 + LLM) over your passages, then judged.
 
@@ -182,7 +181,7 @@ def ask(
     Exit codes: 0 answered (and judged), 2 bad input, 3 no answer (the agent failed) or
     --judge could not score it.
     """
-    settings = settings_for(judge_model, base_url, api_key)
+    settings = settings_for(judge_model, **server)
     if model:
         settings = settings.model_copy(update={"agent_model": model})
     from ragjury.rag_agent.agent.reference_agent import (

@@ -8,22 +8,20 @@ file that later runs load with ``--calibration F``; nothing is ever fitted on th
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    ApiKeyOption,
-    BaseUrlOption,
     CacheOption,
     ConcurrencyOption,
     DryRunOption,
     JsonOption,
-    ModelOption,
     NoCacheOption,
     NoProgressOption,
     RelevancePassagesOption,
@@ -44,6 +42,7 @@ DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness
 
 
 @user_errors
+@MODEL_CONNECTION
 def calibrate(
     task: Annotated[
         str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
@@ -80,13 +79,11 @@ def calibrate(
     cache_path: CacheOption = None,
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     dry_run: DryRunOption = False,
     trace: TraceOption = False,
+    **connection: Any,
 ) -> None:
     """Fit the threshold (and a monotone map) at which a judge agrees best with people.
 
@@ -117,7 +114,7 @@ def calibrate(
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
     judge_name = judge or DEFAULT_JUDGES[task]
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**connection)
     from ragjury.evals.io.atomic_io import check_output_paths
 
     cache_file = None if no_cache else Path(cache_path or settings.cache_path)

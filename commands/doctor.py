@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import typer
 
 from ragjury.commands._common import (
-    ApiKeyOption,
-    BaseUrlOption,
+    MODEL_CONNECTION,
     JsonOption,
-    ModelOption,
     print_json,
     settings_for,
     stdout,
@@ -27,17 +25,16 @@ if TYPE_CHECKING:
 
 
 @user_errors
+@MODEL_CONNECTION
 def doctor(
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
+    **connection: Any,
 ) -> None:
     """Check that the model server is reachable, the model is there, and one structured call works.
 
     Each failed check prints a plain fix. Exit code 0 when all pass, 1 otherwise.
     """
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**connection)
     from ragjury.rag_agent.judges.health import run_checks  # deferred: pydantic-ai
 
     checks = [shown(check) for check in run_sync(run_checks(settings))]

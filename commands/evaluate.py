@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any, TYPE_CHECKING
 
 import typer
 
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     PANEL_GATES,
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    ApiKeyOption,
-    BaseUrlOption,
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
@@ -23,7 +22,6 @@ from ragjury.commands._common import (
     JsonOption,
     MaxFallbackOption,
     MaxUnscoredOption,
-    ModelOption,
     NoCacheOption,
     NoProgressOption,
     NoRetryUnscoredOption,
@@ -114,6 +112,7 @@ def _check_before_judging(
 
 
 @user_errors
+@MODEL_CONNECTION
 def evaluate(
     data: Annotated[
         Path,
@@ -195,9 +194,6 @@ def evaluate(
     no_cache: NoCacheOption = False,
     no_retry_unscored: NoRetryUnscoredOption = False,
     concurrency: ConcurrencyOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     no_progress: NoProgressOption = False,
     agent: Annotated[
         bool,
@@ -266,6 +262,7 @@ def evaluate(
             "pipeline on $RAY_ADDRESS's cluster or a local Ray (needs the 'ray' extra).",
         ),
     ] = "process",
+    **connection: Any,
 ) -> None:
     """A file of items: judge every one and, where people labelled, measure agreement with them.
 
@@ -326,7 +323,7 @@ def evaluate(
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored)
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**connection)
     if executor not in ("process", "ray"):
         raise fail(f"--executor must be process or ray, got {executor!r}")
     if executor == "ray" and agent:

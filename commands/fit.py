@@ -13,14 +13,12 @@ from typing import Annotated, Any
 import typer
 
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    ApiKeyOption,
-    BaseUrlOption,
     CacheOption,
     JsonOption,
-    ModelOption,
     NoCacheOption,
     NoProgressOption,
     RelevancePassagesOption,
@@ -51,6 +49,7 @@ def _gain_text(figures: dict[str, Any]) -> str:
 
 
 @user_errors
+@MODEL_CONNECTION
 def fit(
     task: Annotated[
         str, typer.Option("--task", "-t", help="correctness, faithfulness or relevance.", rich_help_panel=PANEL_INPUT)
@@ -80,11 +79,9 @@ def fit(
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the sample and of the folds.")] = 0,
     cache_path: CacheOption = None,
     no_cache: NoCacheOption = False,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     no_progress: NoProgressOption = False,
     json_output: JsonOption = False,
+    **connection: Any,
 ) -> None:
     """Fit a judge head on labelled items: a logistic model over signals each item already has.
 
@@ -114,7 +111,7 @@ def fit(
         raise fail(f"--task must be correctness, faithfulness or relevance, got '{task}'")
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
-    settings = settings_for(model, base_url, api_key) if task == "relevance" else None
+    settings = settings_for(**connection) if task == "relevance" else None
     cache_file = None if (no_cache or settings is None) else Path(cache_path or settings.cache_path)
     check_output_paths([("--out", out)], [("--data", data), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])

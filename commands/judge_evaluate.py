@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any, TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
-    ApiKeyOption,
-    BaseUrlOption,
     JsonOption,
     JudgeMode,
     JudgeOption,
     MaxFallbackOption,
-    ModelOption,
     QuestionArgument,
     QuestionOption,
     fail,
@@ -80,6 +78,7 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
 
 
 @user_errors
+@MODEL_CONNECTION
 def judge_evaluate(
     question_argument: QuestionArgument = None,
     question: QuestionOption = None,
@@ -92,9 +91,6 @@ def judge_evaluate(
         Path | None,
         typer.Option("--sources-file", "-s", help="Sources as a JSON list or JSONL of {id, title, content}."),
     ] = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     judge: JudgeOption = JudgeMode.auto,
     json_output: JsonOption = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show a per-dimension table.")] = False,
@@ -103,6 +99,7 @@ def judge_evaluate(
         typer.Option("--fail-under", min=0.0, max=1.0, help="Exit 1 when overall_score is below this (CI gate)."),
     ] = None,
     max_fallback: MaxFallbackOption = None,
+    **connection: Any,
 ) -> None:
     """One answer, a 0-1 score on five dimensions: relevance, completeness, accuracy, attribution, coherence.
 
@@ -133,7 +130,7 @@ def judge_evaluate(
     if not rag_answer.answer.strip():
         raise fail("the answer is empty")
     sources = load_sources(str(sources_file)) if sources_file else []
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**connection)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 

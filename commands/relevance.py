@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any, TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     EXIT_UNSCORED,
-    ApiKeyOption,
-    BaseUrlOption,
     CacheOption,
     CalibrationOption,
     ConcurrencyOption,
     DryRunOption,
     JsonOption,
-    ModelOption,
     NoCacheOption,
     NoProgressOption,
     NoRetryUnscoredOption,
@@ -42,6 +40,7 @@ EXIT_INTERRUPTED = 130
 
 
 @user_errors
+@MODEL_CONNECTION
 def relevance(
     topics: Annotated[
         Path, typer.Option("--topics", help="topics.jsonl {qid, query} (or TSV qid<TAB>query).")
@@ -76,14 +75,12 @@ def relevance(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pooled pairs.")
     ] = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
     no_progress: NoProgressOption = False,
     calibration: CalibrationOption = None,
     dry_run: DryRunOption = False,
     trace: TraceOption = False,
+    **connection: Any,
 ) -> None:
     """Judge (query, passage) pairs and write TREC qrels: automatic relevance labels, UMBRELA-style.
 
@@ -118,7 +115,7 @@ def relevance(
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**connection)
     try:
         entry = resolve("relevance", judge)
         plan = plan_relevance(

@@ -15,10 +15,8 @@ import typer
 from rich.table import Table
 
 from ragjury.commands._common import (
-    ApiKeyOption,
-    BaseUrlOption,
+    MODEL_CONNECTION,
     JsonOption,
-    ModelOption,
     fail,
     print_json,
     settings_for,
@@ -39,6 +37,7 @@ def _cutoffs(text: str) -> list[int]:
 
 
 @user_errors
+@MODEL_CONNECTION
 def retrieval(
     data: Annotated[
         Path,
@@ -57,10 +56,8 @@ def retrieval(
                      "passage matches. Default 2, as 'agreement' cuts (1 is 'related', not relevant)."),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Per-query detail as JSONL: which result matched which expected text.")] = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
     json_output: JsonOption = False,
+    **connection: Any,
 ) -> None:
     """Score a retriever's saved results against the texts a relevant passage must match.
 
@@ -88,7 +85,7 @@ def retrieval(
     if min_grade is not None and resolved.scale != "graded":
         raise fail(f"--min-grade: --judge {judge} gives yes/no verdicts, not grades")
     cut = (min_grade or GRADE_CUT) if resolved.scale == "graded" else None
-    scorer = resolved.build(settings_for(model, base_url, api_key))
+    scorer = resolved.build(settings_for(**connection))
     try:
         result = run_sync(evaluate_retrieval_results(rows, scorer, k=cutoffs[-1], ks=cutoffs, min_grade=cut))
     except TypeError as error:  # a graded judge: Evret's mapping needs yes/no verdicts

@@ -25,14 +25,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 import typer
 from rich.table import Table
 
+from ragjury.commands._options import OptionSet
 from ragjury.commands._common import (
+    MODEL_CONNECTION,
     EXIT_BELOW_THRESHOLD,
     EXIT_UNSCORED,
-    ApiKeyOption,
-    BaseUrlOption,
     JsonOption,
     PANEL_MODEL,
-    ModelOption,
     QuestionArgument,
     QuestionOption,
     fail,
@@ -95,6 +94,14 @@ VerdictJudgeOption = Annotated[
 FailOnNegativeOption = Annotated[
     bool, typer.Option("--fail-on-negative", help="Exit 1 when the verdict is negative (CI gate).")
 ]
+VERDICT_OPTIONS = OptionSet(
+    samples=(SamplesOption, 1),
+    **MODEL_CONNECTION.options,
+    judge=(VerdictJudgeOption, "auto"),
+    json_output=(JsonOption, False),
+    fail_on_negative=(FailOnNegativeOption, False),
+)
+"""What the four verdict subcommands share, declared once (each adds its own item's options)."""
 
 
 # -- judge selection ---------------------------------------------------------------------------------------
@@ -304,19 +311,18 @@ def _judge_and_finish(
     item: Any,
     *,
     judge: str,
-    model: str | None,
-    base_url: str | None,
-    api_key: str | None,
     samples: int,
     json_output: bool,
     fail_on_negative: bool,
     threshold: float | None = None,
     grade_threshold: int = 2,
+    **connection: Any,
 ) -> None:
-    """What every verdict subcommand does once it has its item: judge it, print, exit."""
+    """What every verdict subcommand does once it has its item (and ``VERDICT_OPTIONS``' values):
+    judge it, print, exit."""
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
-    settings = settings_for(model, base_url, api_key)
+    settings = settings_for(**MODEL_CONNECTION.pick(connection))
     verdict_judge = build_verdict_judge(kind, judge, settings, samples=samples, threshold=threshold)
     judgment = judge_one(verdict_judge, item)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
@@ -324,6 +330,7 @@ def _judge_and_finish(
 
 @verdict_app.command("faithfulness")
 @user_errors
+@VERDICT_OPTIONS
 def faithfulness(
     question_argument: QuestionArgument = None,
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to check.")] = None,
@@ -336,13 +343,7 @@ def faithfulness(
         float,
         typer.Option("--threshold", min=0.0, max=1.0, help="Faithful when score >= this (default: all)."),
     ] = 1.0,
-    samples: SamplesOption = 1,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
-    judge: VerdictJudgeOption = "auto",
-    json_output: JsonOption = False,
-    fail_on_negative: FailOnNegativeOption = False,
+    **shared: Any,
 ) -> None:
     """Is every statement of the answer supported by the context? Lists each statement with its verdict.
 
@@ -369,12 +370,12 @@ def faithfulness(
     else:
         _require(flags, "faithfulness")
         item = FaithfulnessItem(answer=answer or "", contexts=list(context or []), question=question)
-    _judge_and_finish("faithfulness", item, threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
-        fail_on_negative=fail_on_negative)
+    _judge_and_finish("faithfulness", item, threshold=threshold, **shared)
 
 
 @verdict_app.command("correctness")
 @user_errors
+@VERDICT_OPTIONS
 def correctness(
     question_argument: QuestionArgument = None,
     question: QuestionOption = None,
@@ -384,13 +385,7 @@ def correctness(
         typer.Option("--reference", "-r", help="A reference answer (repeat: any one suffices)."),
     ] = None,
     item_file: ItemFileOption = None,
-    samples: SamplesOption = 1,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
-    judge: VerdictJudgeOption = "auto",
-    json_output: JsonOption = False,
-    fail_on_negative: FailOnNegativeOption = False,
+    **shared: Any,
 ) -> None:
     """Is the answer correct against any of the reference answers? A binary verdict with a reason.
 
@@ -413,12 +408,12 @@ def correctness(
     else:
         _require(flags, "correctness")
         item = CorrectnessItem(question=question or "", answer=answer or "", references=list(reference or []))
-    _judge_and_finish("correctness", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
-        fail_on_negative=fail_on_negative)
+    _judge_and_finish("correctness", item, **shared)
 
 
 @verdict_app.command("relevance")
 @user_errors
+@VERDICT_OPTIONS
 def relevance(
     query: Annotated[str | None, typer.Option("--query", "-q", help="The search query.")] = None,
     passage: Annotated[
@@ -436,13 +431,7 @@ def relevance(
     threshold: Annotated[
         int, typer.Option("--threshold", min=1, max=3, help="With --graded: relevant when grade >= this.")
     ] = 2,
-    samples: SamplesOption = 1,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
-    judge: VerdictJudgeOption = "auto",
-    json_output: JsonOption = False,
-    fail_on_negative: FailOnNegativeOption = False,
+    **shared: Any,
 ) -> None:
     """Is the retrieved passage relevant to the query (Evret/UMBRELA)? Yes/no, or a 0-3 grade with --graded.
 
@@ -466,12 +455,12 @@ def relevance(
         _require(flags, "relevance")
         item = RelevanceItem(query=query or "", retrieved_text=passage or "", expected_text=expected)
     kind: VerdictKind = "relevance_graded" if graded else "relevance"
-    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
-        fail_on_negative=fail_on_negative)
+    _judge_and_finish(kind, item, threshold=threshold if graded else None, grade_threshold=threshold, **shared)
 
 
 @verdict_app.command("goal")
 @user_errors
+@VERDICT_OPTIONS
 def goal(
     turn: Annotated[
         list[str] | None,
@@ -485,13 +474,7 @@ def goal(
         str | None, typer.Option("--reference-goal", "-g", help="The goal the user had, if known.")
     ] = None,
     item_file: ItemFileOption = None,
-    samples: SamplesOption = 1,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key: ApiKeyOption = None,
-    judge: VerdictJudgeOption = "auto",
-    json_output: JsonOption = False,
-    fail_on_negative: FailOnNegativeOption = False,
+    **shared: Any,
 ) -> None:
     """Did the agent achieve the user's goal in this multi-turn trace? With or without a reference goal.
 
@@ -519,8 +502,7 @@ def goal(
         _require({"--turn": turn}, "goal")
         trace = [parse_turn(text, index) for index, text in enumerate(turn or [], start=1)]
         item = GoalItem(trace=trace, reference_goal=reference_goal)
-    _judge_and_finish("goal", item, judge=judge, model=model, base_url=base_url, api_key=api_key, samples=samples, json_output=json_output,
-        fail_on_negative=fail_on_negative)
+    _judge_and_finish("goal", item, **shared)
 
 
 def register(app: typer.Typer) -> None:
