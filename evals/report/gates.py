@@ -155,7 +155,7 @@ def max_fallback_limit(max_fallback: float | None, *, gated: bool) -> float | No
     """The fallback share a run may have: ``--max-fallback`` when given, else 0 for a gated run
     (any ``--fail-under``) and no limit otherwise.
 
-    Why 0 by default under a gate: a gate is a claim about the model judge; when the deterministic
+    Why 0 by default under a gate: a gate is a claim about the model judge; when the model-free
     fallback answered instead, the gate measures the fallback, and a green CI run would say the
     model passed when it never judged. Ungated runs only report, so the report's provenance suffices.
     """

@@ -81,7 +81,7 @@ class Judgment(BaseModel, Generic[ValueT]):
     """How many samples or attempts produced this judgment (self-consistency uses n > 1)."""
     method: str | None = None
     """How the model's verdict was read: ``logprobs`` (one token's distribution) or ``structured``
-    (a typed JSON answer); ``None`` for judges with one way only (deterministic, JudgeLLM)."""
+    (a typed JSON answer); ``None`` for judges with one way only (model-free ones, JudgeLLM)."""
 
     @field_validator("unscored_reason", "fallback_reason")
     @classmethod

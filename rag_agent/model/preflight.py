@@ -16,7 +16,7 @@ from ragjury.rag_agent.model.config_errors import model_listed, not_served
 
 async def preflight(judge: object) -> list[CircuitBreaker]:
     """Preflight every server the judge calls (one request per URL); returns the breakers left
-    open. A judge without a model (deterministic) sends nothing. A 401/403 is passed on to every
+    open. A model-free judge sends nothing. A 401/403 is passed on to every
     breaker of that URL (``config_error_of`` finds it)."""
     by_url: dict[str, list[CircuitBreaker]] = {}
     for breaker in breakers_of(judge):

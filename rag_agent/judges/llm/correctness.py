@@ -97,6 +97,8 @@ class Verdict(BaseModel):
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
     """P(verdict = "1") where it was read from the model's token probabilities."""
     method: Literal["logprobs", "structured", "deterministic"] = "structured"
+    """How the verdict was reached: the model's token probabilities, its structured answer, or a
+    model-free judge ("deterministic": a stored spelling, kept so cached and written verdicts read back)."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

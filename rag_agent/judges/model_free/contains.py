@@ -3,7 +3,7 @@
 This one rule is the correctness baseline every LLM judge must beat to earn its cost. It follows
 SQuAD's and EVOUNA's lexical match: normalised text (accents, punctuation and articles dropped)
 and plain substring search, so "1990" is found in "the 1990s", as people accept (matching on
-word boundaries was measured to agree less with them). Figures: ``bench/bench_deterministic_accuracy.py``.
+word boundaries was measured to agree less with them). Figures: ``bench/bench_model_free_accuracy.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A deterministic ``JudgeScore``: the fallback of the multi-dimension judge.
+"""A model-free ``JudgeScore``: the fallback of the multi-dimension judge.
 
 A documented heuristic, not a model's opinion: every dimension comes from a measurable text
 signal of the model-free judges (``token_overlap``, ``non_llm``), so the same input always

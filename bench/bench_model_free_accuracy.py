@@ -17,7 +17,7 @@ shared content tokens is meant for passages, never reached by short answers). Se
 uses the offline all-MiniLM-L6-v2 of the ``[embeddings]`` extra; it is skipped, with the
 reason, when that is not installed. Kappa is computed here (a small function, no sklearn).
 
-Run: ``.venv/bin/python bench/bench_deterministic_accuracy.py [--semantic-rows N] [--no-semantic]``
+Run: ``.venv/bin/python bench/bench_model_free_accuracy.py [--semantic-rows N] [--no-semantic]``
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ which other processes on the machine disturb less than wall time; wall time is p
 Every timing is the best of ``--repeat`` runs, references included. The load average is
 printed at the start and at the end: compare figures only between runs made at a similar load.
 
-Run: ``.venv/bin/python bench/bench_deterministic_speed.py [--pairs 100000] [--repeat 3] [--check]``
+Run: ``.venv/bin/python bench/bench_model_free_speed.py [--pairs 100000] [--repeat 3] [--check]``
 """
 
 from __future__ import annotations
