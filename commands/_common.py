@@ -429,6 +429,8 @@ def _one_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:  # "p.jsonl: No space left on device", not "[Errno 28]"
         full = " (the disk is full: free some space or write elsewhere; nothing was replaced)" if error.errno == errno.ENOSPC else ""
         return f"{error.filename}: {error.strerror}{full}" if error.filename else f"{error.strerror}{full}"
+    if type(error) is ValueError and str(error):  # ragjury's own refusals say what is wrong: no class name
+        return str(error)
     return f"{type(error).__name__}: {error}"
 
 

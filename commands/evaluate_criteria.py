@@ -76,7 +76,7 @@ def prepare_criteria_run(
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]]:
     """Load the dataset once and build every criterion's judge; the run to await (each criterion in
     turn, all through the one cache) and what to do with its results."""
-    from ragjury.evals.io.tasks import load_dataset, parse_mapping
+    from ragjury.evals.io.tasks import load_dataset
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
     judges = {spec: resolved[spec].build(settings) for spec in judge_specs}
@@ -87,7 +87,7 @@ def prepare_criteria_run(
             raise fail(f"two criteria are named '{name}' ({seen[name]} and {spec}): each names its verdict column "
                        "and its predictions file, so give each rubric its own name")
         seen[name] = spec
-    dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    dataset = load_dataset(task, data, pairs=mapping, limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
 
@@ -113,7 +113,7 @@ def report_criteria_run(
     """Gate, write and print each criterion's run; one table with a column per criterion. Exit 3
     when any criterion scored nothing (a criterion that could not be judged never passes), 1 when
     a gate failed."""
-    from ragjury.evals.pipelines.run_outputs import DatasetFiles
+    from ragjury.evals.report.run_outputs import DatasetFiles
 
     failures: list[str] = []
     payloads: dict[str, Any] = {}

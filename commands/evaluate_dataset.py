@@ -44,10 +44,10 @@ def prepare_dataset_run(
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
-    from ragjury.evals.io.tasks import load_dataset, parse_mapping
+    from ragjury.evals.io.tasks import load_dataset
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
-    dataset = load_dataset(task, data, mapping=parse_mapping(mapping, task), limit=limit)
+    dataset = load_dataset(task, data, pairs=mapping, limit=limit)
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if (unread := dataset.unread_note(task)) is not None:

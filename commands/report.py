@@ -104,7 +104,7 @@ def report(
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
     from ragjury.evals.report.page import write_html
-    from ragjury.evals.report.run_report import build_report, report_payload
+    from ragjury.evals.report.run_report import build_report, measured_runs, report_payload
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
@@ -129,9 +129,13 @@ def report(
             raise fail(str(error)) from None
     if fail_if_worse is not None and len(runs) != 2:
         raise fail("--fail-if-worse compares two runs: give BASELINE.jsonl NEW.jsonl")
-    report_, all_figures = build_report(runs, title=title)
-    if html is not None:
-        write_html(html, report_)
+    try:
+        all_figures = measured_runs(runs)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    if html is not None:  # the page, a view of the finished runs like the terminal and --json
+        page, _figures = build_report([], title=title, measured=all_figures)
+        write_html(html, page)
     gate = _gate(all_figures, fail_if_worse) if fail_if_worse is not None else None
     if junit is not None:
         from ragjury.evals.report.junit import write_junit
@@ -171,11 +175,13 @@ def report(
     stdout.print(_figures_table(all_figures))
     if len(all_figures) == 2:
         from ragjury.evals.report.terminal import metrics_table
+        from ragjury.evals.report.verdict_changes import Comparison, comparison_tables
 
-        for table_title, rows in report_.tables.items():
-            if table_title != "Runs":
-                stdout.print(metrics_table(rows, title=table_title, row_header=""))
-    for note in (note for note in report_.notes if note not in shown):
+        for table_title, rows in comparison_tables(Comparison.of(*all_figures)).items():
+            stdout.print(metrics_table(rows, title=table_title, row_header=""))
+    from ragjury.evals.report.run_report import report_notes
+
+    for note in (note for note in report_notes(all_figures) if note not in shown):
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True)
     if html is not None:
         stdout.print(f"HTML report written to {html}", highlight=False)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
@@ -26,8 +26,19 @@ from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
-    from ragjury.rag_agent.core.protocol import JudgeIdentity
     from ragjury.rag_agent.core.results import Judgment
+
+
+class JudgeIdentity(Protocol):
+    """What a span names of a judge (``core.protocol.JudgeIdentity`` has it): declared here, below
+    the judge protocol that opens the spans, so this module never reads upward."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def prompt_version(self) -> str | None: ...
 
 TRACER_NAME = "ragjury"
 INSTALL_HINT = "--trace needs the OpenTelemetry SDK: pip install 'ragjury[trace]'"

@@ -78,6 +78,9 @@ SHARED_KEYS: dict[str, str] = {
     "krippendorff_alpha, precision, recall, f1, labels, confusion (rows gold, columns judge)",
     "ranking": "systems ranked by people and by the judge: {measure, systems: {name: {gold, judge}}, "
     "correlation: {n, kendall_tau, spearman, kendall_p, spearman_p}}",
+    "per_system": "runs with systems: {system: {statistic: value}}, every per-system statistic declared in "
+    "evals/stats/system_statistics.py (n, labelled, people_yes or people_mean, judged_yes, agreement, "
+    "cohen_kappa or judge_mean, mean_abs_difference); {} when no item names its system",
     "inputs": "files read, by role: {data, gold, judged, runs, topics, passages, corpus, predictions, ...}",
     "outputs": "files written, by role: {predictions, html, qrels, unscored, calibration, ...}; "
     "null when not written",
@@ -182,7 +185,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "unscored_judgments": "of those, the ones the judge could not score (their queries are left out)",
     },
     "report": {
-        "runs": "per predictions file: its counts, who judged, figures, intervals and ranking",
+        "runs": "per predictions file: its counts, who judged, figures, intervals, ranking and per_system",
         "comparison": "two files: {kind (runs: two runs' answers judged by one judge; judges: the same "
         "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "

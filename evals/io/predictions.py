@@ -345,12 +345,86 @@ def _cost(row: Mapping[str, Any], usage: Mapping[str, Any]) -> float | None:
     return None
 
 
+def record_of_prediction(prediction: Prediction, line: int, output_key: str) -> ItemRecord:
+    """The ``ItemRecord`` a predictions row of ``prediction`` reads back as, made from the
+    prediction itself: a finished run's records with no row written and parsed in memory
+    (``tests`` check it equals ``record_of(..., prediction.as_dict(output_key))``)."""
+    judgment = prediction.judgment
+    score = output_key == "score"
+    label = None if judgment.unscored or prediction.label is None else prediction.label
+    if score and label is not None:
+        label = float(label)
+    gold = prediction.gold
+    if score and gold is not None:
+        gold = float(gold)
+    item = prediction.item
+    value = judgment.value
+    usage = judgment.usage
+    return ItemRecord(
+        id=str(prediction.id),
+        line=line,
+        label=label,
+        gold=gold,
+        system=prediction.system,
+        task=prediction.task,
+        item=(item.model_dump(mode="json") if hasattr(item, "model_dump") else dict(item)) if item is not None else {},
+        value=value.model_dump(mode="json") if value is not None and hasattr(value, "model_dump") else {},
+        judge=judgment.judge,
+        judge_name=prediction.judge_name,
+        model=judgment.model,
+        prompt_version=judgment.prompt_version,
+        fallback_used=judgment.fallback_used,
+        fallback_reason=judgment.fallback_reason,
+        unscored=judgment.unscored or label is None,
+        unscored_reason=judgment.unscored_reason or ("no label in the row" if label is None and not judgment.unscored else None),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        requests=usage.requests,
+        latency_s=float(judgment.latency_s),
+        method=judgment.method,
+    )
+
+
+def run_of_predictions(predictions: Sequence[Prediction], *, output_key: str, path: str, name: str) -> PredictionRun:
+    """A finished run's ``PredictionRun``, from its predictions directly (``record_of_prediction``),
+    with the ids, duplicates and conflicts a predictions file of them would read back with."""
+    task = next((p.task for p in predictions), None)
+    records = ((line, record_of_prediction(p, line, output_key)) for line, p in enumerate(predictions, start=1))
+    return _run_of(records, path=path, name=name, output_key=output_key, task=task)
+
+
+def _run_of(records: Iterable[tuple[int, ItemRecord]], *, path: str, name: str | None, output_key: str,
+            task: str | None) -> PredictionRun:
+    """The run of (line, record) pairs: a repeated id keeps its last record, counted as a
+    duplicate (the first whose verdict, system or answer differs is named as conflicting)."""
+    kept: dict[str, ItemRecord] = {}
+    duplicates = 0
+    conflicting: tuple[str, int] | None = None
+    for line, record in records:
+        if record.id in kept:
+            duplicates += 1
+            before = kept.pop(record.id)
+            if conflicting is None and (before.label, before.system, before.answer) != (record.label, record.system,
+                                                                                      record.answer):
+                conflicting = (record.id, line)
+        kept[record.id] = record
+    kind: Kind = "score" if output_key == "score" else "binary"
+    return PredictionRun(
+        name=name or Path(path).stem,
+        path=path,
+        records=list(kept.values()),
+        kind=kind,
+        task=task,
+        output_key=output_key,
+        duplicates=duplicates,
+        conflicting=conflicting,
+    )
+
+
 def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | None = None) -> PredictionRun:
     """A ``PredictionRun`` from (line, row) pairs: the output key (``label`` or ``score``) and
     the task are taken from the first row, every row is checked against them."""
-    records: dict[str, ItemRecord] = {}
-    duplicates = 0
-    conflicting: tuple[str, int] | None = None
+    parsed: list[tuple[int, ItemRecord]] = []
     output_key: str | None = None
     task: str | None = None
     for line, row in rows:
@@ -362,26 +436,10 @@ def run_of_rows(rows: Iterable[tuple[int, object]], *, path: str, name: str | No
         record = record_of(path, line, row, output_key)
         if record.task is not None and task is not None and record.task != task:
             raise InputError(path, f"task {record.task!r} in a run of {task!r} rows: one task a file", line=line, field="task")
-        if record.id in records:
-            duplicates += 1
-            before = records.pop(record.id)
-            if conflicting is None and (before.label, before.system, before.answer) != (record.label, record.system,
-                                                                                      record.answer):
-                conflicting = (record.id, line)
-        records[record.id] = record
+        parsed.append((line, record))
     if output_key is None:
         raise InputError(path, "no predictions in the file")
-    kind: Kind = "score" if output_key == "score" else "binary"
-    return PredictionRun(
-        name=name or Path(path).stem,
-        path=path,
-        records=list(records.values()),
-        kind=kind,
-        task=task,
-        output_key=output_key,
-        duplicates=duplicates,
-        conflicting=conflicting,
-    )
+    return _run_of(parsed, path=path, name=name, output_key=output_key, task=task)
 
 
 def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -415,6 +473,8 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
 
 __all__ = [
     "ItemRecord",
+    "record_of_prediction",
+    "run_of_predictions",
     "Kind",
     "Outcome",
     "Prediction",

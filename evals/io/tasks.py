@@ -124,7 +124,10 @@ def task_spec(task: str) -> TaskSpec:
 
 def parse_mapping(pairs: Iterable[str], task: str) -> dict[str, str]:
     """``["answer=response", ...]`` → ``{"answer": "response"}``; bad entries are a ValueError."""
-    spec = task_spec(task)
+    return _mapping_of(pairs, task, task_spec(task))
+
+
+def _mapping_of(pairs: Iterable[str], task: str, spec: TaskSpec) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for pair in pairs:
         name, sep, column = pair.partition("=")
@@ -373,16 +376,18 @@ def _first_row_columns(
 
 
 def load_dataset(
-    task: str, source: DataSource, *, mapping: Mapping[str, str] | None = None, limit: int | None = None
+    task: str, source: DataSource, *, mapping: Mapping[str, str] | None = None, limit: int | None = None,
+    pairs: Iterable[str] = (),
 ) -> TaskDataset:
-    """Rows of a dataset for ``task`` (the first ``limit`` when given), and the column mapping used.
+    """Rows of a dataset for ``task`` (the first ``limit`` when given), and the column mapping used:
+    read, mapped and validated into the task's items in one pass, the task's declaration looked up once.
 
     Ragas and DeepEval column names are detected on the first row and applied to every row;
-    ``mapping`` (``--map``) wins over them. A dataset with no rows, or duplicate ids, is an error:
-    predictions are keyed by id.
+    ``mapping`` (or ``pairs``, ``--map``'s ``field=column`` strings, checked here) wins over them.
+    A dataset with no rows, or duplicate ids, is an error: predictions are keyed by id.
     """
     spec = task_spec(task)
-    explicit = dict(mapping or {})
+    explicit = {**dict(mapping or {}), **_mapping_of(pairs, task, spec)}
     opened = records_of(source)
     name = opened.name
     rows: list[TaskRow] = []

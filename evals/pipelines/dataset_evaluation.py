@@ -1,11 +1,11 @@
-"""Dataset evaluation: judge every row of a labelled (or unlabelled) dataset, and hand back a
-finished ``DatasetEvaluation``.
+"""Dataset evaluation: judge every row of a labelled (or unlabelled) dataset, and hand back the
+finished run (``DatasetEvaluation``, the one finished-run type ``evals.report.finished_run``).
 
-Why a finished result: ``ragjury evaluate`` and a Python user want the same things from a run —
+Why a finished run: ``ragjury evaluate`` and a Python user want the same things from a run —
 its figures, its gates, its predictions file, its JSON and its HTML report — and each must mean
-the same wherever it is produced. So the result holds them (``evals.pipelines.evaluation_result``,
-written by ``evals.pipelines.run_outputs``); the command only parses options, calls
-``evaluate_dataset`` and prints.
+the same wherever it is produced, and the same as ``ragjury report PRED.jsonl`` reading the
+file back. So the run holds them, measured once; the views (``evals.report.run_outputs``) read
+it; the command only parses options, calls ``evaluate_dataset`` and prints.
 
 Every judgment goes through ``run_judgments`` and the cache, so each is stored the moment it
 completes and a re-run resumes instead of starting over. Each prediction keeps the ``--judge``
@@ -15,26 +15,45 @@ name its verdict answers to, so no report maps judge names back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
 from ragjury.evals.io.predictions import Prediction
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
-from ragjury.evals.pipelines.evaluation_result import HEADLINE_FIGURES, DatasetEvaluation, flat_row
-from ragjury.evals.pipelines.run_outputs import DatasetFiles
+from ragjury.evals.report.finished_run import HEADLINE_FIGURES, FinishedRun, flat_row
+from ragjury.evals.report.run_outputs import DatasetFiles, html_report, run_payload, run_summary, write_outputs
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
-from ragjury.evals.stats.run_figures import (
-    SystemRanking,
-    binary_agreement,
-    flat_figures,
-    score_correlation,
-    system_ranking,
-)
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.page import HtmlReport
+
+class DatasetEvaluation(FinishedRun):
+    """What ``evaluate_dataset`` returns: the finished run (``FinishedRun``, every figure its own),
+    with its views at hand for Python callers: each method is the view function of
+    ``evals.report.run_outputs`` applied to the run."""
+
+    def summary(self) -> dict[str, Any]:
+        """Everything ``evaluate --json`` says of the run (``run_outputs.run_summary``)."""
+        return run_summary(self)
+
+    def html_report(self, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+        """The HTML report of ``data``'s run, as ``ragjury report PRED.jsonl`` builds it."""
+        return html_report(self, data, gate_failures=gate_failures)
+
+    def write(self, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+        """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
+        and the exit code agree), each where ``files`` names a path; both atomically."""
+        write_outputs(self, files, gate_failures=gate_failures)
+
+    def payload(self, files: DatasetFiles, *, input_mapping: Any = None, gate_failures: Sequence[str] = ()) -> dict[str, Any]:
+        """The ``evaluate --json`` document (before ``schema_version`` and ``command``)."""
+        return run_payload(self, files, input_mapping=input_mapping, gate_failures=gate_failures)
 
 
 async def evaluate_dataset(
@@ -58,7 +77,7 @@ async def evaluate_dataset(
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    spec = task_spec(task)
+    task_spec(task)  # an unknown task fails here, before anything is judged
     rows = as_task_rows(task, rows)
     if limit is not None:
         rows = rows[:limit]
@@ -81,16 +100,8 @@ async def evaluate_dataset(
                    judge_name=named(judgment))
         for row, judgment in zip(rows, judgments, strict=True)
     ]
-    result = DatasetEvaluation(
-        task, judge_name or judge.identity.name, predictions, stats, identity=judge.identity
-    )
-    if any(p.gold is not None for p in predictions):
-        if spec.gold_kind == "binary":
-            result.agreement = binary_agreement(predictions)
-        else:
-            result.correlation = score_correlation(predictions)
-        result.ranking = system_ranking(predictions)
-    return result
+    return DatasetEvaluation.of_predictions(task, predictions, judge=judge_name or judge.identity.name, stats=stats,
+                                      identity=judge.identity)
 
 
 def evaluate_dataset_sync(
@@ -135,13 +146,10 @@ def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgmen
 __all__ = [
     "DatasetFiles",
     "DatasetEvaluation",
+    "FinishedRun",
     "HEADLINE_FIGURES",
     "Prediction",
-    "SystemRanking",
-    "binary_agreement",
     "evaluate_dataset",
     "evaluate_dataset_sync",
-    "flat_figures",
-    "score_correlation",
-    "system_ranking",
+    "flat_row",
 ]

@@ -14,50 +14,19 @@ from statistics import median
 from typing import Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
-from ragjury.evals.stats.agreement import label_agreement
+from ragjury.evals.stats.system_statistics import statistics_of
 
 Table = dict[str, dict[str, Any]]
 
 
-def _share(values: Sequence[bool]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _binary_columns(records: Sequence[ItemRecord]) -> dict[str, Any]:
-    scored = [r for r in records if not r.unscored and r.label is not None]
-    both = [r for r in scored if r.gold is not None]
-    columns: dict[str, Any] = {"judged yes": _share([bool(r.label) for r in scored])}
-    if both:
-        figures = label_agreement([bool(r.gold) for r in both], [bool(r.label) for r in both], labels=[False, True])
-        columns["agreement"] = figures.accuracy
-        columns["Cohen's kappa"] = figures.cohen_kappa
-    else:
-        columns["agreement"] = None
-        columns["Cohen's kappa"] = None
-    return columns
-
-
-def _score_columns(records: Sequence[ItemRecord]) -> dict[str, Any]:
-    scored = [r for r in records if not r.unscored and r.label is not None]
-    both = [r for r in scored if r.gold is not None]
-    return {
-        "judge mean": sum(float(r.label) for r in scored) / len(scored) if scored else None,  # type: ignore[arg-type]
-        "mean |judge − people|": (
-            sum(abs(float(r.label) - float(r.gold)) for r in both) / len(both) if both else None  # type: ignore[arg-type]
-        ),
-    }
-
-
 def system_table(runs: Sequence[PredictionRun]) -> Table:
-    """System -> n, people's rate where labelled, and per run the judged rate and the agreement.
-
-    Binary runs: the share judged yes, the share people said yes, and accuracy and Cohen's kappa
-    on the items both labelled. Score runs: the mean judge score, the mean people's score and
-    the mean absolute difference. Empty when no item names its system.
-    """
+    """System -> the declared per-system statistics (``evals.stats.system_statistics``): those of
+    the items once (n, labelled, people's rate or mean), those of the judge per run (binary: the
+    share judged yes, accuracy and Cohen's kappa where people labelled; score: the judge's mean and
+    its mean distance from people). Empty when no item names its system."""
     if not runs or not any(r.system for run in runs for r in run.records):
         return {}
-    binary = runs[0].kind == "binary"
+    kind = runs[0].kind
     two = len(runs) > 1
     by_system: list[dict[str, list[ItemRecord]]] = []
     for run in runs:
@@ -69,17 +38,11 @@ def system_table(runs: Sequence[PredictionRun]) -> Table:
     table: Table = {}
     for system in sorted(systems):
         first = next(groups[system] for groups in by_system if system in groups)
-        labelled = [r.gold for r in first if r.gold is not None]
-        row: dict[str, Any] = {"n": len(first), "labelled": len(labelled)}
-        if binary:
-            row["people yes"] = _share([bool(g) for g in labelled])
-        else:
-            row["people mean"] = sum(float(g) for g in labelled) / len(labelled) if labelled else None  # type: ignore[arg-type]
+        row: dict[str, Any] = {s.title: s.function(first) for s in statistics_of(kind, "items")}
         for k, groups in enumerate(by_system):
             records = groups.get(system, [])
-            columns = _binary_columns(records) if binary else _score_columns(records)
             prefix = f"{chr(65 + k)}: " if two else ""
-            row.update({f"{prefix}{name}": value for name, value in columns.items()})
+            row.update({f"{prefix}{s.title}": s.function(records) for s in statistics_of(kind, "judge")})
         table[system] = row
     return table
 

@@ -15,187 +15,28 @@ gold labels against the judged ones beside a large "unscored" bar.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
+from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
 from ragjury.evals.report.run_comparison import CAVEAT, as_note
-from ragjury.evals.report.sources import VerdictSources, fallback_note
+from ragjury.evals.report.sources import fallback_note
 from ragjury.evals.report.verdict_changes import Comparison, compare_runs, comparison_tables
-from ragjury.evals.stats.agreement import AgreementFigures
-from ragjury.evals.stats.intervals import (
-    RESAMPLES,
-    Interval,
-    bootstrap_agreement,
-    bootstrap_system_tau,
-)
-from ragjury.evals.stats.run_card import run_card
-from ragjury.evals.stats.run_estimates import partial_labels_estimates
-from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult, run_result
-from ragjury.evals.stats.run_figures import (
-    SystemRanking,
-    binary_agreement,
-    flat_figures,
-    score_correlation,
-    system_ranking,
-)
-
-
-@dataclass
-class RunFigures:
-    """What one run measured: agreement (binary tasks) or score correlation, the system ranking,
-    bootstrap intervals, and who produced the verdicts."""
-
-    run: PredictionRun
-    agreement: AgreementFigures | None = None
-    correlation: dict[str, Any] | None = None
-    ranking: SystemRanking | None = None
-    intervals: dict[str, Interval | None] = field(default_factory=dict)
-    sources: VerdictSources = field(default_factory=lambda: VerdictSources({}))
-    comparisons: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False, compare=False)
-    """``Comparison.of(self, other)``, made once per other run (and resamples)."""
-
-    @property
-    def records(self) -> list[ItemRecord]:
-        return self.run.records
-
-    @property
-    def scored(self) -> int:
-        return sum(not r.unscored for r in self.records)
-
-    @property
-    def labelled(self) -> int:
-        return sum(r.gold is not None for r in self.records)
-
-    @cached_property
-    def result(self) -> RunResult:
-        """What the run scored: judged rate (Wilson) or mean score (bootstrap), per system too."""
-        records = self.records
-        return run_result([r.label for r in records], [r.system for r in records], binary=self.run.kind == "binary")
-
-    @cached_property
-    def estimates(self) -> Any:
-        """Each system's prediction-powered rate when people labelled some items but not all
-        (``evals.stats.run_estimates``), else None; made once, the JSON, the terminal and the
-        page all show it."""
-        return partial_labels_estimates(self.run)
-
-    @cached_property
-    def card(self) -> Any:
-        """The judge card of the labelled items (``evals.stats.run_card``), else None; made once."""
-        return run_card(self.run)
-
-    def counts(self) -> dict[str, int]:
-        """Items, scored, unscored, fallback, labelled, tokens and requests of the run."""
-        records = self.records
-        out = {
-            "n": len(records),
-            "scored": self.scored,
-            "unscored": len(records) - self.scored,
-            "fallback_used": sum(r.fallback_used for r in records),
-            "labelled": self.labelled,
-            "tokens": sum(r.tokens for r in records),
-            "requests": sum(r.requests for r in records),
-        }
-        if self.run.duplicates:
-            out["duplicate_ids"] = self.run.duplicates
-        return out
-
-    def figures(self) -> dict[str, float | None]:
-        """Flat figures, as ``DatasetEvaluation.figures`` names them (gates, JSON)."""
-        return flat_figures(
-            scored=self.scored,
-            total=len(self.records),
-            labels=[r.label for r in self.records],
-            agreement=self.agreement,
-            correlation=self.correlation,
-            ranking=self.ranking,
-        )
-
-    def interval_dict(self) -> dict[str, list[float] | None]:
-        """Intervals for JSON: figure -> [low, high] (None where no draw defined the figure)."""
-        return {name: None if value is None else value.as_list() for name, value in self.intervals.items()}
-
-    def as_dict(self) -> dict[str, Any]:
-        """One run in ``report --json``: its counts, who judged, figures, intervals and ranking
-        (the keys ``evaluate --json`` uses for the same things)."""
-        entry: dict[str, Any] = {
-            "name": self.run.name,
-            "task": self.run.task,
-            **self.counts(),
-            **self.sources.as_dict(),
-            "result": self.result.as_dict(),
-            "figures": self.figures(),
-            "intervals": self.interval_dict(),
-        }
-        if self.ranking is not None:
-            entry["ranking"] = self.ranking.as_dict()
-        return entry
+from ragjury.evals.stats.intervals import RESAMPLES, Interval
+from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
 
 
 def run_label(letter: str, name: str) -> str:
     """``A: contains`` for the first of two runs; just ``A`` when the run is named ``A`` already
     (files A.jsonl and B.jsonl), never ``A: A``."""
     return letter if name.strip() == letter else f"{letter}: {name}"
-
-
-def run_figures(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> RunFigures:
-    """Recompute a run's figures from its records, with bootstrap 95 % intervals."""
-    records = run.records
-    figures = RunFigures(run, sources=VerdictSources.of(records))
-    if not any(r.gold is not None for r in records):
-        return figures
-    as_predictions = cast(Any, records)  # ItemRecord has what the pipeline reads: gold, label, system
-    if run.kind == "binary":
-        figures.agreement = binary_agreement(as_predictions)
-    else:
-        figures.correlation = score_correlation(as_predictions)
-    figures.ranking = system_ranking(as_predictions)
-    figures.intervals = figure_intervals(run, ranked=figures.ranking is not None, resamples=resamples, seed=seed)
-    return figures
-
-
-def figure_intervals(
-    run: PredictionRun, *, ranked: bool, resamples: int = RESAMPLES, seed: int = 0
-) -> dict[str, Interval | None]:
-    """Bootstrap 95 % intervals of a run's figures over its labelled records: agreement figures
-    (binary runs) and Kendall's tau of the system ranking (``ranked``: the run has one)."""
-    labelled = [r for r in run.records if r.gold is not None]
-    if not labelled:
-        return {}
-    systems = [r.system for r in labelled]
-    with_systems = systems if any(s is not None for s in systems) else None
-    intervals: dict[str, Interval | None] = {}
-    if run.kind == "binary":
-        intervals = bootstrap_agreement(
-            [bool(r.gold) for r in labelled],
-            [None if r.label is None else bool(r.label) for r in labelled],
-            labels=[False, True],
-            systems=with_systems,
-            resamples=resamples,
-            seed=seed,
-        )
-    elif with_systems is not None:
-        intervals = {
-            "kendall_tau": bootstrap_system_tau(
-                [float(r.gold) for r in labelled],  # type: ignore[arg-type]
-                [None if r.label is None else float(r.label) for r in labelled],
-                with_systems,
-                resamples=resamples,
-                seed=seed,
-            )
-        }
-    if not ranked:
-        intervals.pop("kendall_tau", None)
-    return intervals
 
 
 def _with_interval(value: float | None, interval: Interval | None) -> str:
@@ -211,7 +52,7 @@ def result_card(result: RunResult, task: str | None, prefix: str = "") -> tuple[
     return f"{prefix}{what} (95 % {method})", f"{rate.text(result.binary)} · {rate.counts()}"
 
 
-def summary_cards(figures: RunFigures) -> dict[str, str]:
+def summary_cards(figures: FinishedRun) -> dict[str, str]:
     """The headline: items, coverage, accuracy / kappa / tau with intervals, fallback, tokens."""
     counts = figures.counts()
     n = counts["n"]
@@ -239,7 +80,7 @@ def summary_cards(figures: RunFigures) -> dict[str, str]:
 
 
 def _distribution(
-    runs: Sequence[RunFigures],
+    runs: Sequence[FinishedRun],
 ) -> tuple[dict[str, list[Any]], str]:
     """People's labels and each run's verdicts over the same items, and a note saying which."""
     indexes = [f.run.by_id() for f in runs]
@@ -277,8 +118,32 @@ def _distribution(
     return series, note
 
 
-def _flatten(figures: RunFigures) -> dict[str, Any]:
+def _flatten(figures: FinishedRun) -> dict[str, Any]:
     return {k: v for k, v in figures.counts().items()}
+
+
+def measured_runs(runs: Sequence[PredictionRun], *, resamples: int = RESAMPLES) -> list[FinishedRun]:
+    """One run, or two of the same kind to compare, as finished runs (measured on first use)."""
+    if not runs or len(runs) > 2:
+        raise ValueError("a report shows one run or compares two")
+    if len(runs) == 2 and runs[0].kind != runs[1].kind:
+        raise ValueError(
+            f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
+            "compare runs of the same task"
+        )
+    return [finished_run(run, resamples=resamples) for run in runs]
+
+
+def _sections(all_figures: Sequence[FinishedRun]) -> dict[str, str]:
+    two = len(all_figures) == 2
+    return {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
+
+
+def report_notes(all_figures: Sequence[FinishedRun]) -> list[str]:
+    """The notes of one run or of two compared (fallbacks, missing text, repeated ids, unmatched
+    rows, the caveat): what the page lists and the terminal prints."""
+    comparison = compare_runs(all_figures[0], all_figures[1]) if len(all_figures) == 2 else None
+    return _notes(all_figures, _sections(all_figures), comparison)
 
 
 def build_report(
@@ -289,8 +154,8 @@ def build_report(
     notes: Sequence[str] | None = None,
     run_stats: Mapping[str, Any] | None = None,
     resamples: int = RESAMPLES,
-    measured: Sequence[RunFigures] | None = None,
-) -> tuple[HtmlReport, list[RunFigures]]:
+    measured: Sequence[FinishedRun] | None = None,
+) -> tuple[HtmlReport, list[FinishedRun]]:
     """The report of one run (summary, figures with intervals, plots, per-item table), or of two
     runs side by side (figures of each, paired differences, verdict changes, per-item diff).
 
@@ -299,18 +164,10 @@ def build_report(
     ``measured``: the runs' figures made already (a finished ``evaluate`` run has them), in place
     of ``runs``, so nothing is measured twice.
     """
-    if measured is not None:
-        runs = [figures.run for figures in measured]
-    if not runs or len(runs) > 2:
-        raise ValueError("a report shows one run or compares two")
-    if len(runs) == 2 and runs[0].kind != runs[1].kind:
-        raise ValueError(
-            f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
-            "compare runs of the same task"
-        )
-    all_figures = list(measured) if measured is not None else [run_figures(run, resamples=resamples) for run in runs]
+    all_figures = list(measured) if measured is not None else measured_runs(runs, resamples=resamples)
+    runs = [figures.run for figures in all_figures]
     two = len(runs) == 2
-    section = {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
+    section = _sections(all_figures)
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
     comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
@@ -397,10 +254,10 @@ def build_report(
 
 
 def report_payload(
-    all_figures: Sequence[RunFigures], predictions: Sequence[Path], html: Path | None = None
+    all_figures: Sequence[FinishedRun], predictions: Sequence[Path], html: Path | None = None
 ) -> dict[str, Any]:
     """The ``report --json`` document (before ``schema_version`` and ``command``): the files read
-    and written, each run (``RunFigures.as_dict``) and, for two runs, their comparison."""
+    and written, each run (``FinishedRun.as_dict``) and, for two runs, their comparison."""
     from ragjury.evals.io.json_contract import paths
 
     payload: dict[str, Any] = {
@@ -413,7 +270,7 @@ def report_payload(
     return payload
 
 
-def _meta(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> dict[str, str]:
+def _meta(all_figures: Sequence[FinishedRun], section: Mapping[str, str]) -> dict[str, str]:
     meta: dict[str, str] = {}
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if len(all_figures) > 1 else ""
@@ -428,7 +285,7 @@ def _meta(all_figures: Sequence[RunFigures], section: Mapping[str, str]) -> dict
 
 
 def _notes(
-    all_figures: Sequence[RunFigures], section: Mapping[str, str], comparison: Comparison | None = None
+    all_figures: Sequence[FinishedRun], section: Mapping[str, str], comparison: Comparison | None = None
 ) -> list[str]:
     notes: list[str] = []
     if comparison is not None:
@@ -463,7 +320,7 @@ def _notes(
     return notes
 
 
-def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) -> dict[str, str]:
+def _compare_cards(all_figures: Sequence[FinishedRun], comparison: Comparison) -> dict[str, str]:
     """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
     cards: dict[str, str] = {}
     runs = comparison.runs
@@ -488,7 +345,7 @@ def _compare_cards(all_figures: Sequence[RunFigures], comparison: Comparison) ->
     return cards
 
 
-def _card_bands(all_figures: Sequence[RunFigures]) -> dict[str, float | None]:
+def _card_bands(all_figures: Sequence[FinishedRun]) -> dict[str, float | None]:
     """The kappa behind each kappa card (single run or A/B), for its Landis–Koch band."""
     bands: dict[str, float | None] = {}
     for k, f in enumerate(all_figures):
@@ -500,10 +357,12 @@ def _card_bands(all_figures: Sequence[RunFigures]) -> dict[str, float | None]:
 
 __all__ = [
     "run_label",
-    "RunFigures",
+    "FinishedRun",
     "build_report",
     "figure_intervals",
     "report_payload",
-    "run_figures",
+    "finished_run",
+    "measured_runs",
+    "report_notes",
     "summary_cards",
 ]

@@ -17,7 +17,7 @@ from ragjury.evals.report.run_comparison import RunComparison, compare_two_runs
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.run_report import RunFigures
+    from ragjury.evals.report.finished_run import FinishedRun
 
 
 @dataclass
@@ -34,7 +34,7 @@ class Comparison:
     """The kind, each run's result, B - A without labels, and the rows that do not match."""
 
     @classmethod
-    def of(cls, first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+    def of(cls, first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
         """The comparison of two finished runs, measured once: every view of ``report A B`` (the
         terminal, ``--json``, the HTML, the gate, the step summary) asks for it and gets the same
         object, so its paired bootstrap runs once per command."""
@@ -57,12 +57,12 @@ class Comparison:
         }
 
 
-def compare_runs(first: RunFigures, second: RunFigures, *, resamples: int = RESAMPLES) -> Comparison:
+def compare_runs(first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
     """What changed from run A to run B (``Comparison.of``: measured once per pair of runs)."""
     return Comparison.of(first, second, resamples=resamples)
 
 
-def _measure(first: RunFigures, second: RunFigures, resamples: int) -> Comparison:
+def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Comparison:
     """What changed from run A to run B, joined on the item id (an id whose question differs is
     no pair: ``run_comparison.match_rows`` names it)."""
     a, b = first.run.by_id(), second.run.by_id()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from pydantic import BaseModel
 
 from ragjury.rag_agent.core import value_tags
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.source_declarations import declarations
 
 _TAG_SOURCES: tuple[str, ...] = ("rag_agent", "evals/runs")
 """Folders of the ragjury package whose modules may declare value tags (read before importing)."""
@@ -46,14 +46,6 @@ each became. Code moves never change it again; a row naming any other class is u
 _LEGACY_PACKAGES = ("ragjury.", "rag_agent.", "evals.", "config.")
 """Where those rows' module names start (``rag_agent.`` etc.: before ragjury had one namespace)."""
 
-_DECLARATION = re.compile(
-    r"^[ \t]*@value_tag\(\s*[\"']([\w.-]+)[\"']\s*\)[^\n]*\n"  # @value_tag("tag")
-    r"(?:[ \t]*@[^\n]*\n)*"  # other decorators
-    r"[ \t]*class[ \t]+(\w+)",  # the class it declares
-    re.M,
-)
-
-
 class UnreadableRow(ValueError):
     """A stored judgment names a class that is not a declared value type, or does not validate."""
 
@@ -74,8 +66,9 @@ def declared_tags() -> dict[str, tuple[str, str]]:
                 continue
             parts = path.relative_to(root).with_suffix("").parts
             module = ".".join(("ragjury", *parts[: -1 if parts[-1] == "__init__" else None]))
-            for match in _DECLARATION.finditer(source):
-                found[match.group(1)] = (module, match.group(2))
+            for args, _keywords, name in declarations(source, "value_tag"):
+                if isinstance(args[:1] and args[0], str) and name is not None:
+                    found[args[0]] = (module, name)
     return found
 
 

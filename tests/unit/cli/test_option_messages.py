@@ -97,3 +97,17 @@ def test_ctrl_c_with_json_gives_the_counts_so_far(tmp_path: Path, monkeypatch: p
     assert result.exit_code == 130, result.output
     payload = json.loads(result.stdout)
     assert payload["interrupted"] is True and payload["n"] == 40 and payload["judged"] == 5, payload
+
+
+def test_a_bad_map_is_one_line_without_a_class_name() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[3] / "examples" / "data" / "correctness.jsonl"
+    done = subprocess.run([str(Path(sys.executable).with_name("ragjury")), "evaluate", "--task", "correctness",
+                           "--judge", "contains", "--data", str(data), "--map", "bogus=x", "--no-progress",
+                           "--no-cache"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("error: --map: unknown field 'bogus' for task correctness; fields: question, "
+                                   "answer, references, id, system, label")

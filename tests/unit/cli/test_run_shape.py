@@ -1,5 +1,5 @@
-"""A finished run is built once: ``evaluate`` on 500 rows serialises each prediction once per
-output at most, measures agreement and estimates once, and ``report`` never asks the catalogue
+"""A finished run is built once: ``evaluate`` on 500 rows serialises each prediction once (for the
+file), parses no row back, measures its result, agreement and estimates once, and ``report`` never asks the catalogue
 (issue #30): the judge name as typed travels in each predictions row."""
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(agreement, "label_agreement", measuring)
     wrap(run_estimates, "estimate_run", "estimate_run")
+    from ragjury.evals.report import finished_run
+
+    wrap(finished_run, "run_result", "run_result")
     return counts
 
 
@@ -92,7 +95,8 @@ def test_a_finished_run_is_serialised_once_per_output(tmp_path: Path, monkeypatc
     assert summary["n"] == ROWS and summary["labelled"] == ROWS // 2 and "system_estimates" in summary
     outputs = 3  # the predictions file, the HTML page, the JSON document
     assert counts["as_dict"] <= ROWS * outputs and counts["as_dict"] <= ROWS, counts
-    assert counts["record_of"] <= ROWS, counts  # parsed back once at most
+    assert counts["record_of"] == 0, counts  # the records are made from the judgments: no row parsed back
+    assert counts["run_result"] == 1, counts  # the run's result made once, read by the JSON, the page and gates
     assert counts["agreement"] == 1, counts  # measured once, read by JSON, HTML and gates
     assert counts["estimate_run"] == 1, counts
     rows = [json.loads(line) for line in out.read_text().splitlines()]

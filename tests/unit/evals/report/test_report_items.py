@@ -20,7 +20,7 @@ from ragjury.evals.io.tasks import load_task_rows
 from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 from ragjury.evals.report.item_table import MAX_TEXT_CHARS, item_table
 from ragjury.evals.report.page import HtmlReport, render_html, scatter_svg
-from ragjury.evals.report.run_report import build_report, run_figures
+from ragjury.evals.report.run_report import build_report, finished_run
 from ragjury.evals.report.sources import describe_identity
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import (
@@ -128,7 +128,7 @@ def test_evaluate_predictions_carry_task_and_item_text() -> None:
     assert run.task == "correctness" and run.kind == "binary" and run.has_text
     assert [r.question for r in run.records] == [r.item.question for r in rows]  # type: ignore[attr-defined]
     # the figures recomputed from the predictions alone equal the run's own
-    figures = run_figures(run, resamples=200)
+    figures = finished_run(run, resamples=200)
     assert figures.agreement == result.agreement
     assert figures.figures() == pytest.approx(result.figures(), nan_ok=True)
 

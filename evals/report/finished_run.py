@@ -1,0 +1,388 @@
+"""A finished run: its records, what was measured of them (each once), and where it came from.
+
+Why one type: a run just judged (``evaluate``, ``evaluate_dataset``) and a run read back from its
+predictions file (``report``, ``estimate``) are the same thing to every view — the terminal, the
+``--json`` document, the HTML page, JUnit, the gates, A/B — so one class holds both. A run just
+judged also has its predictions in memory (the judgments, for the predictions file and pandas),
+its run statistics and the judge's identity; its records are made from those predictions directly,
+never written and parsed back. Each figure (the result with its interval, agreement, intervals,
+ranking, estimates, the judge card, who judged) is measured on first use and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
+
+from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
+from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
+from ragjury.evals.stats.run_card import run_card
+from ragjury.evals.stats.run_estimates import partial_labels_estimates
+from ragjury.evals.stats.run_figures import (
+    SystemRanking,
+    binary_agreement,
+    flat_figures,
+    score_correlation,
+    system_ranking,
+)
+from ragjury.evals.stats.run_result import RunResult, run_result
+from ragjury.evals.stats.system_statistics import per_system
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.report.unscored_share import UnscoredShare
+    from ragjury.evals.runs.runner import RunStats
+    from ragjury.rag_agent.core.protocol import JudgeIdentity
+
+HEADLINE_FIGURES: dict[str, str] = {
+    "accuracy": "accuracy",
+    "cohen_kappa": "kappa",
+    "kendall_tau": "tau",
+    "pearson": "pearson",
+    "spearman": "spearman",
+    "mean_label": "mean label",
+}
+"""Figures ``repr(run)`` shows when the run has them (name in the figures: shown as)."""
+
+
+class FinishedRun:
+    """One run, finished: records (read from a file, or made from a run's predictions), and what
+    is measured of them, each on first use and once.
+
+    ``FinishedRun(run)`` is a run read back (``report PRED.jsonl``); ``FinishedRun.of_predictions``
+    is a run just judged, with its ``predictions``, ``stats`` (``RunStats``), the ``--judge`` name
+    asked for (``judge``, e.g. "auto": ``sources`` says which judges gave the verdicts) and the
+    judge's ``identity``.
+    """
+
+    def __init__(
+        self,
+        run: PredictionRun,
+        *,
+        judge: str | None = None,
+        stats: RunStats | None = None,
+        identity: JudgeIdentity | None = None,
+        predictions: Sequence[Prediction] | None = None,
+        resamples: int = RESAMPLES,
+        seed: int = 0,
+    ) -> None:
+        self.run = run
+        self.judge = judge or ", ".join(self.sources.judges) or "?"
+        self.stats = stats
+        self.identity = identity
+        self.predictions = list(predictions) if predictions is not None else None
+        self.resamples = resamples
+        self.seed = seed
+        self.comparisons: dict[tuple[int, int], Any] = {}
+        """``Comparison.of(self, other)``, made once per other run (and resamples)."""
+
+    @classmethod
+    def of_predictions(
+        cls,
+        task: str,
+        predictions: Sequence[Prediction],
+        *,
+        judge: str,
+        stats: RunStats | None = None,
+        identity: JudgeIdentity | None = None,
+    ) -> FinishedRun:
+        """A run just judged: its records made from ``predictions`` directly (no row written and
+        parsed back), named after the task as ``report`` would name an in-memory run."""
+        from ragjury.evals.io.tasks import task_spec
+
+        output_key = task_spec(task).output_key
+        run = run_of_predictions(predictions, output_key=output_key, path="<run>", name=task)
+        if run.task is None:
+            run.task = task
+        return cls(run, judge=judge, stats=stats, identity=identity, predictions=predictions)
+
+    # -- the records -------------------------------------------------------------------------
+
+    @property
+    def task(self) -> str:
+        return self.run.task or self.run.kind
+
+    @property
+    def records(self) -> list[Any]:
+        return self.run.records
+
+    @property
+    def output_key(self) -> str:
+        """The rows' name for the judge's label: ``label``, or ``score`` for the score task."""
+        return self.run.output_key or ("score" if self.run.kind == "score" else "label")
+
+    @cached_property
+    def scored(self) -> int:
+        return sum(not r.unscored for r in self.records)
+
+    @cached_property
+    def labelled(self) -> int:
+        return sum(r.gold is not None for r in self.records)
+
+    @cached_property
+    def sources(self) -> VerdictSources:
+        """Which judges produced the scored verdicts, by the ``--judge`` name each record carries."""
+        return VerdictSources.of(self.records)
+
+    @property
+    def verdict_judges(self) -> str:
+        """The judges that produced the verdicts, for titles ("judged by contains"); the judge
+        asked for when nothing was scored."""
+        return ", ".join(self.sources.judges) or self.judge
+
+    # -- what is measured of them, each once --------------------------------------------------
+
+    @cached_property
+    def result(self) -> RunResult:
+        """What the run scored: the judged rate (binary tasks, Wilson interval) or the mean score
+        (bootstrap interval), overall and per system, unscored items left out and counted."""
+        records = self.records
+        return run_result([r.label for r in records], [r.system for r in records], binary=self.run.kind == "binary")
+
+    @cached_property
+    def agreement(self) -> Any:
+        """Binary tasks with labels: ``evals.stats.agreement.AgreementFigures`` against people."""
+        if not self.labelled or self.run.kind != "binary":
+            return None
+        return binary_agreement(cast(Any, self.records))
+
+    @cached_property
+    def correlation(self) -> dict[str, Any] | None:
+        """Score tasks with labels: Pearson / Spearman / MAE of the judge's scores against people's."""
+        if not self.labelled or self.run.kind == "binary":
+            return None
+        return score_correlation(cast(Any, self.records))
+
+    @cached_property
+    def ranking(self) -> SystemRanking | None:
+        """Per-system scores under people and the judge, and the rank correlation between them."""
+        return system_ranking(cast(Any, self.records)) if self.labelled else None
+
+    @cached_property
+    def intervals(self) -> dict[str, Interval | None]:
+        """Bootstrap 95 % intervals of the figures (``cohen_kappa``, ``accuracy``, ``kendall_tau``,
+        ...); empty without labels. Each is an ``Interval`` (``low``, ``high``)."""
+        if not self.labelled:
+            return {}
+        return figure_intervals(self.run, ranked=self.ranking is not None, resamples=self.resamples, seed=self.seed)
+
+    @cached_property
+    def estimates(self) -> Any:
+        """Each system's prediction-powered rate when people labelled some items but not all
+        (``evals.stats.run_estimates``), else None."""
+        return partial_labels_estimates(self.run)
+
+    @cached_property
+    def card(self) -> Any:
+        """The judge card of the labelled items of a binary task (``evals.stats.run_card``), else None."""
+        return run_card(self.run) if self.labelled else None
+
+    @cached_property
+    def per_system(self) -> dict[str, dict[str, Any]]:
+        """System -> every declared per-system statistic (``evals.stats.system_statistics``)."""
+        return per_system(self.records, self.run.kind)
+
+    def renamed(self, path: str, name: str) -> FinishedRun:
+        """The same run shown under another file name (``evaluate --html`` names the data file):
+        every figure measured first, so the copy shares them instead of measuring again."""
+        import copy
+        import dataclasses
+
+        for figure in ("result", "agreement", "correlation", "ranking", "intervals", "estimates", "card", "per_system",
+                       "sources", "scored", "labelled"):
+            getattr(self, figure)
+        shown = copy.copy(self)
+        shown.run = dataclasses.replace(self.run, path=path, name=name)
+        return shown
+
+    def system_estimates(self) -> Any:
+        """``estimates`` (the name ``evaluate_dataset``'s users know)."""
+        return self.estimates
+
+    @property
+    def judge_card(self) -> Any:
+        """``card`` (the name the JSON and ``evaluate_dataset``'s users know)."""
+        return self.card
+
+    def figures(self) -> dict[str, float | None]:
+        """Flat figures for ``--fail-under`` gates and the JSON: coverage, agreement, correlations,
+        mean label, the ranking's correlations."""
+        return flat_figures(
+            scored=self.scored,
+            total=len(self.records),
+            labels=[r.label for r in self.records],
+            agreement=self.agreement,
+            correlation=self.correlation,
+            ranking=self.ranking,
+        )
+
+    def interval_dict(self) -> dict[str, list[float] | None]:
+        """Intervals for JSON: figure -> [low, high] (None where no draw defined the figure)."""
+        return {name: None if value is None else value.as_list() for name, value in self.intervals.items()}
+
+    @property
+    def empty_answers(self) -> int:
+        """Answers that were empty: judged wrong with no model call (in the rate, not unscored)."""
+        from ragjury.rag_agent.judges.combined.empty_answer import EMPTY_REASON
+
+        return sum(r.value.get("reason") == EMPTY_REASON and not r.unscored for r in self.records)
+
+    @property
+    def why_unscored(self) -> str | None:
+        """One item's reason for being unscored ("nothing was scored" says why); None when every
+        item is scored."""
+        reasons = [r.unscored_reason for r in self.records if r.unscored and r.unscored_reason]
+        if not reasons:
+            return None
+        from ragjury.rag_agent.model.unreachable import unreachable_cause
+
+        causes = (unreachable_cause(reason) for reason in reasons)  # a dead server: where, and the fix
+        return next((cause for cause in causes if cause), None) or f"every judgment is unscored, e.g.: {reasons[0]}"
+
+    def unscored_share(self) -> UnscoredShare:
+        """The items left unscored, with their commonest reasons (gated by ``--max-unscored``)."""
+        from ragjury.evals.report.unscored_share import UnscoredShare
+
+        return UnscoredShare.of(self.records)
+
+    def counts(self) -> dict[str, int]:
+        """Items, scored, unscored, fallback, labelled, tokens and requests of the run."""
+        records = self.records
+        out = {
+            "n": len(records),
+            "scored": self.scored,
+            "unscored": len(records) - self.scored,
+            "fallback_used": sum(r.fallback_used for r in records),
+            "labelled": self.labelled,
+            "tokens": sum(r.tokens for r in records),
+            "requests": sum(r.requests for r in records),
+        }
+        if self.run.duplicates:
+            out["duplicate_ids"] = self.run.duplicates
+        return out
+
+    def gate(self, gates: Gates) -> list[str]:
+        """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-unscored`` and
+        ``--max-fallback`` limits; empty when the run passes."""
+        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()})
+
+    # -- the rows of a run just judged ---------------------------------------------------------
+
+    @cached_property
+    def rows(self) -> list[dict[str, object]]:
+        """The predictions JSONL rows, in dataset order: each prediction serialised once (for the
+        file and pandas); only a run just judged has them."""
+        if self.predictions is None:
+            raise ValueError("a run read back from its predictions file has no predictions in memory to write")
+        key = self.output_key
+        return [p.as_dict(key) for p in self.predictions]
+
+    def prediction_rows(self) -> list[dict[str, object]]:
+        """The predictions JSONL rows, in dataset order (``Prediction.as_dict``, made once)."""
+        return list(self.rows)
+
+    def to_pandas(self) -> Any:
+        """The predictions as a pandas DataFrame, one row per dataset row (the predictions-JSONL
+        columns). pandas is imported here, so ragjury does not need it until this is called."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError(
+                "DatasetEvaluation.to_pandas needs pandas: pip install pandas (or the extra: pip install \"ragjury[pandas]\")"
+            ) from None
+        return pandas.DataFrame([flat_row(row) for row in self.rows])
+
+    # -- views of it are functions (``evals.report.run_outputs``, ``run_report``) ---------------
+
+    def as_dict(self) -> dict[str, Any]:
+        """One run in ``report --json``: its counts, who judged, figures, intervals and ranking
+        (the keys ``evaluate --json`` uses for the same things)."""
+        entry: dict[str, Any] = {
+            "name": self.run.name,
+            "task": self.run.task,
+            **self.counts(),
+            **self.sources.as_dict(),
+            "result": self.result.as_dict(),
+            "figures": self.figures(),
+            "intervals": self.interval_dict(),
+        }
+        if self.ranking is not None:
+            entry["ranking"] = self.ranking.as_dict()
+        entry["per_system"] = self.per_system
+        return entry
+
+    def __repr__(self) -> str:
+        """A few lines a notebook can show: task, judge, counts, the headline figures with their
+        intervals (not every record)."""
+        counts = self.counts()
+        lines = [
+            f"{type(self).__name__}(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
+            f"  {counts['n']:,} rows: {counts['scored']:,} scored, {counts['unscored']:,} unscored, "
+            f"{self.sources.fallback:,} by a fallback, {self.labelled:,} labelled",
+            "  " + self.result.lines(self.task)[0],
+        ]
+        figures = self.figures()
+        headline = [name for name in HEADLINE_FIGURES if figures.get(name) is not None]
+        if headline:
+            lines.append("  " + ", ".join(self._figure_text(name, figures[name]) for name in headline))
+        return "\n".join(lines)
+
+    def _figure_text(self, name: str, value: Any) -> str:
+        interval = self.intervals.get(name)
+        return f"{HEADLINE_FIGURES[name]} {value:.3f}" + (f" {interval.text()}" if interval is not None else "")
+
+
+def finished_run(run: PredictionRun, *, resamples: int = RESAMPLES, seed: int = 0) -> FinishedRun:
+    """A run read back from its records, measured with bootstrap 95 % intervals."""
+    return FinishedRun(run, resamples=resamples, seed=seed)
+
+
+def figure_intervals(
+    run: PredictionRun, *, ranked: bool, resamples: int = RESAMPLES, seed: int = 0
+) -> dict[str, Interval | None]:
+    """Bootstrap 95 % intervals of a run's figures over its labelled records: agreement figures
+    (binary runs) and Kendall's tau of the system ranking (``ranked``: the run has one)."""
+    labelled = [r for r in run.records if r.gold is not None]
+    if not labelled:
+        return {}
+    systems = [r.system for r in labelled]
+    with_systems = systems if any(s is not None for s in systems) else None
+    intervals: dict[str, Interval | None] = {}
+    if run.kind == "binary":
+        intervals = bootstrap_agreement(
+            [bool(r.gold) for r in labelled],
+            [None if r.label is None else bool(r.label) for r in labelled],
+            labels=[False, True],
+            systems=with_systems,
+            resamples=resamples,
+            seed=seed,
+        )
+    elif with_systems is not None:
+        intervals = {
+            "kendall_tau": bootstrap_system_tau(
+                [float(r.gold) for r in labelled],  # type: ignore[arg-type]
+                [None if r.label is None else float(r.label) for r in labelled],
+                with_systems,
+                resamples=resamples,
+                seed=seed,
+            )
+        }
+    if not ranked:
+        intervals.pop("kendall_tau", None)
+    return intervals
+
+
+def flat_row(row: Any) -> dict[str, Any]:
+    """A predictions row for a table: the judged item's question, answer, references and contexts
+    (what a reader looks at beside the verdict) as columns of their own, the rest left out."""
+    item = row.get("item") or {}
+    flat = {k: v for k, v in row.items() if k != "item"}
+    for key in ("question", "answer", "references", "contexts"):
+        if key in item and key not in flat:
+            flat[key] = item[key]
+    return flat
+
+
+__all__ = ["FinishedRun", "HEADLINE_FIGURES", "figure_intervals", "finished_run", "flat_row"]

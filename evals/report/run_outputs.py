@@ -1,0 +1,131 @@
+"""Views of a finished run (``evals.report.finished_run``): the predictions file, the HTML page
+and the ``evaluate --json`` document, each a function of the run alone.
+
+Each reads what the run measured once (its result, figures, card, estimates), so the file, the
+page and the JSON agree with each other and with ``ragjury report PRED.jsonl``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragjury.evals.report.finished_run import FinishedRun
+    from ragjury.evals.report.page import HtmlReport
+
+
+@dataclass(frozen=True)
+class DatasetFiles:
+    """The files of one dataset run: the data read, the predictions and report written (None:
+    not written). The JSON payload names them; ``write_outputs`` writes the outputs."""
+
+    data: Path
+    predictions: Path | None = None
+    html: Path | None = None
+
+
+def html_report(result: FinishedRun, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+    """The HTML report of ``data``'s run, built from its records exactly as ``ragjury report
+    PRED.jsonl`` builds it (so the two pages agree), with the figures the run measured already,
+    plus what only the run knows: the data file, the judge asked for, its identity, the run's
+    statistics and its gate failures."""
+    from ragjury.evals.report.run_report import build_report
+    from ragjury.evals.report.sources import describe_identity
+
+    shown = result.renamed(str(data), data.stem)  # the page names the data file; what was measured comes along
+    stats = result.stats.as_dict() if result.stats is not None else None
+    report, _figures = build_report([], run_stats=stats, measured=[shown])
+    report.title = f"ragjury evaluate: {result.task} judged by {result.verdict_judges}"
+    report.meta = {
+        "data": str(data),
+        "task": result.task,
+        "judge": result.judge,
+        "verdicts by": result.sources.describe(),
+        "identity": describe_identity(result.identity if result.identity is not None else result.judge),
+        "rows": f"{len(result.records):,}",
+    }
+    report.gate_failures = list(gate_failures)
+    return report
+
+
+def write_outputs(result: FinishedRun, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+    """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
+    and the exit code agree), each where ``files`` names a path; both atomically."""
+    if files.predictions is not None:
+        from ragjury.evals.io.predictions import write_jsonl
+
+        write_jsonl(files.predictions, result.rows)
+    if files.html is not None:
+        from ragjury.evals.report.page import write_html
+
+        write_html(files.html, html_report(result, files.data, gate_failures=gate_failures))
+
+
+def run_payload(
+    result: FinishedRun,
+    files: DatasetFiles,
+    *,
+    input_mapping: Mapping[str, Any] | None = None,
+    gate_failures: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The ``evaluate --json`` document (before ``schema_version`` and ``command``): the run's
+    ``summary``, then the mode, the files read and written, how the data's columns were read
+    (``evals.tasks.InputMapping.as_dict``) and the failed gates."""
+    from ragjury.evals.io.json_contract import paths
+
+    out = run_summary(result)
+    out["mode"] = "dataset"
+    out["inputs"] = paths(data=files.data)
+    out["input_mapping"] = dict(input_mapping) if input_mapping is not None else None
+    out["outputs"] = paths(predictions=files.predictions, html=files.html)
+    out["gate_failures"] = list(gate_failures)
+    return out
+
+
+def run_summary(result: FinishedRun) -> dict[str, Any]:
+    """Everything ``evaluate --json`` says of a run: its stats (or counts, read back), the judges
+    that produced the verdicts (and the fallback's share), the result, figures, agreement, the
+    ranking, the judge card and the estimates."""
+    out: dict[str, Any] = {"task": result.task, "judge": result.judge}
+    out.update(result.stats.as_dict() if result.stats is not None else result.counts())
+    out.update(result.sources.as_dict())
+    out["labelled"] = result.labelled
+    if result.task == "correctness":
+        out["empty_answers"] = result.empty_answers
+    out["result"] = result.result.as_dict()
+    out["figures"] = result.figures()
+    if result.labelled:
+        out["intervals"] = result.interval_dict()
+    if result.agreement is not None:
+        out["agreement"] = _as_dict(result.agreement)
+    if result.correlation:
+        out["score_correlation"] = result.correlation
+    if result.ranking is not None:
+        out["ranking"] = result.ranking.as_dict()
+    out["per_system"] = result.per_system
+    if result.card is not None:
+        out["judge_card"] = result.card.as_dict()
+    estimates = result.estimates
+    if estimates is not None:
+        out["system_estimates"] = {
+            key: value for key, value in estimates.as_dict().items() if key not in ("predictions", "task", "judge")
+        }
+    return out
+
+
+def _as_dict(figures: Any) -> dict[str, Any]:
+    """Agreement results may be pydantic models, dataclasses or dicts; summaries want dicts."""
+    if isinstance(figures, Mapping):
+        return dict(figures)
+    if hasattr(figures, "model_dump"):
+        return figures.model_dump(mode="json")
+    if dataclasses.is_dataclass(figures):
+        return dataclasses.asdict(figures)  # type: ignore[arg-type]
+    return {"value": figures}
+
+
+__all__ = ["DatasetFiles", "html_report", "run_payload", "run_summary", "write_outputs"]
