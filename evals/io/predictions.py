@@ -52,9 +52,11 @@ class Prediction:
     """The ``--judge`` name of the judge that gave this verdict, as the user typed it (``llm``,
     not the judgment's ``answer_correctness``): a report shows it without asking the catalogue."""
 
-    def as_dict(self, output_key: str = "label") -> dict[str, object]:
+    def as_dict(self, output_key: str = "label", *, dumped: ItemRecord | None = None) -> dict[str, object]:
         """The predictions-JSONL row: id, system, task, label (or score), gold, the value's
-        details, the envelope (with ``judge_name`` when known), and last the judged item."""
+        details, the envelope (with ``judge_name`` when known), and last the judged item.
+        ``dumped``: this prediction's record (``record_of_prediction``), whose value and item are
+        this prediction's already in JSON form, so they are not dumped a second time."""
         row: dict[str, object] = {"id": self.id}
         if self.system is not None:
             row["system"] = self.system
@@ -65,12 +67,15 @@ class Prediction:
             row["gold"] = self.gold
         value = self.judgment.value
         if value is not None and hasattr(value, "model_dump"):
-            row["value"] = value.model_dump(mode="json")
+            row["value"] = dumped.value if dumped is not None else value.model_dump(mode="json")
         row.update(self.judgment.envelope())
         if self.judge_name is not None:
             row["judge_name"] = self.judge_name
         if self.item is not None:
-            row["item"] = self.item.model_dump(mode="json") if hasattr(self.item, "model_dump") else self.item
+            if hasattr(self.item, "model_dump"):
+                row["item"] = dumped.item if dumped is not None else self.item.model_dump(mode="json")
+            else:
+                row["item"] = self.item
         return row
 
 

@@ -277,7 +277,8 @@ class FinishedRun:
         if self.predictions is None:
             raise ValueError("a run read back from its predictions file has no predictions in memory to write")
         key = self.output_key
-        return [p.as_dict(key) for p in self.predictions]
+        by_line = {record.line: record for record in self.records}  # a repeated id's earlier rows have none
+        return [p.as_dict(key, dumped=by_line.get(line)) for line, p in enumerate(self.predictions, start=1)]
 
     def prediction_rows(self) -> list[dict[str, object]]:
         """The predictions JSONL rows, in dataset order (``Prediction.as_dict``, made once)."""
