@@ -25,6 +25,10 @@ READERS: dict[str, list[str]] = {
     "evaluate score --data": ["evaluate", "--task", "score", "--judge", "heuristic", "--data", "{f}"],
     "evaluate --calibration": ["evaluate", "--task", "correctness", "--judge", "llm", "--data", str(CORRECTNESS),
                                "--calibration", "{f}", "--dry-run"],
+    "evaluate --judge rubric:": ["evaluate", "--task", "correctness", "--judge", "rubric:{f}", "--data", str(CORRECTNESS),
+                                "--dry-run"],
+    "evaluate several criteria --data": ["evaluate", "--task", "correctness", "--judge", "contains", "--judge",
+                                         "token-overlap", "--data", "{f}", "--no-cache"],
     "calibrate --data": ["calibrate", "--task", "correctness", "--judge", "contains", "--data", "{f}",
                          "--out", "{tmp}/cal.json"],
     "report": ["report", "{f}"],
@@ -65,6 +69,7 @@ REFUSED_BY: dict[str, str] = {
     "calibration_noop.json": "evaluate --calibration",
     "workflow_inf.yml": "non-llm-judge --workflow",
     "workflow_deep.yml": "non-llm-judge --workflow",
+    "rubric_bad_name.yaml": "evaluate --judge rubric:",
 }
 """Each file and one reader that must refuse it with exit 2 (the others may read what they can)."""
 
