@@ -162,7 +162,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         metrics_table,
     )
 
-    for line in result.result.lines(result.task):  # the run's result first
+    for line in result.result.lines(result.verdict_task):  # the run's result first
         stdout.print(escape(line), highlight=False, soft_wrap=True)
     if result.task == "correctness" and result.empty_answers:
         stdout.print(f"empty answers {result.empty_answers:,}: judged wrong (in the rate), with no model call",

@@ -168,7 +168,7 @@ def report(
         names = [figures.run.name for figures in all_figures]
         first_lines = compare_runs(*all_figures).runs.lines(names)
     else:
-        first_lines = all_figures[0].result.lines(all_figures[0].run.task)
+        first_lines = all_figures[0].result.lines(all_figures[0].verdict_task)
     for line in first_lines:
         stdout.print(escape(line), highlight=False, soft_wrap=True)
     shown = {as_note(line) for line in first_lines}

@@ -27,7 +27,7 @@ from ragjury.evals.stats.run_figures import (
     score_correlation,
     system_ranking,
 )
-from ragjury.evals.stats.run_result import RunResult, run_result
+from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result
 from ragjury.evals.stats.system_statistics import per_system
 
 if TYPE_CHECKING:
@@ -125,6 +125,13 @@ class FinishedRun:
     def sources(self) -> VerdictSources:
         """Which judges produced the scored verdicts, by the ``--judge`` name each record carries."""
         return VerdictSources.of(self.records)
+
+    @property
+    def verdict_task(self) -> str:
+        """The word of a "yes" in the result line: the task's (``judged correct``), or ``rubric``
+        where every verdict came from a rubric judge (``judged to meet the criterion``)."""
+        judges = self.sources.judges or [self.judge]
+        return RUBRIC if all(str(name).startswith(RUBRIC) for name in judges) else self.task
 
     @property
     def verdict_judges(self) -> str:
@@ -322,7 +329,7 @@ class FinishedRun:
             f"{type(self).__name__}(task={self.task!r}, judge={self.judge!r}, verdicts by {self.sources.describe()})",
             f"  {counts['n']:,} rows: {counts['scored']:,} scored, {counts['unscored']:,} unscored, "
             f"{self.sources.fallback:,} by a fallback, {self.labelled:,} labelled",
-            "  " + self.result.lines(self.task)[0],
+            "  " + self.result.lines(self.verdict_task)[0],
         ]
         figures = self.figures()
         headline = [name for name in HEADLINE_FIGURES if figures.get(name) is not None]

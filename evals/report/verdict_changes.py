@@ -8,7 +8,7 @@ comparison it is and which rows pair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ragjury.evals.io.predictions import ItemRecord
@@ -67,6 +67,8 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     no pair: ``run_comparison.match_rows`` names it)."""
     a, b = first.run.by_id(), second.run.by_id()
     runs = compare_two_runs(first.run, second.run, (first.result, second.result))
+    if first.verdict_task == second.verdict_task != runs.task:  # two rubric runs: "judged to meet the criterion"
+        runs = replace(runs, task=first.verdict_task)
     shared = list(runs.matching.pairs)
     mismatched = set(runs.matching.different_question.ids)
     changed = sum(

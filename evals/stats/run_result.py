@@ -23,6 +23,11 @@ VERDICT_WORDS: dict[str, str] = verdict_words()
 """What a true verdict means, per task, in the result line ("judged correct 55.0 %"): each task's
 ``@task_entry(verdict_word=...)``."""
 
+RUBRIC = "rubric"
+"""The ``task`` word of a run whose verdicts all come from rubric judges: a "yes" meets the rubric's
+criterion, whatever the task (``judged correct`` would misname it)."""
+RUBRIC_WORD = "to meet the criterion"
+
 WILSON = "Wilson score interval"
 BOOTSTRAP = "percentile bootstrap over items"
 
@@ -137,7 +142,8 @@ class RunResult:
     def lines(self, task: str | None = None) -> list[str]:
         """The terminal's first lines: the result, then one per system (two or more); ``task``
         names what a true verdict means (``VERDICT_WORDS``)."""
-        what = f"judged {VERDICT_WORDS.get(task or '', 'true')}" if self.binary else "mean score"
+        word = RUBRIC_WORD if task == RUBRIC else VERDICT_WORDS.get(task or "", "true")
+        what = f"judged {word}" if self.binary else "mean score"
         method = "Wilson" if self.binary else "bootstrap"
         how = f"95 % {method} interval; " if self.overall.interval is not None else ""
         out = [f"{what}: {self.overall.text(self.binary)} ({how}{self.overall.counts()})"]

@@ -92,3 +92,18 @@ def test_several_criteria_refuse_what_takes_one_judge_in_one_line(tmp_path: Path
         assert result.returncode == 2, (extra, result.stderr)
         assert words in result.stderr and "Traceback" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_rubric_run_says_what_a_yes_means(tmp_path: Path) -> None:
+    """A rubric's "yes" meets its criterion: the result line of evaluate and report says so, not
+    the task's word ("judged correct" for a criterion like "answers directly" would mislead)."""
+    out = tmp_path / "r.jsonl"
+    with fake_endpoint() as server:
+        result = ragjury("evaluate", "--task", "faithfulness", "--judge", f"rubric:{RUBRICS / 'cites-source.yaml'}",
+                         "--data", str(DATA), "--base-url", server.base_url, "--no-cache", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("judged to meet the criterion: 100.0 %")
+    shown = ragjury("report", str(out))
+    assert "judged to meet the criterion: 100.0 %" in shown.stdout
+    plain = ragjury("evaluate", "--task", "correctness", "--judge", "contains", "--data", str(CORRECTNESS), "--no-cache")
+    assert plain.stdout.splitlines()[0].startswith("judged correct:")
