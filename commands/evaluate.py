@@ -383,7 +383,7 @@ def evaluate(
         if name == "none" and check_task != "score":
             continue
         try:
-            resolved[(check_task, name) if criteria else check_task] = resolve(check_task, name)
+            resolved[(check_task, name)] = resolve(check_task, name)
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
     _check_before_judging(
@@ -458,7 +458,7 @@ def evaluate(
                 task=task.value,
                 data=data,
                 judge_name=judge_name,
-                resolved=resolved[task.value],
+                resolved=resolved[(task.value, judge_name)],
                 mapping=mapping or [],
                 judge_options=judge_options,
                 dry_run=dry_run,

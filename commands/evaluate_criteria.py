@@ -76,7 +76,7 @@ def prepare_criteria_run(
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]]:
     """Load the dataset once and build every criterion's judge; the run to await (each criterion in
     turn, all through the one cache) and what to do with its results."""
-    from ragjury.evals.io.tasks import load_dataset
+    from ragjury.commands.evaluate_dataset import load_for_run
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
     judges = {spec: resolved[spec].build(settings) for spec in judge_specs}
@@ -87,9 +87,7 @@ def prepare_criteria_run(
             raise fail(f"two criteria are named '{name}' ({seen[name]} and {spec}): each names its verdict column "
                        "and its predictions file, so give each rubric its own name")
         seen[name] = spec
-    dataset = load_dataset(task, data, pairs=mapping, limit=limit)
-    if (applied := dataset.input_mapping.describe()) is not None:
-        stderr.print(escape(applied), highlight=False, soft_wrap=True)
+    dataset = load_for_run(task, data, mapping, limit)
 
     async def run() -> list[tuple[str, Any]]:
         results = []

@@ -44,14 +44,9 @@ def prepare_dataset_run(
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
-    from ragjury.evals.io.tasks import load_dataset
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
-    dataset = load_dataset(task, data, pairs=mapping, limit=limit)
-    if (applied := dataset.input_mapping.describe()) is not None:
-        stderr.print(escape(applied), highlight=False, soft_wrap=True)
-    if (unread := dataset.unread_note(task)) is not None:
-        stderr.print(escape(unread), style="yellow", highlight=False, soft_wrap=True)
+    dataset = load_for_run(task, data, mapping, limit)
     if dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 
@@ -87,6 +82,19 @@ def prepare_dataset_run(
                            junit=junit)
 
     return run, finish
+
+
+def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None) -> Any:
+    """The dataset's rows for ``task`` (``--map`` pairs applied), saying on stderr how its columns
+    were read and which reference columns the task leaves unread."""
+    from ragjury.evals.io.tasks import load_dataset
+
+    dataset = load_dataset(task, data, pairs=mapping, limit=limit)
+    if (applied := dataset.input_mapping.describe()) is not None:
+        stderr.print(escape(applied), highlight=False, soft_wrap=True)
+    if (unread := dataset.unread_note(task)) is not None:
+        stderr.print(escape(unread), style="yellow", highlight=False, soft_wrap=True)
+    return dataset
 
 
 def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: dict[str, Any]) -> tuple[Any, Any]:
@@ -200,4 +208,4 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         stdout.print(f"predictions written to {out}", highlight=False)
 
 
-__all__ = ["prepare_dataset_run", "print_dataset_result", "report_dataset_run"]
+__all__ = ["load_for_run", "prepare_dataset_run", "print_dataset_result", "report_dataset_run"]

@@ -11,38 +11,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.stats.system_statistics import statistics_of
 
+if TYPE_CHECKING:
+    from ragjury.evals.report.finished_run import FinishedRun
+
 Table = dict[str, dict[str, Any]]
 
 
-def system_table(runs: Sequence[PredictionRun]) -> Table:
-    """System -> the declared per-system statistics (``evals.stats.system_statistics``): those of
-    the items once (n, labelled, people's rate or mean), those of the judge per run (binary: the
-    share judged yes, accuracy and Cohen's kappa where people labelled; score: the judge's mean and
-    its mean distance from people). Empty when no item names its system."""
-    if not runs or not any(r.system for run in runs for r in run.records):
+def system_table(finished: Sequence[FinishedRun]) -> Table:
+    """System -> the declared per-system statistics (``evals.stats.system_statistics``), as each
+    run measured them (``FinishedRun.per_system``): those of the items once (n, labelled, people's
+    rate or mean), those of the judge per run (binary: the share judged yes, accuracy and Cohen's
+    kappa where people labelled; score: the judge's mean and its mean distance from people).
+    Empty when no item names its system."""
+    if not finished or not any(f.per_system for f in finished):
         return {}
-    kind = runs[0].kind
-    two = len(runs) > 1
-    by_system: list[dict[str, list[ItemRecord]]] = []
-    for run in runs:
-        groups: dict[str, list[ItemRecord]] = {}
-        for record in run.records:
-            groups.setdefault(record.system or "(no system)", []).append(record)
-        by_system.append(groups)
-    systems = list(dict.fromkeys(name for groups in by_system for name in groups))
+    kind = finished[0].run.kind
+    two = len(finished) > 1
+    systems = list(dict.fromkeys(name for f in finished for name in f.per_system))
     table: Table = {}
     for system in sorted(systems):
-        first = next(groups[system] for groups in by_system if system in groups)
-        row: dict[str, Any] = {s.title: s.function(first) for s in statistics_of(kind, "items")}
-        for k, groups in enumerate(by_system):
-            records = groups.get(system, [])
+        first = next(f.per_system[system] for f in finished if system in f.per_system)
+        row: dict[str, Any] = {s.title: first[s.name] for s in statistics_of(kind, "items")}
+        for k, f in enumerate(finished):
+            values = f.per_system.get(system)
             prefix = f"{chr(65 + k)}: " if two else ""
-            row.update({f"{prefix}{s.title}": s.function(records) for s in statistics_of(kind, "judge")})
+            row.update({f"{prefix}{s.title}": values[s.name] if values is not None else s.function([])
+                        for s in statistics_of(kind, "judge")})
         table[system] = row
     return table
 

@@ -240,7 +240,7 @@ def build_report(
         report.lead_tables = [title for title in paired_tables if title.startswith("Paired difference")]
         tables.update(paired_tables)
     report.tables = tables
-    breakdowns = {"Per system": system_table(runs), "Latency, tokens and cost per judge": cost_table(runs)}
+    breakdowns = {"Per system": system_table(all_figures), "Latency, tokens and cost per judge": cost_table(runs)}
     report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
     if comparison is not None:
         report.items = item_table(

@@ -104,20 +104,24 @@ def judged_yes(records: Records) -> float | None:
     return _share([bool(r.label) for r in _scored(records)])
 
 
-@system_statistic("agreement", "agreement", kinds=("binary",))
-def agreement(records: Records) -> float | None:
+def _agreement(records: Records) -> Any:
+    """The judge against people on the items both labelled (``AgreementFigures``), or None."""
     both = _both(records)
     if not both:
         return None
-    return label_agreement([bool(r.gold) for r in both], [bool(r.label) for r in both], labels=[False, True]).accuracy
+    return label_agreement([bool(r.gold) for r in both], [bool(r.label) for r in both], labels=[False, True])
+
+
+@system_statistic("agreement", "agreement", kinds=("binary",))
+def agreement(records: Records) -> float | None:
+    figures = _agreement(records)
+    return None if figures is None else figures.accuracy
 
 
 @system_statistic("cohen_kappa", "Cohen's kappa", kinds=("binary",))
 def cohen_kappa(records: Records) -> float | None:
-    both = _both(records)
-    if not both:
-        return None
-    return label_agreement([bool(r.gold) for r in both], [bool(r.label) for r in both], labels=[False, True]).cohen_kappa
+    figures = _agreement(records)
+    return None if figures is None else figures.cohen_kappa
 
 
 @system_statistic("judge_mean", "judge mean", kinds=("score",))

@@ -107,10 +107,5 @@ def empty_answers_wrong(judge: Judge[Any, Any]) -> Judge[Any, Any]:
     return judge if isinstance(judge, EmptyAnswerIsWrong) else EmptyAnswerIsWrong(judge)
 
 
-def count_empty(judgments: Sequence[Judgment[Any]]) -> int:
-    """How many of a run's verdicts are an empty answer's."""
-    return sum(isinstance(judgment.value, EmptyAnswer) for judgment in judgments)
-
-
-__all__ = ["EMPTY_REASON", "EmptyAnswer", "EmptyAnswerIsWrong", "count_empty", "empty_answers_wrong",
+__all__ = ["EMPTY_REASON", "EmptyAnswer", "EmptyAnswerIsWrong", "empty_answers_wrong",
            "is_empty_answer"]

@@ -10,6 +10,7 @@ from package_copy import ROOT, package_with, run_cli
 
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.report.breakdowns import system_table
+from ragjury.evals.report.finished_run import finished_run
 from ragjury.evals.stats.system_statistics import STATISTICS, per_system, statistics_of
 
 SYSTEMS = ROOT / "tests" / "fixtures" / "pipeline_correctness.jsonl"
@@ -34,7 +35,7 @@ def test_the_page_and_the_json_show_every_declared_statistic(tmp_path: Path) -> 
                     "contains", "--data", str(SYSTEMS), "--out", str(out), "--no-cache", "--no-progress"], check=True,
                    capture_output=True)
     run = load_predictions(out)
-    table = system_table([run])
+    table = system_table([finished_run(run)])
     binary = [s.title for s in statistics_of("binary")]
     assert all(list(row) == binary for row in table.values())
     figures = per_system(run.records, "binary")
