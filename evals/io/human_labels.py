@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragjury.evals.io.label_acts import is_acts_row, people_labels, read_acts
 from ragjury.evals.io.tasks import GoldKind, parse_gold
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
@@ -62,10 +63,34 @@ def _people_field(row: Mapping[str, Any]) -> str:
     return "label" if "label" in row else "gold"
 
 
-def load_human_labels(path: str | Path, kind: GoldKind = "binary") -> dict[str, HumanLabel]:
-    """id → label; a repeated id with a different label is an error (which one is right?)."""
+def _from_acts(name: str, kind: GoldKind, allow_shown_judge: bool) -> dict[str, HumanLabel]:
+    """A labels file of ``ragjury label``: its acts under the several-annotator rule (``label_acts.RULE``)."""
+    people = people_labels(read_acts(name), allow_shown_judge=allow_shown_judge, path=name)
+    out: dict[str, HumanLabel] = {}
+    for (system, ident), value in people.labels.items():
+        label = float(value) if kind == "score" or not isinstance(value, bool) else float(value)
+        previous = out.get(ident)
+        if previous is not None and previous.label != label:
+            raise InputError(name, f"id {ident!r} is labelled under two systems ({system!r} and another) with "
+                             "different labels: give each system's items unique ids")
+        out[ident] = HumanLabel(ident, label, people.inclusion.get((system, ident)))
+    if not out:
+        raise InputError(name, "no labels yet (every item is unlabelled, unsure, skipped or tied): label some items first")
+    return out
+
+
+def load_human_labels(
+    path: str | Path, kind: GoldKind = "binary", *, allow_shown_judge: bool = False
+) -> dict[str, HumanLabel]:
+    """id → label; a repeated id with a different label is an error (which one is right?).
+
+    A labels file written by ``ragjury label`` (rows with ``act`` and ``annotator``) is read by the
+    several-annotator rule; its labels given with the judge shown are refused unless ``allow_shown_judge``."""
     name = str(path)
     out: dict[str, HumanLabel] = {}
+    first = next(iter(iter_jsonl(path)), None)
+    if first is not None and isinstance(first[1], dict) and is_acts_row(first[1]):
+        return _from_acts(name, kind, allow_shown_judge)
     for line, row in iter_jsonl(path):
         if not isinstance(row, dict):
             raise InputError(name, f"expected a JSON object, got {type(row).__name__}", line=line)
