@@ -19,8 +19,8 @@ def estimate(
         Path | None,
         typer.Option(
             "--labels",
-            help="Human labels: JSONL of {\"id\", \"label\"} rows (a dataset file with id and label works, and so "
-            "does a filled-in label-plan file). Default: the predictions' own 'gold'.",
+            help="Human labels: the labels file of 'ragjury label', or JSONL of {\"id\", \"label\"} rows (a dataset "
+            "file with id and label works, and so does a filled-in label-plan file). Default: the predictions' own 'gold'.",
         ),
     ] = None,
     compare: Annotated[
@@ -35,6 +35,11 @@ def estimate(
         bool,
         typer.Option("--fit", help="Replace the judge by a head fitted on these labels (as 'ragjury fit' does), "
                      "cross-fitted so the interval stays valid: correctness and faithfulness."),
+    ] = False,
+    allow_shown_judge: Annotated[
+        bool,
+        typer.Option("--allow-shown-judge", help="Count labels given with the judge's verdict shown "
+                     "('ragjury label --reveal'); refused by default, since they measure the judge with its own help."),
     ] = False,
     json_output: JsonOption = False,
 ) -> None:
@@ -72,8 +77,10 @@ def estimate(
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
     result = estimate_predictions(
         predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
-        fit=fit,
+        fit=fit, allow_shown_judge=allow_shown_judge,
     )
+    if allow_shown_judge and labels is not None:
+        result.notes.append(f"--allow-shown-judge: labels in {labels} given with the judge's verdict shown are counted")
     if json_output:
         print_json({**result.as_dict(), "inputs": paths(predictions=predictions, labels=labels)}, command="estimate")
         return

@@ -135,6 +135,7 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
         sock.bind(("127.0.0.1", port))
     except OSError as error:
         raise fail(f"--port {port}: cannot listen on 127.0.0.1 ({error.strerror})") from None
+    sock.listen(128)  # connections made as soon as the address is printed wait in the backlog
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(build_app(state), log_level="warning", access_log=False, lifespan="off"))
     state.on_quit = lambda: setattr(server, "should_exit", True)

@@ -24,17 +24,20 @@ def estimate_predictions(
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
     fit: bool = False,
+    allow_shown_judge: bool = False,
 ) -> EstimatesResult:
     """Read, check and estimate, with the judge card of the labelled items (of the judge's own
     scores, with ``fit`` too); every user mistake is an ``InputError`` naming the file. ``fit``
     replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``).
+    ``labels`` may be a labels file of ``ragjury label`` (its several-annotator rule applies; labels
+    given with the judge shown are refused unless ``allow_shown_judge``).
 
     ``predictions`` is a predictions file, or a run already in memory: the ``DatasetEvaluation``
     of ``evaluate_dataset`` / ``evaluate_dataset_sync`` (no file written first) or a ``PredictionRun``."""
     run = run_in_memory(predictions)
     predictions = run.path if run is not None else predictions
     run = run or load_predictions(predictions)
-    human = load_human_labels(labels, run.kind) if labels is not None else None
+    human = load_human_labels(labels, run.kind, allow_shown_judge=allow_shown_judge) if labels is not None else None
     notes: list[str] = []
     if human is not None:
         known = {record.id for record in run.records}

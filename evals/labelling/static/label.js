@@ -7,6 +7,10 @@
   const $ = (id) => document.getElementById(id);
   let screen = null, shownAt = performance.now(), started = performance.now(), busy = false;
   let pendingComment = null, revealed = null, quitting = false;
+  // milliseconds from a label's key press to the next item drawn (saved on the server in between),
+  // read by bench/bench_label.py
+  const timings = [];
+  window.ragjuryTimings = timings;
 
   function render(s) {
     screen = s;
@@ -73,6 +77,7 @@
     if (busy || !screen) return;
     if (!screen.item && kind !== "undo") return;
     busy = true;
+    const pressed = performance.now();
     const body = Object.assign({ act: kind, position: screen.position,
       seconds: (performance.now() - shownAt) / 1000 }, extra || {});
     if (label !== undefined) body.label = label;
@@ -81,6 +86,7 @@
       const s = await call("POST", "/api/act", body);
       showReveal(s.revealed || null);
       render(s);
+      requestAnimationFrame(() => timings.push(performance.now() - pressed));
       document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
     } catch (e) {
       $("item").classList.add("saved-error");
