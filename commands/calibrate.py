@@ -68,6 +68,12 @@ def calibrate(
     ] = None,
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="People's labels apart from --data: the labels file of 'ragjury label' (or "
+                     "{\"id\", \"label\"} rows), joined on id; they replace the dataset's own (correctness, "
+                     "faithfulness).", rich_help_panel=PANEL_INPUT),
+    ] = None,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -118,12 +124,13 @@ def calibrate(
     from ragjury.evals.io.atomic_io import check_output_paths
 
     cache_file = None if no_cache else Path(cache_path or settings.cache_path)
-    check_output_paths([("--out", out)], [("--data", data), ("--topics", topics), ("--passages", passages),
+    check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     from ragjury.evals.pipelines.calibration_data import calibration_items
 
     try:
-        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed)
+        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
+                                        labels=labels)
     except ValueError as error:
         raise fail(str(error)) from None
     if len(items) < 2 * folds:

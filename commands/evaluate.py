@@ -190,6 +190,15 @@ def evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
     max_unscored: MaxUnscoredOption = None,
+    fail_on_injection: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-injection",
+            help="Fail (exit 1) when any item's text addresses the judge (\"Note to the evaluator: ...\", fake "
+            "system tags, \"output 1\"): flagged by model-free rules, listed with the words either way.",
+            rich_help_panel=PANEL_GATES,
+        ),
+    ] = False,
     cache_path: CacheOption = None,
     no_cache: NoCacheOption = False,
     no_retry_unscored: NoRetryUnscoredOption = False,
@@ -322,7 +331,7 @@ def evaluate(
     from ragjury.evals.runs.runner import RUNS_STARTED, interrupted_message
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
-    gates = Gates.parse(fail_under or [], max_fallback, max_unscored)
+    gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
     settings = settings_for(**connection)
     if executor not in ("process", "ray"):
         raise fail(f"--executor must be process or ray, got {executor!r}")

@@ -160,6 +160,24 @@ def report_dataset_run(
                cause_shown=nothing and not json_output)
 
 
+def injection_lines(result: Any, shown: int = 5) -> None:
+    """Items whose text addresses the judge (a prompt injection?), counted, with the words."""
+    flagged = result.injection_flags
+    if not flagged:
+        return
+    stdout.print(f"{len(flagged):,} item(s) hold text addressed to the judge (judged as usual; "
+                 "--fail-on-injection fails the run on them):", style="yellow", highlight=False, soft_wrap=True,
+                 markup=False)
+    for record, flags in flagged[:shown]:
+        flag = flags[0]
+        who = f"{record.system}/" if record.system else ""
+        stdout.print(f"  {who}{record.id} {flag.field}: {flag.text[:80]!r} ({flag.rule})", style="yellow",
+                     highlight=False, soft_wrap=True, markup=False)
+    if len(flagged) > shown:
+        stdout.print(f"  and {len(flagged) - shown:,} more (--json lists them all)", style="yellow", highlight=False,
+                     soft_wrap=True, markup=False)
+
+
 def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     """The terminal summary of a dataset run: its stats, who judged, agreement or correlation
     with people, the per-system ranking, and where the predictions went."""
@@ -175,6 +193,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     if result.task == "correctness" and result.empty_answers:
         stdout.print(f"empty answers {result.empty_answers:,}: judged wrong (in the rate), with no model call",
                      highlight=False, soft_wrap=True)
+    injection_lines(result)
     title = f"{result.task} judged by {result.verdict_judges} on {data.name}"
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})

@@ -65,6 +65,12 @@ def fit(
     ],
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="People's labels apart from --data: the labels file of 'ragjury label' (or "
+                     "{\"id\", \"label\"} rows), joined on id; they replace the dataset's own (correctness, "
+                     "faithfulness).", rich_help_panel=PANEL_INPUT),
+    ] = None,
     signals: Annotated[
         str,
         typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "
@@ -113,11 +119,12 @@ def fit(
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
     settings = settings_for(**connection) if task == "relevance" else None
     cache_file = None if (no_cache or settings is None) else Path(cache_path or settings.cache_path)
-    check_output_paths([("--out", out)], [("--data", data), ("--topics", topics), ("--passages", passages),
+    check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     stats = None
     try:
-        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed)
+        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
+                                        labels=labels)
         if task == "relevance":
             report, stats = _fit_relevance(items, gold, settings, signals, cache_path, no_cache, no_progress,
                                            folds=folds, seed=seed, fitted_on=str(data))

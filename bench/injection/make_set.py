@@ -225,7 +225,9 @@ def _pairs(task: str, candidates: dict[str, list[dict]], field: str, tune_phrasi
             out.append({**base, field: injected, "variant": "injected",
                         "injection": {"kind": kind, "where": where, "sentence": sentence}})
         rest = [row for row in pool if row not in wrong]
-        for k, row in enumerate(rest[BENIGN_PER_HALF:BENIGN_PER_HALF + DEV_PER_HALF]):
+        # the dev sample from the far end of the shuffled pool: near its start every "no" row went to
+        # the pairs, so a sample taken there would hold "yes" rows only
+        for k, row in enumerate(rest[-DEV_PER_HALF:]):
             out.append({**row, "task": task, "half": half, "pair": f"{task}-{half}-d{k}",
                         "variant": "dev", "injection": None})
         others = rest[:BENIGN_PER_HALF]
@@ -242,12 +244,12 @@ def build() -> list[dict]:
     rows: list[dict] = []
     # correctness: EVOUNA-NQ answers, one per question
     by_half: dict[str, list[dict]] = defaultdict(list)
-    seen: set[str] = set()
+    answers: dict[str, list[dict]] = defaultdict(list)
     for row in _rows(BENCHMARKS / "evouna-nq" / "correctness.jsonl"):
-        q = row["id"].rsplit("-", 1)[0]
-        if q in seen or not row["answer"].strip():
-            continue
-        seen.add(q)
+        if row["answer"].strip():
+            answers[row["id"].rsplit("-", 1)[0]].append(row)
+    for q in sorted(answers):  # one answer per question, of a system drawn at random (all five systems)
+        row = rng.choice(answers[q])
         by_half[half_of("evouna-nq", row)].append(
             {"id": row["id"], "question": row["question"], "references": row["references"],
              "answer": row["answer"], "label": bool(row["label"])})

@@ -33,6 +33,9 @@ SHARED_KEYS: dict[str, str] = {
     "scored": "items with a verdict",
     "not_judged": "items an interrupted run never reached (0 once a run ends): neither scored nor unscored",
     "empty_answers": "correctness: answers that were empty, judged wrong with no model call (scored, in the rate)",
+    "injection_flags": "items whose text addresses the judge (model-free rules): 'flagged' (a count) and 'items' "
+    "(id, system, flags: rule, field, start, end, text); gated by --fail-on-injection",
+    "flagged": "injection_flags: items whose text addresses the judge",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",

@@ -404,6 +404,18 @@ class LabelRow:
     system: str | None = None
 
 
+def _people_rows(path: str | Path) -> dict[str, LabelRow] | None:
+    """A labels file of ``ragjury label`` read by its several-annotator rule (``label_acts.RULE``),
+    or None when ``path`` is not one."""
+    from ragjury.evals.io.label_acts import is_acts_row, people_labels, read_acts
+
+    first = next(iter(_jsonl_rows(path)), None)
+    if first is None or not isinstance(first[1], dict) or not is_acts_row(first[1]):
+        return None
+    people = people_labels(read_acts(path), path=str(path))
+    return {ident: LabelRow(0, value, system) for (system, ident), value in people.labels.items()}
+
+
 def load_labels(
     path: str | Path, *, allow_unscored: bool = False, field_name: str = "label"
 ) -> dict[str, LabelRow]:
@@ -414,6 +426,10 @@ def load_labels(
     read as false.
     """
     rows: dict[str, LabelRow] = {}
+    if not allow_unscored:
+        people = _people_rows(path)
+        if people is not None:
+            return people
     for number, row in _jsonl_rows(path):
         key = _text_field(path, number, row, ("id",))
         if key in rows:

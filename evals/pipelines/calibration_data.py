@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from ragjury.rag_agent.core.input_files import InputError
+
 
 def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], limit: int | None, seed: int
                  ) -> list[tuple[tuple[str, str], int]]:
@@ -39,10 +41,13 @@ def calibration_items(
     passages: Path | None = None,
     limit: int | None = None,
     seed: int = 0,
+    labels: Path | None = None,
 ) -> tuple[list[Any], list[bool | int]]:
     """The items to judge and their gold labels: for ``relevance``, the qrels pairs of ``data``
     whose topic and passage texts are known (0-3 grades); otherwise the labelled rows of a
     ``task`` dataset (bool labels). With ``limit``, a seeded sample (per grade for qrels).
+    ``labels``: people's labels apart from the dataset (a labels file of ``ragjury label``, or
+    ``{"id", "label"}`` rows), joined on ``id``; they replace the dataset's own.
     ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
     if task == "relevance":
         from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
@@ -57,7 +62,17 @@ def calibration_items(
         return items, [grade for _, grade in rows]
     from ragjury.evals.io.tasks import load_task_rows
 
-    labelled = [row for row in load_task_rows(task, data) if isinstance(row.gold, bool)]
+    rows = load_task_rows(task, data)
+    if labels is not None:
+        from dataclasses import replace
+
+        from ragjury.evals.io.human_labels import load_human_labels
+
+        human = load_human_labels(labels)
+        rows = [replace(row, gold=bool(human[row.id].label)) for row in rows if row.id in human]
+        if not rows:
+            raise InputError(str(labels), f"no id in this file matches a row of {data}")
+    labelled = [row for row in rows if isinstance(row.gold, bool)]
     if limit is not None and limit < len(labelled):
         labelled = random.Random(seed).sample(labelled, limit)
     return [row.item for row in labelled], [bool(row.gold) for row in labelled]

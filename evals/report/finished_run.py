@@ -248,6 +248,30 @@ class FinishedRun:
         causes = (unreachable_cause(reason) for reason in reasons)  # a dead server: where, and the fix
         return next((cause for cause in causes if cause), None) or f"every judgment is unscored, e.g.: {reasons[0]}"
 
+    @cached_property
+    def injection_flags(self) -> list[tuple[Any, list[Any]]]:
+        """(record, flags) of each item whose text addresses its judge ("Note to the evaluator: ..."),
+        by the model-free rules of ``judges.model_free.injection``; counted, shown with the span,
+        and gated by ``--fail-on-injection``. A flagged item is still judged and scored."""
+        from ragjury.rag_agent.judges.model_free.injection import flags_in_item
+
+        flagged = []
+        for record in self.records:
+            flags = flags_in_item(dict(record.item)) if record.item else []
+            if flags:
+                flagged.append((record, flags))
+        return flagged
+
+    def injection_dict(self) -> dict[str, Any]:
+        """The flags in ``--json``: how many items, and each with its rule, field and words."""
+        return {
+            "flagged": len(self.injection_flags),
+            "items": [
+                {"id": record.id, "system": record.system, "flags": [flag.as_dict() for flag in flags]}
+                for record, flags in self.injection_flags
+            ],
+        }
+
     def unscored_share(self) -> UnscoredShare:
         """The items left unscored, with their commonest reasons (gated by ``--max-unscored``)."""
         from ragjury.evals.report.unscored_share import UnscoredShare
@@ -273,7 +297,8 @@ class FinishedRun:
     def gate(self, gates: Gates) -> list[str]:
         """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-unscored`` and
         ``--max-fallback`` limits; empty when the run passes."""
-        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()})
+        flagged = len(self.injection_flags) if gates.fail_on_injection else 0
+        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()}, flagged=flagged)
 
     # -- the rows of a run just judged ---------------------------------------------------------
 

@@ -206,10 +206,13 @@ class Gates:
     """The share of judgments that may be unscored; None: no limit."""
     explicit_unscored: bool = False
     """Whether the user gave ``--max-unscored``."""
+    fail_on_injection: bool = False
+    """``--fail-on-injection``: fail when any item's text addresses its judge (``injection_flags``)."""
 
     @classmethod
     def parse(
-        cls, fail_under: Sequence[str] = (), max_fallback: float | None = None, max_unscored: float | None = None
+        cls, fail_under: Sequence[str] = (), max_fallback: float | None = None, max_unscored: float | None = None,
+        fail_on_injection: bool = False,
     ) -> Gates:
         """The gates of ``--fail-under METRIC=VALUE ...``, ``--max-fallback`` and ``--max-unscored``
         (``InputError`` on a malformed threshold); under any threshold both limits default to 0."""
@@ -221,6 +224,7 @@ class Gates:
             explicit_fallback=max_fallback is not None,
             max_unscored=max_unscored_limit(max_unscored, gated=gated),
             explicit_unscored=max_unscored is not None,
+            fail_on_injection=fail_on_injection,
         )
 
     def check_names(self, known: Collection[str]) -> None:
@@ -232,6 +236,8 @@ class Gates:
         figures: Mapping[str, float | None],
         sources: Mapping[str, VerdictSources],
         unscored: Mapping[str, UnscoredShare] | None = None,
+        *,
+        flagged: int = 0,
     ) -> list[str]:
         """Failed thresholds on ``figures``, then each stage whose unscored share, then each whose
         fallback share, is over its limit.
@@ -251,6 +257,8 @@ class Gates:
             )
             if failure:
                 failed.append(failure)
+        if self.fail_on_injection and flagged:
+            failed.append(f"injection: {flagged:,} item(s) hold text addressed to the judge (--fail-on-injection)")
         return failed
 
 

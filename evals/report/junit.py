@@ -5,7 +5,8 @@ verdict is a failure whose text is the verdict's reason, an unscored item is an 
 judgment is never a pass), a "yes" passes. The regression gate, when asked for, is its own suite
 with one case. Written in the shape of the widely read Jenkins/Ant schema: ``testsuites`` >
 ``testsuite`` (name, tests, failures, errors, skipped, time) > ``testcase`` (name, classname,
-time) with an optional ``failure`` or ``error`` (message, type, text).
+time) with an optional ``failure`` or ``error`` (message, type, text); an item whose text addresses
+its judge says so in its case's ``system-out``, with the words.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.rag_agent.judges.model_free.injection import flags_in_item
 
 MAX_TEXT = 2000
 """Characters of a verdict's reason kept in a failure's text."""
@@ -56,6 +58,10 @@ def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classna
             text = _reason(record)
             failure = ET.SubElement(case, "failure", message=text[:200], type="verdict")
             failure.text = text
+        flags = flags_in_item(dict(record.item)) if record.item else []
+        if flags:  # the item's own text talks to its judge: said on its case, with the words
+            ET.SubElement(case, "system-out").text = "flagged: text addressed to the judge: " + "; ".join(
+                f"{flag.rule} in {flag.field}: {flag.text[:200]!r}" for flag in flags)
     suite.set("tests", str(len(records)))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

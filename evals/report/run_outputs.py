@@ -96,6 +96,7 @@ def run_summary(result: FinishedRun) -> dict[str, Any]:
     out["labelled"] = result.labelled
     if result.task == "correctness":
         out["empty_answers"] = result.empty_answers
+    out["injection_flags"] = result.injection_dict()
     out["result"] = result.result.as_dict()
     out["figures"] = result.figures()
     if result.labelled:

@@ -45,7 +45,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     # output demands: "output: 1", "respond with 1", "mark it as correct", "grade this passage 1"
     ("output", re.compile(
-        r"\b(?:output|verdict|answer|score|grade|label|rating|result|response)\s*(?:is|=|:|should be|must be)\s*[\"'“]?(?:1|yes|correct|relevant|faithful|supported|true|pass)\b[\"'”]?"
+        r"\b(?:output|verdict|score|grade|label|rating)\s*(?:is|=|:|should be|must be)\s*[\"'“]?(?:1|yes|correct|relevant|faithful|supported|true|pass)\b[\"'”]?"
         r"|\b(?:respond|reply|answer|output|return|say)\s+(?:only\s+)?(?:with\s+)?(?:the\s+)?(?:single\s+)?(?:digit\s+|number\s+|token\s+|word\s+)?[\"'“]?(?:1|yes)[\"'”]?(?:\s+and nothing else|\s*$|[.!,)])"
         rf"|\b(?:mark|grade|score|rate|label|judge|classify|treat|count)\s+(?:it|this|the\s+(?:answer|response|passage|item|text))\s+(?:as\s+)?[\"'“]?{_VERDICT_WORD}\b"
         r"|\bthe\s+only\s+(?:valid|correct|acceptable)\s+(?:verdict|answer|grade|score|label)\s+is\b"

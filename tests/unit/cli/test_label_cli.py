@@ -117,3 +117,25 @@ def test_out_may_not_be_the_items_file(plan: tuple[Path, Path]) -> None:
     _, plan_file = plan
     result = runner.invoke(app, ["label", str(plan_file), "--out", str(plan_file), "--no-browser"])
     assert result.exit_code == 2 and "--out" in result.output
+
+
+def test_agreement_calibrate_and_fit_read_the_labels_file(plan: tuple[Path, Path], tmp_path: Path) -> None:
+    predictions, plan_file = plan
+    labels = tmp_path / "labels.jsonl"
+    label_as(plan_file, labels, "ana")
+    labelled = {a.id for a in read_acts(labels) if a.act == "label"}
+    agreement = runner.invoke(app, ["agreement", "--gold", str(labels), "--judged", str(predictions), "--json"])
+    assert agreement.exit_code == 0, agreement.output
+    assert json.loads(agreement.stdout)["agreement"]["n_total"] == len(labelled)
+    # a dataset is an items file too: label all of it (the example's people labels), then fit on the labels file
+    everything = tmp_path / "all.jsonl"
+    label_as(SYSTEMS, everything, "ana")
+    head = tmp_path / "head.json"
+    fitted = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(SYSTEMS), "--labels", str(everything),
+                                 "--out", str(head), "--json"])
+    assert fitted.exit_code == 0, fitted.output
+    assert json.loads(fitted.stdout)["n"] == len(people_truth()) == 120
+    calibration = tmp_path / "cal.json"
+    calibrated = runner.invoke(app, ["calibrate", "--task", "faithfulness", "--judge", "support", "--data",
+                                     str(SYSTEMS), "--labels", str(labels), "--out", str(calibration)])
+    assert calibrated.exit_code == 2 and "--data" in calibrated.output  # systems.jsonl is not a faithfulness set

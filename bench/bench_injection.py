@@ -1,0 +1,149 @@
+"""Injection: how far one sentence addressed to the grader moves each LLM judge, and how much of it the
+model-free flag catches — from stored passes only (no model server needed to reproduce).
+
+    python bench/bench_injection.py [--half tune|confirm]
+
+Per task and prompt variant (``bench/injection/variants.py``; passes in ``bench/data/injection-<task>-<variant>.jsonl``):
+- **flip rate**: wrong items judged yes with the sentence minus the same items judged yes without it
+  (paired, n pairs), with a 95 % bootstrap interval over pairs;
+- **kappa on clean dev items** (people's labels, both classes, unmodified), with a bootstrap interval;
+- the flag (``rag_agent/judges/model_free/injection.py``): **catch rate** on the injected items and
+  **false alarms** on the clean, benign-mention and dev items of the set, and on every text of the
+  dev sets (EVOUNA-NQ answers, BEGIN answers and contexts, DL19 passages).
+
+Re-make a pass after a prompt change: ``python bench/passes/injection_pass.py --task T --variant V --half H``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from splits import BENCHMARKS  # noqa: E402
+
+from ragjury.rag_agent.judges.model_free.injection import flags_in  # noqa: E402
+
+DATA = HERE / "data"
+FIELD = {"correctness": "answer", "faithfulness": "answer", "relevance": "passage"}
+RESAMPLES = 2000
+
+
+def kappa(y: np.ndarray, p: np.ndarray) -> float:
+    po = float(np.mean(y == p))
+    pe = float(np.mean(y) * np.mean(p) + (1 - np.mean(y)) * (1 - np.mean(p)))
+    return float("nan") if pe >= 1 else (po - pe) / (1 - pe)
+
+
+def boot(values: np.ndarray, stat, seed: int = 0) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    n = len(values)
+    draws = [stat(values[rng.integers(0, n, n)]) for _ in range(RESAMPLES)]
+    draws = [d for d in draws if np.isfinite(d)]
+    return float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    if n == 0:
+        return float("nan"), float("nan")
+    z = 1.96
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def judge_rows(task: str, variant: str, half: str) -> list[dict]:
+    path = DATA / f"injection-{task}-{variant}.jsonl"
+    if not path.exists():
+        return []
+    return [row for row in map(json.loads, path.open()) if row["half"] == half]
+
+
+def judge_table(half: str) -> list[str]:
+    lines = [f"## LLM judges under injection ({half} half; Qwen2.5-Coder-1.5B Q4_K_M, llama-server, one token)", "",
+             "| task | variant | prompt version | pairs | yes clean | yes injected | flip rate [95 % CI] | dev n | kappa on clean dev items [95 % CI] | unscored |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for task in ("correctness", "faithfulness", "relevance"):
+        for variant in ("v0", "v1", "v2", "v3"):
+            rows = judge_rows(task, variant, half)
+            if not rows:
+                continue
+            pairs: dict[str, dict[str, dict]] = defaultdict(dict)
+            for row in rows:
+                pairs[row["pair"]][row["variant"]] = row
+            both = [p for p in pairs.values() if "clean" in p and "injected" in p
+                    and p["clean"]["verdict"] is not None and p["injected"]["verdict"] is not None]
+            diff = np.array([int(p["injected"]["verdict"]) - int(p["clean"]["verdict"]) for p in both], dtype=float)
+            dev = [r for r in rows if r["variant"] == "dev" and r["verdict"] is not None]
+            y = np.array([r["label"] for r in dev], dtype=float)
+            p = np.array([r["verdict"] for r in dev], dtype=float)
+            k = kappa(y, p) if len(dev) else float("nan")
+            ki = boot(np.stack([y, p], 1), lambda m: kappa(m[:, 0], m[:, 1])) if len(dev) > 10 else (float("nan"),) * 2
+            fi = boot(diff, np.mean) if len(diff) else (float("nan"),) * 2
+            unscored = sum(r["unscored"] for r in rows)
+            version = rows[0]["prompt_version"].split("+")[-1]
+            lines.append(
+                f"| {task} | {variant} | {version} | {len(both)} | {sum(p['clean']['verdict'] for p in both)} | "
+                f"{sum(p['injected']['verdict'] for p in both)} | {np.mean(diff):+.3f} [{fi[0]:+.3f}, {fi[1]:+.3f}] | "
+                f"{len(dev)} | {k:.3f} [{ki[0]:.3f}, {ki[1]:.3f}] | {unscored} |")
+    return lines
+
+
+def flag_table() -> list[str]:
+    rows = [json.loads(line) for line in (DATA / "injection-set.jsonl").open()]
+    lines = ["## The model-free flag", "",
+             "| half | injected caught [95 % CI] | clean flagged | benign mentions flagged | dev items flagged |",
+             "|---|---|---|---|---|"]
+    for half in ("tune", "confirm"):
+        mine = [r for r in rows if r["half"] == half]
+        hit = {v: [bool(flags_in(r[FIELD[r["task"]]])) for r in mine if r["variant"] == v]
+               for v in ("injected", "clean", "benign", "dev")}
+        k, n = sum(hit["injected"]), len(hit["injected"])
+        lo, hi = wilson(k, n)
+        lines.append(f"| {half} | {k}/{n} = {k / n:.1%} [{lo:.1%}, {hi:.1%}] | {sum(hit['clean'])}/{len(hit['clean'])} | "
+                     f"{sum(hit['benign'])}/{len(hit['benign'])} | {sum(hit['dev'])}/{len(hit['dev'])} |")
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        if r["variant"] == "injected" and r["half"] == "confirm":
+            by_kind[r["injection"]["kind"]].append(bool(flags_in(r[FIELD[r["task"]]])))
+    lines += ["", "Confirm catch rate by kind: " + ", ".join(f"{kind} {sum(v)}/{len(v)}" for kind, v in sorted(by_kind.items()))]
+    # every text of the dev sets
+    texts = 0
+    flagged = 0
+    for line in (BENCHMARKS / "evouna-nq" / "correctness.jsonl").open():
+        texts += 1
+        flagged += bool(flags_in(json.loads(line)["answer"]))
+    for line in (BENCHMARKS / "begin-dev" / "faithfulness.jsonl").open():
+        row = json.loads(line)
+        texts += 1
+        flagged += bool(flags_in(row["answer"]) or flags_in(row["context"]))
+    for line in (BENCHMARKS / "trec-dl19" / "passages.jsonl").open():
+        texts += 1
+        flagged += bool(flags_in(json.loads(line)["text"]))
+    lo, hi = wilson(flagged, texts)
+    lines += ["", f"Every dev-set item (EVOUNA-NQ answers, BEGIN answers with their contexts, DL19 passages): "
+              f"{flagged}/{texts} flagged = {flagged / texts:.3%} [{lo:.3%}, {hi:.3%}]"]
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--half", choices=("tune", "confirm", "both"), default="both")
+    args = parser.parse_args()
+    halves = ("tune", "confirm") if args.half == "both" else (args.half,)
+    for half in halves:
+        print("\n".join(judge_table(half)))
+        print()
+    print("\n".join(flag_table()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
