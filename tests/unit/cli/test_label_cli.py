@@ -138,4 +138,4 @@ def test_agreement_calibrate_and_fit_read_the_labels_file(plan: tuple[Path, Path
     calibration = tmp_path / "cal.json"
     calibrated = runner.invoke(app, ["calibrate", "--task", "faithfulness", "--judge", "support", "--data",
                                      str(SYSTEMS), "--labels", str(labels), "--out", str(calibration)])
-    assert calibrated.exit_code == 2 and "--data" in calibrated.output  # systems.jsonl is not a faithfulness set
+    assert calibrated.exit_code == 2 and "field 'contexts': missing" in calibrated.output  # not a faithfulness set
