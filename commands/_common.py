@@ -122,7 +122,18 @@ ApiKeyOption = Annotated[
         rich_help_panel=PANEL_MODEL,
     ),
 ]
-MODEL_SERVER = OptionSet(base_url=(BaseUrlOption, None), api_key=(ApiKeyOption, None))
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Deadline of one model request, retries included (default: $RAGJURY_TIMEOUT_S, else 120). Raise it "
+        "for a slow CPU server.",
+        rich_help_panel=PANEL_MODEL,
+    ),
+]
+MODEL_SERVER = OptionSet(base_url=(BaseUrlOption, None), api_key=(ApiKeyOption, None), timeout=(TimeoutOption, None))
 """Where the model servers are and the key they take (``ask`` names its two models itself)."""
 MODEL_CONNECTION = OptionSet(model=(ModelOption, None)) + MODEL_SERVER
 """The model connection every judging command takes (``@MODEL_CONNECTION``, values in
@@ -325,7 +336,9 @@ def why_unscored(reason: str | None) -> str | None:
     return server_unreachable(reason) or reason
 
 
-def settings_for(model: str | None, base_url: str | None, api_key: str | None = None) -> RagjurySettings:
+def settings_for(
+    model: str | None, base_url: str | None, api_key: str | None = None, timeout: float | None = None
+) -> RagjurySettings:
     """Settings read fresh from the environment, with the command-line overrides applied
     (``--api-key`` wins over $RAGJURY_API_KEY and $OPENAI_API_KEY)."""
     from ragjury.config.settings import RagjurySettings  # deferred: pydantic-settings costs every --help
@@ -336,6 +349,8 @@ def settings_for(model: str | None, base_url: str | None, api_key: str | None = 
     update: dict[str, object] = {}
     if model:
         update["judge_model"] = model
+    if timeout is not None:
+        update["timeout_s"] = float(timeout)
     if base_url:
         from ragjury.config.settings import check_base_urls
 

@@ -94,6 +94,17 @@ async def _checks_of_one(settings: RagjurySettings) -> list[Check]:
                 f"overall {judgment.value.overall_score:.2f} in {judgment.latency_s:.1f}s",
             )
         )
+    elif "timed out" in (judgment.unscored_reason or ""):
+        took = f"{judgment.latency_s:.0f}s" if judgment.latency_s else f"{settings.timeout_s:g}s"
+        checks.append(
+            Check(
+                "structured call",
+                False,
+                f"{judgment.unscored_reason} (the call took {took}; a run uses the same deadline)",
+                f"a slow server needs a longer deadline: --timeout SECONDS or RAGJURY_TIMEOUT_S "
+                f"(now {settings.timeout_s:g}s), e.g. --timeout {max(300, 3 * settings.timeout_s):g}",
+            )
+        )
     else:
         checks.append(
             Check(

@@ -108,3 +108,12 @@ def test_several_servers_are_each_checked() -> None:
     assert checks[f"model available at {good.base_url}"]["ok"] is True
     assert checks[f"model available at {other.base_url}"]["ok"] is False
     assert "qwen2.5:7b" in checks[f"model available at {other.base_url}"]["detail"]
+
+
+def test_a_structured_call_that_times_out_names_the_timeout_setting_and_the_time_it_took() -> None:
+    with recording_server(mode="hang-chat") as server:
+        code, checks = doctor(server.base_url, "--model", "phi3:mini", "--timeout", "1")
+    call = checks["structured call"]
+    assert code == 1 and call["ok"] is False
+    assert "timed out after 1s" in str(call["detail"]) and "the call took" in str(call["detail"])
+    assert "--timeout" in str(call["fix"]) and "RAGJURY_TIMEOUT_S" in str(call["fix"])

@@ -30,14 +30,14 @@ def test_the_connection_options_are_declared_once_in_the_commands() -> None:
 @pytest.mark.parametrize("command", TAKING_THE_CONNECTION, ids=" ".join)
 def test_every_model_command_takes_the_connection_set(command: list[str]) -> None:
     shown = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"}).stdout
-    for option in ("--model", "--base-url", "--api-key"):
+    for option in ("--model", "--timeout", "--base-url", "--api-key"):
         assert option in shown, (command, option)
 
 
 def test_an_option_added_to_a_set_reaches_every_command_that_takes_it() -> None:
     """What a new shared option costs: one line in its set, then its use (here: echoed back)."""
-    timeout = OptionSet(timeout=(Annotated[float | None, typer.Option("--timeout")], None))
-    shared = MODEL_CONNECTION + timeout
+    toy_option = OptionSet(deadline=(Annotated[float | None, typer.Option("--deadline")], None))
+    shared = MODEL_CONNECTION + toy_option
     toy = typer.Typer()
     seen: dict[str, dict[str, Any]] = {}
 
@@ -47,10 +47,10 @@ def test_an_option_added_to_a_set_reaches_every_command_that_takes_it() -> None:
 
         toy.command(name)(shared(command))
     for name in ("first", "second"):
-        done = CliRunner().invoke(toy, [name, "--timeout", "2.5", "--model", "m"])
+        done = CliRunner().invoke(toy, [name, "--deadline", "2.5", "--model", "m"])
         assert done.exit_code == 0, done.output
-        assert seen[name]["timeout"] == 2.5 and seen[name]["model"] == "m" and seen[name]["base_url"] is None
-        assert MODEL_CONNECTION.pick(seen[name]) == {"model": "m", "base_url": None, "api_key": None}
+        assert seen[name]["deadline"] == 2.5 and seen[name]["model"] == "m" and seen[name]["base_url"] is None
+        assert MODEL_CONNECTION.pick(seen[name]) == {"model": "m", "base_url": None, "api_key": None, "timeout": None}
 
 
 def test_a_set_needs_the_command_to_gather_its_values_and_not_to_declare_them_again() -> None:
