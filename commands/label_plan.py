@@ -36,8 +36,13 @@ def label_plan(
 
       ragjury label-plan preds.jsonl --budget 40 --out to-label.jsonl
 
-    then fill in each row's "label" (true/false) and run
-    'ragjury estimate preds.jsonl --labels to-label.jsonl'.
+    then label them in a local page, blind to the judge, and estimate:
+
+      ragjury label to-label.jsonl --out labels.jsonl
+
+      ragjury estimate preds.jsonl --labels labels.jsonl
+
+    (or fill in each row's "label" (true/false) by hand and pass the plan as --labels).
     """
     from ragjury.evals.io.atomic_io import check_output_paths, write_text_atomic
     from ragjury.evals.io.json_contract import paths
@@ -73,8 +78,8 @@ def label_plan(
             highlight=False,
             soft_wrap=True,
         )
-    stdout.print(f"plan written to {out}: fill in each \"label\", then 'ragjury estimate {predictions} --labels {out}'",
-                 highlight=False, soft_wrap=True)
+    stdout.print(f"plan written to {out}: label it with 'ragjury label {out} --out LABELS.jsonl', then "
+                 f"'ragjury estimate {predictions} --labels LABELS.jsonl'", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
