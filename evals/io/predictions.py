@@ -257,6 +257,15 @@ def _label(path: str, line: int, row: Mapping[str, Any], key: str, kind: Kind) -
     raise InputError(path, f"expected a finite number or null, got {value!r}", line=line, field=key)
 
 
+def _check_probability(path: str, line: int, raw: object) -> None:
+    """A judge's P(yes) is a finite number in [0, 1] (or absent): NaN would make every statistic
+    built on it NaN ("effective sample size nan of nan") and pass silently."""
+    if raw is None:
+        return
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw) or not 0 <= raw <= 1:
+        raise InputError(path, f"expected a probability in [0, 1], got {raw!r}", line=line, field="value.probability")
+
+
 def infer_task(row: Mapping[str, Any]) -> str | None:
     """The task of a row that does not name it: ``score`` rows carry a score, faithfulness items
     contexts, correctness items references (None when the row says nothing)."""
@@ -311,6 +320,7 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
     value = row.get("value", {})
     if not isinstance(value, Mapping):
         value = {}
+    _check_probability(path, line, value.get("probability"))
     usage = row.get("usage") if isinstance(row.get("usage"), Mapping) else {}
     latency = row.get("latency_s")
     kind: Kind = "score" if output_key == "score" else "binary"

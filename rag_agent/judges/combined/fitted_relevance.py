@@ -107,6 +107,8 @@ class FittedRelevanceJudge(BaseJudge[RelevanceItem, FittedScore]):
         if self.embedder is not None:
             values.append((await asyncio.to_thread(pair_cosines, self.embedder, [item]))[0])
         p = self.head.probability(values)
+        if not math.isfinite(p):
+            return self.unscored("the head's score is not a finite number (its weights overflow on these features): refit it with `ragjury fit`", started=started, usage=usage)
         value = FittedScore(probability=p, label=p >= self.threshold, threshold=self.threshold)
         return self.scored(value, started=started, usage=usage)
 

@@ -269,6 +269,8 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         if reason is not None:
             return None, reason
         p = self.head.probability(values)
+        if not math.isfinite(p):
+            return None, "the head's score is not a finite number (its weights overflow on these features): refit it with `ragjury fit`"
         return FittedScore(probability=p, label=p >= self.threshold, threshold=self.threshold), None
 
     async def _judge(self, item: Any) -> Judgment[FittedScore]:

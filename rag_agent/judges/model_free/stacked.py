@@ -77,8 +77,11 @@ def features(answer: str, context: str) -> tuple[list[float], str | None]:
 def standardised_logistic(
     values: Sequence[float], mean: Sequence[float], scale: Sequence[float], weights: Sequence[float], bias: float
 ) -> float:
-    """P(yes) of a logistic model over standardised signals (the link every fitted head reads)."""
+    """P(yes) of a logistic model over standardised signals (the link every fitted head reads); NaN
+    where the head's score is not a finite number (the caller leaves the item unscored)."""
     z = bias + sum(w * (v - m) / s for w, v, m, s in zip(weights, values, mean, scale))
+    if not math.isfinite(z):  # NaN (inf - inf) or an overflow: no probability, never a clipped 1.0
+        return math.nan
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
 
@@ -146,6 +149,8 @@ class StackedSupportJudge(BaseJudge[FaithfulnessItem, StackScore]):
         if support is None:
             return None, reason
         p = self.model.probability(values)
+        if not math.isfinite(p):
+            return None, "the stack's score is not a finite number (its weights overflow on these features)"
         return StackScore(probability=p, label=p >= self.threshold, threshold=self.threshold, support=support), None
 
     async def _judge(self, item: FaithfulnessItem) -> Judgment[StackScore]:
