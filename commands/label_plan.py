@@ -36,13 +36,9 @@ def label_plan(
 
       ragjury label-plan preds.jsonl --budget 40 --out to-label.jsonl
 
-    then label them in a local page, blind to the judge, and estimate:
-
-      ragjury label to-label.jsonl --out labels.jsonl
-
-      ragjury estimate preds.jsonl --labels labels.jsonl
-
-    (or fill in each row's "label" (true/false) by hand and pass the plan as --labels).
+    then label them in a local page, blind to the judge ('ragjury label to-label.jsonl --out
+    labels.jsonl'), and run 'ragjury estimate preds.jsonl --labels labels.jsonl' (a plan whose
+    "label" column you filled in by hand works as --labels too).
     """
     from ragjury.evals.io.atomic_io import check_output_paths, write_text_atomic
     from ragjury.evals.io.json_contract import paths

@@ -11,6 +11,8 @@ the labelled items were drawn with unequal probabilities (``label-plan``). Numpy
 
 from __future__ import annotations
 
+import hashlib
+
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -173,6 +175,18 @@ def finite_population_lambda(
         return 0.0
     a = (1 - pi) / pi**2
     return float(_lambda_of(np.array([a.sum(), (a * y_).sum(), (a * h).sum(), (a * y_ * h).sum(), (a * h * h).sum()])))
+
+
+def folds_of(keys: Sequence[str]) -> npt.NDArray[np.int64]:
+    """Each label's fold from a seeded hash of its key (the question, or the id): the same labels in
+    any order give the same folds, hence the same estimate. Ranked by hash, then dealt round, so
+    the folds stay balanced."""
+    n = len(keys)
+    order = sorted(range(n), key=lambda i: (hashlib.sha256(f"ragjury-folds:{keys[i]}".encode()).digest(), i))
+    folds = np.empty(n, dtype=np.int64)
+    for rank, index in enumerate(order):
+        folds[index] = rank % max(1, min(FOLDS, n))
+    return folds
 
 
 def _folds(n: int) -> npt.NDArray[np.int64]:
@@ -356,6 +370,7 @@ __all__ = [
     "clip_estimate",
     "effective_labels",
     "finite_population_fit",
+    "folds_of",
     "finite_population_lambda",
     "finite_population_mean",
     "interval_around",

@@ -22,6 +22,7 @@ from ragjury.evals.stats.prediction_powered import (
     clip_estimate,
     effective_labels,
     finite_population_fit,
+    folds_of,
     interval_around,
     judge_mean,
     two_sided_p,
@@ -132,6 +133,12 @@ def _inclusion(items: Sequence[EstimateItem], n_items: int) -> list[float] | Non
     return [p if p is not None else len(items) / n_items for p in probabilities]
 
 
+def _label_folds(labelled: Sequence[EstimateItem]) -> np.ndarray:
+    """Cross-fitting folds by a seeded hash of each label's question (else its id), not its row:
+    the same labels in another order give the same estimate."""
+    return folds_of([f"{item.pair_key or ''}\x00{item.id}" for item in labelled])
+
+
 def _p_kind(interval: FiniteIntervalKind) -> str:
     return "normal" if interval == "normal" else "t"
 
@@ -153,7 +160,9 @@ def estimate_system(
     y = [float(item.label) for item in labelled]  # type: ignore[arg-type]
     yhat = [item.score for item in labelled]
     inclusion = _inclusion(labelled, len(items))
-    human, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, lam=0.0, level=level, interval=interval)
+    folds = _label_folds(labelled)
+    human, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, lam=0.0, level=level, interval=interval,
+                                     folds=folds)
     rare = min(y.count(0.0), y.count(1.0)) if set(y) <= {0.0, 1.0} else None
     if rare == 0:
         notes.append(
@@ -172,7 +181,8 @@ def estimate_system(
     if len(labelled) < MIN_LABELS:
         notes.append(f"{len(labelled)} labels (fewer than {MIN_LABELS}): human-only estimate, no prediction-powered one")
         return SystemEstimate(system, len(items), len(labelled), judge, human, None, tuple(notes))
-    powered, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, level=level, interval=interval)
+    powered, _ = finite_population_fit(y, yhat, scores, inclusion=inclusion, level=level, interval=interval,
+                                       folds=folds)
     powered = _valid(powered, y, level)
     if powered.lam is not None and powered.lam < 0.05:
         if len(set(y)) == 1:  # nothing for the scores to track: the labels' fault, not the judge's
@@ -230,6 +240,7 @@ def _influence(
         lam=lam,
         level=level,
         interval=interval,
+        folds=_label_folds(labelled),
     )
     keyed = {item.pair_key: float(psi) for item, psi in zip(labelled, influence) if item.pair_key is not None}
     wilson = wilson_term(len(labelled), len(items), level)
