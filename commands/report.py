@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, print_json, stdout, user_errors
+from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, print_json, stderr, stdout, user_errors
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
@@ -64,6 +64,12 @@ def report(
         typer.Option("--compare", metavar="A B", help="With one file holding several systems: compare system B with "
                      "system A, their rows paired on the question (B - A with its paired interval, as for two files)."),
     ] = None,
+    allow_missing: Annotated[
+        bool,
+        typer.Option("--allow-missing", help="With --fail-if-worse: accept a NEW run that lacks some of BASELINE's "
+                     "questions (by default the gate fails, saying how many: a run that drops its hard questions "
+                     "must not pass on the rest)."),
+    ] = False,
     junit: Annotated[
         Path | None,
         typer.Option("--junit", metavar="FILE", help="Also write JUnit XML for CI: a suite per run and system, a "
@@ -136,7 +142,7 @@ def report(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         page, _figures = build_report([], title=title, measured=all_figures)
         write_html(html, page)
-    gate = _gate(all_figures, fail_if_worse) if fail_if_worse is not None else None
+    gate = _gate(all_figures, fail_if_worse, list(predictions), allow_missing) if fail_if_worse is not None else None
     if junit is not None:
         from ragjury.evals.report.junit import write_junit
 
@@ -194,7 +200,16 @@ def report(
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
 
 
-def _gate(all_figures: list[Any], margin: float) -> Any:
+def _same_file(a: Path, b: Path) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False) -> Any:
     """The regression gate on BASELINE (first) and NEW (second); the step summary when in GitHub Actions."""
     import os
 
@@ -205,12 +220,18 @@ def _gate(all_figures: list[Any], margin: float) -> Any:
     baseline, new = (figures.run for figures in all_figures)
     by_id = new.by_id()
     unscored_new = sum(1 for key in comparison.matching.pairs if by_id[key].unscored)
-    outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new)
-    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_path:
+    same = len(inputs) == 2 and _same_file(*inputs)
+    outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new,
+                              missing_new=comparison.matching.only_a.count, baseline_n=len(baseline.by_id()),
+                              allow_missing=allow_missing, same_file=same)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        from ragjury.evals.io.step_summary import append_step_summary
+
         rates = tuple(result.lines(None)[0] for result in comparison.results)
-        with open(summary_path, "a", encoding="utf-8") as handle:
-            handle.write(step_summary(outcome, (baseline.name, new.name), rates) + "\n")  # type: ignore[arg-type]
+        warning = append_step_summary(step_summary(outcome, (baseline.name, new.name), rates) + "\n",  # type: ignore[arg-type]
+                                      inputs=inputs)
+        if warning:
+            stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
     return outcome
 
 

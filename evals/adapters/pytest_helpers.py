@@ -59,6 +59,7 @@ async def assert_judged_async(
     be true (a grade above 0); with one, ``evals.adapters.judging.score_of`` must reach it.
     """
     __tracebackhide__ = True
+    _check_threshold(threshold)
     judgment = await judge.ajudge(_item(judge, item, task))
     return check_outcome(Outcome(judgment), threshold)
 
@@ -72,8 +73,18 @@ def assert_judged(
 ) -> Outcome:
     """The synchronous ``assert_judged_async`` (runs in a thread when a loop is running)."""
     __tracebackhide__ = True
+    _check_threshold(threshold)
     judgment = run_sync(judge.ajudge(_item(judge, item, task)))
     return check_outcome(Outcome(judgment), threshold)
+
+
+def _check_threshold(threshold: float | None) -> None:
+    """NaN compares false with every score: a NaN threshold would pass (or fail) everything silently."""
+    import math
+
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int | float)
+                                  or not math.isfinite(threshold)):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
 
 
 __all__ = ["assert_judged", "assert_judged_async", "check_outcome"]

@@ -17,6 +17,15 @@ from ragjury.evals.report.regression_gate import GateOutcome, regression_gate
 from ragjury.evals.report.run_comparison import RunComparison, check_comparable, compare_two_runs
 
 
+def _same_file(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 @dataclass(frozen=True)
 class PredictionsComparison:
     """BASELINE (A) and NEW (B) and what ``report A B`` measures of them."""
@@ -30,11 +39,15 @@ class PredictionsComparison:
         """NEW - BASELINE over the questions both runs scored."""
         return self.comparison.paired.difference
 
-    def gate(self, margin: float = 0.0) -> GateOutcome:
-        """``report A B --fail-if-worse margin``: ``.failed`` when NEW is shown worse by more than ``margin``."""
+    def gate(self, margin: float = 0.0, *, allow_missing: bool = False) -> GateOutcome:
+        """``report A B --fail-if-worse margin``: ``.failed`` when NEW is shown worse by more than
+        ``margin``, has unscored items, or lacks questions of BASELINE (unless ``allow_missing``)."""
         by_id = self.new.by_id()
         unscored = sum(1 for key in self.comparison.matching.pairs if by_id[key].unscored)
-        return regression_gate(self.comparison.paired, margin, unscored_new=unscored)
+        matching = self.comparison.matching
+        return regression_gate(self.comparison.paired, margin, unscored_new=unscored,
+                               missing_new=matching.only_a.count, baseline_n=len(self.baseline.by_id()),
+                               allow_missing=allow_missing, same_file=_same_file(self.baseline.path, self.new.path))
 
     def lines(self) -> list[str]:
         """The lines ``report A B`` prints first."""

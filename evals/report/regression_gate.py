@@ -12,6 +12,7 @@ shared questions is said to be undecided, not passed silently.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,9 +39,35 @@ def _amount(value: float, binary: bool) -> str:
     return f"{value * 100:+.1f} points" if binary else f"{value:+.3f}"
 
 
-def regression_gate(paired: PairedDifference, margin: float, *, unscored_new: int) -> GateOutcome:
-    """Apply the rule to the paired difference of BASELINE (A) and NEW (B)."""
+def check_margin(margin: float) -> float:
+    """A margin is a finite share in [0, 1]: NaN would compare false with everything and pass."""
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not math.isfinite(margin) or not 0 <= margin <= 1:
+        raise ValueError(f"margin must be a share in [0, 1] (0.02 = 2 points), got {margin!r}")
+    return float(margin)
+
+
+def regression_gate(
+    paired: PairedDifference,
+    margin: float,
+    *,
+    unscored_new: int,
+    missing_new: int = 0,
+    baseline_n: int = 0,
+    allow_missing: bool = False,
+    same_file: bool = False,
+) -> GateOutcome:
+    """Apply the rule to the paired difference of BASELINE (A) and NEW (B).
+
+    Questions of BASELINE that NEW lacks fail the gate unless ``allow_missing``: a NEW run that
+    dropped the questions it got wrong must not pass on the rest. The same file twice is said."""
+    margin = check_margin(margin)
     binary = paired.binary
+    if same_file:
+        return GateOutcome(False, False, "BASELINE and NEW are the same file: nothing was compared (give the "
+                           "baseline run's predictions and the new run's)", margin)
+    if missing_new and not allow_missing:
+        return GateOutcome(True, True, f"NEW lacks {missing_new:,} of BASELINE's {baseline_n:,} questions: a run "
+                           "that leaves questions out is not compared on the rest (--allow-missing to accept)", margin)
     if unscored_new:
         return GateOutcome(True, True, f"NEW has {unscored_new:,} unscored items among the shared questions: "
                            "a failed judgment never passes a gate (fix the judge or server, then re-run)", margin)
@@ -51,9 +78,10 @@ def regression_gate(paired: PairedDifference, margin: float, *, unscored_new: in
     figure = (f"NEW - BASELINE {_amount(paired.difference, binary)} [{_amount(low, binary)}, {_amount(high, binary)}] "
               f"over {paired.n_pairs:,} questions, p = {paired.p_value:.3g} ({paired.test})")
     limit = _amount(-margin, binary)
+    missing = f"; {missing_new:,} of BASELINE's questions missing from NEW (allowed)" if missing_new else ""
     if high < -margin:
-        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}", margin)
-    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}", margin)
+        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}{missing}", margin)
+    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}{missing}", margin)
 
 
 def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str, str]) -> str:
@@ -68,4 +96,4 @@ def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str,
     ])
 
 
-__all__ = ["GateOutcome", "regression_gate", "step_summary"]
+__all__ = ["GateOutcome", "check_margin", "regression_gate", "step_summary"]

@@ -122,3 +122,66 @@ def test_evaluate_writes_junit_with_a_case_per_item_and_the_gates(tmp_path: Path
     etree = pytest.importorskip("lxml.etree")
     schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
     assert schema.validate(etree.parse(str(out))), schema.error_log
+
+
+def test_questions_missing_from_new_fail_the_gate_unless_allowed(tmp_path: Path) -> None:
+    base = predictions(tmp_path, "base")
+    rows = base.read_text().splitlines()
+    partial = tmp_path / "partial.jsonl"
+    kept = [json.loads(line) for line in rows][:9]
+    for row in kept:
+        row["label"] = False  # NEW holds 9 of BASELINE's questions, all wrong
+    partial.write_text("".join(json.dumps(row) + "\n" for row in kept))
+    failed = runner.invoke(app, ["report", str(base), str(partial), "--fail-if-worse", "0.02"])
+    assert failed.exit_code == 1, failed.output
+    assert f"NEW lacks {len(rows) - 9} of BASELINE's {len(rows)} questions" in failed.output
+    allowed = runner.invoke(app, ["report", str(base), str(partial), "--fail-if-worse", "0.02", "--allow-missing"])
+    assert "missing from NEW (allowed)" in allowed.output or "undecided" in allowed.output
+
+
+def test_the_same_file_twice_is_said_not_passed(tmp_path: Path) -> None:
+    base = predictions(tmp_path, "base")
+    result = runner.invoke(app, ["report", str(base), str(base), "--fail-if-worse", "0.02"])
+    assert "same file" in result.output and "passed" not in result.output
+
+
+def test_a_nan_margin_is_refused() -> None:
+    pairs = paired_difference([True, False] * 20, [True, True] * 20) if False else None  # noqa: F841
+    from ragjury.evals.report.regression_gate import check_margin
+
+    for bad in (float("nan"), float("inf"), -0.1, 2.0):
+        with pytest.raises(ValueError, match="margin"):
+            check_margin(bad)
+
+
+def test_assert_judged_refuses_a_nan_threshold() -> None:
+    from ragjury.evals.adapters.pytest_helpers import assert_judged
+    from ragjury.rag_agent.core.items import CorrectnessItem
+    from ragjury.rag_agent.judges.model_free.contains import ContainsJudge
+
+    item = CorrectnessItem(question="Who wrote Hamlet?", answer="Shakespeare", references=["Shakespeare"])
+    with pytest.raises(ValueError, match="threshold"):
+        assert_judged(ContainsJudge(), item, float("nan"))
+
+
+@pytest.mark.parametrize("where", ["input", "symlink", "directory", "missing-folder", "dev-full", "fifo"])
+def test_the_step_summary_never_harms_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    import os
+
+    base = predictions(tmp_path, "base")
+    worse = predictions(tmp_path, "worse", drop=20)
+    before = base.read_bytes()
+    target = {
+        "input": base, "directory": tmp_path, "missing-folder": tmp_path / "no" / "such" / "summary.md",
+        "dev-full": Path("/dev/full"), "symlink": tmp_path / "link.md", "fifo": tmp_path / "fifo",
+    }[where]
+    if where == "symlink":
+        target.symlink_to(base)
+    if where == "fifo":
+        os.mkfifo(target)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(target))
+    result = runner.invoke(app, ["report", str(base), str(worse), "--fail-if-worse", "0.02"])
+    assert result.exit_code == 1, result.output  # the gate's own verdict, not exit 2
+    assert "regression gate (--fail-if-worse 0.02) FAILED" in result.output
+    assert "step summary not written" in result.output
+    assert base.read_bytes() == before
