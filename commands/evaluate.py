@@ -412,6 +412,14 @@ def evaluate(
         },
     )
 
+    if criteria is not None and task is not None:
+        from ragjury.commands.evaluate_criteria import check_criterion_outputs
+
+        check_criterion_outputs(
+            criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
+            junit=junit, inputs=[("--data", data), ("--calibration", calibration),
+                                 ("--cache", None if no_cache else Path(cache_path or settings.cache_path))],
+        )
     if junit is not None and agent:
         raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:

@@ -56,6 +56,31 @@ def per_criterion(path: Path | None, name: str) -> Path | None:
     return None if path is None else path.with_name(f"{path.stem}.{name}{path.suffix}")
 
 
+def check_criterion_outputs(
+    judge_specs: Sequence[str],
+    resolved: dict[str, Resolved],
+    settings: Any,
+    *,
+    out: Path | None,
+    html: Path | None,
+    junit: Path | None,
+    inputs: list[tuple[str, Path | None]],
+) -> None:
+    """Before the cache opens or anything is judged: every derived output (``OUT.<criterion>.jsonl``,
+    ``HTML.<criterion>.html``) is checked against every input (the data, the cache, each rubric
+    file), ``--junit`` and every other output, as a single judge's outputs are."""
+    from ragjury.evals.io.atomic_io import check_output_paths
+
+    outputs: list[tuple[str, Path | None]] = [("--junit", junit)]
+    rubric_files: list[tuple[str, Path | None]] = []
+    for spec in judge_specs:
+        name = criterion_name(spec, resolved[spec].build(settings))
+        outputs += [(f"--out ({name})", per_criterion(out, name)), (f"--html ({name})", per_criterion(html, name))]
+        if spec.startswith(RUBRIC_PREFIX):
+            rubric_files.append((f"--judge {spec}", Path(spec[len(RUBRIC_PREFIX):])))
+    check_output_paths(outputs, [*inputs, *rubric_files])
+
+
 def prepare_criteria_run(
     *,
     task: str,

@@ -107,3 +107,26 @@ def test_a_rubric_run_says_what_a_yes_means(tmp_path: Path) -> None:
     assert "judged to meet the criterion: 100.0 %" in shown.stdout
     plain = ragjury("evaluate", "--task", "correctness", "--judge", "contains", "--data", str(CORRECTNESS), "--no-cache")
     assert plain.stdout.splitlines()[0].startswith("judged correct:")
+
+
+def test_a_derived_output_never_lands_on_an_input_the_cache_or_another_output(tmp_path: Path) -> None:
+    """``--out mo/in.jsonl`` with ``--data mo/in.contains.jsonl`` used to replace the dataset with
+    predictions (exit 0); ``--cache mo/k.contains.jsonl`` with ``--out mo/k.jsonl`` made the cache
+    and a predictions file one file."""
+    data = tmp_path / "in.contains.jsonl"
+    data.write_bytes(CORRECTNESS.read_bytes())
+    before = data.read_bytes()
+    judges = ["--judge", "contains", "--judge", "token-overlap"]
+    onto_data = ragjury("evaluate", "--task", "correctness", *judges, "--data", str(data), "--no-cache",
+                        "--out", str(tmp_path / "in.jsonl"))
+    assert onto_data.returncode == 2 and "never overwrites an input" in onto_data.stderr, onto_data.stderr
+    assert data.read_bytes() == before
+    cache = tmp_path / "k.contains.jsonl"
+    onto_cache = ragjury("evaluate", "--task", "correctness", *judges, "--data", str(CORRECTNESS),
+                         "--cache", str(cache), "--out", str(tmp_path / "k.jsonl"))
+    assert onto_cache.returncode == 2 and "--cache" in onto_cache.stderr, onto_cache.stderr
+    assert not cache.exists()
+    junit = tmp_path / "j.contains.xml"
+    onto_junit = ragjury("evaluate", "--task", "correctness", *judges, "--data", str(CORRECTNESS), "--no-cache",
+                         "--html", str(tmp_path / "j.xml"), "--junit", str(junit))
+    assert onto_junit.returncode == 2 and "give each output its own file" in onto_junit.stderr, onto_junit.stderr
