@@ -190,6 +190,11 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
 
     for line in result.result.lines(result.verdict_task):  # the run's result first
         stdout.print(escape(line), highlight=False, soft_wrap=True)
+    from ragjury.evals.stats.public_measurements import trust_note
+
+    note = trust_note(result.task, result.judge, result.labelled, str(out) if out is not None else "PRED.jsonl")
+    if note is not None:  # whose rate line 1 is, and how to measure it against people
+        stdout.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)
     if result.task == "correctness" and result.empty_answers:
         stdout.print(f"empty answers {result.empty_answers:,}: judged wrong (in the rate), with no model call",
                      highlight=False, soft_wrap=True)
@@ -221,8 +226,6 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         from ragjury.commands.estimates_output import print_estimates
 
         print_estimates(estimates)
-    if not result.labelled:
-        stdout.print("no gold labels in the data: agreement not computed", style="dim")
     if out is not None:
         stdout.print(f"predictions written to {out}", highlight=False)
 

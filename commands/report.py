@@ -70,6 +70,11 @@ def report(
                      "questions (by default the gate fails, saying how many: a run that drops its hard questions "
                      "must not pass on the rest)."),
     ] = False,
+    require_measured: Annotated[
+        bool,
+        typer.Option("--require-measured", help="With --fail-if-worse: fail when the judge of either run (a rubric, "
+                     "a Python check, a fitted head) was never measured against people's labels on this data."),
+    ] = False,
     junit: Annotated[
         Path | None,
         typer.Option("--junit", metavar="FILE", help="Also write JUnit XML for CI: a suite per run and system, a "
@@ -142,7 +147,8 @@ def report(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         page, _figures = build_report([], title=title, measured=all_figures)
         write_html(html, page)
-    gate = _gate(all_figures, fail_if_worse, list(predictions), allow_missing) if fail_if_worse is not None else None
+    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured)
+            if fail_if_worse is not None else None)
     if junit is not None:
         from ragjury.evals.report.junit import write_junit
 
@@ -209,7 +215,8 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False) -> Any:
+def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False,
+          require_measured: bool = False) -> Any:
     """The regression gate on BASELINE (first) and NEW (second); the step summary when in GitHub Actions."""
     import os
 
@@ -221,9 +228,14 @@ def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missi
     by_id = new.by_id()
     unscored_new = sum(1 for key in comparison.matching.pairs if by_id[key].unscored)
     same = len(inputs) == 2 and _same_file(*inputs)
+    from ragjury.evals.stats.public_measurements import unmeasured_kind
+
+    kinds = {unmeasured_kind(figures.judge) for figures in all_figures if not figures.labelled}
+    unmeasured = next((kind for kind in kinds if kind), None)
     outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new,
                               missing_new=comparison.matching.only_a.count, baseline_n=len(baseline.by_id()),
-                              allow_missing=allow_missing, same_file=same)
+                              allow_missing=allow_missing, same_file=same, unmeasured=unmeasured,
+                              require_measured=require_measured)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         from ragjury.evals.io.step_summary import append_step_summary
 

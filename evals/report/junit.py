@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.stats.public_measurements import trust_note, unmeasured_kind
 from ragjury.rag_agent.judges.model_free.injection import flags_in_item
 
 MAX_TEXT = 2000
@@ -41,8 +42,15 @@ def _passed(record: ItemRecord) -> bool:
     return float(label) >= 0.5  # type: ignore[arg-type]
 
 
-def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classname: str) -> None:
+def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classname: str, task: str | None = None) -> None:
     suite = ET.SubElement(parent, "testsuite", name=name)
+    labelled = sum(record.gold is not None for record in records)
+    judge = next((record.judge_name or record.judge for record in records if record.judge_name or record.judge), None)
+    note = trust_note(task, judge, labelled)
+    if note is not None and unmeasured_kind(judge) is not None:  # a rubric's pass rate is not people's
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="measured_against_people", value="false")
+        ET.SubElement(properties, "property", name="trust", value=note)
     failures = errors = 0
     total_time = 0.0
     for record in records:
@@ -79,7 +87,7 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Se
             systems.setdefault(record.system, []).append(record)
         for system, records in systems.items():
             name = f"{run.name}" + (f" / {system}" if system else "")
-            _suite(root, name, records, classname=f"ragjury.{run.task or run.kind}.{run.name}")
+            _suite(root, name, records, classname=f"ragjury.{run.task or run.kind}.{run.name}", task=run.task)
     if gate is not None:
         suite = ET.SubElement(root, "testsuite", name="regression gate", tests="1",
                               failures=str(int(gate.failed)), errors="0", skipped="0", time="0.000")

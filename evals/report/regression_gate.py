@@ -55,12 +55,27 @@ def regression_gate(
     baseline_n: int = 0,
     allow_missing: bool = False,
     same_file: bool = False,
+    unmeasured: str | None = None,
+    require_measured: bool = False,
 ) -> GateOutcome:
     """Apply the rule to the paired difference of BASELINE (A) and NEW (B).
 
     Questions of BASELINE that NEW lacks fail the gate unless ``allow_missing``: a NEW run that
     dropped the questions it got wrong must not pass on the rest. The same file twice is said."""
     margin = check_margin(margin)
+    outcome = _decide(paired, margin, unscored_new, missing_new, baseline_n, allow_missing, same_file)
+    if unmeasured is None:
+        return outcome
+    said = f"{outcome.reason}; the judge ({unmeasured}) is not measured against your labels"
+    if require_measured:
+        return GateOutcome(True, True, said + " (--require-measured)", margin)
+    return GateOutcome(outcome.failed, outcome.decided, said, margin)
+
+
+def _decide(
+    paired: PairedDifference, margin: float, unscored_new: int, missing_new: int, baseline_n: int,
+    allow_missing: bool, same_file: bool,
+) -> GateOutcome:
     binary = paired.binary
     if same_file:
         return GateOutcome(False, False, "BASELINE and NEW are the same file: nothing was compared (give the "

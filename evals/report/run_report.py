@@ -22,6 +22,7 @@ from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
+from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.report.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
@@ -303,6 +304,9 @@ def _notes(
             )
         if f.run.duplicates:
             notes.append(f"{prefix}{f.run.duplicates:,} row(s) repeat an earlier id; the later row is kept.")
+        trust = trust_note(f.task, f.judge, f.labelled, f.run.path)
+        if trust:
+            notes.append(f"{prefix}{trust}")
     if two:
         a, b = (f.run.by_id() for f in all_figures)
         if comparison is not None:  # ids in one run only, or under another question: named
