@@ -36,6 +36,13 @@ SHARED_KEYS: dict[str, str] = {
     "injection_flags": "items whose text addresses the judge (model-free rules): 'flagged' (a count) and 'items' "
     "(id, system, flags: rule, field, start, end, text); gated by --fail-on-injection",
     "flagged": "injection_flags: items whose text addresses the judge",
+    "trust": "whose rate 'result' is and how far it is measured: rate_is, measured_against_people, labels, "
+    "judge_kind ('built-in', 'a rubric', 'a Python check', 'a fitted head'), public_bias (the team's measurement of "
+    "this judge on public data, or null), note (the line printed under the result, or null when labelled)",
+    "rate_is": "trust: whose rate the result is",
+    "measured_against_people": "trust: whether people's labels in the run measured the judge",
+    "judge_kind": "trust: built-in, or the user's own judge (a rubric, a Python check, a fitted head)",
+    "public_bias": "trust: how far this judge's rate sat from people's on the public dev sets (the team's figure)",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",
