@@ -203,7 +203,7 @@ class PredictionRun:
     task: str | None
     output_key: str
     duplicates: int = 0
-    """Rows whose id appeared earlier in the file (the later one is kept, the count is shown)."""
+    """Rows whose (system, id) appeared earlier in the file (the later one is kept, the count is shown)."""
     conflicting: tuple[str, int] | None = None
     """The first id repeated with another verdict, system or answer, and its line (``report A B`` refuses it)."""
 
@@ -212,7 +212,8 @@ class PredictionRun:
         return any(record.item for record in self.records)
 
     def by_id(self) -> dict[str, ItemRecord]:
-        """The records by id (the last of a repeated id), made once per list of records."""
+        """The records by id (the last of a repeated id), made once per list of records; a file whose
+        ids repeat under several systems is split by system before anything pairs on the id."""
         made = self.__dict__.get("_by_id")
         if made is None or made[0] is not self.records or made[1] != len(self.records):
             made = (self.records, len(self.records), {record.id: record for record in self.records})
@@ -410,19 +411,20 @@ def run_of_predictions(predictions: Sequence[Prediction], *, output_key: str, pa
 
 def _run_of(records: Iterable[tuple[int, ItemRecord]], *, path: str, name: str | None, output_key: str,
             task: str | None) -> PredictionRun:
-    """The run of (line, record) pairs: a repeated id keeps its last record, counted as a
-    duplicate (the first whose verdict, system or answer differs is named as conflicting)."""
-    kept: dict[str, ItemRecord] = {}
+    """The run of (line, record) pairs, keyed by (system, id): a repeated (system, id) keeps its
+    last record, counted as a duplicate (the first whose verdict or answer differs is named as
+    conflicting); the same id under two systems is two items."""
+    kept: dict[tuple[str | None, str], ItemRecord] = {}
     duplicates = 0
     conflicting: tuple[str, int] | None = None
     for line, record in records:
-        if record.id in kept:
+        key = (record.system, record.id)  # one file may hold several systems whose ids repeat
+        if key in kept:
             duplicates += 1
-            before = kept.pop(record.id)
-            if conflicting is None and (before.label, before.system, before.answer) != (record.label, record.system,
-                                                                                      record.answer):
+            before = kept.pop(key)
+            if conflicting is None and (before.label, before.answer) != (record.label, record.answer):
                 conflicting = (record.id, line)
-        kept[record.id] = record
+        kept[key] = record
     kind: Kind = "score" if output_key == "score" else "binary"
     return PredictionRun(
         name=name or Path(path).stem,

@@ -46,13 +46,15 @@ def test_unscored_fallback_usage_scores_and_repeated_ids_read_back_alike() -> No
     predictions = [
         Prediction("x", "s1", True, unscored, None, task="correctness", item=item, judge_name="auto"),
         Prediction("y", None, None, fallback, True, task="correctness", item=item, judge_name="auto"),
+        Prediction("x", "s1", False, fallback, True, task="correctness", item=item, judge_name="auto"),
         Prediction("x", "s2", False, fallback, True, task="correctness", item=item, judge_name="auto"),
     ]
     made, read = made_and_read_back(predictions, "label")
     assert made == read
     direct = run_of_predictions(predictions, output_key="label", path="<run>", name="r")
     assert direct == run_of_rows(enumerate((p.as_dict() for p in predictions), start=1), path="<run>", name="r")
-    assert direct.duplicates == 1 and direct.conflicting == ("x", 3)
+    assert direct.duplicates == 1 and direct.conflicting == ("x", 3)  # (system, id) repeated: a duplicate
+    assert [(r.system, r.id) for r in direct.records] == [(None, "y"), ("s1", "x"), ("s2", "x")]  # x under s2: its own
     scores = [Prediction("z", None, 1, Judgment[float](value=0.5, judge="heuristic"), 1, task="score")]
     made, read = made_and_read_back(scores, "score")
     assert made == read and isinstance(made[0].label, float) and isinstance(made[0].gold, float)
