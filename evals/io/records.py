@@ -220,6 +220,21 @@ def _json_array_records(path: str | Path, text: str) -> Iterator[Record]:
         raise InputError(path, "malformed JSON: expected ',' or ']' after a record", line=line_at(index))
 
 
+def _refuse_wrapped_rows(path: str | Path, whole: object) -> None:
+    """A JSON object that holds the rows under a key (``{"data": [...]}``) is not one row: say
+    what is expected instead of naming the first field the "row" lacks."""
+    if not isinstance(whole, dict):
+        return
+    for key, value in whole.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            raise InputError(
+                path,
+                f"expected JSONL rows (one JSON object per line) or a JSON array of rows; this file is one object "
+                f"holding {len(value):,} rows under {key!r}: write them one per line (e.g. jq -c '.{key}[]')",
+                line=1,
+            )
+
+
 def _file_source(path: str | Path) -> RecordSource:
     name = str(path)
     suffix = Path(name).suffix.lower() if name != "-" else ""
@@ -237,6 +252,7 @@ def _file_source(path: str | Path) -> RecordSource:
             pass  # JSON Lines in a .json file: read line by line below
         else:
             first = len(text) - len(stripped)
+            _refuse_wrapped_rows(path, whole)
             return RecordSource(name, "json", iter([Record(whole, line=text.count("\n", 0, first) + 1)]))
     return RecordSource(name, "jsonl", (Record(data, line=number) for number, data in iter_jsonl(path, text)))
 

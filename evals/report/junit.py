@@ -11,6 +11,7 @@ its judge says so in its case's ``system-out``, with the words.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
@@ -110,7 +111,17 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Se
     root.set("failures", str(sum(int(s.get("failures", "0")) for s in root)))
     root.set("errors", str(sum(int(s.get("errors", "0")) for s in root)))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_safe(ET.tostring(root, encoding="unicode")) + "\n"
+
+
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold at all (not even escaped): an id or a system with ``\\u0001`` or a
+vertical tab made the whole report unreadable to CI."""
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character XML cannot hold written as ``\\uXXXX`` (visible, and valid)."""
+    return NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None,

@@ -185,3 +185,20 @@ def test_the_step_summary_never_harms_the_run(tmp_path: Path, monkeypatch: pytes
     assert "regression gate (--fail-if-worse 0.02) FAILED" in result.output
     assert "step summary not written" in result.output
     assert base.read_bytes() == before
+
+
+def test_junit_stays_valid_when_an_id_or_system_holds_a_control_character(tmp_path: Path) -> None:
+    from lxml import etree
+
+    data = tmp_path / "data.jsonl"
+    rows = [{"id": f"q\u0001{k}", "system": "sys\u000btem", "question": "q?", "answer": "Paris", "references": ["Paris"],
+             "label": True} for k in range(3)]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    junit = tmp_path / "r.xml"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--junit", str(junit), "--no-progress", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
+    document = etree.parse(str(junit))  # parses at all: the control characters are written as \\u0001
+    assert schema.validate(document), schema.error_log
+    assert "q\\u00010" in junit.read_text()
