@@ -36,6 +36,8 @@ SHARED_KEYS: dict[str, str] = {
     "injection_flags": "items whose text addresses the judge (model-free rules): 'flagged' (a count) and 'items' "
     "(id, system, flags: rule, field, start, end, text); gated by --fail-on-injection",
     "flagged": "injection_flags: items whose text addresses the judge",
+    "paired_items_labels_differ": "report A B: paired items whose people labels differ between A and B (each run "
+    "is scored against its own labels); null when no shared item has labels in both",
     "trust": "whose rate 'result' is and how far it is measured: rate_is, measured_against_people, labels, "
     "judge_kind ('built-in', 'a rubric', 'a Python check', 'a fitted head'), public_bias (the team's measurement of "
     "this judge on public data, or null), note (the line printed under the result, or null when labelled)",

@@ -32,6 +32,8 @@ class Comparison:
     transitions: dict[str, dict[str, int]]
     runs: RunComparison
     """The kind, each run's result, B - A without labels, and the rows that do not match."""
+    labels_differ: int = 0
+    """Paired items whose people labels differ between A and B (each run is scored against its own)."""
 
     @classmethod
     def of(cls, first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
@@ -52,6 +54,7 @@ class Comparison:
             "verdicts_changed": self.changed,
             # agreement with people's labels: null, not 0 and {}, when no shared item has a label
             "paired_items": self.labelled or None,
+            "paired_items_labels_differ": self.labels_differ if self.labelled else None,
             "paired_difference": self.differences or None,
             "transitions": self.transitions,
         }
@@ -76,16 +79,21 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     )
     binary = first.run.kind == "binary"
     differences: dict[str, dict[str, Any]] = {}
-    paired = [k for k in shared if a[k].gold is not None] if binary else []
+    # each run is scored against its own people labels: two systems' answers to one question differ,
+    # and so may their labels (scoring B against A's labels made a good B look bad)
+    paired = [k for k in shared if a[k].gold is not None and b[k].gold is not None] if binary else []
+    labels_differ = sum(1 for k in paired if bool(a[k].gold) != bool(b[k].gold))
     if paired:
         from ragjury.evals.stats.agreement import label_agreement
 
-        gold = [bool(a[k].gold) for k in paired]
+        gold_a = [bool(a[k].gold) for k in paired]
+        gold_b = [bool(b[k].gold) for k in paired]
         pa = [None if a[k].label is None else bool(a[k].label) for k in paired]
         pb = [None if b[k].label is None else bool(b[k].label) for k in paired]
-        fa = label_agreement(gold, pa, labels=[False, True])
-        fb = label_agreement(gold, pb, labels=[False, True])
-        intervals = bootstrap_paired_difference(gold, pa, pb, labels=[False, True], resamples=resamples)
+        fa = label_agreement(gold_a, pa, labels=[False, True])
+        fb = label_agreement(gold_b, pb, labels=[False, True])
+        intervals = bootstrap_paired_difference(gold_a, pa, pb, labels=[False, True], resamples=resamples,
+                                                gold_b=gold_b)
         for name in ("accuracy", "cohen_kappa"):
             va, vb = getattr(fa, name), getattr(fb, name)
             interval = intervals[name]
@@ -108,7 +116,7 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
     keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
     transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
-    return Comparison(len(shared), changed, len(paired), differences, transitions, runs)
+    return Comparison(len(shared), changed, len(paired), differences, transitions, runs, labels_differ)
 
 
 def _label_name(record: ItemRecord | None) -> str:
@@ -123,7 +131,9 @@ def comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, A
     """The comparison as report tables: paired differences with intervals, verdict transitions."""
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     if comparison.differences:
-        tables[f"Paired difference on the {comparison.labelled:,} labelled items both runs have"] = {
+        differ = (f"; their people labels differ on {comparison.labels_differ:,}, each run scored against its own"
+                  if comparison.labels_differ else "")
+        tables[f"Paired difference on the {comparison.labelled:,} labelled items both runs have{differ}"] = {
             name: {
                 "A": row["a"],
                 "B": row["b"],

@@ -285,32 +285,37 @@ def bootstrap_paired_difference(
     labels: Sequence[bool | int] | None = None,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    gold_b: Sequence[bool | int] | None = None,
 ) -> dict[str, Interval | None]:
     """Intervals of B minus A for ``accuracy`` and ``cohen_kappa`` over the same drawn items.
+
+    ``gold_b``: B's own labels where the two runs answered differently (two systems' answers to one
+    question have a label each); by default both are scored against ``gold``.
 
     Why paired: two judges scored the same items, so their errors are correlated; comparing two
     separate intervals overstates the uncertainty of the difference. An interval that excludes 0
     says B differs from A on this data beyond resampling noise.
     """
-    if not (len(gold) == len(predicted_a) == len(predicted_b)):
+    gold_of_b = list(gold) if gold_b is None else list(gold_b)
+    if not (len(gold) == len(predicted_a) == len(predicted_b) == len(gold_of_b)):
         raise ValueError("gold and both predictions must have one entry per item")
     n = len(gold)
     if n == 0:
         return {"accuracy": None, "cohen_kappa": None}
     label_list = list(labels) if labels is not None else sorted(
-        {*gold, *(p for p in predicted_a if p is not None), *(p for p in predicted_b if p is not None)}
+        {*gold, *gold_of_b, *(p for p in predicted_a if p is not None), *(p for p in predicted_b if p is not None)}
     )
     position = {label: i for i, label in enumerate(label_list)}
     k = len(label_list)
     cells = k * k + 1
 
-    def codes_of(predicted: Sequence[bool | int | None]) -> npt.NDArray[np.int64]:
+    def codes_of(predicted: Sequence[bool | int | None], labels_of: Sequence[bool | int]) -> npt.NDArray[np.int64]:
         return np.array(
-            [k * k if p is None else position[g] * k + position[p] for g, p in zip(gold, predicted, strict=True)],
+            [k * k if p is None else position[g] * k + position[p] for g, p in zip(labels_of, predicted, strict=True)],
             dtype=np.int64,
         )
 
-    codes = (codes_of(predicted_a), codes_of(predicted_b))
+    codes = (codes_of(predicted_a, gold), codes_of(predicted_b, gold_of_b))
     accuracy: list[float | None] = []
     kappa: list[float | None] = []
     for draws in _draw_chunks(n, resamples, seed):
