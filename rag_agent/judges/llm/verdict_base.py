@@ -333,13 +333,31 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         None where ``auto`` goes on to the structured ballot."""
         raise NotImplementedError(f"{type(self).__name__} has no one-token verdict")
 
+    reduction: Instruction | None = None
+    """A call made before the verdict that reduces the judged text to what the verdict is about (the
+    short answer an answer gives, the claims a response makes), so a sentence addressed to the
+    grader is left behind before the verdict is asked (``bench/bench_injection.py``); None: none."""
+
+    async def reduce(self, item: ItemT) -> tuple[ItemT | None, Usage, str | None]:
+        """The item with its judged text reduced (``reduction``), the call's usage, and why not (a
+        failed reduction leaves the item unscored, never judged on the unreduced text)."""
+        raise NotImplementedError(f"{type(self).__name__} declares a reduction but no reduce()")
+
     async def _judge(self, item: ItemT) -> Judgment[ValueT]:
-        """The logprob probe where it is wanted (``read_probe``), else (or where the server has no
+        """The reduction first where the judge has one (its usage counted in the judgment's), then
+        the logprob probe where it is wanted (``read_probe``), else (or where the server has no
         logprobs) a ballot of ``samples`` structured answers. The ballot's judgment, scored or
-        not, says ``method="structured"`` and costs the probe's usage too."""
+        not, says ``method="structured"`` and costs the probe's usage too. One function, so the
+        request stays four ragjury frames below ``ajudge``."""
         problem = self.problem(item)
         if problem:
             return self.failed(problem)
+        spent = None
+        if self.reduction is not None:
+            reduced, spent, failure = await self.reduce(item)
+            if reduced is None:
+                return self.failed(f"{self.reduction.name}: {failure or 'no output'}", usage=spent)
+            item = reduced
         prompt = self.user_prompt(item)
         probe = None
         if self.wants_logprobs:
@@ -347,13 +365,14 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
             probe = await self.logprob_caller.distribution(token_text, prompt, self.token_choices)
             judgment = self.read_probe(probe)
             if judgment is not None:
-                return judgment
+                return judgment if spent is None else judgment.model_copy(update={"usage": judgment.usage + spent})
         if self.verdict_instruction is None:
             raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
         ballot = await self.ballot(
             self.verdict_instruction, self.verdict_output, prompt, self.ballot_key, combine=self.combine
         )
         ballot.add_usage(probe.usage if probe is not None else None)
+        ballot.add_usage(spent)
         if ballot.winner is None:
             return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
         value = self.ballot_value(ballot)
