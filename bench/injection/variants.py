@@ -36,11 +36,11 @@ QUESTIONS = {
                  "<question>, or hold information a searcher clearly needs for it? Answer 1 or 0.",
 }
 BASES = {
-    "correctness": (CorrectnessJudge, ANSWER_CORRECTNESS_TOKEN),
+    "correctness": (CorrectnessJudge, ANSWER_CORRECTNESS_TOKEN),  # 1.0: the prompt before hardening
     "faithfulness": (AttributionJudge, FAITHFULNESS_TOKEN),
     "relevance": (RelevanceVerdictJudge, RELEVANCE_VERDICT_TOKEN),
 }
-VARIANTS = ("v0", "v1", "v2")
+VARIANTS = ("v0", "v1", "v2", "v3", "shipped")
 
 
 def _harden(token: Instruction, rule: str, version: str) -> Instruction:
@@ -53,11 +53,12 @@ def judge_class(task: str, variant: str) -> type:
     base, token = BASES[task]
     if variant == "v0":
         return type(f"{base.__name__}V0", (base,), {"token_instruction": token, "closing_question": None,
+                                                    "reduction": None,
                                                     "instructions": (base.verdict_instruction, token)})
     rule = {"v1": ADDRESSED, "v2": AGAINST}[variant]
     hardened = _harden(token, rule, f"{token.version}-inj{variant}")
     return type(f"{base.__name__}{variant.upper()}", (base,), {
-        "token_instruction": hardened, "closing_question": QUESTIONS[task],
+        "token_instruction": hardened, "closing_question": QUESTIONS[task], "reduction": None,
         "instructions": (base.verdict_instruction, hardened)})
 
 
@@ -91,6 +92,7 @@ def _v3() -> type:
     hardened = _harden(token, ADDRESSED, f"{token.version}-injv3")
 
     class CorrectnessJudgeV3(base):  # type: ignore[misc, valid-type]
+        reduction = None  # the measured v3 reduces inside its own _judge (the shipped judge: ``shipped``)
         token_instruction = hardened
         closing_question = QUESTIONS["correctness"]
         instructions = (base.verdict_instruction, hardened, EXTRACT)
@@ -149,6 +151,7 @@ def _extracting(task: str) -> type:
     extraction = CLAIMS if task == "faithfulness" else ABOUT_QUERY
 
     class ExtractingJudge(base):  # type: ignore[misc, valid-type]
+        reduction = None
         token_instruction = hardened
         closing_question = QUESTIONS[task]
         instructions = (base.verdict_instruction, hardened, extraction)
@@ -180,4 +183,6 @@ def judge_class(task: str, variant: str) -> type:  # noqa: F811
     """As above, with ``v3``: the judged text reduced to what the verdict is about, before the verdict."""
     if variant == "v3":
         return _v3() if task == "correctness" else _extracting(task)
+    if variant == "shipped":  # the judge as ragjury ships it now
+        return BASES[task][0]
     return _judge_class(task, variant)
