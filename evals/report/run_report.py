@@ -307,6 +307,12 @@ def _notes(
         trust = trust_note(f.task, f.judge, f.labelled, f.run.path)
         if trust:
             notes.append(f"{prefix}{trust}")
+        flagged = f.injection_flags
+        if flagged:
+            shown = "; ".join(f"{record.id} ({flags[0].field}: {flags[0].text[:60]!r})" for record, flags in flagged[:5])
+            more = f" and {len(flagged) - 5:,} more" if len(flagged) > 5 else ""
+            notes.append(f"{prefix}{len(flagged):,} item(s) hold text addressed to the judge (a prompt injection?): "
+                         f"{shown}{more}. They were judged as usual; 'evaluate --fail-on-injection' fails a run on them.")
     if two:
         a, b = (f.run.by_id() for f in all_figures)
         if comparison is not None:  # ids in one run only, or under another question: named
