@@ -81,6 +81,11 @@ def report(
                      "case per item (a 'no' verdict fails with its reason, an unscored item is an error), and the "
                      "regression gate as its own case."),
     ] = None,
+    junit_items: Annotated[
+        str,
+        typer.Option("--junit-items", metavar="regressed|all", help="With two runs: JUnit cases for the items "
+                     "BASELINE judged yes and NEW no (regressed, the default), or for every item of both runs (all)."),
+    ] = "regressed",
     json_output: JsonOption = False,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
@@ -119,6 +124,8 @@ def report(
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
+    if junit_items not in ("regressed", "all"):
+        raise fail(f"--junit-items must be regressed or all, got {junit_items!r}")
     check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
@@ -150,9 +157,10 @@ def report(
     gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured)
             if fail_if_worse is not None else None)
     if junit is not None:
-        from ragjury.evals.report.junit import write_junit
+        from ragjury.evals.report.junit import regressed, write_junit
 
-        write_junit(junit, runs, gate)
+        pairs = regressed(runs[0], runs[1]) if len(runs) == 2 and junit_items == "regressed" else None
+        write_junit(junit, runs, gate, regressions=pairs)
     if json_output:
         payload = report_payload(all_figures, predictions, html)
         if junit is not None:

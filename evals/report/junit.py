@@ -78,10 +78,25 @@ def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classna
     suite.set("time", f"{total_time:.3f}")
 
 
-def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Sequence[str] | None = None) -> str:
+def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Sequence[str] | None = None,
+              regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None) -> str:
     """The JUnit document of ``runs`` (a suite per run and system), of the regression gate
-    (``GateOutcome``) and of ``evaluate``'s gates (``gate_failures``: one failure each)."""
+    (``GateOutcome``) and of ``evaluate``'s gates (``gate_failures``: one failure each).
+
+    ``regressions`` (``report A B``): the items BASELINE judged yes and NEW judged no, one failing
+    case each, in place of every item of both runs (whose "no" verdicts, the baseline's too, made a
+    green gate's report red)."""
     root = ET.Element("testsuites", name="ragjury")
+    if regressions is not None:
+        suite = ET.SubElement(root, "testsuite", name="regressed items (BASELINE yes, NEW no)",
+                              tests=str(len(regressions)), failures=str(len(regressions)), errors="0", skipped="0",
+                              time="0.000")
+        for before, after in regressions:
+            case = ET.SubElement(suite, "testcase", name=after.id, classname="ragjury.regression", time="0.000")
+            text = f"BASELINE said yes, NEW says no: {_reason(after)}"
+            failure = ET.SubElement(case, "failure", message=text[:200], type="regressed")
+            failure.text = text
+        runs = ()
     for run in runs:
         systems: dict[str | None, list[ItemRecord]] = {}
         for record in run.records:
@@ -125,10 +140,22 @@ def xml_safe(text: str) -> str:
 
 
 def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None,
-                gate_failures: Sequence[str] | None = None) -> None:
+                gate_failures: Sequence[str] | None = None,
+                regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None) -> None:
     from ragjury.evals.io.atomic_io import write_text_atomic
 
-    write_text_atomic(path, junit_xml(runs, gate, gate_failures))
+    write_text_atomic(path, junit_xml(runs, gate, gate_failures, regressions))
 
 
-__all__ = ["junit_xml", "write_junit"]
+def regressed(baseline: PredictionRun, new: PredictionRun) -> list[tuple[ItemRecord, ItemRecord]]:
+    """(BASELINE record, NEW record) of each shared id BASELINE judged yes and NEW judged no."""
+    before = baseline.by_id()
+    out = []
+    for record in new.records:
+        old = before.get(record.id)
+        if old is not None and old.label is not None and record.label is not None and _passed(old) and not _passed(record):
+            out.append((old, record))
+    return out
+
+
+__all__ = ["junit_xml", "regressed", "write_junit"]

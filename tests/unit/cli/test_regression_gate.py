@@ -87,7 +87,9 @@ def test_the_python_door_gives_the_same_comparison_and_gate(tmp_path: Path) -> N
         ragjury.compare_predictions(base, other)
 
 
-def test_junit_has_a_case_per_item_and_the_gate_and_is_valid(tmp_path: Path) -> None:
+def test_junit_has_the_gate_and_a_case_per_regressed_item_and_is_valid(tmp_path: Path) -> None:
+    """A green gate's JUnit is green: it holds the gate and the regressed items (BASELINE yes, NEW no),
+    not every "no" of both runs (501 cases, 220 failures, exit 0 before); --junit-items all keeps them."""
     import xml.etree.ElementTree as ET
 
     base = predictions(tmp_path, "base")
@@ -97,15 +99,22 @@ def test_junit_has_a_case_per_item_and_the_gate_and_is_valid(tmp_path: Path) -> 
     assert result.exit_code == 1
     root = ET.parse(out).getroot()
     suites = {s.get("name"): s for s in root}
-    assert set(suites) == {"base", "worse", "regression gate"}
-    assert len(suites["base"].findall("testcase")) == 100 == int(suites["base"].get("tests"))
-    failed = [c for c in suites["worse"].findall("testcase") if c.find("failure") is not None]
-    assert len(failed) == int(suites["worse"].get("failures")) > len(suites["base"].findall("testcase/failure"))
+    assert set(suites) == {"regressed items (BASELINE yes, NEW no)", "regression gate"}
+    regressed = suites["regressed items (BASELINE yes, NEW no)"].findall("testcase")
+    assert len(regressed) == 20 == int(suites["regressed items (BASELINE yes, NEW no)"].get("failures"))
     gate = suites["regression gate"].find("testcase/failure")
     assert gate is not None and gate.get("message").startswith("worse: NEW - BASELINE")
     etree = pytest.importorskip("lxml.etree")
     schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
     assert schema.validate(etree.parse(str(out))), schema.error_log
+    same = predictions(tmp_path, "same")
+    green = tmp_path / "green.xml"
+    passed = runner.invoke(app, ["report", str(base), str(same), "--fail-if-worse", "0.02", "--junit", str(green)])
+    assert passed.exit_code == 0 and ET.parse(green).getroot().get("failures") == "0"
+    every = tmp_path / "all.xml"
+    runner.invoke(app, ["report", str(base), str(worse), "--junit", str(every), "--junit-items", "all"])
+    names = {s.get("name") for s in ET.parse(every).getroot()}
+    assert names == {"base", "worse"}
 
 
 def test_evaluate_writes_junit_with_a_case_per_item_and_the_gates(tmp_path: Path) -> None:
