@@ -5,8 +5,11 @@ n golden questions drawn per trial. NEW re-judges the same questions with judge 
 verdict flips with probability 0.10, the flips balanced so NEW's expected rate equals BASELINE's
 (the null: same quality). A planted drop then turns a further d of the questions BASELINE had
 right into wrong. The gate's rule is the library's (``evals.report.regression_gate``). Reported:
-the share of trials the gate fails, per n, margin and drop; under the null it is the false-alarm
-rate (the rule's nominal ceiling is 2.5 %), under a drop the power.
+the share of trials the gate fails, per rule, n, margin and drop; under the null it is the
+false-alarm rate (the significance rule's nominal ceiling is 2.5 %), under a drop the power. Two
+rules: ``worse`` (``--fail-if-worse``: fail when NEW is shown worse by more than the margin) and
+``within`` (``--fail-unless-within``, non-inferiority: fail unless NEW is shown no worse than the
+margin; its "false alarm" under the null is how often a same-quality NEW cannot show it).
 
 Run:  .venv/bin/python bench/bench_regression_gate.py [--trials 400]
 """
@@ -53,14 +56,17 @@ def new_run(base: np.ndarray, drop: float, rng: np.random.Generator) -> np.ndarr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=400)
+    parser.add_argument("--rules", default="worse,within")
+    parser.add_argument("--margins", default="0,0.02")
     args = parser.parse_args()
     pool = labels()
     print(f"baseline verdicts: people's labels of chatgpt's confirm answers ({len(pool)}, {pool.mean():.1%} correct); "
           f"judge noise {FLIP:.0%} balanced; {args.trials} trials per cell")
-    print("| golden questions | margin | planted drop | gate fails | undecided |")
-    print("|---|---|---|---|---|")
-    for n in (50, 100, 200):
-        for margin in (0.0, 0.02):
+    print("| rule | golden questions | margin | planted drop | gate fails | undecided |")
+    print("|---|---|---|---|---|---|")
+    for rule in args.rules.split(","):
+      for n in (50, 100, 200):
+        for margin in (float(m) for m in args.margins.split(",")):
             for drop in (0.0, 0.05, 0.10):
                 rng = np.random.default_rng(11 + n)
                 fails = undecided = 0
@@ -68,10 +74,11 @@ def main() -> None:
                     base = rng.choice(pool, size=n, replace=False)
                     new = new_run(base, drop, rng)
                     outcome = regression_gate(paired_difference(list(base), list(new), binary=True, resamples=500,
-                                                                seed=int(rng.integers(1 << 30))), margin, unscored_new=0)
+                                                                seed=int(rng.integers(1 << 30))), margin, unscored_new=0,
+                                              rule=rule)
                     fails += outcome.failed
                     undecided += not outcome.decided
-                print(f"| {n} | {margin:.2f} | {drop:.0%} | {fails / args.trials:.3f} | {undecided / args.trials:.3f} |",
+                print(f"| {rule} | {n} | {margin:.2f} | {drop:.0%} | {fails / args.trials:.3f} | {undecided / args.trials:.3f} |",
                       flush=True)
 
 

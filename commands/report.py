@@ -59,6 +59,13 @@ def report(
                      "0.02 = 2 points) with 95 % confidence (the paired interval's upper end below -MARGIN), or has "
                      "unscored items; 0 = any shown drop. Writes the verdict to $GITHUB_STEP_SUMMARY when set."),
     ] = None,
+    fail_unless_within: Annotated[
+        float | None,
+        typer.Option("--fail-unless-within", min=0.0, max=1.0, metavar="MARGIN",
+                     help="With BASELINE NEW, the non-inferiority gate: exit 1 unless NEW is shown no worse than "
+                     "BASELINE by more than MARGIN (the paired interval's lower end above -MARGIN). Stricter than "
+                     "--fail-if-worse: a measured drop inside the noise fails it, and so does too little evidence."),
+    ] = None,
     compare: Annotated[
         tuple[str, str] | None,
         typer.Option("--compare", metavar="A B", help="With one file holding several systems: compare system B with "
@@ -145,8 +152,13 @@ def report(
             check_comparable(*runs)
         except ValueError as error:
             raise fail(str(error)) from None
+    if fail_if_worse is not None and fail_unless_within is not None:
+        raise fail("give --fail-if-worse or --fail-unless-within, not both (two rules of one gate)")
+    rule = "within" if fail_unless_within is not None else "worse"
+    if fail_unless_within is not None:
+        fail_if_worse = fail_unless_within
     if fail_if_worse is not None and len(runs) != 2:
-        raise fail("--fail-if-worse compares two runs: give BASELINE.jsonl NEW.jsonl")
+        raise fail(f"--fail-{'unless-within' if rule == 'within' else 'if-worse'} compares two runs: give BASELINE.jsonl NEW.jsonl")
     try:
         all_figures = measured_runs(runs)
     except ValueError as error:
@@ -154,7 +166,7 @@ def report(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         page, _figures = build_report([], title=title, measured=all_figures)
         write_html(html, page)
-    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured)
+    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured, rule)
             if fail_if_worse is not None else None)
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
@@ -208,7 +220,8 @@ def report(
     if gate is not None:
         style = "bold red" if gate.failed else ("yellow" if not gate.decided else "green")
         word = "FAILED" if gate.failed else ("undecided" if not gate.decided else "passed")
-        stdout.print(f"regression gate (--fail-if-worse {fail_if_worse:g}) {word}: {gate.reason}", style=style,
+        flag = "--fail-unless-within" if rule == "within" else "--fail-if-worse"
+        stdout.print(f"regression gate ({flag} {fail_if_worse:g}) {word}: {gate.reason}", style=style,
                      highlight=False, markup=False, soft_wrap=True)
         if gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
@@ -224,7 +237,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False,
-          require_measured: bool = False) -> Any:
+          require_measured: bool = False, rule: str = "worse") -> Any:
     """The regression gate on BASELINE (first) and NEW (second); the step summary when in GitHub Actions."""
     import os
 
@@ -243,7 +256,7 @@ def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missi
     outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new,
                               missing_new=comparison.matching.only_a.count, baseline_n=len(baseline.by_id()),
                               allow_missing=allow_missing, same_file=same, unmeasured=unmeasured,
-                              require_measured=require_measured)
+                              require_measured=require_measured, rule=rule)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         from ragjury.evals.io.step_summary import append_step_summary
 

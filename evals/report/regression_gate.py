@@ -30,13 +30,22 @@ class GateOutcome:
     margin: float
 
     def as_dict(self) -> dict[str, Any]:
+        rule = ("fail unless the lower end of the 95 % paired interval of NEW - BASELINE is above -margin"
+                if self.reason.startswith(("shown within", "not shown within")) else
+                "fail when the upper end of the 95 % paired interval of NEW - BASELINE is below -margin")
         return {"failed": self.failed, "decided": self.decided, "margin": self.margin, "reason": self.reason,
-                "rule": "fail when the upper end of the 95 % paired interval of NEW - BASELINE is below -margin, "
-                        "or when NEW has unscored items among the shared ones"}
+                "rule": rule + ", or when NEW has unscored items among the shared ones or lacks BASELINE's questions"}
 
 
 def _amount(value: float, binary: bool) -> str:
     return f"{value * 100:+.1f} points" if binary else f"{value:+.3f}"
+
+
+RULES = ("worse", "within")
+"""``worse`` (``--fail-if-worse``): fail when NEW is *shown* worse by more than the margin (the upper
+end of the paired interval of NEW - BASELINE below -margin). ``within`` (``--fail-unless-within``,
+non-inferiority): fail unless NEW is shown no worse than the margin (the lower end above -margin):
+a measured drop inside the noise fails it, and a small golden set fails it for lack of evidence."""
 
 
 def check_margin(margin: float) -> float:
@@ -57,13 +66,16 @@ def regression_gate(
     same_file: bool = False,
     unmeasured: str | None = None,
     require_measured: bool = False,
+    rule: str = "worse",
 ) -> GateOutcome:
     """Apply the rule to the paired difference of BASELINE (A) and NEW (B).
 
     Questions of BASELINE that NEW lacks fail the gate unless ``allow_missing``: a NEW run that
     dropped the questions it got wrong must not pass on the rest. The same file twice is said."""
     margin = check_margin(margin)
-    outcome = _decide(paired, margin, unscored_new, missing_new, baseline_n, allow_missing, same_file)
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    outcome = _decide(paired, margin, unscored_new, missing_new, baseline_n, allow_missing, same_file, rule)
     if unmeasured is None:
         return outcome
     said = f"{outcome.reason}; the judge ({unmeasured}) is not measured against your labels"
@@ -74,7 +86,7 @@ def regression_gate(
 
 def _decide(
     paired: PairedDifference, margin: float, unscored_new: int, missing_new: int, baseline_n: int,
-    allow_missing: bool, same_file: bool,
+    allow_missing: bool, same_file: bool, rule: str = "worse",
 ) -> GateOutcome:
     binary = paired.binary
     if same_file:
@@ -94,6 +106,11 @@ def _decide(
               f"over {paired.n_pairs:,} questions, p = {paired.p_value:.3g} ({paired.test})")
     limit = _amount(-margin, binary)
     missing = f"; {missing_new:,} of BASELINE's questions missing from NEW (allowed)" if missing_new else ""
+    if rule == "within":  # non-inferiority: NEW must show it is no worse than -margin
+        if low > -margin:
+            return GateOutcome(False, True, f"shown within {limit}: {figure}{missing}", margin)
+        return GateOutcome(True, True, f"not shown within {limit} (the interval's lower end is not above it): "
+                           f"{figure}{missing}", margin)
     if high < -margin:
         return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}{missing}", margin)
     return GateOutcome(False, True, f"not shown worse than {limit}: {figure}{missing}", margin)
@@ -111,4 +128,4 @@ def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str,
     ])
 
 
-__all__ = ["GateOutcome", "check_margin", "regression_gate", "step_summary"]
+__all__ = ["RULES", "GateOutcome", "check_margin", "regression_gate", "step_summary"]

@@ -211,3 +211,17 @@ def test_junit_stays_valid_when_an_id_or_system_holds_a_control_character(tmp_pa
     document = etree.parse(str(junit))  # parses at all: the control characters are written as \\u0001
     assert schema.validate(document), schema.error_log
     assert "q\\u00010" in junit.read_text()
+
+
+def test_the_non_inferiority_rule_fails_a_drop_the_significance_rule_lets_through(tmp_path: Path) -> None:
+    base = predictions(tmp_path, "base")
+    slightly = predictions(tmp_path, "slightly", drop=4)
+    loose = runner.invoke(app, ["report", str(base), str(slightly), "--fail-if-worse", "0.02"])
+    strict = runner.invoke(app, ["report", str(base), str(slightly), "--fail-unless-within", "0.02", "--json"])
+    assert loose.exit_code == 0 and strict.exit_code == 1, loose.output + strict.output
+    gate = json.loads(strict.stdout)["gate"]
+    assert gate["reason"].startswith("not shown within -2.0 points") and "lower end" in gate["rule"]
+    same = runner.invoke(app, ["report", str(base), str(predictions(tmp_path, "same")), "--fail-unless-within", "0.02"])
+    assert same.exit_code == 0 and "shown within -2.0 points" in same.output
+    both = runner.invoke(app, ["report", str(base), str(slightly), "--fail-if-worse", "0.02", "--fail-unless-within", "0.02"])
+    assert both.exit_code == 2
