@@ -65,21 +65,21 @@ def main() -> None:
     print("| rule | golden questions | margin | planted drop | gate fails | undecided |")
     print("|---|---|---|---|---|---|")
     for rule in args.rules.split(","):
-      for n in (50, 100, 200):
-        for margin in (float(m) for m in args.margins.split(",")):
-            for drop in (0.0, 0.05, 0.10):
-                rng = np.random.default_rng(11 + n)
-                fails = undecided = 0
-                for _ in range(args.trials):
-                    base = rng.choice(pool, size=n, replace=False)
-                    new = new_run(base, drop, rng)
-                    outcome = regression_gate(paired_difference(list(base), list(new), binary=True, resamples=500,
-                                                                seed=int(rng.integers(1 << 30))), margin, unscored_new=0,
-                                              rule=rule)
-                    fails += outcome.failed
-                    undecided += not outcome.decided
-                print(f"| {rule} | {n} | {margin:.2f} | {drop:.0%} | {fails / args.trials:.3f} | {undecided / args.trials:.3f} |",
-                      flush=True)
+        for n in (50, 100, 200):
+            for margin in (float(m) for m in args.margins.split(",")):
+                for drop in (0.0, 0.05, 0.10):
+                    rng = np.random.default_rng(11 + n)
+                    fails = undecided = 0
+                    for _ in range(args.trials):
+                        base = rng.choice(pool, size=n, replace=False)
+                        new = new_run(base, drop, rng)
+                        outcome = regression_gate(paired_difference(list(base), list(new), binary=True, resamples=500,
+                                                                    seed=int(rng.integers(1 << 30))), margin, unscored_new=0,
+                                                  rule=rule)
+                        fails += outcome.failed
+                        undecided += not outcome.decided
+                    print(f"| {rule} | {n} | {margin:.2f} | {drop:.0%} | {fails / args.trials:.3f} | {undecided / args.trials:.3f} |",
+                          flush=True)
 
 
 if __name__ == "__main__":
