@@ -91,6 +91,15 @@ def _check_host_and_port(url: str) -> None:
         raise ValueError(f"{shown!r} has no host, e.g. http://127.0.0.1:8080/v1")
     if port == 0:
         raise ValueError(f"{shown!r} has port 0: a port is a number from 1 to 65535")
+    host = parts.hostname
+    if all(part.isdigit() for part in host.split(".")) and host.count(".") == 3:  # written as an IPv4 address
+        import ipaddress
+
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise ValueError(f"{shown!r}: {host!r} is not an IPv4 address (four numbers 0-255 without leading "
+                             "zeros, e.g. 127.0.0.1)") from None
 
 
 def check_api_key(key: str) -> str:

@@ -111,6 +111,12 @@ def loads_json(text: str) -> Any:
         data = json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # a number past Python's digit limit (a 5,000-digit id): no JSON value we take
+        found = re.search(r"has (\d+) digits", str(error))
+        digits = f"a number of {int(found.group(1)):,} digits" if found else "a number too long to read"
+        raise json.JSONDecodeError(f"{digits} (no id, label or score is that long)", text, 0) from None
     surrogate = _LONE_SURROGATE_ESCAPE.search(text)
     if surrogate is not None:  # an escaped half of a pair: valid JSON, but not text any output can hold
         try:

@@ -106,6 +106,9 @@ class Rubric(BaseModel):
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise InputError(str(path), f"cannot read: {error.strerror or error}") from None
+        except UnicodeDecodeError as error:
+            raise InputError(str(path), f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at position "
+                             f"{error.start}): save the rubric as UTF-8") from None
         try:
             if path.suffix.lower() == ".json":
                 data = json.loads(text)

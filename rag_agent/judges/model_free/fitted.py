@@ -190,6 +190,8 @@ def _load(path: str, digest: str) -> Head:
     del digest  # part of the cache key: an edited file is read again
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise HeadError(f"{path}: not a ragjury head file (JSON nested too deeply)") from None
     except (OSError, ValueError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise HeadError(f"{path}: not a ragjury head file ({first})") from None

@@ -331,3 +331,35 @@ def test_agreement_cuts_a_binary_judges_qrels_at_one_and_says_so(tmp_path: Path)
     forced = json.loads(runner.invoke(app, ["agreement", "--gold", str(gold), "--judged", str(judged), "--json",
                                             "--judged-rel", "2"]).stdout)
     assert forced["judged_rel"] == 2 and forced["figures"]["cohen_kappa"] == pytest.approx(0.0)
+
+
+def test_round_four_inputs_are_one_line_naming_the_file(tmp_path: Path) -> None:
+    """A 5,000-digit id, a base URL whose IPv4 address has a leading zero, a rubric that is not UTF-8
+    and a head file nested too deeply: each was a traceback (or a message naming no file)."""
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"id": ' + "9" * 5000 + ', "question": "q", "answer": "a", "references": ["a"]}\n')
+    rubric = tmp_path / "latin1.yaml"
+    rubric.write_bytes('name: caf\xe9\ncriterion: "Is it good?"\n'.encode("latin-1"))
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    faithful = ROOT / "examples" / "rubrics" / "data" / "cites-source.jsonl"
+    cases = [
+        (["--data", str(big), "--judge", "contains"], f"{big}:1: malformed JSON: a number of 5,000 digits"),
+        (["--data", str(DATA), "--judge", "llm", "--base-url", "http://127.0.0.01:9/v1"],
+         "'127.0.0.01' is not an IPv4 address"),
+        (["--data", str(DATA), "--judge", f"fitted:{deep}"], f"{deep}: not a ragjury head file (JSON nested too deeply)"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, ["evaluate", "--task", "correctness", *args, "--no-progress"])
+        assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output, result.output
+    result = runner.invoke(app, ["evaluate", "--task", "faithfulness", "--judge", f"rubric:{rubric}", "--data",
+                                 str(faithful), "--no-progress"])
+    assert result.exit_code == 2 and f"{rubric}: not UTF-8 text (byte 0xe9" in result.output, result.output
+
+
+def test_a_json_file_holding_rows_under_a_key_says_what_is_expected(tmp_path: Path) -> None:
+    wrapped = tmp_path / "wrapped.json"
+    wrapped.write_text('{"data": [{"id": "1", "question": "q", "answer": "a", "references": ["a"]}]}')
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(wrapped),
+                                 "--no-progress"])
+    assert result.exit_code == 2 and "expected JSONL rows" in result.output and "'data'" in result.output
