@@ -226,6 +226,8 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         from ragjury.commands.estimates_output import print_estimates
 
         print_estimates(estimates)
+    if not result.labelled:
+        stdout.print("no gold labels in the data: agreement not computed", style="dim")
     if out is not None:
         stdout.print(f"predictions written to {out}", highlight=False)
 

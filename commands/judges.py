@@ -86,19 +86,21 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     stdout.print(JUDGE_RULE, highlight=False)
     for current in dict.fromkeys(str(row["task"]) for row in rows):
         stdout.print(judges_table(current, [row for row in rows if row["task"] == current]))
-    for line in YOUR_OWN:
+    for line in YOUR_OWN:  # lines of at most 80 characters: the listing reads at 80 columns
         stdout.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 YOUR_OWN: tuple[str, ...] = (
     "Your own judges (--judge VALUE, for the tasks that take them):",
-    "  rubric:FILE        a rubric (YAML or JSON: name, criterion, fields) judged by the LLM; rubric:FOLDER runs "
-    "each rubric in it as its own criterion (docs/rubrics.md)",
-    "  rubric-text:TEXT   a one-line criterion, without a file (or --rubric TEXT)",
-    "  fitted:HEAD        a head fitted on your labels by 'ragjury fit' (docs/calibration.md)",
-    "  panel:A,B,C        majority of several judges of one task; panel-mean:A,B,C their mean probability",
-    "  python:module:Factory  your own judge class (docs/extending.md)",
-    "None of these was measured by the team: label a few items ('ragjury label') to measure them on your data.",
+    "  rubric:FILE         a rubric judged by the LLM (rubric:FOLDER: each rubric in",
+    "                      it as its own criterion; docs/rubrics.md)",
+    "  rubric-text:TEXT    a one-line criterion, without a file (or --rubric TEXT)",
+    "  fitted:HEAD         a head fitted on your labels by 'ragjury fit'",
+    "  panel:A,B,C         majority of several judges of one task (panel-mean: the",
+    "                      mean probability)",
+    "  python:module:Class your own judge class (docs/extending.md)",
+    "None of these was measured by the team: label a few items ('ragjury label')",
+    "to measure them on your data.",
 )
 """The ``--judge`` values that are not catalogue names: printed after the tables."""
 

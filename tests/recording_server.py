@@ -158,7 +158,7 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
                         {
                             "index": 0,
                             "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": server.content},
+                            "message": {"role": "assistant", "content": reduction_answer(body) or server.content},
                         }
                     ],
                     "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
@@ -166,6 +166,19 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
             )
 
     return Handler
+
+
+def reduction_answer(body: dict[str, Any]) -> str | None:
+    """The answer a fake gives a judge's reduction call (``short_answer_extraction``: a JSON schema
+    asking for an ``answer``, no ``verdict``): the evaluated answer's text, copied. None for any other request."""
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    properties = schema.get("properties") or {}
+    if "answer" not in properties or "verdict" in properties:
+        return None
+    text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+    start, end = text.find("<evaluated_answer>"), text.find("</evaluated_answer>")
+    answer = text[start + len("<evaluated_answer>"):end].strip() if 0 <= start < end else "the answer"
+    return json.dumps({"answer": answer[:100] or "no answer"})
 
 
 @contextmanager

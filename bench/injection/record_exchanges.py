@@ -1,7 +1,7 @@
 """Record the shipped LLM judges on a handful of stored injection pairs, for the offline injection tests.
 
 For each task, the first PAIRS clean/injected pairs of the confirm half (bench/data/injection-set.jsonl)
-are judged by the shipped judge (``llm`` correctness, ``llm-attribution`` faithfulness, ``llm``
+are judged by the shipped judge (``llm-guarded`` correctness, ``llm-attribution`` faithfulness, ``llm``
 relevance) through a recording proxy in front of a real llama-server; the exchanges and the
 verdicts go to tests/fixtures/injection/<task>.json. ``tests/unit/rag_agent/judges/llm/test_injection_replay.py``
 replays them: a prompt change finds no recorded answer (unscored: the test fails until the pass
@@ -24,7 +24,7 @@ from replay_server import recording  # noqa: E402
 from ragjury import RagjurySettings, build_judge  # noqa: E402
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem  # noqa: E402
 
-JUDGES = {"correctness": "llm", "faithfulness": "llm-attribution", "relevance": "llm"}
+JUDGES = {"correctness": "llm-guarded", "faithfulness": "llm-attribution", "relevance": "llm"}
 FIELD = {"correctness": "answer", "faithfulness": "answer", "relevance": "passage"}
 
 

@@ -183,6 +183,10 @@ def judge_class(task: str, variant: str) -> type:  # noqa: F811
     """As above, with ``v3``: the judged text reduced to what the verdict is about, before the verdict."""
     if variant == "v3":
         return _v3() if task == "correctness" else _extracting(task)
-    if variant == "shipped":  # the judge as ragjury ships it now
+    if variant == "shipped":  # the judge as ragjury ships it: correctness's guarded judge, the others as they are
+        if task == "correctness":
+            from ragjury.rag_agent.judges.llm.correctness import GuardedCorrectnessJudge
+
+            return GuardedCorrectnessJudge
         return BASES[task][0]
     return _judge_class(task, variant)

@@ -268,7 +268,8 @@ def people_labels(
         raise InputError(
             path,
             f"{shown} label(s) were given with the judge's verdict shown (ragjury label --reveal); they would "
-            "measure the judge with its own help. Pass --allow-shown-judge to count them anyway",
+            "measure the judge with its own help. 'ragjury estimate --allow-shown-judge' counts them anyway; for "
+            "the other commands, relabel those items without --reveal",
         )
     labels: dict[tuple[str | None, str], LabelValue] = {}
     ties: list[tuple[str | None, str]] = []

@@ -98,8 +98,7 @@ async def test_logprob_path_against_the_server(server_settings: RagjurySettings)
         CorrectnessItem(question="capital of France", answer="Paris", references=["Paris"])
     )
     assert_honest(correct, Verdict)
-    # auto chose the logprob path: the short answer first (the injection guard), then one token
-    assert correct.method == "logprobs" and correct.usage.requests == 2
+    assert correct.method == "logprobs" and correct.usage.requests == 1  # auto chose the logprob path
     if correct.value is not None:
         assert correct.value.probability is not None and 0.0 <= correct.value.probability <= 1.0
     print(f"\n[logprobs] graded {graded.value or graded.unscored_reason}; correct {correct.value}")
