@@ -91,7 +91,7 @@ def _check_before_judging(
         known = task_figures(task_spec(task.value).gold_kind)
     gates.check_names(known)
     outputs = [(name, paths.get(name)) for name in ("--out", "--html", "--junit")]
-    inputs = [(name, paths.get(name)) for name in ("--data", "--corpus", "--calibration", "--cache")]
+    inputs = [(name, paths.get(name)) for name in ("--data", "--labels", "--corpus", "--calibration", "--cache")]
     check_output_paths(outputs, inputs)
 
 
@@ -190,6 +190,15 @@ def evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
     max_unscored: MaxUnscoredOption = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            help="People's labels apart from --data: the labels file of 'ragjury label' (or {\"id\", \"label\"} rows), "
+            "joined on id; they replace the data's own gold (agreement, the judge card and the estimates use them).",
+            rich_help_panel=PANEL_INPUT,
+        ),
+    ] = None,
     fail_on_injection: Annotated[
         bool,
         typer.Option(
@@ -406,6 +415,7 @@ def evaluate(
             "--html": html,
             "--junit": junit,
             "--data": data,
+            "--labels": labels,
             "--corpus": corpus if agent else None,
             "--calibration": calibration,
             "--cache": None if no_cache else Path(cache_path or settings.cache_path),
@@ -466,6 +476,7 @@ def evaluate(
                 resolved={spec: resolved[(task.value, spec)] for spec in criteria},
                 mapping=mapping or [],
                 junit=junit,
+                labels=labels,
                 **common,
             )  # type: ignore[arg-type]
             finish(run_sync(run))
@@ -481,6 +492,7 @@ def evaluate(
                 dry_run=dry_run,
                 executor=executor,
                 junit=junit,
+                labels=labels,
                 **common,
             )  # type: ignore[arg-type]
             if pending is not None:

@@ -98,6 +98,7 @@ def prepare_criteria_run(
     concurrency: int | None,
     progress: bool,
     junit: Path | None = None,
+    labels: Path | None = None,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]]:
     """Load the dataset once and build every criterion's judge; the run to await (each criterion in
     turn, all through the one cache) and what to do with its results."""
@@ -112,7 +113,7 @@ def prepare_criteria_run(
             raise fail(f"two criteria are named '{name}' ({seen[name]} and {spec}): each names its verdict column "
                        "and its predictions file, so give each rubric its own name")
         seen[name] = spec
-    dataset = load_for_run(task, data, mapping, limit)
+    dataset = load_for_run(task, data, mapping, limit, labels)
 
     async def run() -> list[tuple[str, Any]]:
         results = []

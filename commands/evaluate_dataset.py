@@ -41,12 +41,13 @@ def prepare_dataset_run(
     dry_run: bool = False,
     executor: str = "process",
     junit: Path | None = None,
+    labels: Path | None = None,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
-    dataset = load_for_run(task, data, mapping, limit)
+    dataset = load_for_run(task, data, mapping, limit, labels)
     if dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 
@@ -84,12 +85,26 @@ def prepare_dataset_run(
     return run, finish
 
 
-def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None) -> Any:
+def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, labels: Path | None = None) -> Any:
     """The dataset's rows for ``task`` (``--map`` pairs applied), saying on stderr how its columns
-    were read and which reference columns the task leaves unread."""
-    from ragjury.evals.io.tasks import load_dataset
+    were read and which reference columns the task leaves unread. ``labels`` (a labels file of
+    ``ragjury label``, or ``{"id", "label"}`` rows) replace the rows' own gold, joined on id."""
+    from dataclasses import replace
+
+    from ragjury.evals.io.tasks import load_dataset, task_spec
 
     dataset = load_dataset(task, data, pairs=mapping, limit=limit)
+    if labels is not None:
+        from ragjury.evals.io.human_labels import load_human_labels
+        from ragjury.rag_agent.core.input_files import InputError
+
+        kind = task_spec(task).gold_kind
+        human = load_human_labels(labels, kind)
+        if not {row.id for row in dataset.rows} & set(human):
+            raise InputError(str(labels), f"no id in this file matches a row of {data}")
+        rows = [replace(row, gold=(bool(human[row.id].label) if kind == "binary" else human[row.id].label)
+                        if row.id in human else None) for row in dataset.rows]
+        dataset = replace(dataset, rows=rows)
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if (unread := dataset.unread_note(task)) is not None:

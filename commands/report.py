@@ -88,6 +88,12 @@ def report(
                      "case per item (a 'no' verdict fails with its reason, an unscored item is an error), and the "
                      "regression gate as its own case."),
     ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="People's labels for the runs' items: the labels file of 'ragjury label' (or "
+                     "{\"id\", \"label\"} rows), joined on id; they replace the predictions' own gold, so agreement, "
+                     "kappa and the judge card are measured against them."),
+    ] = None,
     junit_items: Annotated[
         str,
         typer.Option("--junit-items", metavar="regressed|all", help="With two runs: JUnit cases for the items "
@@ -133,9 +139,14 @@ def report(
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
     if junit_items not in ("regressed", "all"):
         raise fail(f"--junit-items must be regressed or all, got {junit_items!r}")
-    check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
+    check_output_paths([("--html", html), ("--junit", junit)],
+                       [*[("PRED.jsonl", path) for path in predictions], ("--labels", labels)])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    if labels is not None:
+        from ragjury.evals.io.human_labels import with_people_labels
+
+        runs = [with_people_labels(run, labels) for run in runs]
     if compare is not None:
         if len(runs) != 1:
             raise fail("--compare A B splits one file by system; with two files, they are compared as they are")
@@ -215,6 +226,8 @@ def report(
 
     for note in (note for note in report_notes(all_figures) if note not in shown):
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True)
+    if labels is not None:
+        _people_lines(labels)
     if html is not None:
         stdout.print(f"HTML report written to {html}", highlight=False)
     if gate is not None:
@@ -225,6 +238,24 @@ def report(
                      highlight=False, markup=False, soft_wrap=True)
         if gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def _people_lines(labels: Path) -> None:
+    """People against people on the items two annotators both labelled (a labels file of several
+    annotators): the ceiling the judge's agreement is read against."""
+    from ragjury.evals.io.label_acts import is_acts_row, read_acts
+    from ragjury.evals.labelling.summary import summarize
+    from ragjury.rag_agent.core.input_files import iter_jsonl
+
+    first = next(iter(iter_jsonl(labels)), None)
+    if first is None or not isinstance(first[1], dict) or not is_acts_row(first[1]):
+        return
+    for pair in summarize([], read_acts(labels)).pairs:
+        interval = "" if pair.interval is None else f" [{pair.interval.low:.2f}, {pair.interval.high:.2f}]"
+        kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
+        stdout.print(f"people vs people ({pair.a} · {pair.b}, {pair.n} items both labelled): kappa {kappa}{interval}, "
+                     f"disagree on {len(pair.disagreements)} — the ceiling for the judge", highlight=False,
+                     markup=False, soft_wrap=True)
 
 
 def _same_file(a: Path, b: Path) -> bool:

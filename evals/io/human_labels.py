@@ -117,4 +117,18 @@ def load_human_labels(
     return out
 
 
-__all__ = ["HumanLabel", "load_human_labels"]
+def with_people_labels(run: Any, labels: str | Path, *, allow_shown_judge: bool = False) -> Any:
+    """``run`` (a ``PredictionRun``) with each record's gold replaced by people's label of its id
+    (``load_human_labels``); records without a label keep none. ``InputError`` when no id matches."""
+    from dataclasses import replace
+
+    human = load_human_labels(labels, run.kind, allow_shown_judge=allow_shown_judge)
+    if not {record.id for record in run.records} & set(human):
+        raise InputError(str(labels), f"no id in this file matches an item of {run.path}")
+    binary = run.kind == "binary"
+    records = [replace(record, gold=(bool(human[record.id].label) if binary else human[record.id].label)
+                       if record.id in human else None) for record in run.records]
+    return replace(run, records=records)
+
+
+__all__ = ["HumanLabel", "load_human_labels", "with_people_labels"]

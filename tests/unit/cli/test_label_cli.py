@@ -139,3 +139,24 @@ def test_agreement_calibrate_and_fit_read_the_labels_file(plan: tuple[Path, Path
     calibrated = runner.invoke(app, ["calibrate", "--task", "faithfulness", "--judge", "support", "--data",
                                      str(SYSTEMS), "--labels", str(labels), "--out", str(calibration)])
     assert calibrated.exit_code == 2 and "field 'contexts': missing" in calibrated.output  # not a faithfulness set
+
+
+def test_evaluate_and_report_read_the_labels_file_and_report_shows_people_against_people(
+        plan: tuple[Path, Path], tmp_path: Path) -> None:
+    predictions, plan_file = plan
+    labels = tmp_path / "labels.jsonl"
+    ids = [json.loads(line)["id"] for line in plan_file.read_text().splitlines()]
+    label_as(plan_file, labels, "ana", overlap=0.5)
+    label_as(plan_file, labels, "bob", overlap=0.5, flip=set(ids[::4]))
+    people = {k[1] for k in __import__("ragjury.evals.io.label_acts", fromlist=["x"]).people_labels(
+        read_acts(labels)).labels}
+    evaluated = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                                    "--labels", str(labels), "--no-progress", "--json"])
+    assert evaluated.exit_code == 0, evaluated.output
+    assert json.loads(evaluated.stdout)["labelled"] == len(people)
+    reported = runner.invoke(app, ["report", str(predictions), "--labels", str(labels)], env={"COLUMNS": "200"})
+    assert reported.exit_code == 0, reported.output
+    assert "people vs people (ana · bob," in reported.output
+    payload = json.loads(runner.invoke(app, ["report", str(predictions), "--labels", str(labels), "--json"]).stdout)
+    run = payload["runs"][0] if "runs" in payload else payload
+    assert run["labelled"] == len(people)
