@@ -149,6 +149,13 @@ JudgeOption = Annotated[
         rich_help_panel=PANEL_MODEL,
     ),
 ]
+PeopleLabelsOption = Annotated[
+    Path | None,
+    typer.Option("--labels", help="People's labels apart from --data: the labels file of 'ragjury label' (or "
+                 "{\"id\", \"label\"} rows), joined on id; they replace the dataset's own (correctness, "
+                 "faithfulness).", rich_help_panel=PANEL_INPUT),
+]
+"""``calibrate --labels`` and ``fit --labels``: people's labels beside a labelled dataset."""
 CacheOption = Annotated[
     Path | None,
     typer.Option(

@@ -14,6 +14,7 @@ import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import (
+    PeopleLabelsOption,
     MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -68,12 +69,7 @@ def calibrate(
     ] = None,
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
-    labels: Annotated[
-        Path | None,
-        typer.Option("--labels", help="People's labels apart from --data: the labels file of 'ragjury label' (or "
-                     "{\"id\", \"label\"} rows), joined on id; they replace the dataset's own (correctness, "
-                     "faithfulness).", rich_help_panel=PANEL_INPUT),
-    ] = None,
+    labels: PeopleLabelsOption = None,
     limit: Annotated[
         int | None,
         typer.Option(

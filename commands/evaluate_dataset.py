@@ -95,16 +95,9 @@ def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, l
 
     dataset = load_dataset(task, data, pairs=mapping, limit=limit)
     if labels is not None:
-        from ragjury.evals.io.human_labels import load_human_labels
-        from ragjury.rag_agent.core.input_files import InputError
+        from ragjury.evals.io.human_labels import relabelled
 
-        kind = task_spec(task).gold_kind
-        human = load_human_labels(labels, kind)
-        if not {row.id for row in dataset.rows} & set(human):
-            raise InputError(str(labels), f"no id in this file matches a row of {data}")
-        rows = [replace(row, gold=(bool(human[row.id].label) if kind == "binary" else human[row.id].label)
-                        if row.id in human else None) for row in dataset.rows]
-        dataset = replace(dataset, rows=rows)
+        dataset = replace(dataset, rows=relabelled(dataset.rows, labels, task_spec(task).gold_kind, data))
     if (applied := dataset.input_mapping.describe()) is not None:
         stderr.print(escape(applied), highlight=False, soft_wrap=True)
     if (unread := dataset.unread_note(task)) is not None:

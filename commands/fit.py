@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from ragjury.commands._common import (
+    PeopleLabelsOption,
     MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -65,12 +66,7 @@ def fit(
     ],
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
-    labels: Annotated[
-        Path | None,
-        typer.Option("--labels", help="People's labels apart from --data: the labels file of 'ragjury label' (or "
-                     "{\"id\", \"label\"} rows), joined on id; they replace the dataset's own (correctness, "
-                     "faithfulness).", rich_help_panel=PANEL_INPUT),
-    ] = None,
+    labels: PeopleLabelsOption = None,
     signals: Annotated[
         str,
         typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "

@@ -243,12 +243,10 @@ def report(
 def _people_lines(labels: Path) -> None:
     """People against people on the items two annotators both labelled (a labels file of several
     annotators): the ceiling the judge's agreement is read against."""
-    from ragjury.evals.io.label_acts import is_acts_row, read_acts
+    from ragjury.evals.io.label_acts import is_labels_file, read_acts
     from ragjury.evals.labelling.summary import summarize
-    from ragjury.rag_agent.core.input_files import iter_jsonl
 
-    first = next(iter(iter_jsonl(labels)), None)
-    if first is None or not isinstance(first[1], dict) or not is_acts_row(first[1]):
+    if not is_labels_file(labels):
         return
     for pair in summarize([], read_acts(labels)).pairs:
         interval = "" if pair.interval is None else f" [{pair.interval.low:.2f}, {pair.interval.high:.2f}]"
@@ -256,15 +254,6 @@ def _people_lines(labels: Path) -> None:
         stdout.print(f"people vs people ({pair.a} · {pair.b}, {pair.n} items both labelled): kappa {kappa}{interval}, "
                      f"disagree on {len(pair.disagreements)} — the ceiling for the judge", highlight=False,
                      markup=False, soft_wrap=True)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    import os
-
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False,
@@ -279,7 +268,9 @@ def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missi
     baseline, new = (figures.run for figures in all_figures)
     by_id = new.by_id()
     unscored_new = sum(1 for key in comparison.matching.pairs if by_id[key].unscored)
-    same = len(inputs) == 2 and _same_file(*inputs)
+    from ragjury.evals.io.atomic_io import one_existing_file
+
+    same = len(inputs) == 2 and one_existing_file(*inputs)
     from ragjury.evals.stats.public_measurements import unmeasured_kind
 
     kinds = {unmeasured_kind(figures.judge) for figures in all_figures if not figures.labelled}

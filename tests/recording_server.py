@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fake_endpoints import reduction_answer
+
 
 @dataclass
 class Recorded:
@@ -166,19 +168,6 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
             )
 
     return Handler
-
-
-def reduction_answer(body: dict[str, Any]) -> str | None:
-    """The answer a fake gives a judge's reduction call (``short_answer_extraction``: a JSON schema
-    asking for an ``answer``, no ``verdict``): the evaluated answer's text, copied. None for any other request."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    properties = schema.get("properties") or {}
-    if "answer" not in properties or "verdict" in properties:
-        return None
-    text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
-    start, end = text.find("<evaluated_answer>"), text.find("</evaluated_answer>")
-    answer = text[start + len("<evaluated_answer>"):end].strip() if 0 <= start < end else "the answer"
-    return json.dumps({"answer": answer[:100] or "no answer"})
 
 
 @contextmanager

@@ -44,6 +44,15 @@ def same_file(first: PathArg, second: PathArg) -> bool:
         return Path(first).resolve() == Path(second).resolve()
 
 
+def one_existing_file(first: PathArg, second: PathArg) -> bool:
+    """Whether two paths are one file that exists (``report A A``); False where either is absent or
+    is no file at all (an in-memory run's ``<correctness result>``), unlike ``same_file``."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
+
+
 def _present(paths: NamedPaths) -> list[tuple[str, Path]]:
     """The given paths, standard input (``-``) and absent options left out."""
     return [(option, Path(path)) for option, path in paths if path is not None and str(path) != "-"]
@@ -158,6 +167,7 @@ __all__ = [
     "check_output_paths",
     "check_output_target",
     "open_atomic",
+    "one_existing_file",
     "same_file",
     "write_text_atomic",
 ]

@@ -12,12 +12,12 @@ a finite number for a score) is bad input.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.label_acts import is_acts_row, people_labels, read_acts
+from ragjury.evals.io.label_acts import is_labels_file, people_labels, read_acts
 from ragjury.evals.io.tasks import GoldKind, parse_gold
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
@@ -88,8 +88,7 @@ def load_human_labels(
     several-annotator rule; its labels given with the judge shown are refused unless ``allow_shown_judge``."""
     name = str(path)
     out: dict[str, HumanLabel] = {}
-    first = next(iter(iter_jsonl(path)), None)
-    if first is not None and isinstance(first[1], dict) and is_acts_row(first[1]):
+    if is_labels_file(path):
         return _from_acts(name, kind, allow_shown_judge)
     for line, row in iter_jsonl(path):
         if not isinstance(row, dict):
@@ -117,18 +116,30 @@ def load_human_labels(
     return out
 
 
-def with_people_labels(run: Any, labels: str | Path, *, allow_shown_judge: bool = False) -> Any:
-    """``run`` (a ``PredictionRun``) with each record's gold replaced by people's label of its id
-    (``load_human_labels``); records without a label keep none. ``InputError`` when no id matches."""
+def relabelled(
+    items: Sequence[Any], labels: str | Path, kind: GoldKind, where: str | Path, *, allow_shown_judge: bool = False
+) -> list[Any]:
+    """``items`` (dataclasses with ``id`` and ``gold``: dataset rows, predictions records) with each
+    gold replaced by people's label of its id (``load_human_labels``), None where people gave none.
+    ``InputError`` naming ``labels`` when no id matches an item of ``where``."""
     from dataclasses import replace
 
-    human = load_human_labels(labels, run.kind, allow_shown_judge=allow_shown_judge)
-    if not {record.id for record in run.records} & set(human):
-        raise InputError(str(labels), f"no id in this file matches an item of {run.path}")
-    binary = run.kind == "binary"
-    records = [replace(record, gold=(bool(human[record.id].label) if binary else human[record.id].label)
-                       if record.id in human else None) for record in run.records]
+    human = load_human_labels(labels, kind, allow_shown_judge=allow_shown_judge)
+    if not {item.id for item in items} & set(human):
+        raise InputError(str(labels), f"no id in this file matches an item of {where}")
+    return [replace(item, gold=_gold(human[item.id].label, kind) if item.id in human else None) for item in items]
+
+
+def _gold(label: float, kind: GoldKind) -> bool | float:
+    return bool(label) if kind == "binary" else label
+
+
+def with_people_labels(run: Any, labels: str | Path, *, allow_shown_judge: bool = False) -> Any:
+    """``run`` (a ``PredictionRun``) with people's labels in place of its gold (``relabelled``)."""
+    from dataclasses import replace
+
+    records = relabelled(run.records, labels, run.kind, run.path, allow_shown_judge=allow_shown_judge)
     return replace(run, records=records)
 
 
-__all__ = ["HumanLabel", "load_human_labels", "with_people_labels"]
+__all__ = ["HumanLabel", "load_human_labels", "relabelled", "with_people_labels"]

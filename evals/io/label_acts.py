@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
 Act = Literal["label", "unsure", "skip", "undo"]
 ACTS: tuple[str, ...] = ("label", "unsure", "skip", "undo")
@@ -171,6 +171,13 @@ def is_acts_row(row: Mapping[str, Any]) -> bool:
     return "act" in row and "annotator" in row
 
 
+def is_labels_file(path: str | Path) -> bool:
+    """Whether ``path`` is a labels file of ``ragjury label`` (its first row is an act), as every
+    reader of people's labels asks before choosing how to read it."""
+    first = next(iter(iter_jsonl(path)), None)
+    return first is not None and isinstance(first[1], dict) and is_acts_row(first[1])
+
+
 @dataclass
 class PersonState:
     """What one annotator has done to one item, after replaying their acts."""
@@ -291,6 +298,7 @@ __all__ = [
     "act_of_row",
     "append_act",
     "is_acts_row",
+    "is_labels_file",
     "now_iso",
     "people_labels",
     "read_acts",

@@ -407,10 +407,9 @@ class LabelRow:
 def _people_rows(path: str | Path) -> dict[str, LabelRow] | None:
     """A labels file of ``ragjury label`` read by its several-annotator rule (``label_acts.RULE``),
     or None when ``path`` is not one."""
-    from ragjury.evals.io.label_acts import is_acts_row, people_labels, read_acts
+    from ragjury.evals.io.label_acts import is_labels_file, people_labels, read_acts
 
-    first = next(iter(_jsonl_rows(path)), None)
-    if first is None or not isinstance(first[1], dict) or not is_acts_row(first[1]):
+    if not is_labels_file(path):
         return None
     people = people_labels(read_acts(path), path=str(path))
     return {ident: LabelRow(0, value, system) for (system, ident), value in people.labels.items()}

@@ -14,6 +14,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from ragjury.evals.io.atomic_io import same_file
+
 
 def append_step_summary(text: str, inputs: Iterable[str | Path] = ()) -> str | None:
     """Append ``text`` to $GITHUB_STEP_SUMMARY where it is set; returns a warning line when it could
@@ -25,7 +27,7 @@ def append_step_summary(text: str, inputs: Iterable[str | Path] = ()) -> str | N
     try:
         resolved = Path(target).resolve()
         for path in inputs:
-            if path is not None and Path(path).exists() and Path(path).resolve() == resolved:
+            if path is not None and Path(path).exists() and same_file(resolved, path):
                 return f"warning: {where} is an input of this run ({path}): step summary not written"
         if resolved.exists():
             mode = os.stat(resolved).st_mode

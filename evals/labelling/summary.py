@@ -118,7 +118,7 @@ def summarize(items: list[LabelItem], acts: list[LabelAct], *, allow_shown_judge
         unsure=people.unsure, skipped=people.skipped, shown_judge=people.shown_judge, ties=len(people.ties),
         items=len(items), items_labelled=len(people.labels), pairs=pairs,
     )
-    blind = people_labels(acts, allow_shown_judge=True) if allow_shown_judge else _blind_only(acts)
+    blind = people if allow_shown_judge else _blind_only(acts)  # the same labels where shown ones count
     judged = [(blind.labels[item.key], item.judge.label) for item in items
               if item.judge is not None and item.key in blind.labels and item.judge.label is not None]
     if judged:

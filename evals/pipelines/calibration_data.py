@@ -12,8 +12,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ragjury.rag_agent.core.input_files import InputError
-
 
 def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], limit: int | None, seed: int
                  ) -> list[tuple[tuple[str, str], int]]:
@@ -64,14 +62,9 @@ def calibration_items(
 
     rows = load_task_rows(task, data)
     if labels is not None:
-        from dataclasses import replace
+        from ragjury.evals.io.human_labels import relabelled
 
-        from ragjury.evals.io.human_labels import load_human_labels
-
-        human = load_human_labels(labels)
-        rows = [replace(row, gold=bool(human[row.id].label)) for row in rows if row.id in human]
-        if not rows:
-            raise InputError(str(labels), f"no id in this file matches a row of {data}")
+        rows = relabelled(rows, labels, "binary", data)
     labelled = [row for row in rows if isinstance(row.gold, bool)]
     if limit is not None and limit < len(labelled):
         labelled = random.Random(seed).sample(labelled, limit)

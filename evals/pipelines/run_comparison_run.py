@@ -12,18 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragjury.evals.io.atomic_io import one_existing_file
 from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_names
 from ragjury.evals.report.regression_gate import GateOutcome, regression_gate
 from ragjury.evals.report.run_comparison import RunComparison, check_comparable, compare_two_runs
-
-
-def _same_file(a: str, b: str) -> bool:
-    import os
-
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -47,7 +39,7 @@ class PredictionsComparison:
         matching = self.comparison.matching
         return regression_gate(self.comparison.paired, margin, unscored_new=unscored,
                                missing_new=matching.only_a.count, baseline_n=len(self.baseline.by_id()),
-                               allow_missing=allow_missing, same_file=_same_file(self.baseline.path, self.new.path))
+                               allow_missing=allow_missing, same_file=one_existing_file(self.baseline.path, self.new.path))
 
     def lines(self) -> list[str]:
         """The lines ``report A B`` prints first."""

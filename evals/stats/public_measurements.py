@@ -9,6 +9,14 @@ reference quality model, Qwen2.5-Coder-1.5B-Instruct Q4_K_M.
 
 from __future__ import annotations
 
+from ragjury.rag_agent.core.judge_spec import (
+    FITTED_PREFIX,
+    PANEL_PREFIXES,
+    PLUGIN_PREFIX,
+    RUBRIC_PREFIX,
+    RUBRIC_TEXT_PREFIX,
+)
+
 PUBLIC_BIAS: dict[tuple[str, str], str] = {
     ("correctness", "llm"): "over-stated people's rate by 3.0 points on EVOUNA-NQ (1,060 answers, Qwen2.5-Coder-1.5B: "
                             "74.9 % vs 71.9 %; bench/data/evouna-nq-correctness-llm.jsonl)",
@@ -20,10 +28,10 @@ PUBLIC_BIAS: dict[tuple[str, str], str] = {
 """(task, judge) -> where its rate sat against people's on public data, and the source."""
 
 UNMEASURED_KINDS: dict[str, str] = {
-    "rubric:": "a rubric",
-    "rubric-text:": "a rubric",
-    "python:": "a Python check",
-    "fitted:": "a fitted head",
+    RUBRIC_PREFIX: "a rubric",
+    RUBRIC_TEXT_PREFIX: "a rubric",
+    PLUGIN_PREFIX: "a Python check",
+    FITTED_PREFIX: "a fitted head",
 }
 """Judges the team cannot have measured: the user's own criteria and heads."""
 
@@ -40,7 +48,9 @@ def unmeasured_kind(judge: str | None) -> str | None:
     panel counts); None for a built-in judge."""
     if not judge:
         return None
-    for part in judge.replace("panel-mean:", "").replace("panel:", "").split(","):
+    for prefix in sorted(PANEL_PREFIXES, key=len, reverse=True):  # panel-mean: before panel:
+        judge = judge.replace(prefix, "")
+    for part in judge.split(","):
         for prefix, kind in UNMEASURED_KINDS.items():
             if part.strip().startswith(prefix):
                 return kind
