@@ -75,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "Gates": "ragjury.evals.report.gates",
     # system rates from the judge on every item and people on a few
     "estimate_predictions": "ragjury.evals.pipelines.system_estimates_run",
+    "plan_labels": "ragjury.evals.pipelines.label_plan_run",
     "EstimatesResult": "ragjury.evals.stats.run_estimates",
     # two finished runs compared (report A B in Python), and the regression gate
     "compare_predictions": "ragjury.evals.pipelines.run_comparison_run",
@@ -139,6 +140,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
         evaluate_dataset_sync,
     )
     from ragjury.evals.pipelines.run_comparison_run import PredictionsComparison, compare_predictions
+    from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult
     from ragjury.rag_agent.core.judge_entry import judge_entry

@@ -180,6 +180,86 @@ def llm_signal_table(draws: int) -> list[str]:
     return lines
 
 
+def faithfulness_llm_table(draws: int) -> list[str]:
+    """Faithfulness with the LLM signal (issue 45 item 4): the stored ``llm-attribution`` pass over the
+    BEGIN dev answers (``bench/data/begin-faithfulness-llm-attribution.jsonl``: P(supported) from one
+    token) beside ``support``'s signals. Transfer (a head fitted on every tune answer judges every
+    confirm answer) and in-pool at 5 / 10 / 20 % of confirm: the model-free head, the head with logit
+    P, ``support`` (the base) and ``llm-attribution`` alone (P >= 0.5), all on the same answers."""
+    import math
+
+    from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic
+
+    stored: dict[str, float] = {}
+    for line in (HERE / "data" / "begin-faithfulness-llm-attribution.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        value = row.get("value") or {}
+        if not row["unscored"] and value.get("probability") is not None:
+            stored[row["id"]] = float(value["probability"])
+    dataset, path = DATA["faithfulness"]
+    raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = load_task_rows("faithfulness", path)
+    halves: dict[str, tuple[list, list, list]] = {"tune": ([], [], []), "confirm": ([], [], [])}
+    for source, row in zip(raw, rows, strict=True):
+        if source["id"] not in stored or not isinstance(row.gold, bool):
+            continue
+        values, reason = feature_values("faithfulness", row.item)
+        if reason is not None:
+            continue
+        probability = min(max(stored[source["id"]], 1e-4), 1 - 1e-4)
+        x, y, p = halves[half_of(dataset, source)]
+        x.append(values + [math.log(probability / (1 - probability))])
+        y.append(row.gold)
+        p.append(stored[source["id"]])
+    arrays = {half: (np.array(x), np.array(y, dtype=bool), np.array(p)) for half, (x, y, p) in halves.items()}
+    xc, yc, pc = arrays["confirm"]
+    xt, yt, _ = arrays["tune"]
+    lines = [f"Faithfulness with the LLM signal: {len(yt)} tune and {len(yc)} confirm BEGIN answers of the stored "
+             f"`llm-attribution` pass ({int(yc.sum())} of confirm faithful); kappa, in-pool the mean over draws "
+             "[2.5-97.5 % of draws]:",
+             "| setting | n judged | head (support's signals) | head + llm P | support | llm-attribution (P >= 0.5) | "
+             "gain of llm P in the head |", "|---|---|---|---|---|---|---|"]
+
+    def heads(x_fit: np.ndarray, y_fit: np.ndarray, x_judge: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        free = fit_signals("faithfulness", x_fit[:, :-1], y_fit, [], fitted_on="pool", seed=seed, figures=False)
+        v_free = np.array([free.probability(v) >= free.threshold for v in x_judge[:, :-1]])
+        cv = cross_validate(x_fit, y_fit, folds=5, seed=seed)
+        head = fit_logistic(x_fit, y_fit, cv.l2)
+        return v_free, head.probability(x_judge) >= best_threshold(cv.probability, y_fit)
+
+    v_free, v_with = heads(xt, yt, xc, 0)
+    base = base_verdicts("faithfulness", xc)
+    lines.append(f"| transfer (fit on {len(yt)} tune answers) | {len(yc)} | {kappa_text(yc, v_free)} | "
+                 f"{kappa_text(yc, v_with)} | {kappa_text(yc, base)} | {kappa_text(yc, pc >= 0.5)} | "
+                 f"{kappa_of(yc, v_with) - kappa_of(yc, v_free):+.3f} |")
+    for budget in BUDGETS:
+        got: dict[str, list[float]] = {"free": [], "with": [], "support": [], "llm": [], "gain": []}
+        ns = []
+        for draw in range(draws):
+            rng = np.random.default_rng(4000 + draw)
+            labelled = rng.random(len(yc)) < budget
+            if min(yc[labelled].sum(), (~yc[labelled]).sum()) < 10:
+                continue
+            rest = ~labelled
+            f, w = heads(xc[labelled], yc[labelled], xc[rest], draw)
+            k = {"free": kappa_of(yc[rest], f), "with": kappa_of(yc[rest], w),
+                 "support": kappa_of(yc[rest], base[rest]), "llm": kappa_of(yc[rest], pc[rest] >= 0.5)}
+            k["gain"] = k["with"] - k["free"]
+            for name, value in k.items():
+                got[name].append(value)
+            ns.append(int(rest.sum()))
+
+        def cell(name: str) -> str:
+            lo, hi = np.percentile(got[name], [2.5, 97.5])
+            sign = "+" if name == "gain" else ""
+            return f"{np.mean(got[name]):{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
+
+        if ns:
+            lines.append(f"| in-pool, {budget:.0%} ({len(ns)} draws) | {int(np.mean(ns))} | {cell('free')} | "
+                         f"{cell('with')} | {cell('support')} | {cell('llm')} | {cell('gain')} |")
+    return lines
+
+
 def honesty_table(task: str, draws: int, budget: float = 0.10) -> list[str]:
     """Is ``fit``'s reported gain what the head gains on the rest? Each draw labels ``budget`` of the
     confirm items, runs ``fit_signals`` (its report: nested CV, gain over the base with a paired
@@ -211,9 +291,14 @@ def main() -> None:
                         help="draws of the estimate-coverage table (0: skip it)")
     parser.add_argument("--llm-signal", action="store_true", help="only the correctness table with the LLM signal")
     parser.add_argument("--honesty", action="store_true", help="only fit's reported vs measured gain")
+    parser.add_argument("--faithfulness-llm", action="store_true",
+                        help="only the faithfulness table with the stored llm-attribution pass as a signal")
     args = parser.parse_args()
     if args.llm_signal:
         print("\n".join(llm_signal_table(args.draws)))
+        return
+    if args.faithfulness_llm:
+        print("\n".join(faithfulness_llm_table(args.draws)))
         return
     if args.honesty:
         print("fit's reported gain (nested CV on the labelled 10 %) against the gain measured on the other 90 %:")

@@ -71,7 +71,7 @@ def judge_table(half: str) -> list[str]:
              "| task | variant | prompt version | pairs | yes clean | yes injected | flip rate [95 % CI] | dev n | kappa on clean dev items [95 % CI] | unscored |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for task in ("correctness", "faithfulness", "relevance"):
-        for variant in ("v0", "v1", "v2", "v3", "shipped"):
+        for variant in ("v0", "v1", "v2", "v3", "shipped", "claims", "graded"):
             rows = judge_rows(task, variant, half)
             if not rows:
                 continue

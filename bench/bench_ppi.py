@@ -56,6 +56,7 @@ from ragjury.evals.stats.label_plan import (  # noqa: E402
     draw,
     effective_sample_size,
     guarded_probabilities,
+    paired_scores,
 )
 from ragjury.evals.stats.prediction_powered import finite_population_mean  # noqa: E402
 from ragjury.evals.stats.system_estimates import RARE_CLASS, EstimateItem, compare_systems  # noqa: E402
@@ -366,14 +367,38 @@ def report_bias(populations: list[Population], n: int, draws: int) -> None:
 
 
 AB_SIZES = (50, 100)
-AB_JUDGES = ("evouna-nq contains",)
+AB_JUDGES = ("evouna-nq contains", "evouna-nq llm (stored pass)")
+
+
+def stored_llm_populations() -> list[Population]:
+    """The stored ``llm`` correctness pass (bench/data, confirm half: five systems, the same questions),
+    P(yes) per answer, people's label from the dataset: a judge with probabilities, so the paired
+    plan's chances differ from question to question."""
+    labels = {}
+    for line in (BENCHMARKS / "evouna-nq" / "correctness.jsonl").open():
+        if line.strip():
+            row = json.loads(line)
+            labels[row["id"]] = row
+    groups: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+    for line in (HERE / "data" / "evouna-nq-correctness-llm.jsonl").open():
+        row = json.loads(line)
+        value = row.get("value") or {}
+        if row["unscored"] or value.get("probability") is None or row["id"] not in labels:
+            continue
+        source = labels[row["id"]]
+        groups[row["system"]].append((float(value["probability"]), float(bool(source["label"])), source["question"]))
+    return [Population("evouna-nq llm (stored pass)", system, "confirm", np.array([g[0] for g in group]),
+                       np.array([g[1] for g in group]), tuple(g[2] for g in group))
+            for system, group in sorted(groups.items())]
 """The judge whose five systems answered the same questions (BEGIN's systems share too few)."""
 
 
-AB_DESIGNS = ("independent", "same questions", "half shared")
+AB_DESIGNS = ("independent", "same questions", "half shared", "paired plan")
 """How the two systems' labels are drawn: two independent draws (questions shared by chance, not
 paired), the same n questions for both (paired, found by ``compare_systems`` itself), half of each
-system's labels on questions drawn for both (paired, said with ``paired=True``)."""
+system's labels on questions drawn for both (paired, said with ``paired=True``), and ``label-plan A B``'s
+own draw: n questions for both, a question's chance growing with both judges' uncertainty
+(``paired_scores``, systematic πps), each label weighted by 1/π."""
 
 
 def simulate_ab(a: Population, b: Population, n: int, draws: int, design: str, seed: int) -> tuple[Cell, float]:
@@ -393,6 +418,19 @@ def simulate_ab(a: Population, b: Population, n: int, draws: int, design: str, s
     rng = np.random.default_rng(seed)
     cell, ratio = Cell(), 0.0
     for _ in range(draws):
+        if design == "paired plan":
+            scores = paired_scores([a.scores[i] for i, _ in common], [b.scores[j] for _, j in common])
+            pi = guarded_probabilities(scores, n)[0]
+            chosen = draw(pi, int(rng.integers(2**31)))
+            items = [
+                EstimateItem(f"{name}{k}", row.score, name, row.label if chosen[k] else None, row.pair_key,
+                             float(pi[k]) if chosen[k] else None)
+                for name in "ab" for k, row in enumerate(known[name])
+            ]
+            difference = compare_systems(items, "a", "b")
+            cell.add(truth, difference.estimate, difference.estimate)
+            ratio += difference.estimate.std_error / (difference.independent_std_error or float("nan"))
+            continue
         if design == "half shared":
             order = rng.permutation(size)
             both, rest = order[: n // 2], order[n // 2 :]
@@ -448,6 +486,8 @@ def main() -> int:
                         help="also the estimate's bias at 30 labels over DRAWS draws (e.g. 3000)")
     parser.add_argument("--skip", action="append", default=[], choices=("rates", "plan", "ab"),
                         help="leave a section out (to measure the others quickly)")
+    parser.add_argument("--ab-judge", action="append", default=[], metavar="NAME",
+                        help=f"the A/B section for these judges only (of {', '.join(AB_JUDGES)})")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load: {os.getloadavg()[0]:.2f} (1-min average; the machine has {os.cpu_count()} cores)")
@@ -481,7 +521,8 @@ def main() -> int:
         share = UNIFORM_SHARE if args.confirm_only else choose_share(tune, args.draws, args.budget)
         report_plan(confirm, args.draws, args.budget, share)
     if "ab" not in args.skip:
-        report_ab(confirm, args.draws)
+        chosen = [p for p in confirm + stored_llm_populations() if not args.ab_judge or p.judge in args.ab_judge]
+        report_ab(chosen, args.draws)
     if args.bias_draws:
         report_bias(confirm, 30, args.bias_draws)
     print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")

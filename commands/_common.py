@@ -135,7 +135,18 @@ TimeoutOption = Annotated[
 ]
 MODEL_SERVER = OptionSet(base_url=(BaseUrlOption, None), api_key=(ApiKeyOption, None), timeout=(TimeoutOption, None))
 """Where the model servers are and the key they take (``ask`` names its two models itself)."""
-MODEL_CONNECTION = OptionSet(model=(ModelOption, None)) + MODEL_SERVER
+CheckTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--check-timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Deadline of one Python check (python:MODULE:CHECK) on one item (default: $RAGJURY_CHECK_TIMEOUT_S, "
+        "else 60); a check still running then is unscored with the reason, and Ctrl-C never waits for it.",
+        rich_help_panel=PANEL_MODEL,
+    ),
+]
+MODEL_CONNECTION = OptionSet(model=(ModelOption, None), check_timeout=(CheckTimeoutOption, None)) + MODEL_SERVER
 """The model connection every judging command takes (``@MODEL_CONNECTION``, values in
 ``**connection``, read by ``settings_for(**connection)``): a new connection option is one line here."""
 JudgeOption = Annotated[
@@ -344,7 +355,8 @@ def why_unscored(reason: str | None) -> str | None:
 
 
 def settings_for(
-    model: str | None, base_url: str | None, api_key: str | None = None, timeout: float | None = None
+    model: str | None, base_url: str | None, api_key: str | None = None, timeout: float | None = None,
+    check_timeout: float | None = None,
 ) -> RagjurySettings:
     """Settings read fresh from the environment, with the command-line overrides applied
     (``--api-key`` wins over $RAGJURY_API_KEY and $OPENAI_API_KEY)."""
@@ -358,6 +370,8 @@ def settings_for(
         update["judge_model"] = model
     if timeout is not None:
         update["timeout_s"] = float(timeout)
+    if check_timeout is not None:
+        update["check_timeout_s"] = float(check_timeout)
     if base_url:
         from ragjury.config.settings import check_base_urls
 

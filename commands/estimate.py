@@ -13,19 +13,24 @@ from ragjury.commands.estimates_output import print_estimates
 @user_errors
 def estimate(
     predictions: Annotated[
-        Path, typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'.", metavar="PRED.jsonl")
+        list[Path],
+        typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'; two files (config A's, then "
+                       "config B's) estimate each config and B − A, joined on the question.",
+                       metavar="PRED.jsonl [B.jsonl]"),
     ],
     labels: Annotated[
         Path | None,
         typer.Option(
             "--labels",
-            help="Human labels: the labels file of 'ragjury label', or JSONL of {\"id\", \"label\"} rows (a dataset "
-            "file with id and label works, and so does a filled-in label-plan file). Default: the predictions' own 'gold'.",
+            help="Human labels: the labels file of 'ragjury label', or JSONL or CSV of {\"id\", \"label\"} rows (a "
+            "dataset file with id and label works, and so does a filled-in label-plan file; with two files, ids "
+            "CONFIG/ID as 'label-plan A B' writes them, or a 'system' column). Default: the predictions' own 'gold'.",
         ),
     ] = None,
     compare: Annotated[
         tuple[str, str] | None,
-        typer.Option("--compare", metavar="A B", help="Also estimate system A minus system B, with a p-value."),
+        typer.Option("--compare", metavar="A B", help="Also estimate B − A (system B minus system A, in points), "
+                     "with a p-value."),
     ] = None,
     overall: Annotated[
         bool, typer.Option("--overall", help="One estimate over all items instead of one per system.")
@@ -55,8 +60,12 @@ def estimate(
     picks which. Below 50 labels a system gets a warning with the coverage measured there
     (bench/bench_ppi.py, confirm half: 0.94–0.97 from 50 labels, 0.91–1.00 below). Intervals are jackknife
     t-intervals with λ cross-fitted, clipped to [0, 1]; labels all of one class get Wilson's
-    interval. --compare uses every label of both systems, paired where a question was labelled
-    for both.
+    interval. --compare A B estimates B − A (in points: positive when B does better) from every
+    label of both systems, paired where a question was labelled for both.
+
+    Two files, config A's run and config B's (each from 'ragjury evaluate --out'), are joined on
+    the question whatever ids they carry: each config's rate as people would judge it and B − A.
+    'ragjury label-plan A.jsonl B.jsonl' draws the same questions for both (the paired design).
 
     Then the judge card of the labelled items: per system the judge's rate minus people's
     (leniency) and Cohen's κ, and whether the judge says yes more to longer answers at the
@@ -68,6 +77,14 @@ def estimate(
 
       ragjury estimate preds.jsonl --compare chatgpt fid
 
+    Two configs, people's labels from a plan over both:
+
+      ragjury label-plan A.jsonl B.jsonl --budget 100 --out plan.jsonl
+
+      ragjury label plan.jsonl --out labels.jsonl
+
+      ragjury estimate A.jsonl B.jsonl --labels labels.jsonl
+
     Exit codes: 0 done, 2 bad input (no labels, labels all one class, ids that match nothing).
     """
     from ragjury.evals.io.json_contract import paths
@@ -75,14 +92,23 @@ def estimate(
 
     if compare and compare[0] == compare[1]:
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
+    if len(predictions) > 2:
+        raise fail(f"give one predictions file, or two (config A's and config B's), not {len(predictions)}")
+    if len(predictions) == 2:
+        if compare or overall:
+            raise fail("two files are compared as A and B already: leave out --compare and --overall")
+        if predictions[0].resolve() == predictions[1].resolve():
+            raise fail(f"A and B are the same file ({predictions[0]}): give config A's and config B's predictions")
+    source = predictions if len(predictions) == 2 else predictions[0]
     result = estimate_predictions(
-        predictions, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
+        source, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
         fit=fit, allow_shown_judge=allow_shown_judge,
     )
     if allow_shown_judge and labels is not None:
         result.notes.append(f"--allow-shown-judge: labels in {labels} given with the judge's verdict shown are counted")
     if json_output:
-        print_json({**result.as_dict(), "inputs": paths(predictions=predictions, labels=labels)}, command="estimate")
+        inputs = paths(predictions=predictions[0] if len(predictions) == 1 else predictions, labels=labels)
+        print_json({**result.as_dict(), "inputs": inputs}, command="estimate")
         return
     print_estimates(result)
 

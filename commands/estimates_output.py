@@ -58,9 +58,11 @@ def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
     if comparison is not None:
         d = comparison.estimate
         verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
+        from ragjury.evals.stats.run_estimates import difference_text
+
         stdout.print(
-            f"{comparison.a} − {comparison.b}: {d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}], p = {comparison.p_value:.3g} "
-            f"({comparison.method}; they {verdict})",
+            f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
+            f"p = {comparison.p_value:.3g} ({comparison.method}; they {verdict})",
             highlight=False,
             soft_wrap=True,
         )

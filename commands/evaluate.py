@@ -451,6 +451,7 @@ def evaluate(
     )
     trace_session = None if dry_run else start_trace(trace, settings)
     runs_before = len(RUNS_STARTED)
+    planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
     try:
         if agent:
             assert corpus is not None
@@ -470,6 +471,7 @@ def evaluate(
             from ragjury.commands.evaluate_criteria import prepare_criteria_run
 
             run, finish = prepare_criteria_run(
+                planned=planned,
                 task=task.value,
                 data=data,
                 judge_specs=criteria,
@@ -501,7 +503,12 @@ def evaluate(
     except KeyboardInterrupt:
         stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
         if json_output:  # a script reading stdout learns the run stopped, and how far it got
-            counts = _counts_so_far(runs_before)
+            if planned:
+                from ragjury.commands.evaluate_criteria import interrupted_counts
+
+                counts = interrupted_counts(planned, RUNS_STARTED[runs_before:])
+            else:
+                counts = _counts_so_far(runs_before)
             print_json({"task": task.value if task else None, "judge": criteria or judge_name, **counts,
                         "interrupted": True},
                        command="evaluate")

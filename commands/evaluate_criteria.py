@@ -99,9 +99,12 @@ def prepare_criteria_run(
     progress: bool,
     junit: Path | None = None,
     labels: Path | None = None,
+    planned: list[tuple[str, int]] | None = None,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]]:
     """Load the dataset once and build every criterion's judge; the run to await (each criterion in
-    turn, all through the one cache) and what to do with its results."""
+    turn, all through the one cache) and what to do with its results. ``planned`` gets each
+    criterion's name and row count, in run order (what an interrupted run reports against)."""
+    planned = planned if planned is not None else []
     from ragjury.commands.evaluate_dataset import load_for_run
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
@@ -114,6 +117,8 @@ def prepare_criteria_run(
                        "and its predictions file, so give each rubric its own name")
         seen[name] = spec
     dataset = load_for_run(task, data, mapping, limit, labels)
+
+    planned.extend((names[spec], len(dataset.rows)) for spec in judge_specs)
 
     async def run() -> list[tuple[str, Any]]:
         results = []
@@ -128,6 +133,23 @@ def prepare_criteria_run(
                             json_output=json_output, junit=junit)
 
     return run(), finish
+
+
+def interrupted_counts(planned: list[tuple[str, int]], started: list[Any]) -> dict[str, object]:
+    """The counts of an interrupted several-criteria run: per criterion (one not yet started has
+    every row not judged) and in all, so n is criteria × rows however far the run got."""
+    from functools import reduce
+
+    from ragjury.evals.runs.runner import RunStats
+
+    per: dict[str, dict[str, object]] = {}
+    stats = []
+    for number, (name, rows) in enumerate(planned):
+        run = started[number] if number < len(started) else RunStats(total=rows, interrupted=True)
+        stats.append(run)
+        per[name] = run.as_dict()
+    total = reduce(lambda a, b: a.merge(b), stats).as_dict() if stats else {}
+    return {**total, "criteria": per}
 
 
 def report_criteria_run(
@@ -225,5 +247,5 @@ def _kappa(result: Any) -> str:
     return f"{kappa:.3f}" + (f" [{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else "")
 
 
-__all__ = ["criteria_table", "criterion_name", "expand_judges", "per_criterion", "prepare_criteria_run",
-           "report_criteria_run"]
+__all__ = ["criteria_table", "criterion_name", "expand_judges", "interrupted_counts", "per_criterion",
+           "prepare_criteria_run", "report_criteria_run"]

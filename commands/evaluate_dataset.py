@@ -164,8 +164,31 @@ def report_dataset_run(
         from ragjury.commands.evaluate_output import print_run_warnings
 
         print_run_warnings([p.label for p in result.predictions])
+    if gates.any:
+        step_summary(result, data, failures, [p for p in (out, html, junit) if p is not None])
     finish_run(failures, result.stats.scored, json_output, html, why_unscored=result.why_unscored,
                cause_shown=nothing and not json_output)
+
+
+def step_summary(result: Any, data: Path, failures: list[str], outputs: list[Path]) -> None:
+    """A gated run's verdict and line 1 in $GITHUB_STEP_SUMMARY where CI set it (never over an
+    input or an output of the run; a failure to write it is one warning, never the exit code)."""
+    import os
+
+    if not os.environ.get("GITHUB_STEP_SUMMARY"):
+        return
+    from ragjury.evals.io.step_summary import append_step_summary
+    from ragjury.evals.report.gates import run_step_summary
+    from ragjury.evals.report.headline import headline
+
+    from ragjury.evals.stats.public_measurements import trust_note
+
+    note = trust_note(result.task, result.judge, result.labelled)  # a judge nobody measured here says so
+    lines = headline(result) + ([note] if note else [])
+    text = run_step_summary(f"evaluate gate ({result.task}, {data.name})", lines, failures)
+    warning = append_step_summary(text, inputs=[data, *outputs])
+    if warning:
+        stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def injection_lines(result: Any, shown: int = 5) -> None:
@@ -196,7 +219,9 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         metrics_table,
     )
 
-    for line in result.result.lines(result.verdict_task):  # the run's result first
+    from ragjury.evals.report.headline import headline
+
+    for line in headline(result):  # the run's result first: people's rate where they labelled items
         stdout.print(escape(line), highlight=False, soft_wrap=True)
     from ragjury.evals.stats.public_measurements import trust_note
 

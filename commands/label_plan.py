@@ -14,7 +14,9 @@ from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
 @user_errors
 def label_plan(
     predictions: Annotated[
-        Path, typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'.", metavar="PRED.jsonl")
+        list[Path],
+        typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'; two files (config A's, then config "
+                       "B's) give a paired plan: the same questions for both.", metavar="PRED.jsonl [B.jsonl]"),
     ],
     budget: Annotated[int, typer.Option("--budget", min=1, help="About how many items people will label, in all.")],
     out: Annotated[Path, typer.Option("--out", help="The plan: one JSONL row per item to label, 'label': null to fill in.")],
@@ -32,9 +34,16 @@ def label_plan(
     uniform share is raised until Kish's effective sample size is at least 70 % of the expected
     labels, and the plan prints it.
 
+    Two files, config A's and config B's runs, give a paired plan: about BUDGET/2 questions both
+    answered (joined on the question text, whatever ids the runs carry), each labelled for both
+    configs, a question's chance growing with both judges' uncertainty; 'ragjury estimate A B
+    --labels' then gives B − A as people would judge it.
+
     Example:
 
       ragjury label-plan preds.jsonl --budget 40 --out to-label.jsonl
+
+      ragjury label-plan A.jsonl B.jsonl --budget 100 --out to-label.jsonl
 
     then label them in a local page, blind to the judge ('ragjury label to-label.jsonl --out
     labels.jsonl'), and run 'ragjury estimate preds.jsonl --labels labels.jsonl' (a plan whose
@@ -45,8 +54,18 @@ def label_plan(
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.stats.label_plan import MIN_EFFECTIVE_SHARE
 
-    check_output_paths([("--out", out)], [("PRED.jsonl", predictions)])
-    plan = plan_labels(predictions, budget, seed=seed)
+    from ragjury.commands._common import fail
+    from ragjury.evals.pipelines.label_plan_run import plan_paired_labels
+
+    if len(predictions) > 2:
+        raise fail(f"give one predictions file, or two (config A's and config B's), not {len(predictions)}")
+    check_output_paths([("--out", out)], [(f"PRED.jsonl #{k + 1}", path) for k, path in enumerate(predictions)])
+    if len(predictions) == 2:
+        if predictions[0].resolve() == predictions[1].resolve():
+            raise fail(f"A and B are the same file ({predictions[0]}): give config A's and config B's predictions")
+        plan = plan_paired_labels((predictions[0], predictions[1]), budget, seed=seed)
+    else:
+        plan = plan_labels(predictions[0], budget, seed=seed)
     write_text_atomic(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in plan.rows))
     if json_output:
         print_json(
@@ -58,7 +77,9 @@ def label_plan(
                 "effective_labels": round(plan.effective, 1),
                 "uniform_share": plan.shares,
                 "systems": {name: {"items": n, "picked": k} for name, (n, k) in plan.systems.items()},
-                "inputs": paths(predictions=predictions),
+                "paired_questions": plan.paired or None,
+                "unpaired_rows": plan.unpaired,
+                "inputs": paths(predictions=predictions[0] if len(predictions) == 1 else predictions),
                 "outputs": paths(plan=out),
             },
             command="label-plan",
@@ -74,8 +95,16 @@ def label_plan(
             highlight=False,
             soft_wrap=True,
         )
+    if plan.paired:
+        stdout.print(f"paired: the same {len(plan.rows) // 2} questions for both configs, drawn from the {plan.paired:,} "
+                     "both answered", highlight=False, soft_wrap=True)
+        for name, count in (plan.unpaired or {}).items():
+            if count:
+                stdout.print(f"note: {count:,} rows of {name} answer a question the other config did not (or left "
+                             "unscored): not in the plan", style="yellow", highlight=False, soft_wrap=True)
+    runs = " ".join(str(path) for path in predictions)
     stdout.print(f"plan written to {out}: label it with 'ragjury label {out} --out LABELS.jsonl', then "
-                 f"'ragjury estimate {predictions} --labels LABELS.jsonl'", highlight=False, soft_wrap=True)
+                 f"'ragjury estimate {runs} --labels LABELS.jsonl'", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

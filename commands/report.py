@@ -143,7 +143,15 @@ def report(
                        [*[("PRED.jsonl", path) for path in predictions], ("--labels", labels)])
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
-    if labels is not None:
+    people = None  # two configs with people's labels: each config's rate and B - A as people would judge it
+    if labels is not None and len(runs) == 2:
+        from ragjury.evals.io.human_labels import with_config_labels
+        from ragjury.evals.io.joined_runs import config_names
+        from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
+
+        runs = with_config_labels(runs, config_names(predictions, runs), labels)
+        people = estimate_predictions(list(predictions), labels=labels)
+    elif labels is not None:
         from ragjury.evals.io.human_labels import with_people_labels
 
         runs = [with_people_labels(run, labels) for run in runs]
@@ -179,6 +187,10 @@ def report(
         write_html(html, page)
     gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured, rule)
             if fail_if_worse is not None else None)
+    if gate is not None and people is not None and people.comparison is not None:  # people's B - A decides
+        from ragjury.evals.report.regression_gate import people_gate
+
+        gate = people_gate(people.comparison, fail_if_worse, rule=rule, judge_gate=gate)
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
@@ -190,6 +202,8 @@ def report(
             payload["outputs"]["junit"] = str(junit)
         if gate is not None:
             payload["gate"] = gate.as_dict()
+        if people is not None:
+            payload["people_estimate"] = people.as_dict()
         print_json(payload, command="report")
         if gate is not None and gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
@@ -211,7 +225,11 @@ def report(
         names = [figures.run.name for figures in all_figures]
         first_lines = compare_runs(*all_figures).runs.lines(names)
     else:
-        first_lines = all_figures[0].result.lines(all_figures[0].verdict_task)
+        from ragjury.evals.report.headline import headline
+
+        first_lines = headline(all_figures[0])  # people's rate first where they labelled items
+    if people is not None:  # the answer first: B - A as people would judge it
+        first_lines = people_lines(people) + ["the judges' own rates:"] + first_lines
     for line in first_lines:
         stdout.print(escape(line), highlight=False, soft_wrap=True)
     shown = {as_note(line) for line in first_lines}
@@ -238,6 +256,24 @@ def report(
                      highlight=False, markup=False, soft_wrap=True)
         if gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def people_lines(people: Any) -> list[str]:
+    """Each config's rate as people would judge it and B - A (``estimate A B --labels``), in points."""
+    from ragjury.evals.stats.run_estimates import difference_text
+
+    out = []
+    if people.comparison is not None:
+        d = people.comparison
+        verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
+        out.append(f"{difference_text(d)} as people would judge it (95 % interval, p = {d.p_value:.3g}; {verdict}; "
+                   f"{d.method})")
+    for system in people.systems:
+        best = system.prediction_powered or system.human_only
+        if best is not None:
+            out.append(f"  {system.system}: {best.value * 100:.1f} % [{best.low * 100:.1f}, {best.high * 100:.1f}] as "
+                       f"people would judge it ({system.n_labels:,} labels; the judge said {system.judge.value * 100:.1f} %)")
+    return out + [f"note: {note}" for note in people.notes]
 
 
 def _people_lines(labels: Path) -> None:

@@ -196,6 +196,9 @@ class RagjurySettings(BaseSettings):
     """Always sent: a small model that loops must not run until the context is full."""
     timeout_s: float = Field(default=120.0, gt=0)
     """Deadline of one model request, all HTTP attempts included."""
+    check_timeout_s: float = Field(default=60.0, gt=0)
+    """Deadline of one Python check on one item (``RAGJURY_CHECK_TIMEOUT_S``, ``--check-timeout``):
+    a check still running then is unscored, and nothing waits for it."""
     retries: int = Field(default=2, ge=0, le=10)
     """How often an invalid structured output is sent back to the model for correction."""
     http_retries: int = Field(default=1, ge=0, le=10)

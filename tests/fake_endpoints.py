@@ -38,6 +38,9 @@ class FakeEndpoint:
     fail_every: int | None = None
     """Answer HTTP 500 to every ``fail_every``-th chat request (an item failure, not a dead server)."""
     hang: bool = False
+    garbage: str | None = None
+    """Answer every chat request HTTP 200 with this body instead of a completion (``"html"``: an HTML
+    page, as a proxy's error page; ``"json"``: JSON that is no chat completion)."""
     port: int = 0
     received: int = 0
     """Chat requests received."""
@@ -111,10 +114,22 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 if server.hang:
                     server.dead.wait(60)
                     return self._drop()
+                if server.garbage is not None:
+                    return self._garbage(server.garbage)
                 self._answer(body, dies)
             finally:
                 with server._lock:
                     server.holding -= 1
+
+        def _garbage(self, kind: str) -> None:
+            html = kind == "html"
+            data = (b"<html><body><h1>502 Bad Gateway</h1></body></html>" if html
+                    else json.dumps({"status": "ok", "result": None}).encode())
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html" if html else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _refuse(self, status: int = 401) -> None:
             message = "Incorrect API key provided" if status == 401 else "boom"

@@ -42,7 +42,7 @@ BASES = {
     "faithfulness": (AttributionJudge, FAITHFULNESS_TOKEN),
     "relevance": (RelevanceVerdictJudge, RELEVANCE_VERDICT_TOKEN),
 }
-VARIANTS = ("v0", "v1", "v2", "v3", "shipped")
+VARIANTS = ("v0", "v1", "v2", "v3", "shipped", "claims", "graded")
 
 
 def _harden(token: Instruction, rule: str, version: str) -> Instruction:
@@ -171,6 +171,14 @@ def judge_class(task: str, variant: str) -> type:  # noqa: F811
     """As above, with ``v3``: the judged text reduced to what the verdict is about, before the verdict."""
     if variant == "v3":
         return _v3() if task == "correctness" else _extracting(task)
+    if variant == "claims" and task == "faithfulness":  # the default `llm` faithfulness judge: the claim check
+        from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
+
+        return FaithfulnessJudge
+    if variant == "graded" and task == "relevance":  # `llm-graded`: UMBRELA 0-3, yes = grade >= 2
+        from ragjury.rag_agent.judges.llm.relevance import GradedRelevanceJudge
+
+        return GradedRelevanceJudge
     if variant == "shipped":  # the judge as ragjury ships it: correctness's guarded judge, the others as they are
         if task == "correctness":
             from ragjury.rag_agent.judges.llm.correctness import GuardedCorrectnessJudge

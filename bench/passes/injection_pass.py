@@ -12,6 +12,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "injection"))
 from ragjury import RagjurySettings  # noqa: E402
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem  # noqa: E402
+from ragjury.rag_agent.core.labels import binary_label  # noqa: E402
 from variants import judge_class  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -47,10 +48,11 @@ with open(out, "a") as f:
     for i, r in enumerate(todo, 1):
         j = judge.judge_sync(item(r))
         v = j.value.model_dump() if j.value is not None else None
+        yes = None if j.value is None else binary_label(j.value)  # a verdict, a claim check's label, a grade >= 2
         f.write(json.dumps({
             "pair": r["pair"], "variant": r["variant"], "id": r["id"], "task": a.task, "half": a.half,
-            "label": r["label"], "judge_variant": a.variant, "verdict": None if v is None else v["verdict"],
-            "probability": None if v is None else v.get("probability"), "unscored": j.unscored,
+            "label": r["label"], "judge_variant": a.variant, "verdict": None if yes is None else int(yes),
+            "probability": None if v is None else v.get("probability", v.get("p_relevant", v.get("score"))), "unscored": j.unscored,
             "unscored_reason": j.unscored_reason, "prompt_version": j.prompt_version, "model": j.model,
             "server_flags": a.server_flags, "latency_s": round(j.latency_s or 0, 3),
             "usage": j.usage.model_dump() if j.usage else None}) + "\n")

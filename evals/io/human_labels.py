@@ -63,11 +63,47 @@ def _people_field(row: Mapping[str, Any]) -> str:
     return "label" if "label" in row else "gold"
 
 
-def _from_acts(name: str, kind: GoldKind, allow_shown_judge: bool) -> dict[str, HumanLabel]:
+def _rows(path: str | Path):  # type: ignore[no-untyped-def]
+    """(line, row) of a JSONL file, or of a CSV file with a header (``id,label[,system,inclusion_probability]``):
+    a spreadsheet's labels as they are. A CSV's empty cell is no label; its probability is a number."""
+    if Path(path).suffix.lower() != ".csv":
+        yield from iter_jsonl(path)
+        return
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            if not reader.fieldnames or "id" not in reader.fieldnames:
+                raise InputError(str(path), "a CSV of labels needs a header row with 'id' and 'label' columns", line=1)
+            for row in reader:
+                clean: dict[str, Any] = {k: (v if v != "" else None) for k, v in row.items() if k is not None}
+                raw = clean.get("inclusion_probability")
+                if isinstance(raw, str):
+                    try:
+                        clean["inclusion_probability"] = float(raw)
+                    except ValueError:
+                        pass  # _probability names the line and the field
+                yield reader.line_num, clean
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except csv.Error as error:
+        raise InputError(str(path), f"not a CSV file: {error}") from None
+
+
+def system_key(system: object, ident: str) -> str:
+    """A label's id in a joined run of two configs (``joined_runs``): ``SYSTEM/ID``, unless it is one already."""
+    if not isinstance(system, str) or not system or ident.startswith(f"{system}/"):
+        return ident
+    return f"{system}/{ident}"
+
+
+def _from_acts(name: str, kind: GoldKind, allow_shown_judge: bool, by_system: bool = False) -> dict[str, HumanLabel]:
     """A labels file of ``ragjury label``: its acts under the several-annotator rule (``label_acts.RULE``)."""
     people = people_labels(read_acts(name), allow_shown_judge=allow_shown_judge, path=name)
     out: dict[str, HumanLabel] = {}
     for (system, ident), value in people.labels.items():
+        ident = system_key(system, ident) if by_system else ident
         label = float(value) if kind == "score" or not isinstance(value, bool) else float(value)
         previous = out.get(ident)
         if previous is not None and previous.label != label:
@@ -80,17 +116,18 @@ def _from_acts(name: str, kind: GoldKind, allow_shown_judge: bool) -> dict[str, 
 
 
 def load_human_labels(
-    path: str | Path, kind: GoldKind = "binary", *, allow_shown_judge: bool = False
+    path: str | Path, kind: GoldKind = "binary", *, allow_shown_judge: bool = False, by_system: bool = False
 ) -> dict[str, HumanLabel]:
     """id → label; a repeated id with a different label is an error (which one is right?).
 
     A labels file written by ``ragjury label`` (rows with ``act`` and ``annotator``) is read by the
-    several-annotator rule; its labels given with the judge shown are refused unless ``allow_shown_judge``."""
+    several-annotator rule; its labels given with the judge shown are refused unless ``allow_shown_judge``.
+    ``by_system``: the labels of two joined configs, keyed ``SYSTEM/ID`` where a row names its system."""
     name = str(path)
     out: dict[str, HumanLabel] = {}
     if is_labels_file(path):
-        return _from_acts(name, kind, allow_shown_judge)
-    for line, row in iter_jsonl(path):
+        return _from_acts(name, kind, allow_shown_judge, by_system)
+    for line, row in _rows(path):
         if not isinstance(row, dict):
             raise InputError(name, f"expected a JSON object, got {type(row).__name__}", line=line)
         ident = row.get("id")
@@ -101,6 +138,8 @@ def load_human_labels(
         raw = row.get(field)
         if raw is None:
             continue
+        if by_system:
+            ident = system_key(row.get("system"), str(ident))
         label = _label(name, line, raw, field, kind)
         probability = row.get("inclusion_probability")
         if probability is not None:
@@ -142,4 +181,33 @@ def with_people_labels(run: Any, labels: str | Path, *, allow_shown_judge: bool 
     return replace(run, records=records)
 
 
-__all__ = ["HumanLabel", "load_human_labels", "relabelled", "with_people_labels"]
+def with_config_labels(runs: Sequence[Any], names: Sequence[str], labels: str | Path, *,
+                       allow_shown_judge: bool = False) -> list[Any]:
+    """Two configs' runs, each with people's labels of its own answers in place of its gold: a
+    label keyed ``CONFIG/ID`` (or given with a ``system`` column) goes to that config only; a bare
+    id goes to the run that has it, and is refused where both runs have it (whose answer was it?)."""
+    from dataclasses import replace
+
+    human = load_human_labels(labels, runs[0].kind, allow_shown_judge=allow_shown_judge, by_system=True)
+    ids = [{record.id for record in run.records} for run in runs]
+    both = ids[0] & ids[1]
+    out = []
+    for run, name in zip(runs, names):
+        records = []
+        for record in run.records:
+            found = human.get(f"{name}/{record.id}")
+            if found is None and record.id in human:
+                if record.id in both:
+                    raise InputError(str(labels), f"id {record.id!r} is in both runs and its label names no config: "
+                                     f"key it {names[0]}/{record.id} or {names[1]}/{record.id} (or add a 'system' "
+                                     "column), as 'label-plan A B' writes them")
+                found = human[record.id]
+            records.append(replace(record, gold=None if found is None else _gold(found.label, run.kind)))
+        out.append(replace(run, records=records))
+    if not any(record.gold is not None for run in out for record in run.records):
+        raise InputError(str(labels), f"no label matches an item of {runs[0].path} or {runs[1].path} (ids are keyed "
+                         f"{names[0]}/ID and {names[1]}/ID, or carry a 'system' column)")
+    return out
+
+
+__all__ = ["HumanLabel", "system_key", "load_human_labels", "relabelled", "with_config_labels", "with_people_labels"]

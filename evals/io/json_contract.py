@@ -45,6 +45,15 @@ SHARED_KEYS: dict[str, str] = {
     "measured_against_people": "trust: whether people's labels in the run measured the judge",
     "judge_kind": "trust: built-in, or the user's own judge (a rubric, a Python check, a fitted head)",
     "public_bias": "trust: how far this judge's rate sat from people's on the public dev sets (the team's figure)",
+    "line_1": "trust: which rate the terminal's line 1 states: `the judge's rate` (no labels), `people-corrected "
+    "estimate` (people labelled some items: prediction-powered) or `people's rate` (people labelled every item)",
+    "people": "trust: each system's rate as people would judge it where they labelled items: {system, rate, interval, "
+    "n_labels, n_items, method, judge_rate}; null without labels",
+    "judge_rate": "people: the judge's own rate of that system, beside people's",
+    "people_estimate": "report A B --labels: the `estimate A B --labels` object (each config's rate and B - A as "
+    "people would judge it, joined on the question); the gate then decides on its B - A",
+    "paired_questions": "label-plan A B: questions both configs answered (the plan draws from them); null for one file",
+    "unpaired_rows": "label-plan A B: per config, rows whose question the other config lacks (left out of the plan)",
     "unscored": "runs: items the judge could not score (never counted as 0); one judgment: true/false",
     "cached": "judgments taken from the cache",
     "judged": "judgments made in this run (identical items once)",
@@ -103,7 +112,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
     "evaluate": {
         "labelled": "items with a gold label",
         "criteria": "mode criteria (several --judge, or --judge rubric:FOLDER): {name: that criterion's own "
-        "`evaluate` object (mode dataset)}, in --judge order; `judge` is then the list of --judge values",
+        "`evaluate` object (mode dataset)}, in --judge order; `judge` is then the list of --judge values; an "
+        "interrupted run (interrupted: true) gives {name: its counts so far}, a criterion not yet started with every "
+        "row not_judged, and the counts in all beside it",
         "input_mapping": "how --data was read: {reader, format (ragjury, ragas, deepeval), columns, "
         "detected, map}",
         "judge_card": "binary task with labels: the judge's biases on the labelled items, 95 % intervals: "

@@ -173,7 +173,9 @@ def is_acts_row(row: Mapping[str, Any]) -> bool:
 
 def is_labels_file(path: str | Path) -> bool:
     """Whether ``path`` is a labels file of ``ragjury label`` (its first row is an act), as every
-    reader of people's labels asks before choosing how to read it."""
+    reader of people's labels asks before choosing how to read it (a ``.csv`` file never is)."""
+    if Path(path).suffix.lower() == ".csv":
+        return False
     first = next(iter(iter_jsonl(path)), None)
     return first is not None and isinstance(first[1], dict) and is_acts_row(first[1])
 

@@ -107,6 +107,9 @@ class ItemRecord:
     method: str | None = None
     cost_usd: float | None = None
     """The judgment's price where the row carries one (``usage.cost_usd`` or ``cost_usd``)."""
+    pair: str | None = None
+    """What pairs this item with another run's (set when two runs are joined on the question);
+    None: its question text, else its id."""
 
     # -- what the report shows --------------------------------------------------------------
 

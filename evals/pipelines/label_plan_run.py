@@ -8,13 +8,19 @@ Items are drawn within each system, so every system gets its share of the budget
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ragjury.evals.io.predictions import load_predictions
+from ragjury.evals.io.predictions import ItemRecord, load_predictions
 from ragjury.evals.stats.run_estimates import judge_score
-from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw, effective_sample_size, guarded_probabilities
+from ragjury.evals.stats.label_plan import (
+    UNIFORM_SHARE,
+    draw,
+    effective_sample_size,
+    guarded_probabilities,
+    paired_scores,
+)
 from ragjury.rag_agent.core.input_files import InputError
 
 
@@ -31,13 +37,28 @@ class LabelPlan:
     """Kish's effective sample size of the plan, summed over systems (``effective_sample_size``)."""
     shares: dict[str, float] | None = None
     """system → the uniform share used (raised above ``UNIFORM_SHARE`` where the guard needed it)."""
+    paired: int = 0
+    """A paired plan over two configs (``plan_paired_labels``): the questions both answered; 0 otherwise."""
+    unpaired: dict[str, int] | None = None
+    """config → its rows with no partner question (left out of a paired plan)."""
 
 
 def plan_labels(
-    predictions: str | Path, budget: int, *, seed: int = 0, uniform_share: float = UNIFORM_SHARE
+    predictions: Any, budget: int, *, seed: int = 0, uniform_share: float = UNIFORM_SHARE
 ) -> LabelPlan:
-    """About ``budget`` items in all (split across systems by their size), unscored ones left out."""
-    run = load_predictions(predictions)
+    """About ``budget`` items in all (split across systems by their size), unscored ones left out.
+
+    ``predictions``: a predictions file or what ``evaluate_dataset`` returned; a list of two (config
+    A's and B's) gives the paired plan (``plan_paired_labels``). ``LabelPlan.rows`` are the rows
+    to label (``label: None``), as ``label-plan --out`` writes them."""
+    from ragjury.evals.pipelines.system_estimates_run import run_in_memory
+
+    if isinstance(predictions, list | tuple):
+        if len(predictions) != 2:
+            raise ValueError(f"predictions: give one run, or a list of two (config A's and B's), not {len(predictions)}")
+        return plan_paired_labels((predictions[0], predictions[1]), budget, seed=seed, uniform_share=uniform_share)
+    run = run_in_memory(predictions) or load_predictions(predictions)
+    predictions = run.path
     groups: dict[str, list] = {}
     for record in run.records:
         if judge_score(record) is not None:
@@ -77,4 +98,44 @@ def plan_labels(
     return LabelPlan(rows, systems, uniform, expected, effective, shares)
 
 
-__all__ = ["LabelPlan", "plan_labels"]
+def plan_paired_labels(
+    paths: tuple[Any, Any], budget: int, *, seed: int = 0, uniform_share: float = UNIFORM_SHARE
+) -> LabelPlan:
+    """About ``budget`` labels over two configs' runs, on the same questions for both (the paired
+    A/B design): a question's chance grows with the two judges' uncertainty together
+    (``paired_scores``), and each picked question gives one row per config with that chance. Rows
+    carry ids ``CONFIG/ID`` (``joined_runs``), so the labels never meet the other config's answer;
+    questions only one config answered (or one left unscored) are left out, and counted."""
+    from ragjury.evals.io.joined_runs import joined_run
+    from ragjury.evals.pipelines.system_estimates_run import run_in_memory
+
+    run, names = joined_run([run_in_memory(source) or source for source in paths])
+    by_config: dict[str, dict[str, ItemRecord]] = {name: {} for name in names}
+    for record in run.records:
+        if judge_score(record) is not None and record.pair is not None:
+            by_config[str(record.system)][record.pair] = record
+    shared = sorted(set(by_config[names[0]]) & set(by_config[names[1]]))
+    if not shared:
+        raise InputError(run.path, f"no question scored in both {names[0]} and {names[1]}: the paired plan needs "
+                         "questions both configs answered (joined on the question text)")
+    if budget < 2:
+        raise InputError(run.path, f"--budget must be at least 2 (one question, both configs), got {budget}")
+    a = np.array([judge_score(by_config[names[0]][key]) for key in shared], dtype=float)
+    b = np.array([judge_score(by_config[names[1]][key]) for key in shared], dtype=float)
+    pi, share = guarded_probabilities(paired_scores(a, b), budget / 2, uniform_share=uniform_share)
+    picked = draw(pi, seed * 1_000_003)
+    rows: list[dict[str, object]] = []
+    for key, chosen, chance in zip(shared, picked, pi):
+        if not chosen:
+            continue
+        for name in names:
+            record = by_config[name][key]
+            rows.append({"id": record.id, "system": name, "label": None, "inclusion_probability": round(float(chance), 9),
+                         "judge_label": record.label, "judge_probability": record.probability, **dict(record.item)})
+    left = {name: sum(1 for r in run.records if r.system == name) - len(shared) for name in names}
+    systems = {name: (len(shared) + left[name], int(picked.sum())) for name in names}
+    return LabelPlan(rows, systems, bool(np.allclose(pi, pi[0])), 2 * float(pi.sum()), 2 * effective_sample_size(pi),
+                     {name: share for name in names}, paired=len(shared), unpaired=left)
+
+
+__all__ = ["LabelPlan", "plan_labels", "plan_paired_labels"]

@@ -227,6 +227,11 @@ class Gates:
             fail_on_injection=fail_on_injection,
         )
 
+    @property
+    def any(self) -> bool:
+        """Whether the run is gated at all (a threshold, a limit, or ``--fail-on-injection``)."""
+        return bool(self.thresholds) or self.explicit_fallback or self.explicit_unscored or self.fail_on_injection
+
     def check_names(self, known: Collection[str]) -> None:
         """``InputError`` (exit 2) before any judging when a threshold names a figure outside ``known``."""
         check_gate_names(self.thresholds, known)
@@ -262,7 +267,16 @@ class Gates:
         return failed
 
 
+def run_step_summary(title: str, lines: Sequence[str], failures: Sequence[str]) -> str:
+    """A gated run as Markdown for a GitHub Actions step summary: the verdict, line 1, each failure."""
+    status = "❌ failed" if failures else "✅ passed"
+    out = [f"### ragjury {title}: {status}", "", *(f"    {line}" for line in lines), ""]
+    out += [f"- gate failed: {failure}" for failure in failures]
+    return "\n".join(out) + "\n"
+
+
 __all__ = [
+    "run_step_summary",
     "BINARY_TASK_FIGURES",
     "GATE_ALIASES",
     "failed_gates",

@@ -128,4 +128,25 @@ def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str,
     ])
 
 
-__all__ = ["RULES", "GateOutcome", "check_margin", "regression_gate", "step_summary"]
+def people_gate(difference: Any, margin: float, *, rule: str = "worse", judge_gate: GateOutcome | None = None) -> GateOutcome:
+    """The gate on B − A as people would judge it (``estimate A B --labels``: prediction-powered,
+    joined on the question) under the same two rules. The judge's own gate still decides where NEW
+    lacks questions or has unscored items: a failed judgment never passes."""
+    margin = check_margin(margin)
+    if judge_gate is not None and judge_gate.failed and judge_gate.reason.startswith(("NEW lacks", "NEW has")):
+        return judge_gate
+    d = difference.estimate
+    figure = (f"as people would judge it, NEW - BASELINE {_amount(d.value, True)} [{_amount(d.low, True)}, "
+              f"{_amount(d.high, True)}] ({difference.method}; {d.n_labels:,} labels)")
+    limit = _amount(-margin, True)
+    if rule == "within":
+        if d.low > -margin:
+            return GateOutcome(False, True, f"shown within {limit}: {figure}", margin)
+        return GateOutcome(True, True, f"not shown within {limit} (the interval's lower end is not above it): {figure}",
+                           margin)
+    if d.high < -margin:
+        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}", margin)
+    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}", margin)
+
+
+__all__ = ["people_gate", "RULES", "GateOutcome", "check_margin", "regression_gate", "step_summary"]

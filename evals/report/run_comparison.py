@@ -35,8 +35,8 @@ KIND_TEXT: dict[str, str] = {
 
 CAVEAT = (
     "caveat: a judge's bias can differ between configs, so B - A is the judge's difference; for the "
-    "people's, judge both configs in one file (system A or B, ids unique), label a few answers of each "
-    "and run 'ragjury estimate PRED.jsonl --labels LABELS.jsonl --compare B A'"
+    "people's: 'ragjury label-plan A.jsonl B.jsonl --budget 100 --out plan.jsonl', 'ragjury label plan.jsonl "
+    "--out labels.jsonl', then 'ragjury report A.jsonl B.jsonl --labels labels.jsonl'"
 )
 
 

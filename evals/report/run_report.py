@@ -22,6 +22,7 @@ from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
+from ragjury.evals.report.headline import people_rates, verdict_word
 from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.report.formatting import fmt, percent
@@ -58,8 +59,12 @@ def summary_cards(figures: FinishedRun) -> dict[str, str]:
     counts = figures.counts()
     n = counts["n"]
     title, value = result_card(figures.result, figures.run.task)
+    people = people_rates(figures)  # where people labelled items, their rate comes first
     cards = {
-        title: value,
+        **({f"{verdict_word(figures.verdict_task)} as people would judge it (95 %)":
+            " · ".join(f"{'' if rate.system == 'all' else rate.system + ' '}{rate.text()} ({rate.n_labels:,} labels)"
+                       for rate in people)} if people else {}),
+        (f"the judge's own rate: {title}" if people else title): value,
         "items": f"{n:,}",
         "scored": f"{counts['scored']:,} ({percent(counts['scored'] / n) if n else '-'})",
     }

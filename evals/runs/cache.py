@@ -263,6 +263,26 @@ class JudgmentCache(Leases):
         self.close()
 
 
+class CacheMemo:
+    """The run's cache as a ``call_memo.CallMemo``: a nested judge's model call is looked up under
+    its own identity and item (the key a plain run of that judge writes) and kept there."""
+
+    def __init__(self, cache: JudgmentCache) -> None:
+        self.cache = cache
+
+    def recall(self, identity: Any, item: object) -> Judgment[Any] | None:
+        try:
+            return self.cache.get(judgment_key(identity, item))
+        except (sqlite3.Error, OSError, ValueError):  # a courtesy: the judge then calls its model
+            return None
+
+    def keep(self, identity: Any, item: object, judgment: Judgment[Any]) -> None:
+        try:
+            self.cache.put(judgment_key(identity, item), judgment, owner=identity.key())
+        except (sqlite3.Error, OSError, ValueError):  # the run's own writes report a broken cache
+            pass
+
+
 def open_cache(
     path: str | Path | None, *, enabled: bool = True, retry_unscored: bool = True
 ) -> JudgmentCache | None:
@@ -272,4 +292,4 @@ def open_cache(
     return JudgmentCache(path, retry_unscored=retry_unscored)
 
 
-__all__ = ["CacheUnusable", "JudgmentCache", "item_json", "judgment_key", "open_cache"]
+__all__ = ["CacheMemo", "CacheUnusable", "JudgmentCache", "item_json", "judgment_key", "open_cache"]

@@ -43,7 +43,8 @@ from typing import Any, NamedTuple
 from rich.progress import Progress
 
 import ragjury.rag_agent.tracing as tracing
-from ragjury.evals.runs.cache import JudgmentCache, judgment_key
+from ragjury.evals.runs.cache import CacheMemo, JudgmentCache, judgment_key
+from ragjury.rag_agent.core.call_memo import sharing
 from ragjury.evals.runs.cache_leases import LEASE_TTL_S, new_lease_owner
 from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
@@ -337,7 +338,7 @@ async def run_judgments(
 
     try:
         if todo_items:
-            with _concurrency(judge, concurrency, pools):
+            with _concurrency(judge, concurrency, pools), sharing(CacheMemo(cache) if cache is not None else None):
                 if cache is None:
                     await judge_these(list(range(len(todo_items))))
                 else:

@@ -80,6 +80,15 @@ def inclusion_probabilities(
     return np.clip(pi, 1e-12, 1.0)
 
 
+def paired_scores(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """One score per question for a plan that labels both runs' answers to it (the paired A/B
+    design): the p whose p(1 − p) is the mean of the two judges' p(1 − p), so a question is as
+    likely to be drawn as the two residuals it buys down together."""
+    pa, pb = (np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0) for x in (a, b))
+    variance = (pa * (1 - pa) + pb * (1 - pb)) / 2
+    return (1 - np.sqrt(np.clip(1 - 4 * variance, 0.0, 1.0))) / 2
+
+
 def draw(pi: npt.NDArray[np.float64], seed: int) -> npt.NDArray[np.bool_]:
     """Which items are picked, each with its own chance ``pi`` and ``sum(pi)`` of them in all
     (rounded down or up): one uniform start, steps of 1 along the items' cumulated chances, the
@@ -102,4 +111,5 @@ __all__ = [
     "effective_sample_size",
     "guarded_probabilities",
     "inclusion_probabilities",
+    "paired_scores",
 ]

@@ -56,10 +56,7 @@ class EstimatesResult:
                 lines.append(f"  {system.system}: {best.value:.3f} [{best.low:.3f}, {best.high:.3f}] (judge {system.judge.value:.3f})")
         if self.comparison is not None:
             diff = self.comparison
-            lines.append(
-                f"  {diff.a} - {diff.b}: {diff.estimate.value:+.3f} [{diff.estimate.low:+.3f}, "
-                f"{diff.estimate.high:+.3f}], p = {diff.p_value:.3g} ({diff.method})"
-            )
+            lines.append(f"  {difference_text(diff)}, p = {diff.p_value:.3g} ({diff.method})")
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, object]:
@@ -77,6 +74,12 @@ class EstimatesResult:
             "notes": self.notes,
             **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
         }
+
+
+def difference_text(diff: Difference) -> str:
+    """``fid − chatgpt: +5.1 points [−3.0, +13.2]``: B − A in points, the minuend first."""
+    d = diff.estimate
+    return f"{diff.a} − {diff.b}: {d.value * 100:+.1f} points [{d.low * 100:+.1f}, {d.high * 100:+.1f}]"
 
 
 NO_SYSTEM = "(no system)"
@@ -133,7 +136,7 @@ def estimate_items(
                 score=score,
                 system=(record.system or (NO_SYSTEM if named else "all")) if by_system else "all",
                 label=label,
-                pair_key=record.question or record.id.rsplit("-", 1)[0],
+                pair_key=record.pair or record.question or record.id.rsplit("-", 1)[0],
                 inclusion_probability=probability,
             )
         )
@@ -180,8 +183,8 @@ def estimate_run(
     comparison = None
     if compare:
         a, b = compare
-        try:
-            comparison = compare_systems(items, a, b, level=level, interval=interval)
+        try:  # B − A, as every comparison in ragjury: positive when B does better
+            comparison = compare_systems(items, b, a, level=level, interval=interval)
         except ValueError as error:
             raise InputError(run.path, str(error)) from None
     judges = {record.judge for record in run.records if record.judge}
@@ -215,6 +218,7 @@ def partial_labels_estimates(run: PredictionRun) -> EstimatesResult | None:
 
 
 __all__ = [
+    "difference_text",
     "EstimatesResult",
     "NO_SYSTEM",
     "estimate_items",

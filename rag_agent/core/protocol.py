@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import ragjury.rag_agent.tracing as tracing
+from ragjury.rag_agent.core.call_memo import NESTED, shared_with
 from ragjury.rag_agent.core.needs import NOTHING, Needs
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.sync import run_sync
@@ -107,21 +108,33 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         While tracing is on (``rag_agent.tracing``) the judgment is a span named after the judge
         and its prompt version, the parent of the model calls made for it. ``_judge`` is awaited
         here directly: no layer between the envelope and the judge's own code."""
-        span = tracing.judgment_span(self.identity) if tracing.active() else nullcontext(None)
-        with span as record:
-            started = time.perf_counter()
-            try:
-                judgment = await self._judge(item)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # noqa: BLE001 - containment is the point
-                judgment = self.unscored(f"{type(error).__name__}: {error}", started=started)
-            else:
-                if judgment.latency_s == 0.0:
-                    judgment = judgment.replicate(latency_s=time.perf_counter() - started)
-            if record is not None:
-                record(judgment)
-            return judgment
+        identity = self.identity
+        memo = shared_with(identity)  # call_memo: a nested model judge takes what the run paid for
+        if memo is not None:
+            kept = memo.recall(identity, item)
+            if kept is not None:  # a model call this run's cache already holds: no call now
+                return kept.replicate(usage=Usage(), latency_s=0.0)
+        span = tracing.judgment_span(identity) if tracing.active() else nullcontext(None)
+        nested = NESTED.set(identity.key())
+        try:
+            with span as record:
+                started = time.perf_counter()
+                try:
+                    judgment = await self._judge(item)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # noqa: BLE001 - containment is the point
+                    judgment = self.unscored(f"{type(error).__name__}: {error}", started=started)
+                else:
+                    if judgment.latency_s == 0.0:
+                        judgment = judgment.replicate(latency_s=time.perf_counter() - started)
+                if record is not None:
+                    record(judgment)
+        finally:
+            NESTED.reset(nested)
+        if memo is not None and not judgment.unscored:
+            memo.keep(identity, item, judgment)
+        return judgment
 
     async def ajudge_batch(
         self, items: Sequence[ItemT], *, on_result: ResultCallback | None = None

@@ -590,7 +590,7 @@ def _plugin_factory(spec: str, task: str = "") -> JudgeFactory:
                                     f"PYTHONPATH and in the current folder, {here})") from None
         from ragjury.rag_agent.judges.user_defined import as_judge_if_check
 
-        evaluator_judge = as_judge_if_check(obj, scale=_task_scale(task), **opts)
+        evaluator_judge = as_judge_if_check(obj, scale=_task_scale(task), timeout_s=settings.check_timeout_s, **opts)
         if evaluator_judge is not None:
             return evaluator_judge
         if not callable(obj):

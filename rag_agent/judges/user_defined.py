@@ -34,6 +34,7 @@ import asyncio
 import inspect
 import math
 import re
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
@@ -142,7 +143,7 @@ class Check(ABC):
     async def aevaluate(self, row: CheckRow) -> RawResult:
         """Async form; the default runs ``evaluate`` in a worker thread, so a slow sync check does
         not hold the event loop and ``-j`` of them run at once. Override for network or disk work."""
-        return await asyncio.to_thread(self.evaluate, row)
+        return await in_thread(self.evaluate, row)
 
     @property
     def vectorised(self) -> bool:
@@ -210,7 +211,7 @@ class FunctionCheck(Check):
         """An async function is awaited on the loop; a sync one runs in a worker thread."""
         if inspect.iscoroutinefunction(self.func):
             return await self.func(row)
-        result = await asyncio.to_thread(self.func, row)
+        result = await in_thread(self.func, row)
         return await result if inspect.isawaitable(result) else result
 
     def __call__(self, row: CheckRow) -> RawResult | Awaitable[RawResult]:
@@ -227,6 +228,38 @@ def check(func: CheckFunction, /) -> FunctionCheck: ...
 def check(
     *, name: str | None = None, pass_threshold: float | None = None, version: str = "1"
 ) -> Callable[[CheckFunction], FunctionCheck]: ...
+
+
+def in_thread(func: Callable[[CheckRow], Any], row: CheckRow) -> asyncio.Future[Any]:
+    """``func(row)`` in a daemon thread of its own, as a future of the running loop.
+
+    Why not ``asyncio.to_thread``: its pool is joined when the loop closes and again when Python
+    exits, so one check stuck in a loop or a socket kept Ctrl-C and SIGTERM waiting for it (a run
+    under ``timeout 200`` lasted 14 minutes). A daemon thread is left behind instead: the deadline
+    (``CheckJudge.timeout_s``) unscores the row and the run ends."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled: the deadline passed or the run was stopped
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        try:
+            result, error = func(row), None
+        except BaseException as raised:  # noqa: BLE001 - handed to the awaiting row, which unscores it
+            result, error = None, raised
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is closed: the run ended without this row
+            pass
+
+    threading.Thread(target=target, name=f"ragjury-check-{getattr(func, '__name__', 'check')}", daemon=True).start()
+    return future
 
 
 def check(
@@ -249,16 +282,22 @@ def check(
     return wrap(func) if func is not None else wrap
 
 
+DEFAULT_CHECK_TIMEOUT_S = 60.0
+"""A check's deadline on one row unless the settings say otherwise (``check_timeout_s``)."""
+
+
 class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
     """Any ``Check`` as a judge: envelopes, batching, unscored-with-reason on errors."""
 
-    def __init__(self, check: Check) -> None:
+    def __init__(self, check: Check, *, timeout_s: float = DEFAULT_CHECK_TIMEOUT_S) -> None:
         if not isinstance(check, Check):
             raise TypeError(
                 f"expected a Check, got {type(check).__name__} (decorate functions with @check)"
             )
         self.check = check
         self.name = f"evaluator:{check.name}"
+        self.timeout_s = timeout_s
+        """Deadline of the check on one row (a vectorised check: per row of its batch)."""
 
     def needs(self) -> Needs:
         return self.check.needs()
@@ -283,9 +322,17 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
         except (TypeError, ValueError) as error:
             return self.unscored(str(error), started=started)
 
+    def _late(self, rows: int = 1) -> str:
+        return (f"check {self.check.name!r} did not finish within {self.timeout_s * rows:g} s (--check-timeout, "
+                "$RAGJURY_CHECK_TIMEOUT_S): unscored, and left running in the background")
+
     async def _judge(self, item: CheckRow) -> Judgment[CheckOutcome]:
         started = time.perf_counter()
-        return self._wrap(await self.check.aevaluate(item), started)
+        try:
+            raw = await asyncio.wait_for(self.check.aevaluate(item), self.timeout_s)
+        except TimeoutError:
+            return self.unscored(self._late(), started=started)
+        return self._wrap(raw, started)
 
     async def ajudge_batch(
         self, items: Sequence[CheckRow], *, on_result: ResultCallback | None = None
@@ -296,7 +343,10 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
             return await super().ajudge_batch(items, on_result=on_result)
         started = time.perf_counter()
         try:
-            raws: list[RawResult | Exception] = await self.check.aevaluate_batch(items)
+            raws: list[RawResult | Exception] = await asyncio.wait_for(
+                self.check.aevaluate_batch(items), self.timeout_s * max(1, len(items)))
+        except TimeoutError:
+            raws = [TimeoutError(self._late(len(items)))] * len(items)
         except Exception as error:  # noqa: BLE001 - a failing batch leaves every row unscored with the reason
             raws = [error] * len(items)
         if len(raws) != len(items):
@@ -366,7 +416,8 @@ class TaskCheckJudge(CheckJudge):
         return await super().ajudge_batch([row_of(item) for item in items], on_result=on_result)
 
 
-def as_judge_if_check(obj: object, *, scale: str = "binary", **opts: Any) -> TaskCheckJudge | None:
+def as_judge_if_check(obj: object, *, scale: str = "binary", timeout_s: float | None = None,
+                      **opts: Any) -> TaskCheckJudge | None:
     """A judge for ``obj`` when it is a check (an instance, a decorated function, or an
     ``Check`` subclass, built with ``opts``); ``None`` for anything else. ``scale``: the task's
     (``binary`` or ``score``), which says what a raw score may be."""
@@ -374,7 +425,7 @@ def as_judge_if_check(obj: object, *, scale: str = "binary", **opts: Any) -> Tas
         obj = obj(**opts)
     if not isinstance(obj, Check):
         return None
-    judge = TaskCheckJudge(obj)
+    judge = TaskCheckJudge(obj, timeout_s=timeout_s or DEFAULT_CHECK_TIMEOUT_S)
     judge.scale = scale
     return judge
 

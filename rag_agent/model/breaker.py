@@ -45,7 +45,7 @@ from collections.abc import Callable
 from ragjury.rag_agent.core.needs import needs_of
 from ragjury.rag_agent.model.config_errors import REFUSED_KEY, ModelServerConfigError, config_error
 from ragjury.rag_agent.model.model_listing import list_models
-from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer, root_cause
+from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer, is_not_a_completion, root_cause
 
 
 class CircuitBreaker:
@@ -140,6 +140,8 @@ class CircuitBreaker:
             self.record_failure(root_cause(error))
         elif error is not None and is_no_answer(error):
             self.record_failure(f"no answer in time ({root_cause(error)})")
+        elif error is not None and is_not_a_completion(error):
+            self.record_failure(f"answered with no chat completion ({root_cause(error)[:120]})")
         else:
             self.record_success()
 

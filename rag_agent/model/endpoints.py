@@ -44,7 +44,7 @@ from ragjury.rag_agent.model.failures import (
     configuration_error,
     http_error_of,
 )
-from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer
+from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer, is_not_a_completion
 
 
 @dataclass(eq=False)
@@ -103,8 +103,9 @@ the whole request deadline (``bench/bench_scale.py --hedge``)."""
 
 def server_failure(error: BaseException) -> bool:
     """True when a failed request says nothing about the item: the server was unreachable, did not
-    answer in time, dropped the connection or answered HTTP 5xx. Another server may answer it."""
-    if is_connect_failure(error) or is_no_answer(error) or closed_mid_response(error):
+    answer in time, dropped the connection, answered HTTP 5xx or answered 200 with no chat
+    completion (an HTML page). Another server may answer it."""
+    if is_connect_failure(error) or is_no_answer(error) or closed_mid_response(error) or is_not_a_completion(error):
         return True
     http = http_error_of(error)
     return http is not None and http.status_code >= 500

@@ -84,6 +84,15 @@ def is_no_answer(error: BaseException) -> bool:
     return any(type(link).__name__ in _NO_ANSWER_NAMES for link in _chain(error))
 
 
+def is_not_a_completion(error: BaseException) -> bool:
+    """True when the server answered HTTP 200 with something that is no chat completion (an HTML
+    error page of a proxy, JSON of another API): the server's failure, not the item's — another
+    server may answer it, and the breaker counts it as for a hung one. A completion whose *content*
+    is no verdict is the item's (the judge's retries and its unscored reason handle that)."""
+    return any(type(link).__name__ == "UnexpectedModelBehavior" and str(link).startswith("Invalid response from")
+               for link in _chain(error))
+
+
 def root_cause(error: BaseException) -> str:
     """``Type: message`` of the innermost error with a message (the one that says what happened);
     a cancellation is how a deadline stops a request, not what happened ("Cancelled via cancel
@@ -96,6 +105,7 @@ def root_cause(error: BaseException) -> str:
 
 
 __all__ = [
+    "is_not_a_completion",
     "NOT_ATTEMPTED",
     "SERVER_FIX",
     "UNREACHABLE",

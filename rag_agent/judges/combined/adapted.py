@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic
 
+from ragjury.rag_agent.core.call_memo import inside
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.needs import Needs, needs_of
@@ -72,7 +73,8 @@ class AdaptedJudge(BaseJudge[ItemT, ValueT], Generic[ItemT, ValueT]):
             contexts = list(self.to_contexts(item))
             spans.append((len(flat), len(flat) + len(contexts)))
             flat.extend(contexts)
-        inner = await self.inner.ajudge_batch(flat)
+        with inside(self.identity):  # the inner judge takes the model calls the run's cache holds
+            inner = await self.inner.ajudge_batch(flat)
         results = []
         for index, (start, stop) in enumerate(spans):
             judgment = self._combine(inner[start:stop])

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragjury.rag_agent.core.call_memo import inside
 from ragjury.rag_agent.core.labels import binary_label
 from ragjury.rag_agent.core.needs import Needs, needs_of_all
 from ragjury.rag_agent.core.protocol import BaseJudge, ItemT, Judge, JudgeIdentity, ResultCallback
@@ -229,9 +230,10 @@ class Panel(BaseJudge[ItemT, PanelVerdict]):
     ) -> list[Judgment[PanelVerdict]]:
         """Every member judges the whole batch with its own ``ajudge_batch``, side by side."""
         started = time.perf_counter()
-        outcomes = await asyncio.gather(
-            *(member.ajudge_batch(items) for member in self.members), return_exceptions=True
-        )
+        with inside(self.identity):  # members take the model calls the run's cache holds (call_memo)
+            outcomes = await asyncio.gather(
+                *(member.ajudge_batch(items) for member in self.members), return_exceptions=True
+            )
         columns: list[list[Judgment[Any]]] = []
         for member, outcome in zip(self.members, outcomes):
             if isinstance(outcome, asyncio.CancelledError):

@@ -41,7 +41,7 @@ def test_the_help_example_runs_and_gives_three_estimates_per_system(predictions:
     comparison = payload["comparison"]
     assert comparison["paired"] and 0 <= comparison["p_value"] <= 1
     text = runner.invoke(app, ["estimate", str(predictions), "--compare", "chatgpt", "fid"], env={"COLUMNS": "80"})
-    assert text.exit_code == 0 and "chatgpt − fid" in text.output and "…" not in text.output
+    assert text.exit_code == 0 and "fid − chatgpt: +" in text.output and "…" not in text.output  # B − A, points
 
 
 def test_label_plan_then_estimate_with_the_filled_in_plan(predictions: Path, tmp_path: Path) -> None:
@@ -140,7 +140,10 @@ def test_the_help_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
         for line in doc.splitlines()
         if line.strip().startswith("ragjury ")
     ]
-    assert len(commands) == 3
+    assert len(commands) == 7
+    two = [command for command in commands if "A.jsonl" in command or "plan.jsonl" in command]
+    assert len(two) == 4  # the two-config path is tested in test_two_configs.py
+    commands = [command for command in commands if command not in two]
     for command in commands:
         result = runner.invoke(app, shlex.split(command)[1:])
         assert result.exit_code == 0, f"{command}: {result.output}"

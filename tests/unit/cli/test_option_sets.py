@@ -50,7 +50,8 @@ def test_an_option_added_to_a_set_reaches_every_command_that_takes_it() -> None:
         done = CliRunner().invoke(toy, [name, "--deadline", "2.5", "--model", "m"])
         assert done.exit_code == 0, done.output
         assert seen[name]["deadline"] == 2.5 and seen[name]["model"] == "m" and seen[name]["base_url"] is None
-        assert MODEL_CONNECTION.pick(seen[name]) == {"model": "m", "base_url": None, "api_key": None, "timeout": None}
+        assert MODEL_CONNECTION.pick(seen[name]) == {"model": "m", "check_timeout": None, "base_url": None,
+                                                   "api_key": None, "timeout": None}
 
 
 def test_a_set_needs_the_command_to_gather_its_values_and_not_to_declare_them_again() -> None:

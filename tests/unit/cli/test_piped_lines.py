@@ -28,5 +28,5 @@ def test_report_a_b_piped_keeps_each_message_on_one_line(tmp_path: Path) -> None
     lines = shown.splitlines()
     assert "run comparison: two runs' answers to the same questions, judged by the same judge" in lines
     caveat = next(line for line in lines if line.startswith("caveat:"))
-    assert caveat.endswith("--labels LABELS.jsonl --compare B A'") and len(caveat) > 80  # one line, not wrapped
+    assert caveat.endswith("--labels labels.jsonl'") and len(caveat) > 80  # one line, not wrapped
     assert any(line.startswith("B - A: -1.0 points") and line.endswith("(McNemar's exact test)") for line in lines)

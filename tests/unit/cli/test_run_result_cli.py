@@ -60,7 +60,8 @@ def test_an_unlabelled_run_states_its_rate_with_an_interval_first(tmp_path: Path
 def test_a_labelled_run_gives_every_agreement_figure_its_interval(tmp_path: Path) -> None:
     text = ok("evaluate", "--task", "correctness", "--judge", "contains", "--data", EXAMPLES / "correctness.jsonl",
               "--no-progress")
-    assert text.startswith("judged correct: 42.5 % [")
+    assert text.startswith("correct as people would judge it (people labelled all 40 items; 95 % Wilson interval):")
+    assert "the judge's own rate, judged correct: 42.5 % [" in text
     for figure in ("accuracy", "cohen_kappa", "binary_krippendorff_alpha", "precision", "recall", "f1"):
         assert re.search(rf"│ {figure} +│ [\d.]+ \[[\d.]+, [\d.]+\] │", text), figure
     assert re.search(r"Kendall tau [-\d.]+ \[[-\d.]+, [-\d.]+\]", text)
@@ -96,7 +97,7 @@ def test_two_configs_give_a_paired_difference_with_interval_and_p_value(tmp_path
     assert re.search(r"B - A: -1\.0 points \[[-+]\d+\.\d, [-+]\d+\.\d\] \(95 % paired bootstrap over 100 questions\), "
                      r"p = 1 \(McNemar's exact test\)", text)
     assert "questions: A only 14, B only 13, both 41, neither 32" in text
-    assert "ragjury estimate PRED.jsonl --labels LABELS.jsonl --compare B A" in text
+    assert "'ragjury report A.jsonl B.jsonl --labels labels.jsonl'" in text
     payload: dict[str, Any] = json.loads(ok("report", a, b, "--json"))
     comparison = payload["comparison"]
     paired = comparison["paired"]

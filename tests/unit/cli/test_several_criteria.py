@@ -102,11 +102,14 @@ def test_a_rubric_run_says_what_a_yes_means(tmp_path: Path) -> None:
         result = ragjury("evaluate", "--task", "faithfulness", "--judge", f"rubric:{RUBRICS / 'cites-source.yaml'}",
                          "--data", str(DATA), "--base-url", server.base_url, "--no-cache", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0].startswith("judged to meet the criterion: 100.0 %")
+    first, *_ = result.stdout.splitlines()
+    assert first.startswith("meets the criterion as people would judge it: 50.0 % [")  # people labelled every row
+    assert "the judge's own rate, judged to meet the criterion: 100.0 %" in result.stdout
     shown = ragjury("report", str(out))
     assert "judged to meet the criterion: 100.0 %" in shown.stdout
     plain = ragjury("evaluate", "--task", "correctness", "--judge", "contains", "--data", str(CORRECTNESS), "--no-cache")
-    assert plain.stdout.splitlines()[0].startswith("judged correct:")
+    assert plain.stdout.splitlines()[0].startswith("correct as people would judge it")
+    assert "the judge's own rate, judged correct: " in plain.stdout
 
 
 def test_a_derived_output_never_lands_on_an_input_the_cache_or_another_output(tmp_path: Path) -> None:
@@ -130,3 +133,31 @@ def test_a_derived_output_never_lands_on_an_input_the_cache_or_another_output(tm
     onto_junit = ragjury("evaluate", "--task", "correctness", *judges, "--data", str(CORRECTNESS), "--no-cache",
                          "--html", str(tmp_path / "j.xml"), "--junit", str(junit))
     assert onto_junit.returncode == 2 and "give each output its own file" in onto_junit.stderr, onto_junit.stderr
+
+
+def test_ctrl_c_counts_every_criterion_the_one_not_started_included(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    import ragjury.evals.pipelines.dataset_evaluation as dataset_evaluation
+    from ragjury.cli import app
+
+    real = dataset_evaluation.evaluate_dataset
+    calls: list[str] = []
+
+    async def third_stops(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("judge_name"))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(dataset_evaluation, "evaluate_dataset", third_stops)
+    result = CliRunner().invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--judge",
+                                      "token-overlap", "--data", str(CORRECTNESS),
+                                      "--cache", str(tmp_path / "c.sqlite"), "--no-progress", "--json"])
+    assert result.exit_code == 130, result.output
+    payload = json.loads(result.stdout)
+    assert payload["interrupted"] is True and payload["n"] == 40  # 2 criteria × 20 rows, not 20
+    per = payload["criteria"]
+    assert [per[name]["n"] for name in per] == [20, 20]
+    assert per["token-overlap"]["not_judged"] == 20 and per["token-overlap"]["scored"] == 0
+    assert payload["not_judged"] == 20 and payload["scored"] + payload["unscored"] == 20

@@ -30,7 +30,7 @@ def test_estimate_predictions_takes_the_result_in_memory_as_it_takes_its_file(tm
 
 def test_the_estimates_repr_shows_the_comparison() -> None:
     shown = repr(estimate_predictions(_result(), compare=["chatgpt", "fid"]))
-    assert re.search(r"chatgpt - fid: [-+]\d\.\d{3} \[.*\], p = ", shown), shown
+    assert re.search(r"fid − chatgpt: [-+]\d+\.\d points \[.*\], p = ", shown), shown  # B − A, in points
 
 
 def test_to_pandas_keeps_the_question_and_the_answer() -> None:

@@ -1,0 +1,117 @@
+"""Line 1 of a run: the number a reader will quote, and what it is.
+
+Why its own view: a judge's rate printed first reads as the truth. Where people labelled some
+items, line 1 is the rate as people would measure it (prediction-powered: the judge on every item,
+corrected by the labels) with the judge's own rate beside it; where people labelled every item,
+their rate; without labels, the judge's rate, said to be the judge's (``trust_note``). The
+terminal, the step summary, the page and ``--json`` all take it from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragjury.evals.stats.run_result import RUBRIC, RUBRIC_WORD, VERDICT_WORDS, Rate, wilson_interval
+
+
+@dataclass(frozen=True)
+class PeopleRate:
+    """One system's rate as people would measure it, and how it was made."""
+
+    system: str
+    value: float
+    low: float
+    high: float
+    n_labels: int
+    n_items: int
+    method: str
+    """``prediction-powered``, ``people's labels only`` (too few for the correction) or ``every item labelled``."""
+    judge: float | None
+
+    def text(self) -> str:
+        return f"{self.value * 100:.1f} % [{self.low * 100:.1f}, {self.high * 100:.1f}]"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"system": self.system, "rate": round(self.value, 6), "interval": [round(self.low, 6), round(self.high, 6)],
+                "n_labels": self.n_labels, "n_items": self.n_items, "method": self.method,
+                "judge_rate": None if self.judge is None else round(self.judge, 6)}
+
+
+def verdict_word(task: str | None) -> str:
+    """``correct``, ``faithful``, ``relevant``, ``to meet the criterion``: what a yes means."""
+    return RUBRIC_WORD if task == RUBRIC else VERDICT_WORDS.get(task or "", "true")
+
+
+def people_rates(figures: Any) -> list[PeopleRate]:
+    """Each system's people-corrected rate where people labelled items of a binary run, else []."""
+    records = figures.run.records
+    if figures.run.kind != "binary" or not figures.labelled:
+        return []
+    judge = figures.result.by_system or {"all": figures.result.overall}
+    if figures.labelled == len(records):  # every item labelled: people's own rate, no estimate needed
+        groups: dict[str, list[bool]] = {}
+        for record in records:
+            groups.setdefault(record.system or "all", []).append(bool(record.gold))
+        if len(groups) > 1 and "all" in groups:
+            return []
+        out = []
+        for system, golds in sorted(groups.items()):
+            interval = wilson_interval(sum(golds), len(golds))
+            if interval is None:
+                continue
+            rate: Rate | None = judge.get(system)
+            out.append(PeopleRate(system, sum(golds) / len(golds), interval.low, interval.high, len(golds), len(golds),
+                                  "every item labelled", None if rate is None else rate.value))
+        return out
+    estimates = figures.estimates
+    if estimates is None:
+        return []
+    out = []
+    for system in estimates.systems:
+        best = system.prediction_powered or system.human_only
+        if best is None:
+            continue
+        method = "prediction-powered" if system.prediction_powered is not None else "people's labels only"
+        out.append(PeopleRate(system.system, best.value, best.low, best.high, system.n_labels, system.n_items, method,
+                              system.judge.value))
+    return out
+
+
+def headline(figures: Any) -> list[str]:
+    """The terminal's first lines: people's rate where there are labels, then the judge's own."""
+    task = figures.verdict_task
+    word = verdict_word(task)
+    judged = figures.result.lines(task)
+    rates = people_rates(figures)
+    if not rates:
+        return judged
+    labels = sum(rate.n_labels for rate in rates)
+    if rates[0].method == "every item labelled":
+        how = f"people labelled all {labels:,} items; 95 % Wilson interval"
+    else:
+        items = sum(rate.n_items for rate in rates)
+        how = f"the judge on {items:,} items corrected by {labels:,} people's labels; 95 % interval"
+    lead = f"{word} as people would judge it" if word != RUBRIC_WORD else "meets the criterion as people would judge it"
+    if len(rates) == 1 and rates[0].system == "all":
+        rate = rates[0]
+        lines = [f"{lead}: {rate.text()} ({how})"]
+    else:
+        lines = [f"{lead} ({how}):"]
+        for rate in rates:
+            own = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+            few = "" if rate.method != "people's labels only" else ", people's labels only (too few to correct the judge)"
+            lines.append(f"  {rate.system}: {rate.text()} ({rate.n_labels:,} labels{few}{own})")
+    return lines + [f"the judge's own rate, {judged[0]}"] + judged[1:]
+
+
+def headline_dict(figures: Any) -> dict[str, object]:
+    """The same for ``--json``'s ``trust`` block: which rate line 1 is, and people's rates."""
+    rates = people_rates(figures)
+    if not rates:
+        return {"line_1": "the judge's rate", "people": None}
+    what = "people's rate" if rates[0].method == "every item labelled" else "people-corrected estimate"
+    return {"line_1": what, "people": [rate.as_dict() for rate in rates]}
+
+
+__all__ = ["PeopleRate", "headline", "headline_dict", "people_rates", "verdict_word"]
