@@ -449,7 +449,7 @@ def simulate_ab(a: Population, b: Population, n: int, draws: int, design: str, s
     return cell, ratio / draws
 
 
-def report_ab(populations: list[Population], draws: int) -> None:
+def report_ab(populations: list[Population], draws: int, designs: Sequence[str] = AB_DESIGNS) -> None:
     """Neighbouring systems (by rate) of each judge whose systems answered the same questions."""
     print(f"\n== confirm half: A − B, {draws} draws per setting (neighbouring systems by rate; 95 % intervals)")
     print(f"  {'judge':<28} {'n':>4}  {'labels':<12} {'coverage':>13}  {'width vs own combined':>21}")
@@ -464,6 +464,8 @@ def report_ab(populations: list[Population], draws: int) -> None:
             continue
         for n in AB_SIZES:
             for index, design in enumerate(AB_DESIGNS):
+                if design not in designs:
+                    continue
                 results = [simulate_ab(x, y, n, draws, design, seed=n + index) for x, y in pairs]
                 cov = [c.covered / c.draws for c, _ in results]
                 ratios = [r for _, r in results]
@@ -486,6 +488,8 @@ def main() -> int:
                         help="also the estimate's bias at 30 labels over DRAWS draws (e.g. 3000)")
     parser.add_argument("--skip", action="append", default=[], choices=("rates", "plan", "ab"),
                         help="leave a section out (to measure the others quickly)")
+    parser.add_argument("--ab-design", action="append", default=[], choices=AB_DESIGNS,
+                        help="the A/B section for these label designs only")
     parser.add_argument("--ab-judge", action="append", default=[], metavar="NAME",
                         help=f"the A/B section for these judges only (of {', '.join(AB_JUDGES)})")
     args = parser.parse_args()
@@ -522,7 +526,7 @@ def main() -> int:
         report_plan(confirm, args.draws, args.budget, share)
     if "ab" not in args.skip:
         chosen = [p for p in confirm + stored_llm_populations() if not args.ab_judge or p.judge in args.ab_judge]
-        report_ab(chosen, args.draws)
+        report_ab(chosen, args.draws, designs=tuple(args.ab_design) or AB_DESIGNS)
     if args.bias_draws:
         report_bias(confirm, 30, args.bias_draws)
     print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")

@@ -182,6 +182,13 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
         "judging": "relevance: the llm judge's run counts for P('1') (cached, judged, unscored, ...)",
     },
+    "estimate": {
+        "systems": "per system (per config with two files): {system, n_items, n_labels, judge_mean, human_only, "
+        "prediction_powered, judge_bias, effective_labels, notes}",
+        "comparison": "with --compare A B or two files: B - A as people would judge it, a share (the terminal says "
+        "points): {a (B, the minuend), b (A), difference {estimate, interval, ...}, independent_std_error, p_value, "
+        "paired, method, notes}; null otherwise",
+    },
     "doctor": {
         "ok": "every check passed",
         "server": "the server checked",
