@@ -318,7 +318,8 @@ def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missi
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         from ragjury.evals.io.step_summary import append_step_summary
 
-        rates = tuple(result.lines(None)[0] for result in comparison.results)
+        task = all_figures[1].verdict_task  # what a yes means ("judged correct"), never "judged true"
+        rates = tuple(result.lines(task)[0] for result in comparison.results)
         warning = append_step_summary(step_summary(outcome, (baseline.name, new.name), rates) + "\n",  # type: ignore[arg-type]
                                       inputs=inputs)
         if warning:

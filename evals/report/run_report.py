@@ -269,11 +269,19 @@ def report_payload(
     payload: dict[str, Any] = {
         "inputs": paths(predictions=list(predictions)),
         "outputs": paths(html=html),
-        "runs": [figures.as_dict() for figures in all_figures],
+        "runs": [{**figures.as_dict(), "trust": _trust(figures)} for figures in all_figures],
     }
     if len(all_figures) == 2:
         payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
     return payload
+
+
+def _trust(figures: FinishedRun) -> dict[str, Any]:
+    """The ``trust`` block ``evaluate --json`` gives the same run: whose rate line 1 is, and people's."""
+    from ragjury.evals.report.headline import headline_dict
+    from ragjury.evals.stats.public_measurements import trust_dict
+
+    return {**trust_dict(figures.run.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
 def _meta(all_figures: Sequence[FinishedRun], section: Mapping[str, str]) -> dict[str, str]:

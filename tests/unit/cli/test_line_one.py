@@ -75,3 +75,11 @@ def test_the_step_summary_never_lands_on_an_input_and_an_ungated_run_writes_none
     summary = tmp_path / "s.md"
     assert runner.invoke(app, RUN, env={"GITHUB_STEP_SUMMARY": str(summary)}).exit_code == 0
     assert not summary.exists()
+
+
+def test_report_json_of_the_run_gives_the_same_trust_block(tmp_path: Path) -> None:
+    out = tmp_path / "p.jsonl"
+    live = json.loads(runner.invoke(app, [*RUN, "--out", str(out), "--json"]).stdout)["trust"]
+    read_back = json.loads(runner.invoke(app, ["report", str(out), "--json"]).stdout)["runs"][0]["trust"]
+    assert read_back["line_1"] == live["line_1"] == "people-corrected estimate"
+    assert read_back["people"] == live["people"] and read_back["public_bias"] == live["public_bias"]

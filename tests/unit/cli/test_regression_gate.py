@@ -49,6 +49,7 @@ def test_the_same_answers_pass_and_a_planted_drop_fails(tmp_path: Path, monkeypa
     assert gate["failed"] and gate["decided"] and gate["reason"].startswith("worse: NEW - BASELINE -20.0 points")
     text = summary.read_text()
     assert "✅ no regression" in text and "❌ regression" in text
+    assert "| judged correct: " in text and "judged true" not in text  # the task's word, issue 42 item 4
 
 
 def test_a_drop_inside_the_margin_passes(tmp_path: Path) -> None:
