@@ -129,9 +129,11 @@ class FinishedRun:
     @property
     def verdict_task(self) -> str:
         """The word of a "yes" in the result line: the task's (``judged correct``), or ``rubric``
-        where every verdict came from a rubric judge (``judged to meet the criterion``)."""
+        where every verdict came from a rubric or a Python check (``judged to meet the criterion``):
+        a check that answers are short does not judge them faithful."""
         judges = self.sources.judges or [self.judge]
-        return RUBRIC if all(str(name).startswith(RUBRIC) for name in judges) else self.task
+        own = (RUBRIC, "evaluator:", "python:")  # a rubric's or a Python check's yes is its own criterion's
+        return RUBRIC if all(str(name).startswith(own) for name in judges) else self.task
 
     @property
     def verdict_judges(self) -> str:
