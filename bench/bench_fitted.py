@@ -113,71 +113,96 @@ def estimate_coverage(task: str, labels_per_system: int, draws: int) -> list[str
     return lines
 
 
-def llm_signal_table(draws: int) -> list[str]:
-    """Correctness on the confirm answers of the stored ``llm`` pass: does the model's P("1") add to
-    the model-free head? In-pool at 5 / 10 / 20 %: head without and with logit P, ``contains`` and
-    ``llm`` (P >= 0.5), all on the same unlabelled answers."""
+def with_llm_signal(task: str, pass_file: str) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per half: the task's model-free signals with the stored pass's logit P(yes) as a last column,
+    people's labels and P itself, for the labelled items the pass scored (``bench/data/PASS_FILE``)."""
     import math
 
     from stored_passes import DATA as PASSES
 
-    stored = {}
-    for line in (PASSES / "evouna-nq-correctness-llm.jsonl").read_text().splitlines():
+    stored: dict[str, float] = {}
+    for line in (PASSES / pass_file).read_text().splitlines():
         row = json.loads(line)
-        if not row["unscored"]:
-            stored[row["id"]] = row["value"]["probability"]
-    dataset, path = DATA["correctness"]
+        value = row.get("value") or {}
+        if not row["unscored"] and value.get("probability") is not None:
+            stored[row["id"]] = float(value["probability"])
+    dataset, path = DATA[task]
     raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = load_task_rows("correctness", path)
-    x, y, p = [], [], []
+    rows = load_task_rows(task, path)
+    halves: dict[str, tuple[list, list, list]] = {"tune": ([], [], []), "confirm": ([], [], [])}
     for source, row in zip(raw, rows, strict=True):
         if source["id"] not in stored or not isinstance(row.gold, bool):
             continue
-        values, reason = feature_values("correctness", row.item)
+        values, reason = feature_values(task, row.item)
         if reason is not None:
             continue
         probability = min(max(stored[source["id"]], 1e-4), 1 - 1e-4)
+        x, y, p = halves[half_of(dataset, source)]
         x.append(values + [math.log(probability / (1 - probability))])
         y.append(row.gold)
         p.append(stored[source["id"]])
-    x_all, y_all, p_all = np.array(x), np.array(y, dtype=bool), np.array(p)
-    lines = [f"Correctness with the LLM signal: {len(y_all)} confirm answers of the stored `llm` pass "
-             f"({int(y_all.sum())} correct); in-pool, mean over draws [2.5-97.5 % of draws]:",
-             "| labelled | n judged | head (model-free) | head + llm P | contains | llm (P >= 0.5) | "
-             "gain of llm P in the head |", "|---|---|---|---|---|---|---|"]
+    return {half: (np.array(x), np.array(y, dtype=bool), np.array(p)) for half, (x, y, p) in halves.items()}
+
+
+def heads_with_and_without(task: str, x_fit: np.ndarray, y_fit: np.ndarray, x_judge: np.ndarray,
+                           seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Verdicts on ``x_judge`` of the model-free head (``fit_signals``, the last column left out) and of a
+    head over every column, the LLM signal included (penalty by 5-fold CV, cut-off on its out-of-fold P)."""
+    from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic
+
+    free = fit_signals(task, x_fit[:, :-1], y_fit, [], fitted_on="pool", seed=seed, figures=False)
+    v_free = np.array([free.probability(v) >= free.threshold for v in x_judge[:, :-1]])
+    cv = cross_validate(x_fit, y_fit, folds=5, seed=seed)
+    head = fit_logistic(x_fit, y_fit, cv.l2)
+    return v_free, head.probability(x_judge) >= best_threshold(cv.probability, y_fit)
+
+
+def spread(values: list[float], signed: bool = False) -> str:
+    """``0.699 [0.652, 0.733]``: the mean over draws and the 2.5-97.5 % range of the draws."""
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    sign = "+" if signed else ""
+    return f"{np.mean(values):{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
+
+
+def in_pool_llm_rows(task: str, x: np.ndarray, y: np.ndarray, p: np.ndarray, draws: int, seed: int,
+                     setting: str) -> list[str]:
+    """In-pool at 5 / 10 / 20 %: kappa of the head without and with the LLM signal, the base judge and the
+    LLM alone (P >= 0.5) on the same unlabelled items, and the signal's gain; one table row per budget."""
+    base = base_verdicts(task, x)
+    lines = []
     for budget in BUDGETS:
-        got: dict[str, list[float]] = {"free": [], "with": [], "contains": [], "llm": [], "gain": []}
+        got: dict[str, list[float]] = {"free": [], "with": [], "base": [], "llm": [], "gain": []}
         ns = []
         for draw in range(draws):
-            rng = np.random.default_rng(3000 + draw)
-            labelled = rng.random(len(y_all)) < budget
-            if min(y_all[labelled].sum(), (~y_all[labelled]).sum()) < 10:
+            rng = np.random.default_rng(seed + draw)
+            labelled = rng.random(len(y)) < budget
+            if min(y[labelled].sum(), (~y[labelled]).sum()) < 10:
                 continue
             rest = ~labelled
-            free = fit_signals("correctness", x_all[labelled, :-1], y_all[labelled], [], fitted_on="pool",
-                               seed=draw, figures=False)
-            v_free = np.array([free.probability(v) >= free.threshold for v in x_all[rest, :-1]])
-            from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic
-
-            cv = cross_validate(x_all[labelled], y_all[labelled], folds=5, seed=draw)
-            head = fit_logistic(x_all[labelled], y_all[labelled], cv.l2)
-            v_with = head.probability(x_all[rest]) >= best_threshold(cv.probability, y_all[labelled])
-            k = {"free": kappa_of(y_all[rest], v_free), "with": kappa_of(y_all[rest], v_with),
-                 "contains": kappa_of(y_all[rest], x_all[rest, 0] >= 0.5),
-                 "llm": kappa_of(y_all[rest], p_all[rest] >= 0.5)}
+            v_free, v_with = heads_with_and_without(task, x[labelled], y[labelled], x[rest], draw)
+            k = {"free": kappa_of(y[rest], v_free), "with": kappa_of(y[rest], v_with),
+                 "base": kappa_of(y[rest], base[rest]), "llm": kappa_of(y[rest], p[rest] >= 0.5)}
             k["gain"] = k["with"] - k["free"]
             for name, value in k.items():
                 got[name].append(value)
             ns.append(int(rest.sum()))
-
-        def cell(name: str) -> str:
-            lo, hi = np.percentile(got[name], [2.5, 97.5])
-            sign = "+" if name == "gain" else ""
-            return f"{np.mean(got[name]):{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
-
-        lines.append(f"| {budget:.0%} ({len(ns)} draws) | {int(np.mean(ns))} | {cell('free')} | {cell('with')} | "
-                     f"{cell('contains')} | {cell('llm')} | {cell('gain')} |")
+        if ns:
+            lines.append(f"| {setting.format(budget=budget, draws=len(ns))} | {int(np.mean(ns))} | "
+                         f"{spread(got['free'])} | {spread(got['with'])} | {spread(got['base'])} | "
+                         f"{spread(got['llm'])} | {spread(got['gain'], signed=True)} |")
     return lines
+
+
+def llm_signal_table(draws: int) -> list[str]:
+    """Correctness on the confirm answers of the stored ``llm`` pass: does the model's P("1") add to
+    the model-free head? In-pool at 5 / 10 / 20 %: head without and with logit P, ``contains`` and
+    ``llm`` (P >= 0.5), all on the same unlabelled answers."""
+    x_all, y_all, p_all = with_llm_signal("correctness", "evouna-nq-correctness-llm.jsonl")["confirm"]
+    lines = [f"Correctness with the LLM signal: {len(y_all)} confirm answers of the stored `llm` pass "
+             f"({int(y_all.sum())} correct); in-pool, mean over draws [2.5-97.5 % of draws]:",
+             "| labelled | n judged | head (model-free) | head + llm P | contains | llm (P >= 0.5) | "
+             "gain of llm P in the head |", "|---|---|---|---|---|---|---|"]
+    return lines + in_pool_llm_rows("correctness", x_all, y_all, p_all, draws, 3000, "{budget:.0%} ({draws} draws)")
 
 
 def faithfulness_llm_table(draws: int) -> list[str]:
@@ -186,78 +211,20 @@ def faithfulness_llm_table(draws: int) -> list[str]:
     token) beside ``support``'s signals. Transfer (a head fitted on every tune answer judges every
     confirm answer) and in-pool at 5 / 10 / 20 % of confirm: the model-free head, the head with logit
     P, ``support`` (the base) and ``llm-attribution`` alone (P >= 0.5), all on the same answers."""
-    import math
-
-    from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic
-
-    stored: dict[str, float] = {}
-    for line in (HERE / "data" / "begin-faithfulness-llm-attribution.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        value = row.get("value") or {}
-        if not row["unscored"] and value.get("probability") is not None:
-            stored[row["id"]] = float(value["probability"])
-    dataset, path = DATA["faithfulness"]
-    raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = load_task_rows("faithfulness", path)
-    halves: dict[str, tuple[list, list, list]] = {"tune": ([], [], []), "confirm": ([], [], [])}
-    for source, row in zip(raw, rows, strict=True):
-        if source["id"] not in stored or not isinstance(row.gold, bool):
-            continue
-        values, reason = feature_values("faithfulness", row.item)
-        if reason is not None:
-            continue
-        probability = min(max(stored[source["id"]], 1e-4), 1 - 1e-4)
-        x, y, p = halves[half_of(dataset, source)]
-        x.append(values + [math.log(probability / (1 - probability))])
-        y.append(row.gold)
-        p.append(stored[source["id"]])
-    arrays = {half: (np.array(x), np.array(y, dtype=bool), np.array(p)) for half, (x, y, p) in halves.items()}
-    xc, yc, pc = arrays["confirm"]
-    xt, yt, _ = arrays["tune"]
+    halves = with_llm_signal("faithfulness", "begin-faithfulness-llm-attribution.jsonl")
+    xc, yc, pc = halves["confirm"]
+    xt, yt, _ = halves["tune"]
     lines = [f"Faithfulness with the LLM signal: {len(yt)} tune and {len(yc)} confirm BEGIN answers of the stored "
              f"`llm-attribution` pass ({int(yc.sum())} of confirm faithful); kappa, in-pool the mean over draws "
              "[2.5-97.5 % of draws]:",
              "| setting | n judged | head (support's signals) | head + llm P | support | llm-attribution (P >= 0.5) | "
              "gain of llm P in the head |", "|---|---|---|---|---|---|---|"]
-
-    def heads(x_fit: np.ndarray, y_fit: np.ndarray, x_judge: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        free = fit_signals("faithfulness", x_fit[:, :-1], y_fit, [], fitted_on="pool", seed=seed, figures=False)
-        v_free = np.array([free.probability(v) >= free.threshold for v in x_judge[:, :-1]])
-        cv = cross_validate(x_fit, y_fit, folds=5, seed=seed)
-        head = fit_logistic(x_fit, y_fit, cv.l2)
-        return v_free, head.probability(x_judge) >= best_threshold(cv.probability, y_fit)
-
-    v_free, v_with = heads(xt, yt, xc, 0)
+    v_free, v_with = heads_with_and_without("faithfulness", xt, yt, xc, 0)
     base = base_verdicts("faithfulness", xc)
     lines.append(f"| transfer (fit on {len(yt)} tune answers) | {len(yc)} | {kappa_text(yc, v_free)} | "
                  f"{kappa_text(yc, v_with)} | {kappa_text(yc, base)} | {kappa_text(yc, pc >= 0.5)} | "
                  f"{kappa_of(yc, v_with) - kappa_of(yc, v_free):+.3f} |")
-    for budget in BUDGETS:
-        got: dict[str, list[float]] = {"free": [], "with": [], "support": [], "llm": [], "gain": []}
-        ns = []
-        for draw in range(draws):
-            rng = np.random.default_rng(4000 + draw)
-            labelled = rng.random(len(yc)) < budget
-            if min(yc[labelled].sum(), (~yc[labelled]).sum()) < 10:
-                continue
-            rest = ~labelled
-            f, w = heads(xc[labelled], yc[labelled], xc[rest], draw)
-            k = {"free": kappa_of(yc[rest], f), "with": kappa_of(yc[rest], w),
-                 "support": kappa_of(yc[rest], base[rest]), "llm": kappa_of(yc[rest], pc[rest] >= 0.5)}
-            k["gain"] = k["with"] - k["free"]
-            for name, value in k.items():
-                got[name].append(value)
-            ns.append(int(rest.sum()))
-
-        def cell(name: str) -> str:
-            lo, hi = np.percentile(got[name], [2.5, 97.5])
-            sign = "+" if name == "gain" else ""
-            return f"{np.mean(got[name]):{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
-
-        if ns:
-            lines.append(f"| in-pool, {budget:.0%} ({len(ns)} draws) | {int(np.mean(ns))} | {cell('free')} | "
-                         f"{cell('with')} | {cell('support')} | {cell('llm')} | {cell('gain')} |")
-    return lines
+    return lines + in_pool_llm_rows("faithfulness", xc, yc, pc, draws, 4000, "in-pool, {budget:.0%} ({draws} draws)")
 
 
 def honesty_table(task: str, draws: int, budget: float = 0.10) -> list[str]:
