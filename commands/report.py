@@ -149,8 +149,9 @@ def report(
         from ragjury.evals.io.joined_runs import config_names
         from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
+        read = runs  # as read: the estimate joins them on the question and keys the labels itself
         runs = with_config_labels(runs, config_names(predictions, runs), labels)
-        people = estimate_predictions(list(predictions), labels=labels)
+        people = estimate_predictions(read, labels=labels)
     elif labels is not None:
         from ragjury.evals.io.human_labels import with_people_labels
 
@@ -185,12 +186,8 @@ def report(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         page, _figures = build_report([], title=title, measured=all_figures)
         write_html(html, page)
-    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured, rule)
+    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured, rule, people)
             if fail_if_worse is not None else None)
-    if gate is not None and people is not None and people.comparison is not None:  # people's B - A decides
-        from ragjury.evals.report.regression_gate import people_gate
-
-        gate = people_gate(people.comparison, fail_if_worse, rule=rule, judge_gate=gate)
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
@@ -293,11 +290,12 @@ def _people_lines(labels: Path) -> None:
 
 
 def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False,
-          require_measured: bool = False, rule: str = "worse") -> Any:
-    """The regression gate on BASELINE (first) and NEW (second); the step summary when in GitHub Actions."""
+          require_measured: bool = False, rule: str = "worse", people: Any = None) -> Any:
+    """The regression gate on BASELINE (first) and NEW (second), on people's B - A where ``people``
+    (``estimate A B --labels``) has it; the step summary, of that same verdict, when in GitHub Actions."""
     import os
 
-    from ragjury.evals.report.regression_gate import regression_gate, step_summary
+    from ragjury.evals.report.regression_gate import people_gate, regression_gate, step_summary
     from ragjury.evals.report.verdict_changes import compare_runs
 
     comparison = compare_runs(*all_figures).runs
@@ -315,6 +313,8 @@ def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missi
                               missing_new=comparison.matching.only_a.count, baseline_n=len(baseline.by_id()),
                               allow_missing=allow_missing, same_file=same, unmeasured=unmeasured,
                               require_measured=require_measured, rule=rule)
+    if people is not None and people.comparison is not None:  # people's B - A decides
+        outcome = people_gate(people.comparison, margin, rule=rule, judge_gate=outcome)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         from ragjury.evals.io.step_summary import append_step_summary
 

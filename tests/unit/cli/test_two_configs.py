@@ -100,8 +100,12 @@ def test_people_decide_the_gate_where_the_judge_sees_no_difference(configs, tmp_
     worse.update({k: True for k in worse if k.startswith("A/")})
     labels = tmp_path / "worse.jsonl"
     labels.write_text("".join(json.dumps({"id": k, "label": v}) + "\n" for k, v in worse.items()))
-    result = runner.invoke(app, ["report", str(a), str(b), "--labels", str(labels), "--fail-if-worse", "0.02"])
+    summary = tmp_path / "summary.md"
+    result = runner.invoke(app, ["report", str(a), str(b), "--labels", str(labels), "--fail-if-worse", "0.02"],
+                           env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert result.exit_code == 1 and "worse: as people would judge it" in result.stdout
+    text = summary.read_text(encoding="utf-8")  # the summary states the verdict the exit code gives
+    assert "❌ regression" in text and "worse: as people would judge it" in text
 
 
 def test_labels_as_csv_with_a_system_column_and_a_half_filled_plan(configs, tmp_path: Path) -> None:
