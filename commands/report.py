@@ -257,6 +257,7 @@ def report(
 
 def people_lines(people: Any) -> list[str]:
     """Each config's rate as people would judge it and B - A (``estimate A B --labels``), in points."""
+    from ragjury.evals.report.headline import rates_of_estimates
     from ragjury.evals.stats.run_estimates import difference_text
 
     out = []
@@ -265,11 +266,9 @@ def people_lines(people: Any) -> list[str]:
         verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
         out.append(f"{difference_text(d)} as people would judge it (95 % interval, p = {d.p_value:.3g}; {verdict}; "
                    f"{d.method})")
-    for system in people.systems:
-        best = system.prediction_powered or system.human_only
-        if best is not None:
-            out.append(f"  {system.system}: {best.value * 100:.1f} % [{best.low * 100:.1f}, {best.high * 100:.1f}] as "
-                       f"people would judge it ({system.n_labels:,} labels; the judge said {system.judge.value * 100:.1f} %)")
+    for rate in rates_of_estimates(people):
+        out.append(f"  {rate.system}: {rate.text()} as people would judge it ({rate.n_labels:,} labels; the judge said "
+                   f"{rate.judge * 100:.1f} %)")
     return out + [f"note: {note}" for note in people.notes]
 
 

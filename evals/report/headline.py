@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ragjury.evals.stats.public_measurements import trust_dict
 from ragjury.evals.stats.run_result import RUBRIC, RUBRIC_WORD, VERDICT_WORDS, Rate, wilson_interval
 
 
@@ -64,9 +65,11 @@ def people_rates(figures: Any) -> list[PeopleRate]:
             out.append(PeopleRate(system, sum(golds) / len(golds), interval.low, interval.high, len(golds), len(golds),
                                   "every item labelled", None if rate is None else rate.value))
         return out
-    estimates = figures.estimates
-    if estimates is None:
-        return []
+    return [] if figures.estimates is None else rates_of_estimates(figures.estimates)
+
+
+def rates_of_estimates(estimates: Any) -> list[PeopleRate]:
+    """Each system's best estimate of an ``EstimatesResult`` (prediction-powered, else people's labels only)."""
     out = []
     for system in estimates.systems:
         best = system.prediction_powered or system.human_only
@@ -78,10 +81,15 @@ def people_rates(figures: Any) -> list[PeopleRate]:
     return out
 
 
+def people_lead(task: str | None) -> str:
+    """``correct as people would judge it``; ``meets the criterion as ...`` for a rubric or a check."""
+    word = verdict_word(task)
+    return "meets the criterion as people would judge it" if word == RUBRIC_WORD else f"{word} as people would judge it"
+
+
 def headline(figures: Any) -> list[str]:
     """The terminal's first lines: people's rate where there are labels, then the judge's own."""
     task = figures.verdict_task
-    word = verdict_word(task)
     judged = figures.result.lines(task)
     rates = people_rates(figures)
     if not rates:
@@ -92,7 +100,7 @@ def headline(figures: Any) -> list[str]:
     else:
         items = sum(rate.n_items for rate in rates)
         how = f"the judge on {items:,} items corrected by {labels:,} people's labels; 95 % interval"
-    lead = f"{word} as people would judge it" if word != RUBRIC_WORD else "meets the criterion as people would judge it"
+    lead = people_lead(task)
     if len(rates) == 1 and rates[0].system == "all":
         rate = rates[0]
         lines = [f"{lead}: {rate.text()} ({how})"]
@@ -114,4 +122,11 @@ def headline_dict(figures: Any) -> dict[str, object]:
     return {"line_1": what, "people": [rate.as_dict() for rate in rates]}
 
 
-__all__ = ["PeopleRate", "headline", "headline_dict", "people_rates", "verdict_word"]
+def trust_block(figures: Any) -> dict[str, object]:
+    """The ``trust`` block of a run in ``--json`` (``evaluate`` and ``report`` alike): whose rate
+    line 1 is, how far the judge is measured, and people's rates where they labelled items."""
+    return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
+
+
+__all__ = ["PeopleRate", "headline", "headline_dict", "people_lead", "people_rates", "rates_of_estimates",
+           "trust_block", "verdict_word"]

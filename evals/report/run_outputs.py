@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjury.evals.report.headline import headline_dict
-from ragjury.evals.stats.public_measurements import trust_dict
+from ragjury.evals.report.headline import trust_block
 
 if TYPE_CHECKING:
     from ragjury.evals.report.finished_run import FinishedRun
@@ -100,7 +99,7 @@ def run_summary(result: FinishedRun) -> dict[str, Any]:
     if result.task == "correctness":
         out["empty_answers"] = result.empty_answers
     out["injection_flags"] = result.injection_dict()
-    out["trust"] = {**trust_dict(result.task, result.judge, result.labelled), **headline_dict(result)}
+    out["trust"] = trust_block(result)
     out["result"] = result.result.as_dict()
     out["figures"] = result.figures()
     if result.labelled:

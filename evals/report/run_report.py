@@ -22,7 +22,7 @@ from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
-from ragjury.evals.report.headline import people_rates, verdict_word
+from ragjury.evals.report.headline import people_lead, people_rates, trust_block
 from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.report.formatting import fmt, percent
@@ -61,7 +61,7 @@ def summary_cards(figures: FinishedRun) -> dict[str, str]:
     title, value = result_card(figures.result, figures.run.task)
     people = people_rates(figures)  # where people labelled items, their rate comes first
     cards = {
-        **({f"{verdict_word(figures.verdict_task)} as people would judge it (95 %)":
+        **({f"{people_lead(figures.verdict_task)} (95 %)":
             " · ".join(f"{'' if rate.system == 'all' else rate.system + ' '}{rate.text()} ({rate.n_labels:,} labels)"
                        for rate in people)} if people else {}),
         (f"the judge's own rate: {title}" if people else title): value,
@@ -269,19 +269,11 @@ def report_payload(
     payload: dict[str, Any] = {
         "inputs": paths(predictions=list(predictions)),
         "outputs": paths(html=html),
-        "runs": [{**figures.as_dict(), "trust": _trust(figures)} for figures in all_figures],
+        "runs": [{**figures.as_dict(), "trust": trust_block(figures)} for figures in all_figures],
     }
     if len(all_figures) == 2:
         payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
     return payload
-
-
-def _trust(figures: FinishedRun) -> dict[str, Any]:
-    """The ``trust`` block ``evaluate --json`` gives the same run: whose rate line 1 is, and people's."""
-    from ragjury.evals.report.headline import headline_dict
-    from ragjury.evals.stats.public_measurements import trust_dict
-
-    return {**trust_dict(figures.run.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
 def _meta(all_figures: Sequence[FinishedRun], section: Mapping[str, str]) -> dict[str, str]:
