@@ -6,7 +6,7 @@ import contextlib
 import errno
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
@@ -429,6 +429,18 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
 
     stderr.print(f"[bold red]error:[/] {redact_secrets(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def check_one_or_two_runs(predictions: Sequence[Path]) -> None:
+    """``PRED.jsonl [B.jsonl]`` (``estimate``, ``label-plan``): one predictions file, or config A's and
+    config B's, never more and never one file twice."""
+    from ragjury.evals.io.atomic_io import one_existing_file
+
+    if len(predictions) > 2:
+        raise fail(f"give one predictions file, or two (config A's and config B's), not {len(predictions)}")
+    if len(predictions) == 2 and (predictions[0].resolve() == predictions[1].resolve()
+                                  or one_existing_file(predictions[0], predictions[1])):
+        raise fail(f"A and B are the same file ({predictions[0]}): give config A's and config B's predictions")
 
 
 class _UserErrors(contextlib.ContextDecorator):

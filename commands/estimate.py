@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from ragjury.commands._common import JsonOption, fail, print_json, user_errors
+from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, user_errors
 from ragjury.commands.estimates_output import print_estimates
 
 
@@ -92,13 +92,9 @@ def estimate(
 
     if compare and compare[0] == compare[1]:
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
-    if len(predictions) > 2:
-        raise fail(f"give one predictions file, or two (config A's and config B's), not {len(predictions)}")
-    if len(predictions) == 2:
-        if compare or overall:
-            raise fail("two files are compared as A and B already: leave out --compare and --overall")
-        if predictions[0].resolve() == predictions[1].resolve():
-            raise fail(f"A and B are the same file ({predictions[0]}): give config A's and config B's predictions")
+    check_one_or_two_runs(predictions)
+    if len(predictions) == 2 and (compare or overall):
+        raise fail("two files are compared as A and B already: leave out --compare and --overall")
     source = predictions if len(predictions) == 2 else predictions[0]
     result = estimate_predictions(
         source, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragjury.commands._common import JsonOption, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, check_one_or_two_runs, print_json, stdout, user_errors
 
 
 @user_errors
@@ -54,18 +54,9 @@ def label_plan(
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.stats.label_plan import MIN_EFFECTIVE_SHARE
 
-    from ragjury.commands._common import fail
-    from ragjury.evals.pipelines.label_plan_run import plan_paired_labels
-
-    if len(predictions) > 2:
-        raise fail(f"give one predictions file, or two (config A's and config B's), not {len(predictions)}")
+    check_one_or_two_runs(predictions)
     check_output_paths([("--out", out)], [(f"PRED.jsonl #{k + 1}", path) for k, path in enumerate(predictions)])
-    if len(predictions) == 2:
-        if predictions[0].resolve() == predictions[1].resolve():
-            raise fail(f"A and B are the same file ({predictions[0]}): give config A's and config B's predictions")
-        plan = plan_paired_labels((predictions[0], predictions[1]), budget, seed=seed)
-    else:
-        plan = plan_labels(predictions[0], budget, seed=seed)
+    plan = plan_labels(predictions if len(predictions) == 2 else predictions[0], budget, seed=seed)
     write_text_atomic(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in plan.rows))
     if json_output:
         print_json(
