@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
+from ragjury.rag_agent.core.judge_spec import CHECK_NAME_PREFIX, PLUGIN_PREFIX
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
 from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
@@ -132,7 +133,7 @@ class FinishedRun:
         where every verdict came from a rubric or a Python check (``judged to meet the criterion``):
         a check that answers are short does not judge them faithful."""
         judges = self.sources.judges or [self.judge]
-        own = (RUBRIC, "evaluator:", "python:")  # a rubric's or a Python check's yes is its own criterion's
+        own = (RUBRIC, CHECK_NAME_PREFIX, PLUGIN_PREFIX)  # a rubric's or a Python check's yes: its own criterion's
         return RUBRIC if all(str(name).startswith(own) for name in judges) else self.task
 
     @property

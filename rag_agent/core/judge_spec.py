@@ -16,6 +16,8 @@ RUBRIC_PREFIX = "rubric:"
 """``--judge rubric:RUBRIC.yaml``: the user's own criterion in plain words (``judges.llm.rubric``)."""
 RUBRIC_TEXT_PREFIX = "rubric-text:"
 """``--judge "rubric-text:The answer cites a source"`` (what ``--rubric TEXT`` gives): a one-line rubric."""
+CHECK_NAME_PREFIX = "evaluator:"
+"""The judge name of a user's Python check (``CheckJudge``): ``evaluator:CHECK``."""
 
 
 def is_panel(spec: str) -> bool:
@@ -23,4 +25,4 @@ def is_panel(spec: str) -> bool:
     return spec.startswith(tuple(PANEL_PREFIXES))
 
 
-__all__ = ["AUTO", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "RUBRIC_TEXT_PREFIX", "is_panel"]
+__all__ = ["AUTO", "CHECK_NAME_PREFIX", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "RUBRIC_TEXT_PREFIX", "is_panel"]

@@ -43,6 +43,7 @@ from typing import Any, overload
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ragjury.rag_agent.core.judge_spec import CHECK_NAME_PREFIX
 from ragjury.rag_agent.core.needs import NOTHING, Needs
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
@@ -295,7 +296,7 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
                 f"expected a Check, got {type(check).__name__} (decorate functions with @check)"
             )
         self.check = check
-        self.name = f"evaluator:{check.name}"
+        self.name = f"{CHECK_NAME_PREFIX}{check.name}"
         self.timeout_s = timeout_s
         """Deadline of the check on one row (a vectorised check: per row of its batch)."""
 
