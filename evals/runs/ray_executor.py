@@ -11,6 +11,10 @@ runner writes each to the cache as it arrives, so resume, Ctrl-C, dedup and ever
 ones of a run in one process: the cache decides what is done; a worker that dies loses only the
 judgments it had not returned, and Ray runs its batch again. A worker whose server refused the
 key (HTTP 401/403) says so with its judgments, and the driver stops the run with that error.
+Each worker's pool shares with the others, through the run's board (``_Seats``), its latencies and
+the servers its breakers tripped: a hung server costs a few seconds of hedging, not the deadline of
+the items of the worker bound to it, and a server one worker found dead or hung the others leave
+alone, as in one process.
 
 Ray is imported here only, and this module only by ``--executor ray``: no other command pays for it.
 Workers rebuild the judge with the factory the caller resolved (``JudgeSpec``: a picklable
@@ -31,6 +35,7 @@ import signal
 import sys
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -72,12 +77,18 @@ class JudgeSpec:
 
 @ray.remote(num_cpus=0)
 class _Seats:
-    """Hands each worker the next endpoint index, so the pool's workers cover every endpoint; and
-    says when the driver stopped the run (Ctrl-C), so workers send no new request."""
+    """The run's board: hands each worker the next endpoint index, so the pool's workers cover
+    every endpoint; says when the driver stopped the run (Ctrl-C), so workers send no new request;
+    and holds what the workers' pools learned (``share``), so a hung or dead server found by one
+    worker costs the others nothing."""
 
     def __init__(self) -> None:
         self.next = 0
         self.halted = False
+        self.latencies: dict[int, deque[float]] = {}
+        """Each pool's recent answered seconds, over all workers: what "late" is measured against."""
+        self.trips: dict[tuple[int, str], tuple[int, str]] = {}
+        """(pool, endpoint URL) -> (how many times a worker reported it tripped, the last reason)."""
 
     def take(self) -> int:
         taken, self.next = self.next, self.next + 1
@@ -88,6 +99,25 @@ class _Seats:
 
     def stopped(self) -> bool:
         return self.halted
+
+    def share(
+        self, latencies: dict[int, list[float]], trips: dict[tuple[int, str], str]
+    ) -> tuple[dict[int, list[float]], dict[tuple[int, str], tuple[int, str]]]:
+        """Take a worker's new latencies and newly tripped endpoints; give back every pool's
+        latencies and every trip reported so far."""
+        from ragjury.rag_agent.model.endpoints import LATENCY_WINDOW
+
+        for pool, seconds in latencies.items():
+            self.latencies.setdefault(pool, deque(maxlen=LATENCY_WINDOW)).extend(seconds)
+        for key, detail in trips.items():
+            self.trips[key] = (self.trips.get(key, (0, ""))[0] + 1, detail)
+        return {pool: list(seconds) for pool, seconds in self.latencies.items()}, dict(self.trips)
+
+
+SHARE_S = 0.25
+"""How often a model-calling worker shares what its pools learned with the run's board (and reads
+what the others did): a request held by a hung server is hedged, and a tripped server left alone,
+within about this long of another worker's finding (``JudgeWorker._share``)."""
 
 
 class JudgeWorker:
@@ -109,6 +139,60 @@ class JudgeWorker:
         self._gate: asyncio.Semaphore | None = None
         self.worker = ray.get_runtime_context().get_actor_id() or str(os.getpid())
         self.model_free = not breakers_of(self.judge, enabled_only=False)
+        self._sharing: asyncio.Task[None] | None = None
+
+    async def _share(self) -> None:
+        """Runs beside the batches: each worker's pools (one per judge model, its endpoints in the
+        same order everywhere) would otherwise learn alone. A request held by a hung server is sent
+        to another one only after a few answers set what "late" means, and the worker bound to
+        that server gets none of its own (Ray Data gives the next batch to a less busy worker): its
+        items waited the full deadline. So each worker sends the board its new latencies and the
+        endpoints its breakers tripped, and takes the pool-wide latencies (its hedges) and the
+        others' trips (it sends nothing more there until the cool-down's probe), as one process's
+        pool does."""
+        from ragjury.rag_agent.model.endpoints import LATENCY_WINDOW, pools_of
+
+        pools = pools_of(self.judge)
+        if not pools:
+            return
+
+        def answered(pool: Any) -> int:  # each answer appends exactly one latency (PooledModel._send)
+            return sum(endpoint.answered for endpoint in pool.endpoints)
+
+        counted = [answered(pool) for pool in pools]
+        known: dict[tuple[int, str], float | None] = {}  # the opening already reported or taken from the board
+        seen: dict[tuple[int, str], int] = {}
+        with suppress(Exception):  # the board is gone: the run is over
+            while True:
+                latencies: dict[int, list[float]] = {}
+                trips: dict[tuple[int, str], str] = {}
+                for number, pool in enumerate(pools):
+                    new = answered(pool) - counted[number]
+                    if new > 0:
+                        latencies[number] = list(pool.latencies)[-new:]
+                    counted[number] += new
+                    for endpoint in pool.endpoints:
+                        key, breaker = (number, endpoint.url), endpoint.breaker
+                        if breaker.opened_at is not None and breaker.opened_at != known.get(key):
+                            known[key] = breaker.opened_at
+                            trips[key] = breaker.last_error or "tripped"
+                shared, tripped = await self.seats.share.remote(latencies, trips)
+                for number, seconds in shared.items():
+                    if number < len(pools):  # keep the answers that came in meanwhile (sent next time)
+                        pool = pools[number]
+                        since = answered(pool) - counted[number]
+                        recent = list(pool.latencies)[-since:] if since > 0 else []
+                        pool.latencies = deque([*seconds, *recent], maxlen=LATENCY_WINDOW)
+                for key, (times, detail) in tripped.items():
+                    if times <= seen.get(key, 0):
+                        continue
+                    seen[key] = times
+                    number, url = key
+                    for endpoint in pools[number].endpoints if number < len(pools) else []:
+                        if endpoint.url == url and not endpoint.breaker.is_open:
+                            endpoint.breaker.trip(f"{detail} (found by another worker)")
+                            known[key] = endpoint.breaker.opened_at
+                await asyncio.sleep(SHARE_S)
 
     def _driver_gone(self) -> bool:
         """True when the driver's process is gone (checked where the actor shares its node): Ray
@@ -133,6 +217,8 @@ class JudgeWorker:
         else:
             if self._gate is None:
                 self._gate = asyncio.Semaphore(self.slots)
+            if self._sharing is None:
+                self._sharing = asyncio.ensure_future(self._share())
             gate = self._gate
 
             async def one(item: Any) -> Judgment[Any] | None:
@@ -163,6 +249,18 @@ def _pool_figures(judge: Any) -> dict[str, dict[str, Any]]:
     from ragjury.rag_agent.model.endpoints import endpoint_figures, pools_of
 
     return endpoint_figures(pools_of(judge))
+
+
+def _tripped(judge: Any) -> dict[tuple[int, str], str]:
+    """The endpoints whose breaker is open in ``judge``'s pools, keyed as the board keys them."""
+    from ragjury.rag_agent.model.endpoints import pools_of
+
+    return {
+        (number, endpoint.url): endpoint.breaker.last_error or "tripped"
+        for number, pool in enumerate(pools_of(judge))
+        for endpoint in pool.endpoints
+        if endpoint.breaker.opened_at is not None and endpoint.breaker.is_open
+    }
 
 
 def start_ray(**local: Any) -> bool:
@@ -324,6 +422,8 @@ class RayJudge:
         per_block = self.block_items or (512 if model_free else 1)
         rows = [{"index": index, "item": pickle.dumps(item)} for index, item in enumerate(items)]
         seats = _Seats.remote()
+        if not model_free:  # what the driver's preflight found (a dead server) spares every worker its connect
+            seats.share.remote({}, _tripped(self.inner))
         blocks = max(1, -(-len(rows) // per_block))
         dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
             JudgeWorker,

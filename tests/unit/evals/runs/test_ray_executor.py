@@ -184,6 +184,25 @@ async def test_a_pool_with_a_hung_server_finishes_on_ray() -> None:
     assert elapsed < 90, f"{elapsed:.1f}s for 20 items on Ray with one hung server of two"
 
 
+async def test_a_hung_server_costs_seconds_not_its_deadline_on_ray() -> None:
+    """The worker bound to a hung server got no answers of its own (Ray gives the next batch to a
+    less busy worker), so its requests there were never hedged and waited the whole deadline (60 s
+    here: the run took over a minute). Workers now share their latencies and trips: those requests
+    are hedged after seconds, and no worker sends the hung server more than its slots."""
+    import time
+
+    with fake_endpoints(2, latency_s=0.01) as healthy, fake_endpoint(hang=True) as hung:
+        judge = _pool_on_ray([*(server.base_url for server in healthy), hung.base_url], timeout_s=60)
+        judge.block_items = 1
+        started = time.perf_counter()
+        judgments, stats = await run_judgments(judge, _items(60), progress=False)
+        elapsed = time.perf_counter() - started
+        sent_to_hung = hung.received
+    assert stats.judged == 60 and stats.unscored == 0, [j.unscored_reason for j in judgments if j.unscored]
+    assert sent_to_hung <= 3 * 2, sent_to_hung  # three workers, two slots each, at most, before the trip is shared
+    assert elapsed < 60, f"{elapsed:.1f}s: an item waited its whole deadline (60 s) on the hung server"
+
+
 async def test_a_key_refused_mid_run_on_ray() -> None:
     from ragjury.rag_agent.model.config_errors import ModelServerConfigError
 
