@@ -96,6 +96,8 @@ YOUR_OWN: tuple[str, ...] = (
     "                      it as its own criterion; docs/rubrics.md)",
     "  rubric-text:TEXT    a one-line criterion, without a file (or --rubric TEXT)",
     "  fitted:HEAD         a head fitted on your labels by 'ragjury fit'",
+    "  cross-encoder:DIR   a local classifier folder (config, weights, tokenizer)",
+    "                      giving P(yes): relevance, correctness, faithfulness",
     "  panel:A,B,C         majority of several judges of one task (panel-mean: the",
     "                      mean probability)",
     "  python:module:Class your own judge class (docs/extending.md)",

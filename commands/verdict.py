@@ -282,7 +282,9 @@ def print_human(kind: str, judgment: Judgment[Any], *, grade_threshold: int = 2)
             f"relevant at >= {grade_threshold}: {_yes_no(value.grade >= grade_threshold)}"
         )
     elif (label := label_of(judgment, grade_threshold)) is not None:  # another judge of the task
-        stdout.print(f"{kind.split('_')[0]}: {_yes_no(label)}", highlight=False)
+        p = getattr(value, "probability", None)  # a fitted head's, a cross-encoder's P(yes)
+        shown = f" (P = {p:.3f})" if isinstance(p, float) else ""
+        stdout.print(f"{kind.split('_')[0]}: {_yes_no(label)}{shown}", highlight=False)
     _print_footer(judgment)
 
 

@@ -10,6 +10,7 @@ reference quality model, Qwen2.5-Coder-1.5B-Instruct Q4_K_M.
 from __future__ import annotations
 
 from ragjury.rag_agent.core.judge_spec import (
+    CROSS_ENCODER_PREFIX,
     FITTED_PREFIX,
     PANEL_PREFIXES,
     PLUGIN_PREFIX,
@@ -32,6 +33,7 @@ UNMEASURED_KINDS: dict[str, str] = {
     RUBRIC_TEXT_PREFIX: "a rubric",
     PLUGIN_PREFIX: "a Python check",
     FITTED_PREFIX: "a fitted head",
+    CROSS_ENCODER_PREFIX: "a cross-encoder",
 }
 """Judges the team cannot have measured: the user's own criteria and heads."""
 

@@ -16,6 +16,11 @@ RUBRIC_PREFIX = "rubric:"
 """``--judge rubric:RUBRIC.yaml``: the user's own criterion in plain words (``judges.llm.rubric``)."""
 RUBRIC_TEXT_PREFIX = "rubric-text:"
 """``--judge "rubric-text:The answer cites a source"`` (what ``--rubric TEXT`` gives): a one-line rubric."""
+CROSS_ENCODER_PREFIX = "cross-encoder:"
+"""``--judge cross-encoder:DIR``: a local sequence-classification checkpoint (config, weights,
+tokenizer; ``model.onnx`` runs without torch) read as a text pair, giving P(yes)
+(``judges.model_free.cross_encoder``). A panel splits its members on commas, so a folder whose path
+holds a comma cannot be a panel member: link it under another name."""
 CHECK_NAME_PREFIX = "evaluator:"
 """The judge name of a user's Python check (``CheckJudge``): ``evaluator:CHECK``."""
 
@@ -25,4 +30,4 @@ def is_panel(spec: str) -> bool:
     return spec.startswith(tuple(PANEL_PREFIXES))
 
 
-__all__ = ["AUTO", "CHECK_NAME_PREFIX", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "RUBRIC_TEXT_PREFIX", "is_panel"]
+__all__ = ["AUTO", "CHECK_NAME_PREFIX", "CROSS_ENCODER_PREFIX", "FITTED_PREFIX", "PANEL_PREFIXES", "PLUGIN_PREFIX", "RUBRIC_PREFIX", "RUBRIC_TEXT_PREFIX", "is_panel"]

@@ -22,6 +22,7 @@ from ragjury.rag_agent.core import judge_entry as declarations
 from ragjury.rag_agent.core.judge_entry import CatalogueEntry
 from ragjury.rag_agent.core.judge_spec import (
     AUTO,
+    CROSS_ENCODER_PREFIX,
     FITTED_PREFIX,
     PANEL_PREFIXES,
     PLUGIN_PREFIX,
@@ -310,7 +311,8 @@ def judge_names_help(task_names: Sequence[str]) -> str:
     ``correctness: a, b, auto; faithfulness: ...``, then what every task accepts."""
     per_task = "; ".join(f"{task}: {', '.join(names(task))}" for task in task_names)
     return (f"{per_task}; any task: panel:A,B,C (majority), panel-mean:A,B,C (mean probability), "
-            f"{PLUGIN_PREFIX}module:Name (your judge class or check).")
+            f"{PLUGIN_PREFIX}module:Name (your judge class or check); relevance, correctness, faithfulness: "
+            f"{CROSS_ENCODER_PREFIX}DIR (a local classifier folder).")
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -436,6 +438,8 @@ def resolve(task: str, name: str) -> Resolved:
         return _panel(task, name)
     if name.startswith(FITTED_PREFIX):
         return _fitted(task, name)
+    if name.startswith(CROSS_ENCODER_PREFIX):
+        return _cross_encoder(task, name)
     if name.startswith((RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX)):
         return _rubric(task, name)
     name = current_name(task, name)
@@ -536,6 +540,38 @@ def _fitted(task: str, spec: str) -> Resolved:
     return Resolved(task, spec, factory, f"a head fitted on {head.n} labels ({head.fitted_on})", "binary")
 
 
+def _cross_encoder(task: str, spec: str) -> Resolved:
+    """``cross-encoder:DIR``: the folder is read, loaded and run once on a probe pair now, so a
+    folder whose files do not load fails before judging (one line naming the file)."""
+    from ragjury.rag_agent.judges.model_free.cross_encoder import (
+        CrossEncoderError,
+        CrossEncoderJudge,
+        load_cross_encoder,
+    )
+
+    folder = spec[len(CROSS_ENCODER_PREFIX) :].strip()
+    if not folder:
+        raise UnknownJudgeError(f"'{spec}' names no folder: use {CROSS_ENCODER_PREFIX}DIR (config.json, weights "
+                                "and tokenizer.json, as save_pretrained or `ragjury train` writes them)")
+    try:
+        model = load_cross_encoder(folder, task=task)
+    except CrossEncoderError as error:
+        raise UnknownJudgeError(str(error)) from None
+
+    def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+        del settings  # a local model: no server settings
+        unknown = set(opts) - {"threshold", "batch_size"}
+        if unknown:
+            raise UnknownJudgeError(f"'{spec}' takes only threshold=... and batch_size=... "
+                                    f"(got {', '.join(sorted(unknown))})")
+        try:
+            return CrossEncoderJudge(folder, task=task, **opts)
+        except CrossEncoderError as error:
+            raise UnknownJudgeError(str(error)) from None
+
+    return Resolved(task, spec, factory, model.description, "binary")
+
+
 def _task_scale(task: str) -> str:
     """``score`` for a task whose labels are [0, 1] scores, else ``binary`` (what a check's raw score may be)."""
     from ragjury.rag_agent.tasks.catalogue import declared as declared_tasks
@@ -610,6 +646,7 @@ __all__ = [
     "verdict_names",
     "AUTO",
     "JUDGE_PACKAGES",
+    "CROSS_ENCODER_PREFIX",
     "FITTED_PREFIX",
     "JUDGE_RULE",
     "PANEL_PREFIXES",
