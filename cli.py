@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ragjury.commands.agreement",
     "ragjury.commands.calibrate",
     "ragjury.commands.fit",
+    "ragjury.commands.train",
     "ragjury.commands.estimate",
     "ragjury.commands.label_plan",
     "ragjury.commands.label",
@@ -62,7 +63,7 @@ def _options(
 PANELS: dict[str, tuple[str, ...]] = {
     "One item: judge it now": ("judge-evaluate", "verdict", "ask"),
     "A batch: evaluate a file of items": ("evaluate", "relevance", "retrieval", "non-llm-judge", "report"),
-    "Trust: the judge against people": ("agreement", "calibrate", "fit", "estimate", "label-plan", "label"),
+    "Trust: the judge against people": ("agreement", "calibrate", "fit", "train", "estimate", "label-plan", "label"),
     "Set-up": ("doctor", "judges"),
 }
 """``ragjury --help`` groups the commands by what they are for, so a newcomer need not guess which

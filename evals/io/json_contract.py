@@ -182,6 +182,18 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
         "judging": "relevance: the llm judge's run counts for P('1') (cached, judged, unscored, ...)",
     },
+    "train": {
+        "positives": "labelled items whose label is yes",
+        "folds": "cross-validation trainings behind the figures (0: none)",
+        "cross_validated": "the trained model on items each fold never saw: {cross_validation, kappa, kappa_interval, "
+        "accuracy, auc}; null with --folds 0",
+        "base": "the judge it would replace on the same items (contains, support, or the --base model): {judge, kappa, "
+        "kappa_interval, accuracy, auc}; null where none",
+        "gain": "cross_validated kappa - base kappa on the same items",
+        "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
+        "training_seconds": "seconds the final model trained",
+        "seed": "the seed of the head, the order and the folds",
+    },
     "estimate": {
         "systems": "per system (per config with two files): {system, n_items, n_labels, judge_mean, human_only, "
         "prediction_powered, judge_bias, effective_labels, notes}",

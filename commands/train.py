@@ -1,0 +1,213 @@
+"""``ragjury train``: a cross-encoder judge fine-tuned on your labels, written as a folder any door reads.
+
+Why a command: ``fit`` learns a logistic head over signals a run already has; where those signals are
+weak (relevance), a small model that reads the pair itself can do better, judging in milliseconds.
+The folder (weights, tokenizer, ``model.onnx``, ``ragjury.json`` with its card) is used with
+``--judge cross-encoder:DIR``; judging needs only onnxruntime, training needs torch.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ragjury.commands._common import (
+    PANEL_INPUT,
+    PANEL_MODEL,
+    PANEL_OUTPUT,
+    JsonOption,
+    NoProgressOption,
+    PeopleLabelsOption,
+    RelevancePassagesOption,
+    RelevanceTopicsOption,
+    fail,
+    print_json,
+    stderr,
+    stdout,
+    user_errors,
+)
+from ragjury.evals.io.json_contract import paths
+
+
+def _kappa(figures: dict[str, Any] | None) -> str:
+    if not figures or figures.get("kappa") is None:
+        return "kappa —"
+    low, high = figures["kappa_interval"] or (float("nan"), float("nan"))
+    auc = f", AUC {figures['auc']:.3f}" if figures.get("auc") is not None else ""
+    return f"kappa {figures['kappa']:.3f} [{low:.3f}, {high:.3f}]{auc}"
+
+
+def _check_base(base: Path | None, task: str) -> None:
+    """``--base`` must be a folder a model was saved in, trained (if by ragjury) for this task."""
+    if base is None:
+        return
+    if not (base / "config.json").is_file():
+        raise fail(f"--base {base}: no config.json there (give a folder written by `ragjury train`)")
+    sidecar = base / "ragjury.json"
+    if sidecar.is_file():
+        try:
+            declared = json.loads(sidecar.read_text(encoding="utf-8")).get("task")
+        except (OSError, ValueError, AttributeError) as error:
+            raise fail(f"{sidecar}: not a ragjury.json ({error})") from None
+        if declared not in (None, task):
+            raise fail(f"--base {base} was trained for {declared}, not {task}")
+
+
+@user_errors
+def train(
+    task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.",
+                                      rich_help_panel=PANEL_INPUT)],
+    data: Annotated[Path, typer.Option(
+        "--data", "-d", help="Your labelled items: a JSONL dataset with a label per row, or for relevance gold "
+        "TREC qrels (grades 0-3, relevant = 2 or more) with --topics and --passages.", rich_help_panel=PANEL_INPUT)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The model folder to write (replaced only once the new "
+                                      "one is complete).", rich_help_panel=PANEL_OUTPUT)],
+    topics: RelevanceTopicsOption = None,
+    passages: RelevancePassagesOption = None,
+    labels: PeopleLabelsOption = None,
+    base: Annotated[Path | None, typer.Option(
+        "--base", help="Start from this model folder (one `ragjury train` wrote, e.g. on public labelled data of "
+        "the task) instead of all-MiniLM-L6-v2.", rich_help_panel=PANEL_MODEL)] = None,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, max=50, help="Passes over the labelled items.",
+                                        rich_help_panel=PANEL_MODEL)] = 3,
+    learning_rate: Annotated[float, typer.Option("--learning-rate", min=1e-7, max=1e-2, help="AdamW's peak rate "
+                                                 "(warm-up, then linear decay).", rich_help_panel=PANEL_MODEL)] = 4e-5,
+    max_length: Annotated[int, typer.Option("--max-length", min=16, max=512, help="Tokens of the pair read (the "
+                                            "longer text is cut first).", rich_help_panel=PANEL_MODEL)] = 160,
+    folds: Annotated[int, typer.Option("--folds", min=0, max=20, help="Cross-validation trainings for the card's "
+                                       "figures (each costs one training); 0: none.")] = 5,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=20, help="Use a seeded sample of N labelled "
+                                              "items.", rich_help_panel=PANEL_INPUT)] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the head, the order and the folds: the same "
+                                      "data and seed give the same weights.")] = 0,
+    no_progress: NoProgressOption = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Fine-tune a cross-encoder judge on labelled items, with its cross-validated figures.
+
+    The model reads each item's text pair (relevance: query and passage; faithfulness: context and
+    answer; correctness: question and references, then the answer) and learns P(yes) from people's
+    labels. It starts from all-MiniLM-L6-v2 (the MiniLM wheel of the train extra) or from --base: a
+    model trained first on public labelled data of the task, then adapted to yours, does best (see
+    docs/training.md). The figures come from --folds trainings, each judging items it never saw,
+    beside the judge it would replace; then the final model trains on every label. Judge with
+    --judge cross-encoder:OUT in every command (only onnxruntime needed).
+
+    Examples:
+
+      ragjury train --task correctness --data examples/data/correctness.jsonl --out out/ce --folds 0
+
+      ragjury train --task relevance --data qrels.txt --topics topics.jsonl --passages passages.jsonl
+        --base out/dl-base --out out/my-relevance
+
+    Exit codes: 0 written, 2 bad input (or too few labels of a class, or torch missing).
+    """
+    from ragjury.evals.io.atomic_io import check_output_paths
+    from ragjury.evals.pipelines.calibration_data import calibration_items
+
+    if task not in ("correctness", "faithfulness", "relevance"):
+        raise fail(f"--task must be relevance, correctness or faithfulness, got '{task}'")
+    if task != "relevance" and (topics is not None or passages is not None):
+        raise fail(f"--topics and --passages are for --task relevance, not {task}")
+    check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics),
+                                          ("--passages", passages), ("--base", base)])
+    if out.exists() and not out.is_dir():
+        raise fail(f"--out {out} is a file: give a folder")
+    _check_base(base, task)
+    try:
+        items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
+                                        labels=labels)
+    except ValueError as error:
+        raise fail(f"{data}: {error}" if str(data) not in str(error) else str(error)) from None
+    binary = [g >= 2 if task == "relevance" else bool(g) for g in gold]
+    from ragjury.evals.pipelines.train_run import check_labels, train_judge
+
+    try:
+        check_labels(binary)
+    except ValueError as error:
+        raise fail(f"{data}: {error}") from None
+    try:
+        from ragjury.evals.training.cross_encoder import Recipe, _torch
+
+        _torch()
+    except RuntimeError as error:
+        raise fail(str(error)) from None
+    recipe = Recipe(epochs=epochs, learning_rate=learning_rate, max_length=max_length, seed=seed)
+    trainings = (folds + 1) if folds >= 2 else 1
+    stderr.print(f"training {trainings} model{'s' if trainings > 1 else ''} on {len(binary)} labelled items "
+                 f"({sum(binary)} yes), {epochs} epochs each"
+                 + (f": {folds} for the cross-validated figures, then the final one" if folds >= 2 else ""),
+                 highlight=False, markup=False)
+    from ragjury.evals.training.model_folder import write_folder
+
+    with _progress(no_progress) as progress:
+        try:
+            trained = train_judge(task, items, binary, base=base, recipe=recipe, folds=folds if folds >= 2 else 0,
+                                  fitted_on=str(data), progress=progress)
+        except ValueError as error:
+            raise fail(f"{data}: {error}") from None
+    write_folder(trained.model, trained.tokenizer, out, trained.sidecar)
+    card = trained.sidecar["card"]
+    if json_output:
+        print_json({"task": task, "n": card["n"], "positives": card["positives"], "folds": card["folds"],
+                    "cross_validated": card.get("cross_validated"), "base": card.get("base"), "gain": card.get("gain"),
+                    "gain_interval": card.get("gain_interval"), "training_seconds": card["training_seconds"],
+                    "seed": seed, "inputs": paths(data=data, labels=labels, topics=topics, passages=passages,
+                                                  base=base), "outputs": paths(model=out)}, command="train")
+        return
+    figures = card.get("cross_validated")
+    if figures:
+        stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes): "
+                     f"{_kappa(figures)} on items each fold never saw", highlight=False, markup=False)
+        if card.get("base"):
+            gain = card.get("gain")
+            interval = card.get("gain_interval")
+            spread = f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else ""
+            stdout.print(f"  {card['base']['judge']} on the same items: {_kappa(card['base'])}; trained - it: "
+                         f"{gain:+.3f}{spread} kappa" if gain is not None else f"  {card['base']['judge']}: "
+                         f"{_kappa(card['base'])}", highlight=False, markup=False)
+    else:
+        stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes); no "
+                     "cross-validated figures (--folds 0)", highlight=False, markup=False)
+    stderr.print(f"written {out} (final model trained in {card['training_seconds']:.0f} s): use it with "
+                 f"--judge cross-encoder:{out}", highlight=False, markup=False)
+
+
+class _progress:
+    """A rich progress bar per training on stderr (step, loss, time left); nothing with --no-progress."""
+
+    def __init__(self, off: bool) -> None:
+        self.off = off
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> Any:
+        if self.off:
+            return None
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                            TextColumn("loss {task.fields[loss]}"), TimeRemainingColumn(), console=stderr,
+                            transient=False)
+        self.bar.start()
+
+        def update(what: str, step: int, steps: int, loss: float) -> None:
+            if what not in self.tasks:
+                self.tasks[what] = self.bar.add_task(what, total=steps, loss="—")
+            self.bar.update(self.tasks[what], completed=step, loss=f"{loss:.3f}")
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
+
+
+__all__ = ["register", "train"]

