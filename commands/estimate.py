@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, user_errors
+from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, stderr, user_errors
 from ragjury.commands.estimates_output import print_estimates
 
 
@@ -41,6 +41,16 @@ def estimate(
         typer.Option("--fit", help="Replace the judge by a head fitted on these labels (as 'ragjury fit' does), "
                      "cross-fitted so the interval stays valid: correctness and faithfulness."),
     ] = False,
+    train: Annotated[
+        bool,
+        typer.Option("--train", help="Replace the judge by cross-encoders trained on these labels (as 'ragjury "
+                     "train' does), cross-trained so the interval stays valid: 5 trainings (needs torch)."),
+    ] = False,
+    train_base: Annotated[
+        Path | None,
+        typer.Option("--train-base", help="With --train: start each training from this model folder (one "
+                     "'ragjury train' wrote) instead of all-MiniLM-L6-v2."),
+    ] = None,
     allow_shown_judge: Annotated[
         bool,
         typer.Option("--allow-shown-judge", help="Count labels given with the judge's verdict shown "
@@ -93,12 +103,26 @@ def estimate(
     if compare and compare[0] == compare[1]:
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
     check_one_or_two_runs(predictions)
+    if fit and train:
+        raise fail("--fit and --train each replace the judge's scores: give one")
+    if train_base is not None and not train:
+        raise fail("--train-base is the starting model of --train: add --train")
+    if train_base is not None and not (train_base / "config.json").is_file():
+        raise fail(f"--train-base {train_base}: no config.json there (give a folder 'ragjury train' wrote)")
+    if train:
+        from ragjury.evals.training.cross_encoder import require_torch
+
+        try:
+            require_torch()
+        except RuntimeError as error:
+            raise fail(f"--train: {error}") from None
     if len(predictions) == 2 and (compare or overall):
         raise fail("two files are compared as A and B already: leave out --compare and --overall")
     source = predictions if len(predictions) == 2 else predictions[0]
     result = estimate_predictions(
         source, labels=labels, by_system=not overall, compare=list(compare) if compare else None, level=level,
-        fit=fit, allow_shown_judge=allow_shown_judge,
+        fit=fit, train=train, train_base=train_base, allow_shown_judge=allow_shown_judge,
+        say=(lambda line: stderr.print(line, highlight=False, markup=False)) if train else None,
     )
     if allow_shown_judge and labels is not None:
         result.notes.append(f"--allow-shown-judge: labels in {labels} given with the judge's verdict shown are counted")

@@ -130,9 +130,9 @@ def train(
     except ValueError as error:
         raise fail(f"{data}: {error}") from None
     try:
-        from ragjury.evals.training.cross_encoder import Recipe, _torch
+        from ragjury.evals.training.cross_encoder import Recipe, require_torch
 
-        _torch()
+        require_torch()
     except RuntimeError as error:
         raise fail(str(error)) from None
     recipe = Recipe(epochs=epochs, learning_rate=learning_rate, max_length=max_length, seed=seed)

@@ -25,11 +25,16 @@ def estimate_predictions(
     level: float = 0.95,
     interval: FiniteIntervalKind = DEFAULT_FINITE_INTERVAL,
     fit: bool = False,
+    train: bool = False,
+    train_base: str | Path | None = None,
+    say: Any = None,
     allow_shown_judge: bool = False,
 ) -> EstimatesResult:
     """Read, check and estimate, with the judge card of the labelled items (of the judge's own
     scores, with ``fit`` too); every user mistake is an ``InputError`` naming the file. ``fit``
-    replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``).
+    replaces the judge's scores by a head cross-fitted on the labels (``fitted_estimates``); ``train`` by
+    cross-encoders cross-trained on them, from ``train_base`` or MiniLM (``trained_estimates``; ``say``
+    hears the cost and each fold).
     ``labels`` may be a labels file of ``ragjury label`` (its several-annotator rule applies; labels
     given with the judge shown are refused unless ``allow_shown_judge``).
 
@@ -66,6 +71,20 @@ def estimate_predictions(
     if joined:
         notes += joined_notes(run, joined)
     rescore = None
+    if fit and train:
+        raise ValueError("--fit and --train each replace the judge's scores: give one")
+    if train:
+        from ragjury.evals.pipelines.trained_estimates import cross_trained
+
+        train_fields = {record.id: record.item for record in run.records}
+
+        def rescore(items):  # type: ignore[no-untyped-def]
+            try:
+                return cross_trained(run.task, items, train_fields,
+                                     base=Path(train_base) if train_base is not None else None, say=say)
+            except ValueError as error:
+                blamed = predictions if "predictions carry none" in str(error) or labels is None else labels
+                raise InputError(str(blamed), str(error)) from None
     if fit:
         from ragjury.evals.pipelines.fitted_estimates import cross_fitted
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ def minilm_folder() -> Path:
     return folder
 
 
-def _torch() -> Any:
+def require_torch() -> Any:
     try:
         import torch
         import transformers
@@ -76,7 +76,7 @@ def _torch() -> Any:
 def load(folder: Path | None = None, *, seed: int = 0) -> tuple[Any, Any]:
     """A model and its tokenizer from a folder (MiniLM's when none): a folder with no classifier head
     (the embedding model) gets a fresh two-label head, drawn from ``seed``."""
-    torch = _torch()
+    torch = require_torch()
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     folder = folder or minilm_folder()
@@ -87,8 +87,13 @@ def load(folder: Path | None = None, *, seed: int = 0) -> tuple[Any, Any]:
     return model, tokenizer
 
 
+def _longest(model: Any, max_length: int) -> int:
+    """``max_length`` capped at the positions the model has (a small model may have fewer than asked)."""
+    return min(max_length, int(getattr(model.config, "max_position_embeddings", max_length)))
+
+
 def _batches(tokenizer: Any, examples: Sequence[Example], order: Sequence[int], recipe: Recipe) -> Any:
-    torch = _torch()
+    torch = require_torch()
     for start in range(0, len(order), recipe.batch_size):
         chunk = [examples[i] for i in order[start : start + recipe.batch_size]]
         encoded = tokenizer([e.first for e in chunk], [e.second for e in chunk], truncation="longest_first",
@@ -101,7 +106,7 @@ def _batches(tokenizer: Any, examples: Sequence[Example], order: Sequence[int], 
 def fit(model: Any, tokenizer: Any, examples: Sequence[Example], recipe: Recipe,
         progress: Progress | None = None) -> Any:
     """Train ``model`` in place on ``examples`` (soft cross-entropy, each example weighted) and return it."""
-    torch = _torch()
+    torch = require_torch()
     if not examples:
         raise ValueError("no examples to train on")
     torch.manual_seed(recipe.seed)
@@ -112,6 +117,7 @@ def fit(model: Any, tokenizer: Any, examples: Sequence[Example], recipe: Recipe,
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    recipe = replace(recipe, max_length=_longest(model, recipe.max_length))
     model.train()
     step = 0
     for _ in range(recipe.epochs):
@@ -136,8 +142,9 @@ def fit(model: Any, tokenizer: Any, examples: Sequence[Example], recipe: Recipe,
 def predict(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *, max_length: int = 160,
             batch_size: int = 64) -> np.ndarray:
     """P(yes) for each (first, second) pair."""
-    torch = _torch()
+    torch = require_torch()
     model.eval()
+    max_length = _longest(model, max_length)
     out: list[np.ndarray] = []
     with torch.inference_mode():
         for start in range(0, len(pairs), batch_size):
@@ -154,4 +161,4 @@ def timed(function: Callable[[], Any]) -> tuple[Any, float]:
     return function(), time.perf_counter() - start
 
 
-__all__ = ["LABELS", "Example", "Progress", "Recipe", "fit", "load", "minilm_folder", "predict", "timed"]
+__all__ = ["LABELS", "Example", "Progress", "Recipe", "fit", "load", "minilm_folder", "predict", "require_torch", "timed"]

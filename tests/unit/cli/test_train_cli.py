@@ -146,3 +146,51 @@ def test_a_failed_write_keeps_the_old_folder(trained: tuple[Path, dict], tmp_pat
         model_folder.write_folder(model, tokenizer, out, {"task": "correctness"})
     assert (out / "old.txt").read_text() == "the model before"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce"]
+
+
+SYSTEMS = Path(__file__).resolve().parents[3] / "examples" / "data" / "systems.jsonl"
+
+
+@pytest.fixture(scope="module")
+def two_systems(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """chatgpt's and fid's answers judged by contains, with the people's labels the data carries."""
+    folder = tmp_path_factory.mktemp("est")
+    rows = [json.loads(line) for line in SYSTEMS.read_text().splitlines()]
+    data = folder / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows if r["system"] in ("chatgpt", "fid")))
+    preds = folder / "preds.jsonl"
+    result = invoke("evaluate", "--task", "correctness", "--judge", "contains", "--data", data, "--out", preds,
+                    "--no-progress", "--no-cache")
+    assert result.exit_code == 0, result.output
+    return preds
+
+
+def test_estimate_train_scores_with_cross_trained_models(two_systems: Path, tiny: Path) -> None:
+    """Each system's prediction-powered rate from cross-trained scores: the cost is said first, one line
+    per fold follows, and the judge-only mean moves off contains' (the scores are the models')."""
+    plain = json.loads(invoke("estimate", two_systems, "--json").stdout)
+    result = invoke("estimate", two_systems, "--train", "--train-base", tiny, "--json")
+    assert result.exit_code == 0, result.output
+    said = result.stderr.splitlines()
+    assert said[0].startswith("--train: 5 trainings of a cross-encoder on about")
+    assert sum("trained" in line for line in said) == 5
+    trained = json.loads(result.stdout)
+    by_system = {s["system"]: s for s in trained["systems"]}
+    before = {s["system"]: s for s in plain["systems"]}
+    assert set(by_system) == {"chatgpt", "fid"}
+    for name, estimate in by_system.items():
+        assert estimate["n_labels"] == before[name]["n_labels"]
+        assert estimate["judge_mean"]["estimate"] != pytest.approx(before[name]["judge_mean"]["estimate"])
+        low, high = estimate["prediction_powered"]["interval"]
+        assert 0.0 <= low <= estimate["prediction_powered"]["estimate"] <= high <= 1.0
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--fit", "--train"], "give one"),
+    (["--train-base", "."], "add --train"),
+    (["--train", "--train-base", "/nonexistent-folder"], "no config.json"),
+])
+def test_estimate_train_refuses_bad_options(two_systems: Path, args: list[str], expected: str) -> None:
+    result = invoke("estimate", two_systems, *args)
+    assert result.exit_code == 2 and expected in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1
