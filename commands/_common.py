@@ -6,6 +6,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -33,6 +34,7 @@ class WordWrapConsole(Console):
             options["soft_wrap"] = False
         for table in objects:
             _title_fits(table)
+            _words_kept_whole(table, self)
         super().print(*objects, **options)
 
 
@@ -48,6 +50,84 @@ def _title_fits(table: object) -> None:
     widths = [Text.from_markup(str(part)).cell_len for part in (table.title, table.caption) if part]
     if widths:
         table.min_width = max(table.min_width or 0, *widths)
+
+
+ID_FOLD_MIN = 8
+"""The narrowest a table's first column (a row's name: a system, an id) folds to when the table
+cannot fit otherwise."""
+
+
+def _words_kept_whole(table: object, console: Console) -> None:
+    """Give a table too wide for the console column widths that never cut a number, and a word only
+    where nothing else fits.
+
+    Rich squeezes the widest columns evenly and folds what no longer fits, inside a word: "judg|e",
+    "1|00 %", "42/|167" at 80 columns. Here the widest columns give way first, each down to its
+    longest word (all of its widest line where it does not wrap); then the first column (a row's
+    name: a system, an id) folds, down to ``ID_FOLD_MIN``; then names in the other columns (words
+    with a letter: a run's name in a header) end in "…" where they must, but a number is always
+    whole. A table that fits is not touched."""
+    from rich.cells import cell_len
+    from rich.table import Table
+    from rich.text import Text
+
+    if not isinstance(table, Table) or not table.columns:
+        return
+    columns = table.columns
+    if any(column.width is not None or column.ratio for column in columns):
+        return  # the table sets its own widths
+    widest: list[int] = []
+    longest: list[int] = []
+    numbers: list[int] = []
+    for column in columns:
+        lines: list[str] = []
+        for cell in [column.header if table.show_header else "", *column._cells]:
+            if isinstance(cell, str):
+                cell = console.render_str(cell)
+            if not isinstance(cell, Text):
+                return  # a renderable of its own: rich measures it
+            lines.extend(cell.plain.splitlines())
+        words = [word for line in lines for word in _WORD.findall(line)]  # an indent stays with its word
+        wide = max([cell_len(line) for line in lines] or [0])
+        if column.min_width is not None:
+            wide = max(wide, column.min_width)
+        if column.max_width is not None:
+            wide = min(wide, column.max_width)
+        widest.append(wide)
+        longest.append(min(wide, wide if column.no_wrap else max([cell_len(word) for word in words] or [0])))
+        numbers.append(min(wide, max([cell_len(word) for word in words if _NUMBER.fullmatch(word.strip())] or [1])))
+    room = console.width - table._extra_width - sum(table._get_padding_width(i) for i in range(len(columns)))
+    if sum(widest) <= room:
+        return
+    widths = list(widest)
+
+    def shrink(floors: list[int]) -> bool:
+        while sum(widths) > room:
+            over = [i for i in range(len(widths)) if widths[i] > floors[i]]
+            if not over:
+                return False
+            widths[max(over, key=lambda i: (widths[i], -i))] -= 1
+        return True
+
+    first = min(longest[0], max(numbers[0], ID_FOLD_MIN))
+    for floors in ([*longest], [first, *longest[1:]], [longest[0], *numbers[1:]], [first, *numbers[1:]]):
+        widths = list(widest)
+        if shrink(floors):
+            break
+    else:
+        return  # no width keeps every number whole: rich's squeeze
+    if widths[0] < longest[0]:
+        columns[0].overflow, columns[0].no_wrap = "fold", False
+    for column, width, word in zip(columns[1:], widths[1:], longest[1:], strict=True):
+        if width < word:
+            column.overflow, column.no_wrap = "ellipsis", False
+    for column, width in zip(columns, widths, strict=True):
+        column.width = width
+
+
+_WORD = re.compile(r"^\s*\S+|\S+")
+_NUMBER = re.compile(r"[^A-Za-z]*\d[^A-Za-z]*")
+"""A word with a digit and no letter: a count, a rate, an interval's end ("42/167", "[0.783,")."""
 
 
 stderr = WordWrapConsole(stderr=True)
