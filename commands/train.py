@@ -71,6 +71,13 @@ def train(
     base: Annotated[Path | None, typer.Option(
         "--base", help="Start from this model folder (one `ragjury train` wrote, e.g. on public labelled data of "
         "the task) instead of all-MiniLM-L6-v2.", rich_help_panel=PANEL_MODEL)] = None,
+    teacher: Annotated[Path | None, typer.Option(
+        "--teacher", help="A predictions file of the same task ('ragjury evaluate --out', e.g. the llm judge's) "
+        "whose P(yes) on items people did not label the model also learns, as soft targets.",
+        rich_help_panel=PANEL_INPUT)] = None,
+    teacher_weight: Annotated[float, typer.Option("--teacher-weight", min=0.0, max=1.0, help="With --teacher: "
+                                                  "the weight of a teacher's target (a person's label weighs 1).",
+                                                  rich_help_panel=PANEL_MODEL)] = 0.5,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=50, help="Passes over the labelled items.",
                                         rich_help_panel=PANEL_MODEL)] = 3,
     learning_rate: Annotated[float, typer.Option("--learning-rate", min=1e-7, max=1e-2, help="AdamW's peak rate "
@@ -103,6 +110,8 @@ def train(
       ragjury train --task relevance --data qrels.txt --topics topics.jsonl --passages passages.jsonl
         --base out/dl-base --out out/my-relevance
 
+      ragjury train --task correctness --data labelled.jsonl --teacher llm-preds.jsonl --out out/ce
+
     Exit codes: 0 written, 2 bad input (or too few labels of a class, or torch missing).
     """
     from ragjury.evals.io.atomic_io import check_output_paths
@@ -113,7 +122,7 @@ def train(
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics),
-                                          ("--passages", passages), ("--base", base)])
+                                          ("--passages", passages), ("--base", base), ("--teacher", teacher)])
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file: give a folder")
     _check_base(base, task)
@@ -135,10 +144,21 @@ def train(
         require_torch()
     except RuntimeError as error:
         raise fail(str(error)) from None
+    soft: list = []
+    if teacher is not None:
+        from ragjury.evals.pipelines.train_run import teacher_pairs
+        from ragjury.rag_agent.judges.model_free.cross_encoder import pair_texts
+
+        try:
+            soft = teacher_pairs(task, teacher, [pair_texts(task, item) for item in items])
+        except ValueError as error:
+            raise fail(f"{teacher}: {error}" if str(teacher) not in str(error) else str(error)) from None
+        if not soft:
+            raise fail(f"--teacher {teacher}: no scored item with a probability and text that people did not label")
     recipe = Recipe(epochs=epochs, learning_rate=learning_rate, max_length=max_length, seed=seed)
     trainings = (folds + 1) if folds >= 2 else 1
     stderr.print(f"training {trainings} model{'s' if trainings > 1 else ''} on {len(binary)} labelled items "
-                 f"({sum(binary)} yes), {epochs} epochs each"
+                 f"({sum(binary)} yes)" + (f" and {len(soft)} of the teacher's" if soft else "") + f", {epochs} epochs each"
                  + (f": {folds} for the cross-validated figures, then the final one" if folds >= 2 else ""),
                  highlight=False, markup=False)
     from ragjury.evals.training.model_folder import write_folder
@@ -146,7 +166,8 @@ def train(
     with _progress(no_progress) as progress:
         try:
             trained = train_judge(task, items, binary, base=base, recipe=recipe, folds=folds if folds >= 2 else 0,
-                                  fitted_on=str(data), progress=progress)
+                                  fitted_on=str(data), progress=progress, teacher=soft,
+                                  teacher_weight=teacher_weight)
         except ValueError as error:
             raise fail(f"{data}: {error}") from None
     write_folder(trained.model, trained.tokenizer, out, trained.sidecar)
@@ -155,8 +176,9 @@ def train(
         print_json({"task": task, "n": card["n"], "positives": card["positives"], "folds": card["folds"],
                     "cross_validated": card.get("cross_validated"), "base": card.get("base"), "gain": card.get("gain"),
                     "gain_interval": card.get("gain_interval"), "training_seconds": card["training_seconds"],
-                    "seed": seed, "inputs": paths(data=data, labels=labels, topics=topics, passages=passages,
-                                                  base=base), "outputs": paths(model=out)}, command="train")
+                    "teacher": card.get("teacher"), "seed": seed,
+                    "inputs": paths(data=data, labels=labels, topics=topics, passages=passages, base=base,
+                                    teacher=teacher), "outputs": paths(model=out)}, command="train")
         return
     figures = card.get("cross_validated")
     if figures:

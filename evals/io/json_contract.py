@@ -193,6 +193,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
         "training_seconds": "seconds the final model trained",
         "seed": "the seed of the head, the order and the folds",
+        "teacher": "with --teacher: {items (the teacher's unlabelled items learnt as soft targets), weight}; null "
+        "otherwise",
     },
     "estimate": {
         "systems": "per system (per config with two files): {system, n_items, n_labels, judge_mean, human_only, "

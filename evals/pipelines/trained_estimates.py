@@ -15,20 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from ragjury.evals.pipelines.train_run import MIN_PER_CLASS
+from ragjury.evals.pipelines.train_run import MIN_PER_CLASS, item_of
 from ragjury.evals.stats.logistic import fold_ids
 from ragjury.evals.stats.system_estimates import EstimateItem
 from ragjury.evals.training.cross_encoder import Example, Recipe, fit, load, predict
 from ragjury.rag_agent.judges.model_free.cross_encoder import PAIR_FIELDS, pair_texts
 
 FOLDS = 5
-
-
-def _item_of(task: str, fields: Mapping[str, Any]) -> Any:
-    from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
-
-    model = {"correctness": CorrectnessItem, "faithfulness": FaithfulnessItem, "relevance": RelevanceItem}[task]
-    return model.model_validate(dict(fields))
 
 
 def cross_trained(
@@ -45,7 +38,7 @@ def cross_trained(
     pairs: list[tuple[str, str]] = []
     for item in items:
         try:
-            pair = pair_texts(task, _item_of(task, fields.get(item.id, {})))
+            pair = pair_texts(task, item_of(task, fields.get(item.id, {})))
         except ValueError:
             continue
         kept.append(item)

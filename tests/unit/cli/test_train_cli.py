@@ -194,3 +194,29 @@ def test_estimate_train_refuses_bad_options(two_systems: Path, args: list[str], 
     result = invoke("estimate", two_systems, *args)
     assert result.exit_code == 2 and expected in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_teacher_adds_its_unlabelled_items_as_soft_targets(tiny: Path, two_systems: Path, tmp_path: Path) -> None:
+    """The teacher's items people did not label are learnt (counted in the card); a teacher holding only
+    labelled items teaches nothing and is refused in one line."""
+    teacher = tmp_path / "teacher.jsonl"
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text(SYSTEMS.read_text())
+    tiny_onnx = build(tmp_path / "teacher-model")
+    result = invoke("evaluate", "--task", "correctness", "--judge", f"cross-encoder:{tiny_onnx}", "--data", systems,
+                    "--out", teacher, "--no-progress", "--no-cache")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "ce"
+    result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", out, "--folds", 0,
+                    "--epochs", 1, "--max-length", 64, "--teacher", teacher, "--no-progress", "--json")
+    assert result.exit_code == 0, result.output
+    labelled = {json.loads(line)["question"] + json.loads(line)["answer"] for line in DATA.read_text().splitlines()}
+    expected = len({r["question"] + r["answer"] for r in map(json.loads, SYSTEMS.read_text().splitlines())} - labelled)
+    assert json.loads(result.stdout)["teacher"] == {"items": expected, "weight": 0.5}
+
+    own = tmp_path / "own.jsonl"
+    assert invoke("evaluate", "--task", "correctness", "--judge", f"cross-encoder:{tiny_onnx}", "--data", DATA,
+                  "--out", own, "--no-progress", "--no-cache").exit_code == 0
+    result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", tmp_path / "ce2",
+                    "--folds", 0, "--teacher", own, "--no-progress")
+    assert result.exit_code == 2 and "that people did not label" in result.output, result.output
