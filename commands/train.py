@@ -56,6 +56,21 @@ def _check_base(base: Path | None, task: str) -> None:
             raise fail(f"--base {base} was trained for {declared}, not {task}")
 
 
+def _check_out(out: Path, inputs: list[tuple[str, Path | None]]) -> None:
+    """``--out`` is replaced whole, so it must be a new folder, an empty one, or a model folder ragjury
+    wrote (never ``.`` or a home folder), and hold none of the inputs."""
+    if out.exists() or out.is_symlink():
+        if not out.is_dir() or out.is_symlink():
+            raise fail(f"--out {out} is a file: give a folder")
+        if any(out.iterdir()) and not (out / "ragjury.json").is_file():
+            raise fail(f"--out {out} is a folder with other files in it, and it would be replaced: give a new folder "
+                       "(or one 'ragjury train' wrote)")
+    target = out.resolve()
+    for option, path in inputs:
+        if path is not None and (path.resolve() == target or target in path.resolve().parents):
+            raise fail(f"--out {out} holds the input {option} {path}, and it would be replaced: give another folder")
+
+
 @user_errors
 def train(
     task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.",
@@ -114,17 +129,14 @@ def train(
 
     Exit codes: 0 written, 2 bad input (or too few labels of a class, or torch missing).
     """
-    from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.pipelines.calibration_data import calibration_items
 
     if task not in ("correctness", "faithfulness", "relevance"):
         raise fail(f"--task must be relevance, correctness or faithfulness, got '{task}'")
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
-    check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics),
-                                          ("--passages", passages), ("--base", base), ("--teacher", teacher)])
-    if out.exists() and not out.is_dir():
-        raise fail(f"--out {out} is a file: give a folder")
+    _check_out(out, [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
+                     ("--base", base), ("--teacher", teacher)])
     _check_base(base, task)
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
@@ -158,7 +170,7 @@ def train(
     recipe = Recipe(epochs=epochs, learning_rate=learning_rate, max_length=max_length, seed=seed)
     trainings = (folds + 1) if folds >= 2 else 1
     stderr.print(f"training {trainings} model{'s' if trainings > 1 else ''} on {len(binary)} labelled items "
-                 f"({sum(binary)} yes)" + (f" and {len(soft)} of the teacher's" if soft else "") + f", {epochs} epochs each"
+                 f"({sum(binary)} yes)" + (f" and {len(soft)} of the teacher's" if soft else "") + f", {epochs} epoch{'s' if epochs > 1 else ''} each"
                  + (f": {folds} for the cross-validated figures, then the final one" if folds >= 2 else ""),
                  highlight=False, markup=False)
     from ragjury.evals.training.model_folder import write_folder
@@ -185,12 +197,12 @@ def train(
         stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes): "
                      f"{_kappa(figures)} on items each fold never saw", highlight=False, markup=False)
         if card.get("base"):
-            gain = card.get("gain")
-            interval = card.get("gain_interval")
-            spread = f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else ""
-            stdout.print(f"  {card['base']['judge']} on the same items: {_kappa(card['base'])}; trained - it: "
-                         f"{gain:+.3f}{spread} kappa" if gain is not None else f"  {card['base']['judge']}: "
-                         f"{_kappa(card['base'])}", highlight=False, markup=False)
+            name, gain, interval = card["base"]["judge"], card.get("gain"), card.get("gain_interval")
+            spread = f"{gain:+.3f}" + (f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else "") if gain is not None else "—"
+            verdict = (f"beats it by {spread} kappa" if gain is not None and gain > 0
+                       else f"does NOT beat it ({spread} kappa): keep {name}")
+            stdout.print(f"  {name} on the same items: {_kappa(card['base'])}; the trained model {verdict}",
+                         highlight=False, markup=False)
     else:
         stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes); no "
                      "cross-validated figures (--folds 0)", highlight=False, markup=False)

@@ -220,3 +220,30 @@ def test_a_teacher_adds_its_unlabelled_items_as_soft_targets(tiny: Path, two_sys
     result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--out", tmp_path / "ce2",
                     "--folds", 0, "--teacher", own, "--no-progress")
     assert result.exit_code == 2 and "that people did not label" in result.output, result.output
+
+
+def test_out_is_replaced_only_when_it_is_a_model_folder(tiny: Path, tmp_path: Path) -> None:
+    """Training again into the folder it wrote replaces it; a folder of other files (``.``, a home folder)
+    or one holding an input is refused before any training, and nothing in it is touched."""
+    out = tmp_path / "ce"
+    args = ["train", "--task", "correctness", "--data", DATA, "--base", tiny, "--folds", 0, "--epochs", 1,
+            "--max-length", 64, "--no-progress"]
+    assert invoke(*args, "--out", out).exit_code == 0
+    first = (out / "model.safetensors").read_bytes()
+    again = invoke(*args, "--out", out, "--seed", 3)
+    assert again.exit_code == 0, again.output
+    assert (out / "model.safetensors").read_bytes() != first
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    refused = invoke(*args, "--out", busy)
+    assert refused.exit_code == 2 and "other files in it" in refused.output
+    assert (busy / "notes.txt").read_text() == "mine"
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    (holder / "ragjury.json").write_text("{}")
+    data = holder / "data.jsonl"
+    data.write_text(DATA.read_text())
+    refused = invoke(*[a if a != DATA else data for a in args], "--out", holder)
+    assert refused.exit_code == 2 and "holds the input --data" in refused.output
+    assert data.read_text() == DATA.read_text()
