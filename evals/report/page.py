@@ -114,6 +114,7 @@ white-space:nowrap;vertical-align:middle}
 .band-substantial{background:#d1fadf;color:#05603a}.band-almost-perfect{background:#a6f4c5;color:#054f31}
 .charts{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
 .lead{border:2px solid #1f2933;border-radius:6px;padding:.2rem 1rem .6rem;margin:1rem 0}
+@media (max-width:1000px){.scroll table{font-size:.8rem}.scroll td,.scroll th{padding:.25rem .35rem}}
 """
 
 
@@ -217,7 +218,7 @@ def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]], *, lead: bo
     else:
         head = "".join(f"<th>{_e(c)}</th>" for c in columns)
         body = "".join(
-            f"<tr><td class='name'>{_e(name)}</td>"
+            f"<tr><td class='name'>{_name(name)}</td>"
             + "".join(_value_cell(name, c, values.get(c)) for c in columns)
             + "</tr>"
             for name, values in rows.items()
@@ -226,6 +227,12 @@ def _table_html(title: str, rows: Mapping[str, Mapping[str, Value]], *, lead: bo
     if lead:
         return f"<section class='lead'><h2>{_e(title)}</h2>{table}</section>"
     return f"<h2>{_e(title)}</h2>{table}"
+
+
+def _name(name: object) -> str:
+    """A row's name, escaped, that may break after an underscore ("answer_correctness"), never
+    inside a word: the column of names gives way before a figure's."""
+    return _e(name).replace("_", "_<wbr>")
 
 
 def _cell(value: object) -> str:

@@ -400,6 +400,42 @@ def test_the_judge_card_is_rendered_within_the_page(tmp_path: Path) -> None:
     assert measured["scroll"] <= 1000 and measured["right"] <= 1000
 
 
+WIDE_TABLES = (
+    "(function () { return ['Per system', 'Latency, tokens and cost per judge'].map(function (title) {"
+    " var h = Array.from(doc.querySelectorAll('h2')).find(function (e) { return e.textContent === title; });"
+    " var box = h.nextElementSibling, table = box.querySelector('table'), broken = [];"
+    " table.querySelectorAll('td, th').forEach(function (cell) {"
+    "  var style = win.getComputedStyle(cell);"
+    "  var room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);"
+    "  var walker = doc.createTreeWalker(cell, NodeFilter.SHOW_TEXT), node;"
+    "  while ((node = walker.nextNode())) { var re = /\\S+/g, m;"
+    "   while ((m = re.exec(node.data))) { var range = doc.createRange();"
+    "    range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);"
+    "    var tops = {}, wide = 0;"
+    "    Array.prototype.forEach.call(range.getClientRects(), function (r) { tops[Math.round(r.top)] = 1; wide += r.width; });"
+    "    if (Object.keys(tops).length > 1 && wide <= room) broken.push(m[0]); } } });"
+    " return {title: title, right: table.getBoundingClientRect().right, scroll: box.scrollWidth,"
+    " box: box.clientWidth, page: doc.documentElement.clientWidth, broken: broken}; }); })()"
+)
+"""Per wide page table: its right edge, its box's scroll and client widths, and the words that fit
+their cell but sit on two lines anyway."""
+
+
+def test_the_latency_and_per_system_tables_fit_800px(tmp_path: Path) -> None:
+    """Two runs, two judges each, with latency and cost: at 800 px the latency table ran 280 px
+    past the window (1050 px of table in a 768 px box, its right part hidden until scrolled) and
+    the per-system table 150 px. Now a narrow window sets the page's tables smaller and a row's
+    name may break after an underscore: both fit, no figure or header word on two lines."""
+    rows = rows_a()
+    for k, r in enumerate(rows):
+        r["latency_s"] = round(0.4 + k / 10, 2)
+        r["cost_usd"] = round(0.001 * k, 4)
+    page = write_report(tmp_path, rows, config_b_rows())
+    for table in in_frame(tmp_path, page, WIDE_TABLES, width=800):
+        assert table["page"] == 800 and table["right"] <= 800 and table["scroll"] <= table["box"], table
+        assert table["broken"] == [], table
+
+
 def config_b_rows() -> list[dict[str, Any]]:
     """Config B's answers to config A's questions (``rows_a``), no gold: a run comparison."""
     rows = []
