@@ -337,7 +337,7 @@ def evaluate(
     """
     from ragjury.evals.report.gates import Gates
     from ragjury.evals.runs.cache import open_cache
-    from ragjury.evals.runs.runner import RUNS_STARTED, interrupted_message
+    from ragjury.evals.runs.runner import interrupted_message, recording_runs
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
@@ -450,85 +450,82 @@ def evaluate(
         progress=not no_progress,
     )
     trace_session = None if dry_run else start_trace(trace, settings)
-    runs_before = len(RUNS_STARTED)
     planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
-    try:
-        if agent:
-            assert corpus is not None
-            evaluate_agent_run(
-                data=data,
-                corpus=corpus,
-                judge_name=judge_name,
-                faithfulness_judge=faithfulness_judge,
-                correctness_judge=correctness_judge,
-                agent_model=agent_model,
-                retrieval=retrieval,
-                top_k=top_k,
-                **common,
-            )  # type: ignore[arg-type]
-        elif criteria is not None:
-            assert task is not None
-            from ragjury.commands.evaluate_criteria import prepare_criteria_run
+    with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
+        try:
+            if agent:
+                assert corpus is not None
+                evaluate_agent_run(
+                    data=data,
+                    corpus=corpus,
+                    judge_name=judge_name,
+                    faithfulness_judge=faithfulness_judge,
+                    correctness_judge=correctness_judge,
+                    agent_model=agent_model,
+                    retrieval=retrieval,
+                    top_k=top_k,
+                    **common,
+                )  # type: ignore[arg-type]
+            elif criteria is not None:
+                assert task is not None
+                from ragjury.commands.evaluate_criteria import prepare_criteria_run
 
-            run, finish = prepare_criteria_run(
-                planned=planned,
-                task=task.value,
-                data=data,
-                judge_specs=criteria,
-                resolved={spec: resolved[(task.value, spec)] for spec in criteria},
-                mapping=mapping or [],
-                junit=junit,
-                labels=labels,
-                **common,
-            )  # type: ignore[arg-type]
-            finish(run_sync(run))
-        else:
-            assert task is not None
-            pending = prepare_dataset_run(
-                task=task.value,
-                data=data,
-                judge_name=judge_name,
-                resolved=resolved[(task.value, judge_name)],
-                mapping=mapping or [],
-                judge_options=judge_options,
-                dry_run=dry_run,
-                executor=executor,
-                junit=junit,
-                labels=labels,
-                **common,
-            )  # type: ignore[arg-type]
-            if pending is not None:
-                run, finish = pending
+                run, finish = prepare_criteria_run(
+                    planned=planned,
+                    task=task.value,
+                    data=data,
+                    judge_specs=criteria,
+                    resolved={spec: resolved[(task.value, spec)] for spec in criteria},
+                    mapping=mapping or [],
+                    junit=junit,
+                    labels=labels,
+                    **common,
+                )  # type: ignore[arg-type]
                 finish(run_sync(run))
-    except KeyboardInterrupt:
-        stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
-        if json_output:  # a script reading stdout learns the run stopped, and how far it got
-            if planned:
-                from ragjury.commands.evaluate_criteria import interrupted_counts
-
-                counts = interrupted_counts(planned, RUNS_STARTED[runs_before:])
             else:
-                counts = _counts_so_far(runs_before)
-            print_json({"task": task.value if task else None, "judge": criteria or judge_name, **counts,
-                        "interrupted": True},
-                       command="evaluate")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    except UnknownJudgeError as error:
-        raise fail(str(error)) from None
-    finally:
-        if cache is not None:
-            cache.close()
-        end_trace(trace_session)
+                assert task is not None
+                pending = prepare_dataset_run(
+                    task=task.value,
+                    data=data,
+                    judge_name=judge_name,
+                    resolved=resolved[(task.value, judge_name)],
+                    mapping=mapping or [],
+                    judge_options=judge_options,
+                    dry_run=dry_run,
+                    executor=executor,
+                    junit=junit,
+                    labels=labels,
+                    **common,
+                )  # type: ignore[arg-type]
+                if pending is not None:
+                    run, finish = pending
+                    finish(run_sync(run))
+        except KeyboardInterrupt:
+            stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
+            if json_output:  # a script reading stdout learns the run stopped, and how far it got
+                if planned:
+                    from ragjury.commands.evaluate_criteria import interrupted_counts
+
+                    counts = interrupted_counts(planned, started)
+                else:
+                    counts = _counts_so_far(started)
+                print_json({"task": task.value if task else None, "judge": criteria or judge_name, **counts,
+                            "interrupted": True},
+                           command="evaluate")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except UnknownJudgeError as error:
+            raise fail(str(error)) from None
+        finally:
+            if cache is not None:
+                cache.close()
+            end_trace(trace_session)
 
 
-def _counts_so_far(runs_before: int) -> dict[str, object]:
-    """The counts of the runs this command started before Ctrl-C stopped them (n, scored,
-    unscored, cached, judged, ...); empty when it stopped before judging began."""
+def _counts_so_far(started: list[Any]) -> dict[str, object]:
+    """The counts of the runs this command started (``recording_runs``) before Ctrl-C stopped
+    them (n, scored, unscored, cached, judged, ...); empty when it stopped before judging began."""
     from functools import reduce
 
-    from ragjury.evals.runs.runner import RUNS_STARTED
-
-    started = RUNS_STARTED[runs_before:]
     return reduce(lambda a, b: a.merge(b), started).as_dict() if started else {}
 
 

@@ -24,7 +24,8 @@ SHARED_KEYS: dict[str, str] = {
     "dry_run": "with --dry-run: {items, cached, duplicates, to_judge, prompts, input_tokens, "
     "output_token_cap, price_usd, models, not_estimated, model_free, assumptions} before any model call",
     "task": "what was judged: correctness, faithfulness, score, relevance, relevance_graded, goal",
-    "judge": "the judge: as asked for with --judge (runs), or the one that answered (one judgment)",
+    "judge": "the judge: as asked for with --judge (runs; a run read back by report: the --judge names its rows "
+    "carry), or the one that answered (one judgment)",
     "judges": "verdicts per judge that actually produced them, e.g. {\"contains\": 20}",
     "fallback": "{count, share, judge}: verdicts from the fallback judge (--judge auto)",
     "verdicts_by": "the same as a sentence: `answer_correctness (model M) for 81.5 %, contains as fallback "
@@ -92,7 +93,7 @@ SHARED_KEYS: dict[str, str] = {
     "n_unscored}}}",
     "figures": "flat {name: number or null}: the names --fail-under gates read",
     "intervals": "bootstrap 95 % intervals of the figures, {name: [low, high] or null} (items resampled, "
-    "seed 0): accuracy, cohen_kappa, binary_krippendorff_alpha, precision, recall, f1, kendall_tau",
+    "seed 0): accuracy, cohen_kappa, binary_krippendorff_alpha, precision, recall, f1, kendall_tau; {} without labels",
     "gate_failures": "failed --fail-under / --max-fallback / --max-unscored / --fail-on-negative gates, "
     "one sentence each; [] when none",
     "agreement": "judge vs people on labels: n_total, n_scored, coverage, accuracy, cohen_kappa, "
@@ -122,6 +123,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "{value, interval, n}, lenient, strict, cohen_kappa, cohen_kappa_interval}], length_bias: "
         "{slope_per_100_words, found, held_fixed, quartile_gaps} or null, findings, notes}",
         "score_correlation": "task score: {pearson, spearman, mae} of judge scores against gold scores",
+        "system_estimates": "people labelled some items but not all: each system's rate as people would judge it "
+        "(prediction-powered): {level, n_items, n_labels, n_unscored, interval, systems, comparison, notes}",
         "agent": "mode agent: the agent's run: questions, answered, errors, cached, asked, tokens, requests, "
         "wall_s",
         "score": "mode agent: run counts of the score stage, its mean, its `result` (as the shared key, with "
@@ -229,7 +232,12 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "unscored_judgments": "of those, the ones the judge could not score (their queries are left out)",
     },
     "report": {
-        "runs": "per predictions file: its counts, who judged, figures, intervals, ranking and per_system",
+        "runs": "per predictions file: {name, ...} and the run as `evaluate --json` gives it, with the same values: "
+        "task, judge, counts, who judged, labelled, empty_answers, injection_flags, trust, result, figures, "
+        "intervals, agreement, score_correlation, ranking, per_system, judge_card, system_estimates; not the run "
+        "statistics only a live run has (cached, judged, duplicates, not_judged, not_attempted, input_tokens, "
+        "output_tokens, wall_s, judgments_per_s, interrupted, executor, endpoints); tokens and requests are the "
+        "rows' own (cached judgments included), where evaluate's are what the run spent",
         "comparison": "two files: {kind (runs: two runs' answers judged by one judge; judges: the same "
         "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "

@@ -11,12 +11,14 @@ ranking, estimates, the judge card, who judged) is measured on first use and kep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from ragjury.rag_agent.core.judge_spec import CHECK_NAME_PREFIX, PLUGIN_PREFIX
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
+from ragjury.evals.report.headline import trust_block
 from ragjury.evals.report.sources import VerdictSources
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
 from ragjury.evals.stats.run_card import run_card
@@ -198,7 +200,6 @@ class FinishedRun:
         """The same run shown under another file name (``evaluate --html`` names the data file):
         every figure measured first, so the copy shares them instead of measuring again."""
         import copy
-        import dataclasses
 
         for figure in ("result", "agreement", "correlation", "ranking", "intervals", "estimates", "card", "per_system",
                        "sources", "scored", "labelled"):
@@ -333,21 +334,38 @@ class FinishedRun:
     # -- views of it are functions (``evals.report.run_outputs``, ``run_report``) ---------------
 
     def as_dict(self) -> dict[str, Any]:
-        """One run in ``report --json``: its counts, who judged, figures, intervals and ranking
-        (the keys ``evaluate --json`` uses for the same things)."""
-        entry: dict[str, Any] = {
-            "name": self.run.name,
-            "task": self.run.task,
-            **self.counts(),
-            **self.sources.as_dict(),
-            "result": self.result.as_dict(),
-            "figures": self.figures(),
-            "intervals": self.interval_dict(),
-        }
+        """The run in ``--json``, one shape wherever it is shown: ``evaluate --json`` is this plus the
+        files, the mode and the gates; each run of ``report --json`` is this under its file's name.
+
+        Every figure is a function of the records, so a run read back from its predictions file
+        gives each figure the live run gave. The run statistics are the optional block: a run just
+        judged has them (``RunStats.as_dict``: cached, judged, wall_s, ... and this run's counts and
+        spend), a run read back has its records' counts in their place (``counts``)."""
+        out: dict[str, Any] = {"task": self.run.task, "judge": self.judge}  # a run just judged always has its task
+        out.update(self.stats.as_dict() if self.stats is not None else self.counts())
+        out.update(self.sources.as_dict())
+        out["labelled"] = self.labelled
+        if self.task == "correctness":
+            out["empty_answers"] = self.empty_answers
+        out["injection_flags"] = self.injection_dict()
+        out["trust"] = trust_block(self)
+        out["result"] = self.result.as_dict()
+        out["figures"] = self.figures()
+        out["intervals"] = self.interval_dict()  # {} without labels
+        if self.agreement is not None:
+            out["agreement"] = plain_dict(self.agreement)
+        if self.correlation:
+            out["score_correlation"] = self.correlation
         if self.ranking is not None:
-            entry["ranking"] = self.ranking.as_dict()
-        entry["per_system"] = self.per_system
-        return entry
+            out["ranking"] = self.ranking.as_dict()
+        out["per_system"] = self.per_system
+        if self.card is not None:
+            out["judge_card"] = self.card.as_dict()
+        if self.estimates is not None:
+            out["system_estimates"] = {
+                key: value for key, value in self.estimates.as_dict().items() if key not in ("predictions", "task", "judge")
+            }
+        return out
 
     def __repr__(self) -> str:
         """A few lines a notebook can show: task, judge, counts, the headline figures with their
@@ -410,6 +428,17 @@ def figure_intervals(
     return intervals
 
 
+def plain_dict(figures: Any) -> dict[str, Any]:
+    """Agreement results may be pydantic models, dataclasses or dicts; the JSON wants dicts."""
+    if isinstance(figures, Mapping):
+        return dict(figures)
+    if hasattr(figures, "model_dump"):
+        return figures.model_dump(mode="json")
+    if dataclasses.is_dataclass(figures):
+        return dataclasses.asdict(figures)  # type: ignore[arg-type]
+    return {"value": figures}
+
+
 def flat_row(row: Any) -> dict[str, Any]:
     """A predictions row for a table: the judged item's question, answer, references and contexts
     (what a reader looks at beside the verdict) as columns of their own, the rest left out."""
@@ -421,4 +450,4 @@ def flat_row(row: Any) -> dict[str, Any]:
     return flat
 
 
-__all__ = ["FinishedRun", "HEADLINE_FIGURES", "figure_intervals", "finished_run", "flat_row"]
+__all__ = ["FinishedRun", "HEADLINE_FIGURES", "figure_intervals", "finished_run", "flat_row", "plain_dict"]

@@ -7,13 +7,10 @@ page and the JSON agree with each other and with ``ragjury report PRED.jsonl``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from ragjury.evals.report.headline import trust_block
 
 if TYPE_CHECKING:
     from ragjury.evals.report.finished_run import FinishedRun
@@ -89,47 +86,9 @@ def run_payload(
 
 
 def run_summary(result: FinishedRun) -> dict[str, Any]:
-    """Everything ``evaluate --json`` says of a run: its stats (or counts, read back), the judges
-    that produced the verdicts (and the fallback's share), the result, figures, agreement, the
-    ranking, the judge card and the estimates."""
-    out: dict[str, Any] = {"task": result.task, "judge": result.judge}
-    out.update(result.stats.as_dict() if result.stats is not None else result.counts())
-    out.update(result.sources.as_dict())
-    out["labelled"] = result.labelled
-    if result.task == "correctness":
-        out["empty_answers"] = result.empty_answers
-    out["injection_flags"] = result.injection_dict()
-    out["trust"] = trust_block(result)
-    out["result"] = result.result.as_dict()
-    out["figures"] = result.figures()
-    if result.labelled:
-        out["intervals"] = result.interval_dict()
-    if result.agreement is not None:
-        out["agreement"] = _as_dict(result.agreement)
-    if result.correlation:
-        out["score_correlation"] = result.correlation
-    if result.ranking is not None:
-        out["ranking"] = result.ranking.as_dict()
-    out["per_system"] = result.per_system
-    if result.card is not None:
-        out["judge_card"] = result.card.as_dict()
-    estimates = result.estimates
-    if estimates is not None:
-        out["system_estimates"] = {
-            key: value for key, value in estimates.as_dict().items() if key not in ("predictions", "task", "judge")
-        }
-    return out
-
-
-def _as_dict(figures: Any) -> dict[str, Any]:
-    """Agreement results may be pydantic models, dataclasses or dicts; summaries want dicts."""
-    if isinstance(figures, Mapping):
-        return dict(figures)
-    if hasattr(figures, "model_dump"):
-        return figures.model_dump(mode="json")
-    if dataclasses.is_dataclass(figures):
-        return dataclasses.asdict(figures)  # type: ignore[arg-type]
-    return {"value": figures}
+    """Everything ``evaluate --json`` says of a run: ``FinishedRun.as_dict``, the one shape of a
+    finished run (each run of ``report --json`` is the same, read back from its file)."""
+    return result.as_dict()
 
 
 __all__ = ["DatasetFiles", "html_report", "run_payload", "run_summary", "write_outputs"]

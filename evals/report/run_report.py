@@ -22,7 +22,7 @@ from ragjury.evals.io.predictions import PredictionRun
 from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
-from ragjury.evals.report.headline import people_lead, people_rates, trust_block
+from ragjury.evals.report.headline import people_lead, people_rates
 from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.report.formatting import fmt, percent
@@ -263,13 +263,14 @@ def report_payload(
     all_figures: Sequence[FinishedRun], predictions: Sequence[Path], html: Path | None = None
 ) -> dict[str, Any]:
     """The ``report --json`` document (before ``schema_version`` and ``command``): the files read
-    and written, each run (``FinishedRun.as_dict``) and, for two runs, their comparison."""
+    and written, each run (``FinishedRun.as_dict``, the shape ``evaluate --json`` gives the same run,
+    under its file's name) and, for two runs, their comparison."""
     from ragjury.evals.io.json_contract import paths
 
     payload: dict[str, Any] = {
         "inputs": paths(predictions=list(predictions)),
         "outputs": paths(html=html),
-        "runs": [{**figures.as_dict(), "trust": trust_block(figures)} for figures in all_figures],
+        "runs": [{"name": figures.run.name, **figures.as_dict()} for figures in all_figures],
     }
     if len(all_figures) == 2:
         payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()

@@ -231,7 +231,8 @@ async def run_judgments(
     started = time.perf_counter()
     run_started = time.time()
     stats = RunStats(total=len(items))
-    RUNS_STARTED.append(stats)
+    for started_runs in _RECORDING:
+        started_runs.append(stats)
     identity = judge.identity
     owner = identity.key()
     keys = [judgment_key(identity, item) for item in items]
@@ -546,9 +547,25 @@ async def _judge_shared(
             await renewing
 
 
-RUNS_STARTED: list[RunStats] = []
-"""The stats of every ``run_judgments`` this process started, newest last: a run stopped by
-Ctrl-C raises instead of returning them, and a command's ``--json`` still owes its counts."""
+_RECORDING: list[list[RunStats]] = []
+"""The lists of the ``recording_runs`` blocks open now (none outside a command): nothing is kept
+once a block ends, so a long-lived process (a notebook, a server) holds no stats of past runs."""
+
+
+@contextmanager
+def recording_runs() -> Iterator[list[RunStats]]:
+    """The stats of every ``run_judgments`` started inside the block, newest last, each filled in
+    as its run goes: a run stopped by Ctrl-C raises instead of returning them, and a command's
+    ``--json`` still owes its counts."""
+    started: list[RunStats] = []
+    _RECORDING.append(started)
+    try:
+        yield started
+    finally:
+        for index, open_list in enumerate(_RECORDING):
+            if open_list is started:  # by identity: two empty lists are equal
+                del _RECORDING[index]
+                break
 
 
 def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -> str:
@@ -562,4 +579,5 @@ def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -
     )
 
 
-__all__ = ["RUNS_STARTED", "RateColumn", "RunResult", "RunStats", "interrupted_message", "make_progress", "run_judgments"]
+__all__ = ["RateColumn", "RunResult", "RunStats", "interrupted_message", "make_progress", "recording_runs",
+           "run_judgments"]

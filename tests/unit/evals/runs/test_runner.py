@@ -293,18 +293,23 @@ async def test_an_interrupted_vectorised_judge_keeps_what_it_finished(cache: Jud
 
 async def test_an_interrupted_run_counts_only_what_it_reached_as_scored(cache: JudgmentCache) -> None:
     """Ctrl-C after 7 of 20: 7 scored, 13 not judged (not 20 scored, 0 unscored)."""
-    from ragjury.evals.runs.runner import RUNS_STARTED
+    from ragjury.evals.runs import runner
+    from ragjury.evals.runs.runner import recording_runs
 
-    before = len(RUNS_STARTED)
-    with pytest.raises(KeyboardInterrupt):
-        await run_judgments(Vectorised(stop_after=7), items(20), cache=cache, progress=False)
-    counts = RUNS_STARTED[before].as_dict()
-    assert (counts["n"], counts["scored"], counts["unscored"], counts["not_judged"]) == (20, 7, 0, 13)
-    assert counts["interrupted"] is True
-    _, stats = await run_judgments(Vectorised(), items(20), cache=cache, progress=False)
-    assert (stats.scored, stats.not_judged) == (20, 0)
-    merged = RUNS_STARTED[before].merge(stats).as_dict()
-    assert (merged["n"], merged["scored"], merged["not_judged"], merged["interrupted"]) == (40, 27, 13, True)
+    with recording_runs() as started:
+        with pytest.raises(KeyboardInterrupt):
+            await run_judgments(Vectorised(stop_after=7), items(20), cache=cache, progress=False)
+        counts = started[0].as_dict()
+        assert (counts["n"], counts["scored"], counts["unscored"], counts["not_judged"]) == (20, 7, 0, 13)
+        assert counts["interrupted"] is True
+        _, stats = await run_judgments(Vectorised(), items(20), cache=cache, progress=False)
+        assert (stats.scored, stats.not_judged) == (20, 0)
+        assert started[1] is stats
+        merged = started[0].merge(stats).as_dict()
+        assert (merged["n"], merged["scored"], merged["not_judged"], merged["interrupted"]) == (40, 27, 13, True)
+    assert runner._RECORDING == []  # nothing kept once the block ends
+    await run_judgments(Vectorised(), items(3), cache=cache, progress=False)
+    assert len(started) == 2  # a run after the block is recorded nowhere
 
 
 async def test_a_vectorised_judge_that_awaits_has_each_result_committed_when_the_loop_is_free(
