@@ -79,7 +79,7 @@ _EXPORTS: dict[str, str] = {
     "EstimatesResult": "ragjury.evals.stats.run_estimates",
     # two finished runs compared (report A B in Python), and the regression gate
     "compare_predictions": "ragjury.evals.pipelines.run_comparison_run",
-    "PredictionsComparison": "ragjury.evals.pipelines.run_comparison_run",
+    "Comparison": "ragjury.evals.report.verdict_changes",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -94,6 +94,7 @@ _RETIRED: dict[str, str] = {
     "EvalRow": "CheckRow",
     "EvaluationResult": "DatasetEvaluation",
     "DeterministicScoreJudge": "HeuristicScoreJudge",
+    "PredictionsComparison": "Comparison",
 }
 """Old public name -> its new name: still importable, with a ``DeprecationWarning``."""
 # retired names: end
@@ -139,7 +140,8 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
         evaluate_dataset,
         evaluate_dataset_sync,
     )
-    from ragjury.evals.pipelines.run_comparison_run import PredictionsComparison, compare_predictions
+    from ragjury.evals.pipelines.run_comparison_run import compare_predictions
+    from ragjury.evals.report.verdict_changes import Comparison
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult

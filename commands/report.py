@@ -186,8 +186,19 @@ def report(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         page, _figures = build_report([], title=title, measured=all_figures)
         write_html(html, page)
-    gate = (_gate(all_figures, fail_if_worse, list(predictions), allow_missing, require_measured, rule, people)
-            if fail_if_worse is not None else None)
+    gate = None
+    if fail_if_worse is not None:  # the one gate: Comparison.gate, as compare_predictions(...).gate
+        from dataclasses import replace
+
+        from ragjury.evals.report.verdict_changes import Comparison
+
+        comparison = Comparison.of(*all_figures)
+        if people is not None:  # people's B - A decides where it has one
+            comparison = replace(comparison, people=people)
+        # one file split by system (--compare) is two runs, not the same file twice
+        gate = comparison.gate(fail_if_worse, allow_missing=allow_missing, rule=rule,
+                               require_measured=require_measured, same_file=False if compare is not None else None)
+        _step_summary(comparison, gate, list(predictions))
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
@@ -217,10 +228,9 @@ def report(
     from ragjury.evals.report.run_comparison import as_note
 
     if len(all_figures) == 2:  # the answer first: which kind of comparison, each rate, B - A
-        from ragjury.evals.report.verdict_changes import compare_runs
+        from ragjury.evals.report.verdict_changes import Comparison
 
-        names = [figures.run.name for figures in all_figures]
-        first_lines = compare_runs(*all_figures).runs.lines(names)
+        first_lines = Comparison.of(*all_figures).lines()
     else:
         from ragjury.evals.report.headline import headline
 
@@ -288,42 +298,19 @@ def _people_lines(labels: Path) -> None:
                      markup=False, soft_wrap=True)
 
 
-def _gate(all_figures: list[Any], margin: float, inputs: list[Path], allow_missing: bool = False,
-          require_measured: bool = False, rule: str = "worse", people: Any = None) -> Any:
-    """The regression gate on BASELINE (first) and NEW (second), on people's B - A where ``people``
-    (``estimate A B --labels``) has it; the step summary, of that same verdict, when in GitHub Actions."""
+def _step_summary(comparison: Any, outcome: Any, inputs: list[Path]) -> None:
+    """The gate's verdict as a GitHub Actions step summary, when in GitHub Actions."""
     import os
 
-    from ragjury.evals.report.regression_gate import people_gate, regression_gate, step_summary
-    from ragjury.evals.report.verdict_changes import compare_runs
+    if not os.environ.get("GITHUB_STEP_SUMMARY"):
+        return
+    from ragjury.evals.io.step_summary import append_step_summary
+    from ragjury.evals.report.regression_gate import step_summary
 
-    comparison = compare_runs(*all_figures).runs
-    baseline, new = (figures.run for figures in all_figures)
-    by_id = new.by_id()
-    unscored_new = sum(1 for key in comparison.matching.pairs if by_id[key].unscored)
-    from ragjury.evals.io.atomic_io import one_existing_file
-
-    same = len(inputs) == 2 and one_existing_file(*inputs)
-    from ragjury.evals.stats.public_measurements import unmeasured_kind
-
-    kinds = {unmeasured_kind(figures.judge) for figures in all_figures if not figures.labelled}
-    unmeasured = next((kind for kind in kinds if kind), None)
-    outcome = regression_gate(comparison.paired, margin, unscored_new=unscored_new,
-                              missing_new=comparison.matching.only_a.count, baseline_n=len(baseline.by_id()),
-                              allow_missing=allow_missing, same_file=same, unmeasured=unmeasured,
-                              require_measured=require_measured, rule=rule)
-    if people is not None and people.comparison is not None:  # people's B - A decides
-        outcome = people_gate(people.comparison, margin, rule=rule, judge_gate=outcome)
-    if os.environ.get("GITHUB_STEP_SUMMARY"):
-        from ragjury.evals.io.step_summary import append_step_summary
-
-        task = all_figures[1].verdict_task  # what a yes means ("judged correct"), never "judged true"
-        rates = tuple(result.lines(task)[0] for result in comparison.results)
-        warning = append_step_summary(step_summary(outcome, (baseline.name, new.name), rates) + "\n",  # type: ignore[arg-type]
-                                      inputs=inputs)
-        if warning:
-            stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
-    return outcome
+    names = (comparison.baseline.name, comparison.new.name)
+    warning = append_step_summary(step_summary(outcome, names, comparison.rates()) + "\n", inputs=inputs)
+    if warning:
+        stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,8 +1,8 @@
-"""Two predictions files side by side: which kind of comparison it is, which rows match, and —
-for two runs of one judge — each run's judged rate and the paired difference B - A.
+"""Two predictions files side by side: which kind of comparison it is and which rows match (what
+``verdict_changes.Comparison``, the one comparison of two runs, measures its pairs on).
 
 Why the kind matters: the same answers judged by two judges say which judge agrees more with
-people (``compare_runs`` measures that against the gold labels); two configs' answers judged by
+people (``Comparison`` measures that against the gold labels); two configs' answers judged by
 one judge say which config is better, and need no labels. Which one it is follows from the files:
 answers that differ under a shared id make it a run comparison.
 
@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ragjury.evals.io.predictions import PredictionRun
-from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
-from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult, run_result
 
 FIRST_IDS = 5
 """Ids named per kind of unmatched row (the count says how many more)."""
@@ -181,116 +179,6 @@ def check_comparable(a: PredictionRun, b: PredictionRun) -> None:
         raise ValueError(f"no id in common between {a.path} and {b.path}: nothing to pair")
 
 
-@dataclass(frozen=True)
-class RunComparison:
-    """What a reader of two files learns first: the kind, each run's result, B - A on the pairs,
-    and the rows that do not match."""
-
-    kind: ComparisonKind
-    matching: Matching
-    results: tuple[RunResult, RunResult]
-    paired: PairedDifference
-    task: str | None = None
-    judges: tuple[str, str] | None = None
-    """Who judged A and B (``judge_of``); they differ in a comparison of two judges' runs."""
-
-    @property
-    def binary(self) -> bool:
-        return self.paired.binary
-
-    @property
-    def same_judge(self) -> bool:
-        return self.judges is None or self.judges[0] == self.judges[1]
-
-    def headline(self) -> str:
-        if self.kind == "runs" and not self.same_judge:
-            assert self.judges is not None
-            return (f"run comparison: two runs' answers to the same questions, judged by DIFFERENT judges (A: "
-                    f"{self.judges[0]}; B: {self.judges[1]}), so B - A mixes the answers' difference with the judges'")
-        return KIND_TEXT[self.kind]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "unmatched": self.matching.as_dict(),
-            "paired": self.paired.as_dict(),
-            "caveat": CAVEAT.removeprefix("caveat: ") if self.kind == "runs" else None,
-        }
-
-    def difference_text(self) -> str:
-        """``+12.5 points [+2.5, +22.5]`` (rates) or ``+0.041 [-0.010, +0.090]`` (mean scores)."""
-        p = self.paired
-        if p.difference is None:
-            return "-"
-        scale, digits, unit = (100.0, 1, " points") if self.binary else (1.0, 3, "")
-        text = f"{p.difference * scale:+.{digits}f}{unit}"
-        if p.interval is not None:
-            text += f" [{p.interval.low * scale:+.{digits}f}, {p.interval.high * scale:+.{digits}f}]"
-        else:
-            text += f" (no interval: {p.n_pairs} paired, fewer than {MIN_BOOTSTRAP_N})"
-        return text
-
-    def lines(self, names: Sequence[str]) -> list[str]:
-        """The terminal's lines: kind, each run's result, B - A with interval and p-value, the
-        pair counts, unmatched rows, and (run comparison) the caveat."""
-        out = [self.headline()]
-        for letter, name, result in zip("AB", names, self.results, strict=True):
-            first = result.lines(self.task)[0]
-            out.append(f"{letter} ({name}) {first}")
-        p = self.paired
-        if p.difference is None:
-            out.append("B - A: no question scored in both runs")
-        else:
-            how = (f"95 % paired bootstrap over {p.n_pairs:,} questions" if p.interval is not None
-                   else f"over {p.n_pairs:,} questions")
-            own = [result.overall.n_scored for result in self.results]
-            paired_rates = ""
-            if own != [p.n_pairs, p.n_pairs] and p.a_mean is not None and p.b_mean is not None:
-                scale, unit = (100.0, " %") if self.binary else (1.0, "")
-                digits = 1 if self.binary else 3
-                paired_rates = (f"; on those questions A {p.a_mean * scale:.{digits}f}{unit}, "
-                                f"B {p.b_mean * scale:.{digits}f}{unit} (the rates above cover "
-                                f"{own[0]:,} and {own[1]:,} scored items)")
-            out.append(f"B - A: {self.difference_text()} ({how}), p = {p.p_value:.3g} ({p.test}){paired_rates}")
-        counts = p.counts
-        if self.binary:
-            out.append(
-                f"questions: A only {counts['a_only']:,}, B only {counts['b_only']:,}, both {counts['both']:,}, "
-                f"neither {counts['neither']:,}" + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
-            )
-        else:
-            out.append(
-                f"questions: A higher {counts['a_higher']:,}, B higher {counts['b_higher']:,}, tied {counts['tied']:,}"
-                + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
-            )
-        out.extend(self.matching.lines())
-        if self.kind == "runs":
-            out.append(CAVEAT)
-        return out
-
-
-def compare_two_runs(
-    a: PredictionRun, b: PredictionRun, results: tuple[RunResult, RunResult] | None = None
-) -> RunComparison:
-    """Match the rows, tell the kind, and measure B - A on the pairs; each run's result is
-    ``results`` where the runs were measured already, else made here."""
-    matching = match_rows(a, b)
-    binary = a.kind == "binary"
-    if results is None:
-        results = tuple(  # type: ignore[assignment]
-            run_result([r.label for r in run.records], [r.system for r in run.records], binary=binary) for run in (a, b)
-        )
-    assert results is not None
-    index_a, index_b = a.by_id(), b.by_id()
-    paired = paired_difference(
-        [index_a[i].label for i in matching.pairs], [index_b[i].label for i in matching.pairs], binary=binary
-    )
-    return RunComparison(
-        comparison_kind(a, b, matching.pairs), matching, (results[0], results[1]), paired, task=a.task,
-        judges=(judge_of(a), judge_of(b)),
-    )
-
-
 __all__ = [
     "CAVEAT",
     "as_note",
@@ -298,10 +186,8 @@ __all__ = [
     "IdList",
     "KIND_TEXT",
     "Matching",
-    "RunComparison",
     "check_comparable",
     "split_by_system",
-    "compare_two_runs",
     "comparison_kind",
     "judge_of",
     "match_rows",

@@ -30,7 +30,7 @@ from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
 from ragjury.evals.report.run_comparison import CAVEAT, as_note
 from ragjury.evals.report.sources import fallback_note
-from ragjury.evals.report.verdict_changes import Comparison, compare_runs, comparison_tables
+from ragjury.evals.report.verdict_changes import Comparison, comparison_tables
 from ragjury.evals.stats.intervals import RESAMPLES, Interval
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
 
@@ -148,7 +148,7 @@ def _sections(all_figures: Sequence[FinishedRun]) -> dict[str, str]:
 def report_notes(all_figures: Sequence[FinishedRun]) -> list[str]:
     """The notes of one run or of two compared (fallbacks, missing text, repeated ids, unmatched
     rows, the caveat): what the page lists and the terminal prints."""
-    comparison = compare_runs(all_figures[0], all_figures[1]) if len(all_figures) == 2 else None
+    comparison = Comparison.of(all_figures[0], all_figures[1]) if len(all_figures) == 2 else None
     return _notes(all_figures, _sections(all_figures), comparison)
 
 
@@ -176,8 +176,8 @@ def build_report(
     section = _sections(all_figures)
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
-    comparison = compare_runs(all_figures[0], all_figures[1], resamples=resamples) if two else None
-    kind = {"runs": "run comparison, ", "judges": "judge comparison, "}.get(comparison.runs.kind, "") if comparison else ""
+    comparison = Comparison.of(all_figures[0], all_figures[1], resamples=resamples) if two else None
+    kind = {"runs": "run comparison, ", "judges": "judge comparison, "}.get(comparison.kind, "") if comparison else ""
     report = HtmlReport(
         title=title
         or (
@@ -251,8 +251,8 @@ def build_report(
     if comparison is not None:
         report.items = item_table(
             runs,
-            answers_per_run=comparison.runs.kind == "runs",
-            unpaired=frozenset(comparison.runs.matching.different_question.ids),
+            answers_per_run=comparison.kind == "runs",
+            unpaired=frozenset(comparison.matching.different_question.ids),
         )
     else:
         report.items = item_table(runs)
@@ -273,7 +273,7 @@ def report_payload(
         "runs": [{"name": figures.run.name, **figures.as_dict()} for figures in all_figures],
     }
     if len(all_figures) == 2:
-        payload["comparison"] = compare_runs(all_figures[0], all_figures[1]).as_dict()
+        payload["comparison"] = Comparison.of(all_figures[0], all_figures[1]).as_dict()
     return payload
 
 
@@ -296,7 +296,7 @@ def _notes(
 ) -> list[str]:
     notes: list[str] = []
     if comparison is not None:
-        notes.append(as_note(comparison.runs.headline()))
+        notes.append(as_note(comparison.headline()))
     two = len(all_figures) > 1
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if two else ""
@@ -322,11 +322,11 @@ def _notes(
     if two:
         a, b = (f.run.by_id() for f in all_figures)
         if comparison is not None:  # ids in one run only, or under another question: named
-            unmatched = comparison.runs.matching.lines()
+            unmatched = comparison.matching.lines()
             if unmatched:
                 notes.extend(as_note(line) for line in unmatched)
                 notes.append("Figures are per run; paired differences and verdict changes count the pairs.")
-            if comparison.runs.kind == "runs":
+            if comparison.kind == "runs":
                 notes.append(as_note(CAVEAT))
         differing = sum(
             1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
@@ -339,14 +339,13 @@ def _notes(
 def _compare_cards(all_figures: Sequence[FinishedRun], comparison: Comparison) -> dict[str, str]:
     """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
     cards: dict[str, str] = {}
-    runs = comparison.runs
     for letter, f in zip("AB", all_figures):
         title, value = result_card(f.result, f.run.task, prefix=f"{letter}: ")
         cards[title] = value
-    paired = runs.paired
+    paired = comparison.paired
     if paired.p_value is not None:
         cards[f"B − A ({paired.n_pairs:,} pairs, paired bootstrap)"] = (
-            f"{runs.difference_text()} · p = {paired.p_value:.3g} ({paired.test})"
+            f"{comparison.difference_text()} · p = {paired.p_value:.3g} ({paired.test})"
         )
     for k, f in enumerate(all_figures):
         letter = chr(65 + k)

@@ -1,20 +1,35 @@
-"""Two runs' verdicts item by item: the paired B - A differences on the labelled items both have,
-and how each verdict moved from A to B.
+"""Two runs compared: one type, ``Comparison.of(a, b)``, for every door — ``report A B`` (the
+terminal, ``--json``, the HTML, the gate, the step summary) and ``compare_predictions`` in Python.
 
-Apart from the page (``run_report``) because it is a measurement, not a view: ``report A B --json``
-and the HTML read the same ``Comparison``; ``run_comparison`` decides first which kind of
-comparison it is and which rows pair.
+It holds what is measured of the pair once: which kind of comparison it is and which rows pair
+(``run_comparison`` decides both), each run's result, the paired difference B - A on the questions
+both runs scored, the paired differences of agreement with people on the labelled items both have,
+how each verdict moved from A to B, and the regression gate (``gate``: ``--fail-if-worse`` and
+``--fail-unless-within``, the rule of ``regression_gate``). Apart from the page (``run_report``)
+because it is a measurement, not a view.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragjury.evals.io.predictions import ItemRecord
+from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.report.formatting import fmt
-from ragjury.evals.report.run_comparison import RunComparison, compare_two_runs
+from ragjury.evals.report.regression_gate import GateOutcome, people_gate, regression_gate
+from ragjury.evals.report.run_comparison import (
+    CAVEAT,
+    KIND_TEXT,
+    ComparisonKind,
+    Matching,
+    comparison_kind,
+    judge_of,
+    match_rows,
+)
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
+from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
+from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
 
 if TYPE_CHECKING:
     from ragjury.evals.report.finished_run import FinishedRun
@@ -22,18 +37,30 @@ if TYPE_CHECKING:
 
 @dataclass
 class Comparison:
-    """Two runs on the items both have: paired B - A differences with intervals (binary runs),
-    how many verdicts changed, and the matrix of verdicts A (rows) vs B (columns)."""
+    """Run A (BASELINE) and run B (NEW) on the items both have: the kind, each run's result, B - A
+    on the pairs (with its interval and p), the rows that do not match, paired differences of
+    agreement with people (binary runs), how many verdicts changed and the matrix of verdicts A
+    (rows) vs B (columns); ``gate`` is the regression gate on them."""
 
+    first: FinishedRun = field(repr=False, compare=False)
+    second: FinishedRun = field(repr=False, compare=False)
+    kind: ComparisonKind
+    matching: Matching
+    results: tuple[RunResult, RunResult]
+    paired: PairedDifference
+    task: str | None
+    judges: tuple[str, str] | None
+    """Who judged A and B (``judge_of``); they differ in a comparison of two judges' runs."""
     shared: int
     changed: int
     labelled: int
     differences: dict[str, dict[str, Any]]
     transitions: dict[str, dict[str, int]]
-    runs: RunComparison
-    """The kind, each run's result, B - A without labels, and the rows that do not match."""
     labels_differ: int = 0
     """Paired items whose people labels differ between A and B (each run is scored against its own)."""
+    people: Any = None
+    """B − A as people would judge it (``estimate_predictions`` of both runs with labels), or None:
+    where it has a difference, the gate decides on it."""
 
     @classmethod
     def of(cls, first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
@@ -47,9 +74,136 @@ class Comparison:
             first.comparisons[key] = made
         return made[1]
 
+    # -- the two runs ------------------------------------------------------------------------
+
+    @property
+    def baseline(self) -> PredictionRun:
+        """Run A's records (BASELINE of the gate)."""
+        return self.first.run
+
+    @property
+    def new(self) -> PredictionRun:
+        """Run B's records (NEW of the gate)."""
+        return self.second.run
+
+    @property
+    def binary(self) -> bool:
+        return self.paired.binary
+
+    @property
+    def same_judge(self) -> bool:
+        return self.judges is None or self.judges[0] == self.judges[1]
+
+    @property
+    def difference(self) -> float | None:
+        """NEW - BASELINE over the questions both runs scored."""
+        return self.paired.difference
+
+    # -- the gate ----------------------------------------------------------------------------
+
+    def gate(self, margin: float = 0.0, *, allow_missing: bool = False, rule: str = "worse",
+             require_measured: bool = False, same_file: bool | None = None) -> GateOutcome:
+        """The regression gate, ``report A B --fail-if-worse margin`` (``rule="within"``:
+        ``--fail-unless-within``): ``.failed`` when NEW is shown worse by more than ``margin``, has
+        unscored items among the shared questions, or lacks questions of BASELINE (unless
+        ``allow_missing``); ``require_measured`` fails it when a run's judge (a rubric, a Python
+        check, a fitted head) was never measured against people's labels. With ``people``, their
+        B − A decides. ``same_file``: whether A and B are one file (by default, whether the two
+        runs' paths name one existing file)."""
+        from ragjury.evals.io.atomic_io import one_existing_file
+        from ragjury.evals.stats.public_measurements import unmeasured_kind
+
+        by_id = self.new.by_id()
+        unscored_new = sum(1 for key in self.matching.pairs if by_id[key].unscored)
+        if same_file is None:
+            same_file = one_existing_file(self.baseline.path, self.new.path)
+        kinds = {unmeasured_kind(figures.judge) for figures in (self.first, self.second) if not figures.labelled}
+        unmeasured = next((kind for kind in kinds if kind), None)
+        outcome = regression_gate(self.paired, margin, unscored_new=unscored_new,
+                                  missing_new=self.matching.only_a.count, baseline_n=len(self.baseline.by_id()),
+                                  allow_missing=allow_missing, same_file=same_file, unmeasured=unmeasured,
+                                  require_measured=require_measured, rule=rule)
+        if self.people is not None and self.people.comparison is not None:  # people's B - A decides
+            outcome = people_gate(self.people.comparison, margin, rule=rule, judge_gate=outcome)
+        return outcome
+
+    def rates(self) -> tuple[str, str]:
+        """Each run's result line (what a yes means: the second run's verdict task), for the step summary."""
+        task = self.second.verdict_task  # "judged correct", never "judged true"
+        return (self.results[0].lines(task)[0], self.results[1].lines(task)[0])
+
+    # -- the lines ---------------------------------------------------------------------------
+
+    def headline(self) -> str:
+        if self.kind == "runs" and not self.same_judge:
+            assert self.judges is not None
+            return (f"run comparison: two runs' answers to the same questions, judged by DIFFERENT judges (A: "
+                    f"{self.judges[0]}; B: {self.judges[1]}), so B - A mixes the answers' difference with the judges'")
+        return KIND_TEXT[self.kind]
+
+    def difference_text(self) -> str:
+        """``+12.5 points [+2.5, +22.5]`` (rates) or ``+0.041 [-0.010, +0.090]`` (mean scores)."""
+        p = self.paired
+        if p.difference is None:
+            return "-"
+        scale, digits, unit = (100.0, 1, " points") if self.binary else (1.0, 3, "")
+        text = f"{p.difference * scale:+.{digits}f}{unit}"
+        if p.interval is not None:
+            text += f" [{p.interval.low * scale:+.{digits}f}, {p.interval.high * scale:+.{digits}f}]"
+        else:
+            text += f" (no interval: {p.n_pairs} paired, fewer than {MIN_BOOTSTRAP_N})"
+        return text
+
+    def lines(self, names: Sequence[str] | None = None) -> list[str]:
+        """The lines ``report A B`` prints first: kind, each run's result, B - A with interval and
+        p-value, the pair counts, unmatched rows, and (run comparison) the caveat. ``names``: the
+        runs' names (by default, as their files name them)."""
+        names = [self.baseline.name, self.new.name] if names is None else names
+        out = [self.headline()]
+        for letter, name, result in zip("AB", names, self.results, strict=True):
+            first = result.lines(self.task)[0]
+            out.append(f"{letter} ({name}) {first}")
+        p = self.paired
+        if p.difference is None:
+            out.append("B - A: no question scored in both runs")
+        else:
+            how = (f"95 % paired bootstrap over {p.n_pairs:,} questions" if p.interval is not None
+                   else f"over {p.n_pairs:,} questions")
+            own = [result.overall.n_scored for result in self.results]
+            paired_rates = ""
+            if own != [p.n_pairs, p.n_pairs] and p.a_mean is not None and p.b_mean is not None:
+                scale, unit = (100.0, " %") if self.binary else (1.0, "")
+                digits = 1 if self.binary else 3
+                paired_rates = (f"; on those questions A {p.a_mean * scale:.{digits}f}{unit}, "
+                                f"B {p.b_mean * scale:.{digits}f}{unit} (the rates above cover "
+                                f"{own[0]:,} and {own[1]:,} scored items)")
+            out.append(f"B - A: {self.difference_text()} ({how}), p = {p.p_value:.3g} ({p.test}){paired_rates}")
+        counts = p.counts
+        if self.binary:
+            out.append(
+                f"questions: A only {counts['a_only']:,}, B only {counts['b_only']:,}, both {counts['both']:,}, "
+                f"neither {counts['neither']:,}" + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
+            )
+        else:
+            out.append(
+                f"questions: A higher {counts['a_higher']:,}, B higher {counts['b_higher']:,}, tied {counts['tied']:,}"
+                + (f"; {p.n_unpaired:,} unscored in A or B" if p.n_unpaired else "")
+            )
+        out.extend(self.matching.lines())
+        if self.kind == "runs":
+            out.append(CAVEAT)
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
     def as_dict(self) -> dict[str, Any]:
+        """``report A B --json``'s ``comparison`` (with ``people_estimate`` where ``people`` is set)."""
         return {
-            **self.runs.as_dict(),
+            "kind": self.kind,
+            "unmatched": self.matching.as_dict(),
+            "paired": self.paired.as_dict(),
+            "caveat": CAVEAT.removeprefix("caveat: ") if self.kind == "runs" else None,
             "items_shared": self.shared,
             "verdicts_changed": self.changed,
             # agreement with people's labels: null, not 0 and {}, when no shared item has a label
@@ -57,27 +211,27 @@ class Comparison:
             "paired_items_labels_differ": self.labels_differ if self.labelled else None,
             "paired_difference": self.differences or None,
             "transitions": self.transitions,
+            **({"people_estimate": self.people.as_dict()} if self.people is not None else {}),
         }
-
-
-def compare_runs(first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
-    """What changed from run A to run B (``Comparison.of``: measured once per pair of runs)."""
-    return Comparison.of(first, second, resamples=resamples)
 
 
 def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Comparison:
     """What changed from run A to run B, joined on the item id (an id whose question differs is
     no pair: ``run_comparison.match_rows`` names it)."""
-    a, b = first.run.by_id(), second.run.by_id()
-    runs = compare_two_runs(first.run, second.run, (first.result, second.result))
-    if first.verdict_task == second.verdict_task != runs.task:  # two rubric runs: "judged to meet the criterion"
-        runs = replace(runs, task=first.verdict_task)
-    shared = list(runs.matching.pairs)
-    mismatched = set(runs.matching.different_question.ids)
+    run_a, run_b = first.run, second.run
+    a, b = run_a.by_id(), run_b.by_id()
+    matching = match_rows(run_a, run_b)
+    binary = run_a.kind == "binary"
+    paired_runs = paired_difference([a[i].label for i in matching.pairs], [b[i].label for i in matching.pairs],
+                                    binary=binary)
+    task = run_a.task
+    if first.verdict_task == second.verdict_task != task:  # two rubric runs: "judged to meet the criterion"
+        task = first.verdict_task
+    shared = list(matching.pairs)
+    mismatched = set(matching.different_question.ids)
     changed = sum(
         1 for k in shared if a[k].unscored != b[k].unscored or (not a[k].unscored and a[k].label != b[k].label)
     )
-    binary = first.run.kind == "binary"
     differences: dict[str, dict[str, Any]] = {}
     # each run is scored against its own people labels: two systems' answers to one question differ,
     # and so may their labels (scoring B against A's labels made a good B look bad)
@@ -116,7 +270,9 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
     keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
     transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
-    return Comparison(len(shared), changed, len(paired), differences, transitions, runs, labels_differ)
+    return Comparison(first, second, comparison_kind(run_a, run_b, matching.pairs), matching,
+                      (first.result, second.result), paired_runs, task, (judge_of(run_a), judge_of(run_b)),
+                      len(shared), changed, len(paired), differences, transitions, labels_differ)
 
 
 def _label_name(record: ItemRecord | None) -> str:
@@ -142,13 +298,13 @@ def comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, A
             }
             for name, row in comparison.differences.items()
         }
-    if comparison.runs.binary:
+    if comparison.binary:
         tables["Verdicts, A (rows) vs B (columns)"] = {row: dict(cols) for row, cols in comparison.transitions.items()}
     else:  # a score has no verdict to change: which run scored each shared question higher
-        counts = comparison.runs.paired.counts
+        counts = comparison.paired.counts
         tables["Scores on the questions both runs scored"] = {
             "questions": {"A higher": counts["a_higher"], "B higher": counts["b_higher"], "tied": counts["tied"]}}
     return tables
 
 
-__all__ = ["Comparison", "compare_runs", "comparison_tables"]
+__all__ = ["Comparison", "comparison_tables"]

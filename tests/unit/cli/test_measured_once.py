@@ -43,12 +43,11 @@ def counting(monkeypatch: pytest.MonkeyPatch, calls: Counter[str], module: objec
 def test_report_a_b_compares_once_and_makes_each_result_once(
     two_runs: list[Path], views: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragjury.evals.report import finished_run, run_comparison, verdict_changes
+    from ragjury.evals.report import finished_run, verdict_changes
 
     calls: Counter[str] = Counter()
     counting(monkeypatch, calls, verdict_changes, "_measure")
     counting(monkeypatch, calls, finished_run, "run_result")
-    counting(monkeypatch, calls, run_comparison, "run_result")
     args = [view.format(tmp=tmp_path) for view in views]
     done = CliRunner().invoke(app, ["report", *map(str, two_runs), *args])
     assert done.exit_code == 0, done.output

@@ -226,3 +226,56 @@ def test_the_non_inferiority_rule_fails_a_drop_the_significance_rule_lets_throug
     assert same.exit_code == 0 and "shown within -2.0 points" in same.output
     both = runner.invoke(app, ["report", str(base), str(slightly), "--fail-if-worse", "0.02", "--fail-unless-within", "0.02"])
     assert both.exit_code == 2
+
+
+def _run(path: Path, labels: list[bool | None], *, ids: range | None = None) -> Path:
+    """A predictions file of ``contains`` verdicts on questions q0, q1, ...; None is unscored."""
+    ids = ids if ids is not None else range(len(labels))
+    rows = [{"id": f"q{i}", "question": f"question {i}?", "answer": f"answer {i}", "judge": "contains",
+             "task": "correctness", **({"unscored": True} if label is None else {"label": label})}
+            for i, label in zip(ids, labels, strict=True)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+@pytest.mark.parametrize(("case", "new_labels", "args", "expected"), [
+    ("pass", [True] * 30, [], (False, True)),
+    ("fail", [True] * 10 + [False] * 20, [], (True, True)),
+    ("undecided", None, [], (False, False)),
+    ("missing", [True] * 25, [], (True, True)),
+    ("missing allowed", [True] * 25, ["--allow-missing"], (False, True)),
+    ("unscored", [True] * 28 + [None] * 2, [], (True, True)),
+    ("within", [True] * 28 + [False] * 2, ["--fail-unless-within"], (True, True)),
+])
+def test_one_gate_decides_for_report_a_b_and_compare_predictions(
+    tmp_path: Path, case: str, new_labels: list[bool | None] | None, args: list[str], expected: tuple[bool, bool]
+) -> None:
+    """Issue #46: one comparison type and one gate. ``report A B --fail-if-worse`` and
+    ``compare_predictions(a, b).gate`` go through ``Comparison.gate`` and decide identically (failed,
+    decided, reason, exit code); the twin they once had is gone."""
+    import ragjury
+    from ragjury.commands import report as report_command
+    from ragjury.evals.pipelines import run_comparison_run
+    from ragjury.evals.report import run_comparison
+    from ragjury.evals.report.verdict_changes import Comparison
+
+    size = 5 if case == "undecided" else 30
+    base = _run(tmp_path / "base.jsonl", [True] * size)
+    new = _run(tmp_path / "new.jsonl", [True, False] * 2 + [True] if new_labels is None else new_labels)
+    rule = "within" if "--fail-unless-within" in args else "worse"
+    flags = [flag for flag in args if flag != "--fail-unless-within"]
+    margin = "0.05"
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-unless-within" if rule == "within"
+                                 else "--fail-if-worse", margin, *flags, "--json"])
+    assert result.exit_code == (1 if expected[0] else 0), result.output
+    cli = json.loads(result.stdout)["gate"]
+    comparison = ragjury.compare_predictions(base, new)
+    python = comparison.gate(float(margin), allow_missing="--allow-missing" in flags, rule=rule)
+    assert (python.failed, python.decided) == expected == (cli["failed"], cli["decided"])
+    assert python.as_dict() == cli
+    # one type, one gate: what compare_predictions returns is what report A B measures
+    assert type(comparison) is Comparison and ragjury.Comparison is Comparison
+    assert not hasattr(report_command, "_gate") and not hasattr(run_comparison, "RunComparison")
+    assert not hasattr(run_comparison_run, "PredictionsComparison")  # retired: only ragjury._RETIRED has it
+    with pytest.warns(DeprecationWarning, match="Comparison"):
+        assert ragjury.PredictionsComparison is Comparison  # the retired name still loads
