@@ -16,9 +16,9 @@ from ragjury.rag_agent.core.sync import run_sync
 def _user_code(header: Mapping[str, Any]) -> bool:
     """Whether the judge asked for holds a ``python:`` plug-in (alone or in a panel): user code
     that a dry run must not run, since it may call a server of its own."""
-    from ragjury.rag_agent.judges.catalogue import PLUGIN_PREFIX
+    from ragjury.rag_agent.core.judge_spec import parse
 
-    return PLUGIN_PREFIX in str(header.get("judge", ""))
+    return parse(str(header.get("judge", ""))).holds("plugin")
 
 
 def dry_run_batch(

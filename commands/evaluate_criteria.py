@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ragjury.commands._common import EXIT_BELOW_THRESHOLD, EXIT_UNSCORED, fail, print_json, stderr, stdout
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX
+from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, parse
 
 if TYPE_CHECKING:
     from ragjury.evals.report.gates import Gates
@@ -34,7 +34,8 @@ def expand_judges(specs: Sequence[str]) -> list[str]:
     rubric file inside it (sorted); a folder with none is refused."""
     out: list[str] = []
     for spec in specs:
-        folder = Path(spec.removeprefix(RUBRIC_PREFIX)) if spec.startswith(RUBRIC_PREFIX) else None
+        parsed = parse(spec)
+        folder = Path(parsed.rest) if parsed.kind == "rubric" else None
         if folder is None or not folder.is_dir():
             out.append(spec)
             continue
@@ -76,8 +77,9 @@ def check_criterion_outputs(
     for spec in judge_specs:
         name = criterion_name(spec, resolved[spec].build(settings))
         outputs += [(f"--out ({name})", per_criterion(out, name)), (f"--html ({name})", per_criterion(html, name))]
-        if spec.startswith(RUBRIC_PREFIX):
-            rubric_files.append((f"--judge {spec}", Path(spec[len(RUBRIC_PREFIX):])))
+        parsed = parse(spec)
+        if parsed.kind == "rubric":
+            rubric_files.append((f"--judge {spec}", Path(parsed.rest)))
     check_output_paths(outputs, [*inputs, *rubric_files])
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
-from ragjury.rag_agent.core.judge_spec import CHECK_NAME_PREFIX, PLUGIN_PREFIX
+from ragjury.rag_agent.core.judge_spec import parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
 from ragjury.evals.report.headline import trust_block
 from ragjury.evals.report.sources import VerdictSources
@@ -135,8 +135,8 @@ class FinishedRun:
         where every verdict came from a rubric or a Python check (``judged to meet the criterion``):
         a check that answers are short does not judge them faithful."""
         judges = self.sources.judges or [self.judge]
-        own = (RUBRIC, CHECK_NAME_PREFIX, PLUGIN_PREFIX)  # a rubric's or a Python check's yes: its own criterion's
-        return RUBRIC if all(str(name).startswith(own) for name in judges) else self.task
+        # a rubric's or a Python check's yes: its own criterion's
+        return RUBRIC if all(parse(str(name)).own_criterion for name in judges) else self.task
 
     @property
     def verdict_judges(self) -> str:

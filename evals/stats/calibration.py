@@ -253,9 +253,9 @@ def logprob_options(judge: str, *, model_free: bool = False) -> dict[str, object
     model-free judge (``support``: a score in [0, 1]) takes none either: the caller, which knows
     the judges, says so (``model_free``).
     """
-    from ragjury.rag_agent.core.judge_spec import CROSS_ENCODER_PREFIX, is_panel
+    from ragjury.rag_agent.core.judge_spec import parse
 
-    if is_panel(judge) or model_free or judge.startswith(CROSS_ENCODER_PREFIX):  # a local classifier: P(yes) as it is
+    if model_free or parse(judge).kind in ("panel", "cross-encoder"):  # a local classifier: P(yes) as it is
         return {}
     return {"method": "logprobs"}
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from ragjury.rag_agent.core.judge_spec import (
     CROSS_ENCODER_PREFIX,
     FITTED_PREFIX,
-    PANEL_PREFIXES,
     PLUGIN_PREFIX,
     RUBRIC_PREFIX,
     RUBRIC_TEXT_PREFIX,
+    parse,
 )
 
 PUBLIC_BIAS: dict[tuple[str, str], str] = {
@@ -50,12 +50,11 @@ def unmeasured_kind(judge: str | None) -> str | None:
     panel counts); None for a built-in judge."""
     if not judge:
         return None
-    for prefix in sorted(PANEL_PREFIXES, key=len, reverse=True):  # panel-mean: before panel:
-        judge = judge.replace(prefix, "")
-    for part in judge.split(","):
-        for prefix, kind in UNMEASURED_KINDS.items():
-            if part.strip().startswith(prefix):
-                return kind
+    for name in judge.split(","):  # a run's judges may be several names joined ("llm, contains")
+        spec = parse(name.strip())
+        for part in spec.members or (spec,):
+            if part.prefix in UNMEASURED_KINDS:
+                return UNMEASURED_KINDS[part.prefix]
     return None
 
 

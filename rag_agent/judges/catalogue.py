@@ -27,8 +27,8 @@ from ragjury.rag_agent.core.judge_spec import (
     PANEL_PREFIXES,
     PLUGIN_PREFIX,
     RUBRIC_PREFIX,
-    RUBRIC_TEXT_PREFIX,
-    is_panel,
+    JudgeSpec,
+    parse,
 )
 from ragjury.rag_agent.core.source_declarations import literal_calls
 
@@ -378,7 +378,7 @@ def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, *
             raise UnknownJudgeError(f"no model-free judge exists for {task}; use --judge llm or auto")
     choice = current_name(task, choice)
     if choice not in ("llm", AUTO):
-        if choice.startswith(PLUGIN_PREFIX):
+        if parse(choice).kind == "plugin":
             return build_judge(task, choice, settings)
         chosen = resolve(task, choice)
         other = chosen.build(settings, **_model_opts(task, choice, opts))
@@ -431,17 +431,18 @@ def _check_task(task: str) -> None:
 def resolve(task: str, name: str) -> Resolved:
     """What ``--judge name`` means for ``task``: a declared judge, ``auto``, a panel or a plug-in;
     an unknown name is an ``UnknownJudgeError`` listing the valid ones."""
-    if name.startswith(PLUGIN_PREFIX):
-        return Resolved(task, name, _plugin_factory(name, task), "plug-in judge", "binary")
+    spec = parse(name)
+    if spec.kind == "plugin":
+        return Resolved(task, name, _plugin_factory(spec, task), "plug-in judge", "binary")
     _check_task(task)
-    if is_panel(name):
-        return _panel(task, name)
-    if name.startswith(FITTED_PREFIX):
-        return _fitted(task, name)
-    if name.startswith(CROSS_ENCODER_PREFIX):
-        return _cross_encoder(task, name)
-    if name.startswith((RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX)):
-        return _rubric(task, name)
+    if spec.kind == "panel":
+        return _panel(task, spec)
+    if spec.kind == "fitted":
+        return _fitted(task, spec)
+    if spec.kind == "cross-encoder":
+        return _cross_encoder(task, spec)
+    if spec.kind in ("rubric", "rubric-text"):
+        return _rubric(task, spec)
     name = current_name(task, name)
     try:
         if name == AUTO:
@@ -467,11 +468,9 @@ def build_judge(task: str, name: str, settings: RagjurySettings | None = None, *
     return resolve(task, name).build(settings, **opts)
 
 
-def _panel(task: str, spec: str) -> Resolved:
+def _panel(task: str, parsed: JudgeSpec) -> Resolved:
     """``panel:A,B,C`` / ``panel-mean:A,B,C``: every member checked now, built with the panel."""
-    prefix = next(p for p in PANEL_PREFIXES if spec.startswith(p))
-    combine = PANEL_PREFIXES[prefix]
-    members = [member.strip() for member in spec[len(prefix) :].split(",") if member.strip()]
+    spec, combine, members = parsed.value, parsed.combine, parsed.member_names
     if len(members) < 2:
         raise UnknownJudgeError(
             f"panel '{spec}' needs at least two judges of task {task}, comma-separated"
@@ -479,11 +478,11 @@ def _panel(task: str, spec: str) -> Resolved:
         )
     if len(set(members)) != len(members):
         raise UnknownJudgeError(f"panel '{spec}' names a judge twice; each member must differ")
-    nested = [member for member in members if is_panel(member)]
+    nested = [member.value for member in parsed.members if member.kind == "panel"]
     if nested:
         raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
     parts = [resolve(task, member) for member in members]  # an unknown member fails here
-    name = prefix + ",".join(members)
+    name = parsed.canonical
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
         from ragjury.rag_agent.core.labels import binarizer
@@ -509,11 +508,11 @@ def _panel(task: str, spec: str) -> Resolved:
                     any(part.uses_model for part in parts))
 
 
-def _fitted(task: str, spec: str) -> Resolved:
+def _fitted(task: str, parsed: JudgeSpec) -> Resolved:
     """``fitted:HEAD.json``: the head is read and checked now, so a wrong file fails before judging."""
     from ragjury.rag_agent.judges.model_free.fitted import FittedJudge, HeadError, load_head
 
-    path = spec[len(FITTED_PREFIX) :].strip()
+    spec, path = parsed.value, parsed.path or ""
     if not path:
         raise UnknownJudgeError(f"'{spec}' names no head file: use {FITTED_PREFIX}HEAD.json (written by `ragjury fit`)")
     try:
@@ -540,7 +539,7 @@ def _fitted(task: str, spec: str) -> Resolved:
     return Resolved(task, spec, factory, f"a head fitted on {head.n} labels ({head.fitted_on})", "binary")
 
 
-def _cross_encoder(task: str, spec: str) -> Resolved:
+def _cross_encoder(task: str, parsed: JudgeSpec) -> Resolved:
     """``cross-encoder:DIR``: the folder is read, loaded and run once on a probe pair now, so a
     folder whose files do not load fails before judging (one line naming the file)."""
     from ragjury.rag_agent.judges.model_free.cross_encoder import (
@@ -549,7 +548,7 @@ def _cross_encoder(task: str, spec: str) -> Resolved:
         load_cross_encoder,
     )
 
-    folder = spec[len(CROSS_ENCODER_PREFIX) :].strip()
+    spec, folder = parsed.value, parsed.path or ""
     if not folder:
         raise UnknownJudgeError(f"'{spec}' names no folder: use {CROSS_ENCODER_PREFIX}DIR (config.json, weights "
                                 "and tokenizer.json, as save_pretrained or `ragjury train` writes them)")
@@ -580,18 +579,19 @@ def _task_scale(task: str) -> str:
     return "score" if found is not None and getattr(found, "gold", "binary") == "score" else "binary"
 
 
-def _rubric(task: str, spec: str) -> Resolved:
+def _rubric(task: str, parsed: JudgeSpec) -> Resolved:
     """``rubric:RUBRIC.yaml``: the file is read and checked now, so a bad rubric fails before judging
     (one line naming the file and field). No model-free fallback exists for a user's criterion."""
     from ragjury.rag_agent.judges.llm.rubric import Rubric, RubricJudge
 
-    if spec.startswith(RUBRIC_TEXT_PREFIX):
-        text = spec[len(RUBRIC_TEXT_PREFIX) :].strip()
+    spec = parsed.value
+    if parsed.kind == "rubric-text":
+        text = parsed.text or ""
         if len(text) < 3:
             raise UnknownJudgeError(f"'{spec}' states no criterion: --rubric \"The answer cites a source\"")
         rubric = Rubric.inline(text)
     else:
-        path = spec[len(RUBRIC_PREFIX) :].strip()
+        path = parsed.path or ""
         if not path:
             raise UnknownJudgeError(f"'{spec}' names no rubric file: use {RUBRIC_PREFIX}RUBRIC.yaml")
         rubric = Rubric.from_file(path)
@@ -602,9 +602,9 @@ def _rubric(task: str, spec: str) -> Resolved:
     return Resolved(task, spec, factory, f"rubric '{rubric.name}': {rubric.criterion[:60]}", "binary", True)
 
 
-def _plugin_factory(spec: str, task: str = "") -> JudgeFactory:
+def _plugin_factory(parsed: JudgeSpec, task: str = "") -> JudgeFactory:
     """``python:package.module:Factory``: ``Factory(settings=..., **opts)`` (or without settings)."""
-    module_name, _, attr = spec[len(PLUGIN_PREFIX) :].partition(":")
+    spec, module_name, attr = parsed.value, parsed.module, parsed.attr
     if not module_name or not attr:
         raise UnknownJudgeError(f"plug-in judge '{spec}' must look like {PLUGIN_PREFIX}package.module:Factory")
 
