@@ -8,6 +8,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
@@ -324,6 +325,50 @@ DryRunOption = Annotated[
         rich_help_panel=PANEL_RUN,
     ),
 ]
+@dataclass(frozen=True)
+class RunOptions:
+    """How a judging run goes (``--cache``, ``--no-cache``, ``--no-retry-unscored``, ``--concurrency``,
+    ``--json``, ``--no-progress``, ``--dry-run``, ``--trace``), declared once: each field is an
+    option of ``RUN_OPTIONS`` (its ``Annotated`` type and default, in ``--help`` in this order), and a
+    command that takes the set gathers its values into one of these (``RunOptions.gather``), which
+    the evaluate paths receive. A new run option is one field here."""
+
+    cache_path: CacheOption = None
+    no_cache: NoCacheOption = False
+    no_retry_unscored: NoRetryUnscoredOption = False
+    concurrency: ConcurrencyOption = None
+    json_output: JsonOption = False
+    no_progress: NoProgressOption = False
+    dry_run: DryRunOption = False
+    trace: TraceOption = False
+
+    @classmethod
+    def gather(cls, options: Mapping[str, Any]) -> RunOptions:
+        """This class's values out of a command's ``**options`` (a field the command leaves out of
+        its set keeps its default)."""
+        return cls(**{field.name: options[field.name] for field in fields(cls) if field.name in options})
+
+    @property
+    def progress(self) -> bool:
+        return not self.no_progress
+
+    def cache_file(self, settings: RagjurySettings) -> Path | None:
+        """The cache this run reads and writes (None with ``--no-cache``): an input no output may replace."""
+        return None if self.no_cache else Path(self.cache_path or settings.cache_path)
+
+    def open_cache(self, settings: RagjurySettings) -> Any:
+        from ragjury.evals.runs.cache import open_cache
+
+        return open_cache(self.cache_path or settings.cache_path, enabled=not self.no_cache,
+                          retry_unscored=not self.no_retry_unscored)
+
+
+RUN_OPTIONS = OptionSet.of(RunOptions)
+"""The run options (``@RUN_OPTIONS``, values in ``**options``, read by ``RunOptions.gather(options)``);
+``OptionSet.of(RunOptions, leave_out=...)`` for a command without some, ``.after(NAME)`` to keep
+them where ``--help`` listed them."""
+
+
 RelevanceTopicsOption = Annotated[
     Path | None,
     typer.Option("--topics", help="relevance: topics.jsonl {qid, query}.", rich_help_panel=PANEL_INPUT),

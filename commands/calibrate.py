@@ -19,15 +19,9 @@ from ragjury.commands._common import (
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    CacheOption,
-    ConcurrencyOption,
-    DryRunOption,
-    JsonOption,
-    NoCacheOption,
-    NoProgressOption,
     RelevancePassagesOption,
     RelevanceTopicsOption,
-    TraceOption,
+    RunOptions,
     end_trace,
     fail,
     print_json,
@@ -37,13 +31,18 @@ from ragjury.commands._common import (
     stdout,
     user_errors,
 )
+from ragjury.commands._options import OptionSet
 from ragjury.rag_agent.core.sync import run_sync
+
+CALIBRATE_RUN = OptionSet.of(RunOptions, leave_out=["no_retry_unscored"])
+"""The run options but --no-retry-unscored (calibrate retries cached unscored judgments always)."""
 
 DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
 
 
 @user_errors
 @MODEL_CONNECTION
+@CALIBRATE_RUN
 def calibrate(
     task: Annotated[
         str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
@@ -78,14 +77,7 @@ def calibrate(
     ] = None,
     folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample and of the folds.")] = 0,
-    cache_path: CacheOption = None,
-    no_cache: NoCacheOption = False,
-    concurrency: ConcurrencyOption = None,
-    json_output: JsonOption = False,
-    no_progress: NoProgressOption = False,
-    dry_run: DryRunOption = False,
-    trace: TraceOption = False,
-    **connection: Any,
+    **options: Any,
 ) -> None:
     """Fit the threshold (and a monotone map) at which a judge agrees best with people.
 
@@ -107,7 +99,6 @@ def calibrate(
 
     Exit codes: 0 written, 2 bad input (or too few usable judgments), 3 nothing scored.
     """
-    from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
     from ragjury.commands._common import EXIT_UNSCORED
@@ -116,10 +107,11 @@ def calibrate(
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
     judge_name = judge or DEFAULT_JUDGES[task]
-    settings = settings_for(**connection)
+    settings = settings_for(**MODEL_CONNECTION.pick(options))
+    run = RunOptions.gather(options)
     from ragjury.evals.io.atomic_io import check_output_paths
 
-    cache_file = None if no_cache else Path(cache_path or settings.cache_path)
+    cache_file = run.cache_file(settings)
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     from ragjury.evals.pipelines.calibration_data import calibration_items
@@ -140,8 +132,8 @@ def calibrate(
         raise fail(f"judge '{judge_name}' has no logprob path to calibrate; "
                    "calibrate llm-graded or llm (relevance), llm (correctness), llm-attribution or support "
                    "(faithfulness)") from None
-    cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
-    if dry_run:
+    cache = run.open_cache(settings)
+    if run.dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 
         try:
@@ -150,7 +142,7 @@ def calibrate(
                 build=lambda: build_judge(task, judge_name, settings, **judge_opts),
                 items=items,
                 cache=cache,
-                json_output=json_output,
+                json_output=run.json_output,
                 title=f"dry run: calibrate {task} with {judge_name} on {len(items):,} items",
                 header={
                     "task": task,
@@ -162,10 +154,10 @@ def calibrate(
             if cache is not None:
                 cache.close()
         return
-    trace_session = start_trace(trace, settings)
+    trace_session = start_trace(run.trace, settings)
     try:
-        result = run_sync(run_judgments(judge_obj, items, cache=cache, concurrency=concurrency,
-                                        progress=not no_progress, description=f"calibrate {task}"))
+        result = run_sync(run_judgments(judge_obj, items, cache=cache, concurrency=run.concurrency,
+                                        progress=run.progress, description=f"calibrate {task}"))
     finally:
         if cache is not None:
             cache.close()
@@ -195,7 +187,7 @@ def calibrate(
     }
     if (chance := figures.chance_warning()) is not None:  # before the figures, in both modes
         stderr.print(chance, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    if json_output:
+    if run.json_output:
         print_json(summary, command="calibrate")
         return
     cut = (f"cuts {', '.join(f'{c:.2f}' for c in calibration.cuts)} on the expected grade"

@@ -15,17 +15,11 @@ from ragjury.commands._common import (
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    CacheOption,
+    RUN_OPTIONS,
     CalibrationOption,
-    ConcurrencyOption,
-    DryRunOption,
-    JsonOption,
     MaxFallbackOption,
     MaxUnscoredOption,
-    NoCacheOption,
-    NoProgressOption,
-    NoRetryUnscoredOption,
-    TraceOption,
+    RunOptions,
     calibration_options,
     end_trace,
     fail,
@@ -113,6 +107,7 @@ def _check_before_judging(
 
 @user_errors
 @MODEL_CONNECTION
+@RUN_OPTIONS.after("fail_on_injection")
 def evaluate(
     data: Annotated[
         Path,
@@ -179,7 +174,6 @@ def evaluate(
                      "a 'no' verdict failing with its reason, unscored items as errors, the gates as one case.",
                      rich_help_panel=PANEL_OUTPUT),
     ] = None,
-    json_output: JsonOption = False,
     fail_under: Annotated[
         list[str] | None,
         typer.Option(
@@ -208,11 +202,6 @@ def evaluate(
             rich_help_panel=PANEL_GATES,
         ),
     ] = False,
-    cache_path: CacheOption = None,
-    no_cache: NoCacheOption = False,
-    no_retry_unscored: NoRetryUnscoredOption = False,
-    concurrency: ConcurrencyOption = None,
-    no_progress: NoProgressOption = False,
     agent: Annotated[
         bool,
         typer.Option(
@@ -270,8 +259,6 @@ def evaluate(
         ),
     ] = "none",
     calibration: CalibrationOption = None,
-    dry_run: DryRunOption = False,
-    trace: TraceOption = False,
     executor: Annotated[
         str,
         typer.Option(
@@ -280,7 +267,7 @@ def evaluate(
             "pipeline on $RAY_ADDRESS's cluster or a local Ray (needs the 'ray' extra).",
         ),
     ] = "process",
-    **connection: Any,
+    **options: Any,
 ) -> None:
     """A file of items: judge every one and, where people labelled, measure agreement with them.
 
@@ -336,12 +323,13 @@ def evaluate(
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
     from ragjury.evals.report.gates import Gates
-    from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message, recording_runs
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
-    settings = settings_for(**connection)
+    settings = settings_for(**MODEL_CONNECTION.pick(options))
+    run_options = RunOptions.gather(options)
+    dry_run, json_output = run_options.dry_run, run_options.json_output
     if executor not in ("process", "ray"):
         raise fail(f"--executor must be process or ray, got {executor!r}")
     if executor == "ray" and agent:
@@ -418,7 +406,7 @@ def evaluate(
             "--labels": labels,
             "--corpus": corpus if agent else None,
             "--calibration": calibration,
-            "--cache": None if no_cache else Path(cache_path or settings.cache_path),
+            "--cache": run_options.cache_file(settings),
         },
     )
 
@@ -428,28 +416,24 @@ def evaluate(
         check_criterion_outputs(
             criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
             junit=junit, inputs=[("--data", data), ("--calibration", calibration),
-                                 ("--cache", None if no_cache else Path(cache_path or settings.cache_path))],
+                                 ("--cache", run_options.cache_file(settings))],
         )
     if junit is not None and agent:
         raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
     judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task is not None else {}
-    cache = open_cache(
-        cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
-    )
+    cache = run_options.open_cache(settings)
     common = dict(
         out=out,
         limit=limit,
         html=html,
-        json_output=json_output,
         gates=gates,
         settings=settings,
         cache=cache,
-        concurrency=concurrency,
-        progress=not no_progress,
+        run=run_options,
     )
-    trace_session = None if dry_run else start_trace(trace, settings)
+    trace_session = None if dry_run else start_trace(run_options.trace, settings)
     planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
     with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
         try:
@@ -491,7 +475,6 @@ def evaluate(
                     resolved=resolved[(task.value, judge_name)],
                     mapping=mapping or [],
                     judge_options=judge_options,
-                    dry_run=dry_run,
                     executor=executor,
                     junit=junit,
                     labels=labels,

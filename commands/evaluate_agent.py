@@ -13,6 +13,7 @@ from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, un
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
+    from ragjury.commands._common import RunOptions
     from ragjury.evals.report.gates import Gates
 
 
@@ -29,13 +30,12 @@ def evaluate_agent_run(
     out: Path | None,
     limit: int | None,
     html: Path | None,
-    json_output: bool,
     gates: Gates,
     settings: Any,
     cache: Any,
-    concurrency: int | None,
-    progress: bool,
+    run: RunOptions,
 ) -> None:
+    json_output = run.json_output
     from ragjury.evals.io.tasks import load_questions
     from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
     from ragjury.rag_agent.agent.reference_agent import RAGAgent
@@ -56,8 +56,8 @@ def evaluate_agent_run(
             faithfulness_judge=faithful,
             correctness_judge=correct,
             cache=cache,
-            concurrency=concurrency or settings.concurrency,
-            progress=progress,
+            concurrency=run.concurrency or settings.concurrency,
+            progress=run.progress,
         )
     )
     from ragjury.evals.report.unscored_share import UnscoredShare

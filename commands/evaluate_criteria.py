@@ -23,6 +23,7 @@ from ragjury.evals.io.json_contract import paths
 from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, parse
 
 if TYPE_CHECKING:
+    from ragjury.commands._common import RunOptions
     from ragjury.evals.report.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
 
@@ -93,12 +94,10 @@ def prepare_criteria_run(
     out: Path | None,
     limit: int | None,
     html: Path | None,
-    json_output: bool,
     gates: Gates,
     settings: Any,
     cache: Any,
-    concurrency: int | None,
-    progress: bool,
+    run: RunOptions,
     junit: Path | None = None,
     labels: Path | None = None,
     planned: list[tuple[str, int]] | None = None,
@@ -122,19 +121,19 @@ def prepare_criteria_run(
 
     planned.extend((names[spec], len(dataset.rows)) for spec in judge_specs)
 
-    async def run() -> list[tuple[str, Any]]:
+    async def judge_all() -> list[tuple[str, Any]]:
         results = []
         for spec, judge in judges.items():
-            result = await evaluate_dataset(task, dataset.rows, judge, cache=cache, concurrency=concurrency,
-                                            progress=progress, judge_name=spec)
+            result = await evaluate_dataset(task, dataset.rows, judge, cache=cache, concurrency=run.concurrency,
+                                            progress=run.progress, judge_name=spec)
             results.append((names[spec], result))
         return results
 
     def finish(results: list[tuple[str, Any]]) -> None:
         report_criteria_run(results, dataset=dataset, data=data, out=out, html=html, gates=gates,
-                            json_output=json_output, junit=junit)
+                            json_output=run.json_output, junit=junit)
 
-    return run(), finish
+    return judge_all(), finish
 
 
 def interrupted_counts(planned: list[tuple[str, int]], started: list[Any]) -> dict[str, object]:

@@ -17,6 +17,7 @@ from ragjury.commands._common import print_json, stderr, stdout
 from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, unscored_lines, verdict_lines
 
 if TYPE_CHECKING:
+    from ragjury.commands._common import RunOptions
     from ragjury.evals.report.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
 
@@ -32,13 +33,10 @@ def prepare_dataset_run(
     out: Path | None,
     limit: int | None,
     html: Path | None,
-    json_output: bool,
     gates: Gates,
     settings: Any,
     cache: Any,
-    concurrency: int | None,
-    progress: bool,
-    dry_run: bool = False,
+    run: RunOptions,
     executor: str = "process",
     junit: Path | None = None,
     labels: Path | None = None,
@@ -48,7 +46,7 @@ def prepare_dataset_run(
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
     dataset = load_for_run(task, data, mapping, limit, labels)
-    if dry_run:
+    if run.dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 
         dry_run_batch(
@@ -56,7 +54,7 @@ def prepare_dataset_run(
             build=lambda: resolved.build(settings, **judge_options),
             items=[row.item for row in dataset.rows],
             cache=cache,
-            json_output=json_output,
+            json_output=run.json_output,
             title=f"dry run: {task} judged by {judge_name} on {data.name}",
             header={"task": task, "judge": judge_name, "inputs": paths(data=data)},
         )
@@ -65,24 +63,24 @@ def prepare_dataset_run(
     if executor == "ray":
         judge, session = on_ray(judge, task=task, judge_name=judge_name, settings=settings, options=judge_options)
         inner = evaluate_dataset(
-            task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress, judge_name=judge_name
         )
 
         async def run_in_session() -> Any:
             with session:
                 return await inner
 
-        run = run_in_session()
+        judging = run_in_session()
     else:
-        run = evaluate_dataset(
-            task, dataset.rows, judge, cache=cache, concurrency=concurrency, progress=progress, judge_name=judge_name
+        judging = evaluate_dataset(
+            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress, judge_name=judge_name
         )
 
     def finish(result: Any) -> None:
-        report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates, json_output=json_output,
-                           junit=junit)
+        report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates,
+                           json_output=run.json_output, junit=junit)
 
-    return run, finish
+    return judging, finish
 
 
 def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, labels: Path | None = None) -> Any:

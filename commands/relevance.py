@@ -11,15 +11,9 @@ from rich.markup import escape
 from ragjury.commands._common import (
     MODEL_CONNECTION,
     EXIT_UNSCORED,
-    CacheOption,
+    RUN_OPTIONS,
     CalibrationOption,
-    ConcurrencyOption,
-    DryRunOption,
-    JsonOption,
-    NoCacheOption,
-    NoProgressOption,
-    NoRetryUnscoredOption,
-    TraceOption,
+    RunOptions,
     calibration_options,
     end_trace,
     fail,
@@ -41,6 +35,7 @@ EXIT_INTERRUPTED = 130
 
 @user_errors
 @MODEL_CONNECTION
+@RUN_OPTIONS.after("judge")
 def relevance(
     topics: Annotated[
         Path, typer.Option("--topics", help="topics.jsonl {qid, query} (or TSV qid<TAB>query).")
@@ -68,19 +63,11 @@ def relevance(
             "returns logprobs), panel:A,B,C, panel-mean:A,B,C, or python:module:Factory.",
         ),
     ] = "non-llm",
-    cache_path: CacheOption = None,
-    no_cache: NoCacheOption = False,
-    no_retry_unscored: NoRetryUnscoredOption = False,
-    concurrency: ConcurrencyOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pooled pairs.")
     ] = None,
-    json_output: JsonOption = False,
-    no_progress: NoProgressOption = False,
     calibration: CalibrationOption = None,
-    dry_run: DryRunOption = False,
-    trace: TraceOption = False,
-    **connection: Any,
+    **options: Any,
 ) -> None:
     """Judge (query, passage) pairs and write TREC qrels: automatic relevance labels, UMBRELA-style.
 
@@ -109,13 +96,13 @@ def relevance(
     130 interrupted (completed judgments are kept in the cache).
     """
     from ragjury.evals.pipelines.relevance_run import NothingToJudge, plan_relevance, run_relevance
-    from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import interrupted_message
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     if not runs and pairs is None:
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
-    settings = settings_for(**connection)
+    settings = settings_for(**MODEL_CONNECTION.pick(options))
+    run = RunOptions.gather(options)
     try:
         entry = resolve("relevance", judge)
         plan = plan_relevance(
@@ -129,14 +116,12 @@ def relevance(
         judge_obj = entry.build(settings, **judge_options)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
-    if not no_cache:
+    if not run.no_cache:
         from ragjury.evals.io.atomic_io import check_output_paths
 
-        check_output_paths([("--out", out)], [("--cache", Path(cache_path or settings.cache_path))])
-    cache = open_cache(
-        cache_path or settings.cache_path, enabled=not no_cache, retry_unscored=not no_retry_unscored
-    )
-    if dry_run:
+        check_output_paths([("--out", out)], [("--cache", run.cache_file(settings))])
+    cache = run.open_cache(settings)
+    if run.dry_run:
         from ragjury.commands._dry_run import dry_run_batch
 
         try:
@@ -145,7 +130,7 @@ def relevance(
                 build=lambda: entry.build(settings, **judge_options),
                 items=plan.items(),
                 cache=cache,
-                json_output=json_output,
+                json_output=run.json_output,
                 title=f"dry run: relevance of {len(plan.todo):,} pairs judged by {judge}",
                 header={"task": "relevance", "judge": judge, "inputs": plan.inputs()},
             )
@@ -153,7 +138,7 @@ def relevance(
             if cache is not None:
                 cache.close()
         return
-    trace_session = start_trace(trace, settings)
+    trace_session = start_trace(run.trace, settings)
     try:
         result = run_sync(
             run_relevance(
@@ -163,8 +148,8 @@ def relevance(
                 scale=entry.scale,
                 out=out,
                 cache=cache,
-                concurrency=concurrency,
-                progress=not no_progress,
+                concurrency=run.concurrency,
+                progress=run.progress,
             )
         )
     except KeyboardInterrupt:
@@ -174,7 +159,7 @@ def relevance(
         if cache is not None:
             cache.close()
         end_trace(trace_session)
-    if json_output:
+    if run.json_output:
         print_json(result.payload(), command="relevance")
     elif result.grades:  # nothing scored: the cause alone, first; a table of zeros would bury it
         result.render(stdout)
