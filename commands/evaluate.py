@@ -29,12 +29,12 @@ from ragjury.commands._common import (
     stderr,
     user_errors,
 )
-from ragjury.commands.evaluate_agent import evaluate_agent_run
+from ragjury.commands.evaluate_agent import agent_judges, evaluate_agent_run
 from ragjury.commands.evaluate_dataset import prepare_dataset_run
 from ragjury.rag_agent.core.judge_spec import AUTO
 from ragjury.rag_agent.core.sync import run_sync
 # read from the source text: no judge, no item class imported
-from ragjury.rag_agent.judges.catalogue import default_name, judge_names, judge_names_help
+from ragjury.rag_agent.judges.catalogue import default_name, judge_names_help
 from ragjury.rag_agent.tasks.catalogue import dataset_tasks
 
 if TYPE_CHECKING:
@@ -336,53 +336,19 @@ def evaluate(
         raise fail("--executor ray applies to dataset evaluation (--task), not to --agent")
     criteria: list[str] | None = None  # several --judge: one run per criterion over the same rows
     if agent:
-        if corpus is None:
-            raise fail("--agent needs --corpus passages.jsonl to retrieve from")
-        if task not in (None, Task.score):
-            raise fail("--agent judges answers with a score judge: leave out --task (or use --task score)")
-        if retrieval not in ("tool", "pre"):
-            raise fail(f"--retrieval must be tool or pre, got {retrieval!r}")
-        if mapping:
-            raise fail("--map applies to datasets, not to --agent question files")
-        if rubric is not None:
-            raise fail("--rubric applies to dataset evaluation (--task), not to --agent")
-        if dry_run:
-            raise fail(
-                "--dry-run applies to dataset evaluation (--task): with --agent the judges' prompts "
-                "hold answers the agent has not written yet"
-            )
-        if judge is not None and len(judge) > 1:
-            raise fail("--agent takes one --judge (the score judge); several criteria apply to --task runs")
-        judge_name = judge[0] if judge else "auto"
-        checks = [
-            ("score", judge_name),
-            ("faithfulness", faithfulness_judge),
-            ("correctness", correctness_judge),
-        ]
+        judge_name, checks = agent_judges(
+            corpus=corpus, task=task.value if task else None, retrieval=retrieval, mapping=mapping, rubric=rubric,
+            dry_run=dry_run, judge=judge, faithfulness_judge=faithfulness_judge, correctness_judge=correctness_judge,
+        )
     else:
         if task is None:
             raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
-        if rubric is not None:
-            if judge is not None:
-                raise fail("give --judge or --rubric, not both (a rubric is the judge)")
-            from ragjury.rag_agent.core.judge_spec import RUBRIC_TEXT_PREFIX
+        from ragjury.commands.evaluate_criteria import dataset_judges
 
-            judge = [RUBRIC_TEXT_PREFIX + rubric]
-        if not judge and task.value not in DEFAULT_JUDGES:
-            offered = ", ".join(judge_names(task.value))
-            raise fail(f"task {task.value} has no default judge: give --judge ({offered})")
-        from ragjury.commands.evaluate_criteria import expand_judges
-
-        specs = expand_judges(judge) if judge else [DEFAULT_JUDGES[task.value]]
-        if len(specs) != len(set(specs)):
-            raise fail("the same --judge is given twice: each criterion once")
+        specs = dataset_judges(task.value, judge, rubric, default=DEFAULT_JUDGES.get(task.value), dry_run=dry_run,
+                               calibration=calibration, executor=executor)
         judge_name = specs[0]
         criteria = specs if len(specs) > 1 else None
-        if criteria is not None:
-            refused = [flag for flag, given in (("--dry-run", dry_run), ("--calibration", calibration is not None),
-                                                ("--executor ray", executor == "ray")) if given]
-            if refused:
-                raise fail(f"{refused[0]} takes one --judge; run each criterion on its own for it")
         checks = [(task.value, spec) for spec in specs]
     resolved = {}
     for check_task, name in checks:
@@ -486,15 +452,7 @@ def evaluate(
         except KeyboardInterrupt:
             stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
             if json_output:  # a script reading stdout learns the run stopped, and how far it got
-                if planned:
-                    from ragjury.commands.evaluate_criteria import interrupted_counts
-
-                    counts = interrupted_counts(planned, started)
-                else:
-                    counts = _counts_so_far(started)
-                print_json({"task": task.value if task else None, "judge": criteria or judge_name, **counts,
-                            "interrupted": True},
-                           command="evaluate")
+                _print_interrupted(task.value if task else None, criteria or judge_name, planned, started)
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
@@ -502,6 +460,17 @@ def evaluate(
             if cache is not None:
                 cache.close()
             end_trace(trace_session)
+
+
+def _print_interrupted(task: str | None, judge: object, planned: list[tuple[str, int]], started: list[Any]) -> None:
+    """--json of a run Ctrl-C stopped: its counts so far (per criterion for several), interrupted."""
+    if planned:
+        from ragjury.commands.evaluate_criteria import interrupted_counts
+
+        counts = interrupted_counts(planned, started)
+    else:
+        counts = _counts_so_far(started)
+    print_json({"task": task, "judge": judge, **counts, "interrupted": True}, command="evaluate")
 
 
 def _counts_so_far(started: list[Any]) -> dict[str, object]:

@@ -8,13 +8,48 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.commands._common import print_json, stderr, stdout
+from ragjury.commands._common import fail, print_json, stderr, stdout
 from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, unscored_lines, verdict_lines
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
     from ragjury.evals.report.gates import Gates
+
+
+def agent_judges(
+    *,
+    corpus: Path | None,
+    task: str | None,
+    retrieval: str,
+    mapping: list[str] | None,
+    rubric: str | None,
+    dry_run: bool,
+    judge: list[str] | None,
+    faithfulness_judge: str,
+    correctness_judge: str,
+) -> tuple[str, list[tuple[str, str]]]:
+    """The options an ``--agent`` run refuses (one line, exit 2), else its score judge and the
+    (task, judge) pairs it runs."""
+    if corpus is None:
+        raise fail("--agent needs --corpus passages.jsonl to retrieve from")
+    if task not in (None, "score"):
+        raise fail("--agent judges answers with a score judge: leave out --task (or use --task score)")
+    if retrieval not in ("tool", "pre"):
+        raise fail(f"--retrieval must be tool or pre, got {retrieval!r}")
+    if mapping:
+        raise fail("--map applies to datasets, not to --agent question files")
+    if rubric is not None:
+        raise fail("--rubric applies to dataset evaluation (--task), not to --agent")
+    if dry_run:
+        raise fail(
+            "--dry-run applies to dataset evaluation (--task): with --agent the judges' prompts "
+            "hold answers the agent has not written yet"
+        )
+    if judge is not None and len(judge) > 1:
+        raise fail("--agent takes one --judge (the score judge); several criteria apply to --task runs")
+    judge_name = judge[0] if judge else "auto"
+    return judge_name, [("score", judge_name), ("faithfulness", faithfulness_judge), ("correctness", correctness_judge)]
 
 
 def evaluate_agent_run(
@@ -128,4 +163,4 @@ def agent_table(summary: dict[str, Any], title: str) -> Table:
     return table
 
 
-__all__ = ["agent_table", "evaluate_agent_run"]
+__all__ = ["agent_judges", "agent_table", "evaluate_agent_run"]

@@ -47,6 +47,36 @@ def expand_judges(specs: Sequence[str]) -> list[str]:
     return out
 
 
+def dataset_judges(
+    task: str, judge: list[str] | None, rubric: str | None, *, default: str | None, dry_run: bool,
+    calibration: Path | None, executor: str,
+) -> list[str]:
+    """The judges of a dataset run (``--judge``, each ``rubric:FOLDER`` expanded, or ``--rubric``, or
+    the task's ``default``): one, or several criteria, which refuse what takes one judge."""
+    if rubric is not None:
+        if judge is not None:
+            raise fail("give --judge or --rubric, not both (a rubric is the judge)")
+        from ragjury.rag_agent.core.judge_spec import RUBRIC_TEXT_PREFIX
+
+        judge = [RUBRIC_TEXT_PREFIX + rubric]
+    if judge:
+        specs = expand_judges(judge)
+    elif default is not None:
+        specs = [default]
+    else:
+        from ragjury.rag_agent.judges.catalogue import judge_names
+
+        raise fail(f"task {task} has no default judge: give --judge ({', '.join(judge_names(task))})")
+    if len(specs) != len(set(specs)):
+        raise fail("the same --judge is given twice: each criterion once")
+    if len(specs) > 1:
+        refused = [flag for flag, given in (("--dry-run", dry_run), ("--calibration", calibration is not None),
+                                            ("--executor ray", executor == "ray")) if given]
+        if refused:
+            raise fail(f"{refused[0]} takes one --judge; run each criterion on its own for it")
+    return specs
+
+
 def criterion_name(spec: str, judge: Any) -> str:
     """A criterion's column and file name: the rubric's name, else the ``--judge`` name."""
     rubric = getattr(judge, "rubric", None)
@@ -248,5 +278,5 @@ def _kappa(result: Any) -> str:
     return f"{kappa:.3f}" + (f" [{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else "")
 
 
-__all__ = ["criteria_table", "criterion_name", "expand_judges", "interrupted_counts", "per_criterion",
+__all__ = ["criteria_table", "criterion_name", "dataset_judges", "expand_judges", "interrupted_counts", "per_criterion",
            "prepare_criteria_run", "report_criteria_run"]
