@@ -5,23 +5,27 @@ Two parts, each over seeded draws:
 - **simulated**: leniency (judge rate − people rate) of 0/1 and probability judges at 20–100
   labelled items, against its known value; the length slope's "found" rate where no length
   effect exists (should be ≈ 0.05) and where one is planted (power).
-- **dev sets** (confirm half, ``bench/splits.py``): every item is labelled, so each system's
-  leniency and the length slope over all its items are known; each draw labels n items per system
-  and checks that the card's intervals cover those values. Judges: ``contains`` on evouna-nq,
-  ``support`` on begin-dev (predictions made by ``bench_ppi.py``'s cached ``evaluate`` runs).
+- **dev sets** (confirm half, ``bench/splits.py``; ``--half tune`` for choices): every item is
+  labelled, so each system's leniency and the length slope over all its items are known; each
+  draw labels n items per system (or, for the slope, n questions with every system's answer to
+  each) and checks that the card's intervals cover those values. Judges: ``contains`` (and
+  ``token-overlap`` for the slope) on evouna-nq, ``support`` on begin-dev (``bench_ppi.py``'s cached
+  ``evaluate`` runs), and the stored ``llm`` / ``llm-attribution`` passes (``bench/data``).
 
 Every rate is printed with its count and a Wilson 95 % interval.
 
-Run:  .venv/bin/python bench/bench_judge_card.py [--draws 1000]
+Run:  .venv/bin/python bench/bench_judge_card.py [--draws 1000] [--slopes-only | --subsets] [--half tune]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -101,8 +105,13 @@ def simulated_length(draws: int) -> None:
             print(f"  {name:42s} {wilson(found, draws)}")
 
 
-def dev_items(dataset: str, task: str, judge: str) -> dict[str, list[CardItem]]:
-    """The confirm half's items of one judge, per system."""
+def _cluster(dataset: str, row: dict) -> str:
+    """The item's question: what several systems' answers share (EVOUNA's question; BEGIN's turn)."""
+    return str(row["question"]) if dataset == "evouna-nq" else f"{row['question']}\n{row['context']}"
+
+
+def dev_items(dataset: str, task: str, judge: str, half: str = "confirm") -> dict[str, list[CardItem]]:
+    """One half's items of one model-free judge (``ragjury evaluate``, cached by bench_ppi), per system."""
     run = load_predictions(evaluate_predictions(dataset, task, judge))
     rows = {json.loads(line)["id"]: json.loads(line) for line in (BENCHMARKS / dataset / f"{task}.jsonl").open()}
     groups: dict[str, list[CardItem]] = defaultdict(list)
@@ -111,70 +120,188 @@ def dev_items(dataset: str, task: str, judge: str) -> dict[str, list[CardItem]]:
         text = judged_text(record)
         if score is None or record.gold is None or record.id not in rows or text is None:
             continue
-        if half_of(dataset, rows[record.id]) != "confirm":
+        if half_of(dataset, rows[record.id]) != half:
             continue
         groups[record.system or "all"].append(
             CardItem(record.system or "all", score, int(bool(record.label)), int(bool(record.gold)), len(text[1].split()),
-                     cluster=record.question or record.id.rsplit("-", 1)[0])
+                     cluster=_cluster(dataset, rows[record.id]))
         )
     return dict(sorted(groups.items()))
 
 
-def dev_sets(draws: int) -> None:
+STORED = {"evouna-nq": ("correctness", "evouna-nq-correctness-llm.jsonl"),
+          "begin-dev": ("faithfulness", "begin-faithfulness-llm-attribution.jsonl")}
+"""The stored model passes with P(yes) (bench/data): ``llm`` on EVOUNA-NQ (confirm answers only) and
+``llm-attribution`` on BEGIN (both halves)."""
+
+
+def stored_items(dataset: str, half: str) -> dict[str, list[CardItem]]:
+    task, name = STORED[dataset]
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (BENCHMARKS / dataset / f"{task}.jsonl").open()}
+    groups: dict[str, list[CardItem]] = defaultdict(list)
+    for line in (HERE / "data" / name).open():
+        record = json.loads(line)
+        value = record.get("value") or {}
+        source = rows.get(record["id"])
+        if record["unscored"] or value.get("probability") is None or source is None:
+            continue
+        if half_of(dataset, source) != half:
+            continue
+        groups[record["system"]].append(
+            CardItem(record["system"], float(value["probability"]), int(bool(value["verdict"])),
+                     int(bool(source["label"])), len(source["answer"].split()), cluster=_cluster(dataset, source))
+        )
+    return dict(sorted(groups.items()))
+
+
+def dev_leniency(draws: int) -> None:
     for dataset, task, judge in (("evouna-nq", "correctness", "contains"), ("begin-dev", "faithfulness", "support")):
         groups = dev_items(dataset, task, judge)
-        everything = [item for group in groups.values() for item in group]
-        whole = length_slope(everything)
-        slope = None if whole is None else whole[0].value
-        print(f"{judge} on {dataset} (confirm half, {len(everything):,} items, {len(groups)} systems); slope over all: "
-              f"{'-' if whole is None else whole[0].text()} per 100 words")
+        print(f"{judge} on {dataset} (confirm half, {sum(map(len, groups.values())):,} items, {len(groups)} systems): "
+              "leniency coverage")
         for n in (50, 100):
             rng = np.random.default_rng(n)
             covered: dict[str, int] = defaultdict(int)
-            slope_covered = slope_fitted = 0
             for _ in range(draws):
-                picked: list[CardItem] = []
                 for name, group in groups.items():
                     truth = np.mean([i.score for i in group]) - np.mean([i.label for i in group])
                     sample = [group[k] for k in rng.choice(len(group), size=min(n, len(group)), replace=False)]
                     span = paired_difference([i.score for i in sample], [i.label for i in sample])
                     covered[name] += span.low <= truth <= span.high
-                    picked += sample
-                fitted = length_slope(picked)
-                if fitted is not None and slope is not None:
-                    slope_fitted += 1
-                    slope_covered += fitted[0].low <= slope <= fitted[0].high
             for name in groups:
                 print(f"  n = {n:3d}  leniency of {name:12s} {wilson(covered[name], draws)}")
-            if slope_fitted:
-                print(f"  n = {n:3d}  length slope (all systems)  {wilson(slope_covered, slope_fitted)}")
-            by_question: dict[str, list[CardItem]] = defaultdict(list)
-            for item in everything:
-                by_question[str(item.cluster)].append(item)
-            questions = sorted(by_question)
-            if len(questions) < len(everything):  # the same questions labelled for every system: answers cluster
-                rng = np.random.default_rng(10_000 + n)
-                slope_covered = slope_fitted = 0
+
+
+SLOPE_SIZES = (25, 50, 100, 200)
+DESIGNS = ("per system", "same questions")
+"""How the labelled items are drawn: n answers of each system, each system on its own questions
+(independent draws); or n questions, every system's answer to each labelled (answers cluster)."""
+
+
+def slope_draw(
+    groups: dict[str, list[CardItem]], design: str, n: int, rng: np.random.Generator
+) -> list[CardItem]:
+    if design == "per system":
+        return [group[k] for group in groups.values() for k in rng.choice(len(group), n, replace=False)]
+    by_question: dict[str, list[CardItem]] = defaultdict(list)
+    for group in groups.values():
+        for item in group:
+            by_question[str(item.cluster)].append(item)
+    questions = sorted(by_question)
+    return [item for k in rng.choice(len(questions), n, replace=False) for item in by_question[questions[k]]]
+
+
+def slope_sets(half: str) -> list[tuple[str, dict[str, list[CardItem]]]]:
+    sets = [("contains, evouna-nq", dev_items("evouna-nq", "correctness", "contains", half)),
+            ("token-overlap, evouna-nq", dev_items("evouna-nq", "correctness", "token-overlap", half)),
+            ("support, begin-dev", dev_items("begin-dev", "faithfulness", "support", half)),
+            ("llm-attribution (stored), begin-dev", stored_items("begin-dev", half))]
+    if half == "confirm":
+        sets.insert(2, ("llm (stored, 212 questions), evouna-nq", stored_items("evouna-nq", half)))
+    return [(name, groups) for name, groups in sets if groups]
+
+
+def dev_slopes(draws: int, half: str) -> None:
+    """Coverage of the length slope over all of one half's items, in both label designs. A size
+    is left out where it would label more than half of a system's answers (per system) or of the
+    questions several systems answered (same questions): the draw would then be most of the set."""
+    print(f"\nlength slope on the dev sets' {half} half: coverage of the 95 % interval of the slope over all "
+          f"items, {draws} draws; 'above' / 'below': the interval wholly above / below it")
+    for name, groups in slope_sets(half):
+        everything = [item for group in groups.values() for item in group]
+        whole = length_slope(everything)
+        if whole is None:
+            continue
+        truth = whole[0].value
+        shared = defaultdict(set)
+        for item in everything:
+            shared[str(item.cluster)].add(item.system)
+        questions = sum(len(systems) > 1 for systems in shared.values())
+        print(f"  {name}: {len(everything):,} items, {len(groups)} systems, {len(shared):,} questions "
+              f"({questions:,} answered by more than one); slope over all {whole[0].text()} per 100 words")
+        for design in DESIGNS:
+            for n in SLOPE_SIZES:
+                room = min(map(len, groups.values())) if design == "per system" else (
+                    len(shared) if questions * 2 >= len(shared) else 0)
+                if 2 * n > room:
+                    continue
+                rng = np.random.default_rng(n + 7 * DESIGNS.index(design))
+                covered = above = below = fitted = 0
+                width = 0.0
                 for _ in range(draws):
-                    chosen = rng.choice(len(questions), size=min(n, len(questions)), replace=False)
-                    fitted = length_slope([item for k in chosen for item in by_question[questions[k]]])
-                    if fitted is not None and slope is not None:
-                        slope_fitted += 1
-                        slope_covered += fitted[0].low <= slope <= fitted[0].high
-                if slope_fitted:
-                    print(f"  n = {n:3d}  length slope, same {n} questions for every system  "
-                          f"{wilson(slope_covered, slope_fitted)}")
+                    got = length_slope(slope_draw(groups, design, n, rng))
+                    if got is None:
+                        continue
+                    span = got[0]
+                    fitted += 1
+                    covered += span.low <= truth <= span.high
+                    above += span.low > truth
+                    below += span.high < truth
+                    width += span.high - span.low
+                if fitted:
+                    print(f"    {design:14s} n = {n:3d}  {wilson(covered, fitted)}  above {above / fitted:.3f}  "
+                          f"below {below / fitted:.3f}  mean width {width / fitted:.3f}")
+
+
+def slope_coverage(
+    groups: dict[str, list[CardItem]], design: str, n: int, draws: int, seed: int
+) -> tuple[float, float]:
+    """Coverage of the slope over all of ``groups`` and the mean width, over ``draws`` draws."""
+    whole = length_slope([item for group in groups.values() for item in group])
+    assert whole is not None
+    rng = np.random.default_rng(seed)
+    covered = fitted = 0
+    width = 0.0
+    for _ in range(draws):
+        got = length_slope(slope_draw(groups, design, n, rng))
+        if got is not None:
+            fitted += 1
+            covered += got[0].low <= whole[0].value <= got[0].high
+            width += got[0].high - got[0].low
+    return covered / fitted, width / fitted
+
+
+def system_subsets(draws: int, half: str, sizes: Sequence[int] = (50, 100)) -> None:
+    """The slope's coverage over every set of EVOUNA-NQ's systems (one to five), the same questions
+    labelled for each: other mixes of answer lengths than the whole set's, fid's one-to-five-word
+    answers alone among them (short answers with ties, where a 0/1 judge's few errors carry the slope)."""
+    print(f"\nlength slope over every set of EVOUNA-NQ's systems ({half} half), the same n questions for each, "
+          f"{draws} draws: coverage (mean width)")
+    for judge in ("contains", "token-overlap"):
+        groups = dev_items("evouna-nq", "correctness", judge, half)
+        for n in sizes:
+            rows = []
+            for size in range(1, len(groups) + 1):
+                for names in itertools.combinations(sorted(groups), size):
+                    chosen = {name: groups[name] for name in names}
+                    cover, width = slope_coverage(chosen, "same questions", n, draws, n)
+                    rows.append((cover, "+".join(names), width))
+                    print(f"  {judge:13s} n = {n:3d}  {'+'.join(names):34s} {cover:.3f} ({width:.2f})", flush=True)
+            low = min(rows)
+            print(f"  {judge:13s} n = {n:3d}  lowest over {len(rows)} sets: {low[0]:.3f} ({low[1]}); "
+                  f"median {float(np.median([r[0] for r in rows])):.3f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--skip-dev", action="store_true", help="only the simulated part")
+    parser.add_argument("--slopes-only", action="store_true", help="only the dev sets' length slopes")
+    parser.add_argument("--subsets", action="store_true",
+                        help="only the slope over every set of EVOUNA-NQ's systems (same questions, n = 50 and 100)")
+    parser.add_argument("--half", choices=("tune", "confirm"), default="confirm",
+                        help="the dev sets' half for the length slopes (choices on tune, figures on confirm)")
     args = parser.parse_args()
-    simulated_leniency(args.draws)
-    simulated_length(min(args.draws, 500))
+    if args.subsets:
+        system_subsets(args.draws, args.half)
+        return 0
+    if not args.slopes_only:
+        simulated_leniency(args.draws)
+        simulated_length(min(args.draws, 500))
+        if not args.skip_dev:
+            dev_leniency(args.draws)
     if not args.skip_dev:
-        dev_sets(args.draws)
+        dev_slopes(args.draws, args.half)
     return 0
 
 

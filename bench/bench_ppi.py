@@ -367,7 +367,7 @@ def report_bias(populations: list[Population], n: int, draws: int) -> None:
 
 
 AB_SIZES = (50, 100)
-AB_JUDGES = ("evouna-nq contains", "evouna-nq llm (stored pass)")
+AB_JUDGES = ("evouna-nq contains", "evouna-nq token-overlap", "evouna-nq llm (stored pass)")
 
 
 def stored_llm_populations() -> list[Population]:
@@ -449,9 +449,26 @@ def simulate_ab(a: Population, b: Population, n: int, draws: int, design: str, s
     return cell, ratio / draws
 
 
-def report_ab(populations: list[Population], draws: int, designs: Sequence[str] = AB_DESIGNS) -> None:
+def keep_paired_wilson(share: float) -> None:
+    """Measurement only: keep ``share`` of the difference's Wilson term (``compare_systems``), in
+    every design; with ``--ab-design`` limited to the paired ones it says whether the term can
+    shrink where the design pairs (it stays whole in the package: see docs/benchmarks.md)."""
+    import ragjury.evals.stats.system_estimates as system_estimates
+
+    influence = system_estimates._influence
+
+    def scaled(*args, **kwargs):  # type: ignore[no-untyped-def]
+        keyed, extra, wilson = influence(*args, **kwargs)
+        return keyed, extra, wilson * share
+
+    system_estimates._influence = scaled
+
+
+def report_ab(
+    populations: list[Population], draws: int, designs: Sequence[str] = AB_DESIGNS, half: str = "confirm"
+) -> None:
     """Neighbouring systems (by rate) of each judge whose systems answered the same questions."""
-    print(f"\n== confirm half: A − B, {draws} draws per setting (neighbouring systems by rate; 95 % intervals)")
+    print(f"\n== {half} half: A − B, {draws} draws per setting (neighbouring systems by rate; 95 % intervals)")
     print(f"  {'judge':<28} {'n':>4}  {'labels':<12} {'coverage':>13}  {'width vs own combined':>21}")
     by_judge: dict[str, list[Population]] = defaultdict(list)
     for population in populations:
@@ -492,6 +509,11 @@ def main() -> int:
                         help="the A/B section for these label designs only")
     parser.add_argument("--ab-judge", action="append", default=[], metavar="NAME",
                         help=f"the A/B section for these judges only (of {', '.join(AB_JUDGES)})")
+    parser.add_argument("--ab-half", choices=("tune", "confirm"), default="confirm",
+                        help="the A/B section on this half (the stored llm pass has confirm answers only)")
+    parser.add_argument("--ab-wilson-share", type=float, default=1.0, metavar="C",
+                        help="measurement only: keep C of the difference's Wilson term (with --ab-design "
+                        "limited to the paired designs: can the term shrink where the design pairs?)")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load: {os.getloadavg()[0]:.2f} (1-min average; the machine has {os.cpu_count()} cores)")
@@ -525,8 +547,12 @@ def main() -> int:
         share = UNIFORM_SHARE if args.confirm_only else choose_share(tune, args.draws, args.budget)
         report_plan(confirm, args.draws, args.budget, share)
     if "ab" not in args.skip:
-        chosen = [p for p in confirm + stored_llm_populations() if not args.ab_judge or p.judge in args.ab_judge]
-        report_ab(chosen, args.draws, designs=tuple(args.ab_design) or AB_DESIGNS)
+        if args.ab_wilson_share != 1.0:
+            keep_paired_wilson(args.ab_wilson_share)
+            print(f"  (measurement: {args.ab_wilson_share:g} of the difference's Wilson term kept)")
+        half = confirm + stored_llm_populations() if args.ab_half == "confirm" else tune
+        chosen = [p for p in half if not args.ab_judge or p.judge in args.ab_judge]
+        report_ab(chosen, args.draws, designs=tuple(args.ab_design) or AB_DESIGNS, half=args.ab_half)
     if args.bias_draws:
         report_bias(confirm, 30, args.bias_draws)
     print(f"\ndone in {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")

@@ -4,7 +4,7 @@ A judge's agreement figure hides *which way* it errs. The card says three things
 on: is the judge lenient (or strict) with each system, does it say yes more often to longer
 answers when people's label is the same, and does it agree with people on every system or only
 some. Each figure has a 95 % interval; a bias is "found" only when its interval excludes 0.
-Only binary tasks (people's label 0/1) have a card. numpy only; scipy is imported lazily.
+Only binary tasks (people's label 0/1) have a card. numpy only, no scipy.
 """
 
 from __future__ import annotations
@@ -176,19 +176,68 @@ def _z() -> float:
     return normal_quantile(0.5 + LEVEL / 2)
 
 
-def _t_quantile(p: float, df: int) -> float:
-    """Student's t quantile: the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5, error below
-    1e-4 from 10 degrees of freedom), scipy only below that, so a run with labels needs no scipy."""
+def _t_quantile(p: float, df: float) -> float:
+    """Student's t quantile for any df > 0 (the slope's Bell–McCaffrey df is fractional): the
+    Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5, error below 1e-4) from 10 degrees of
+    freedom, below that the t distribution's tail (an incomplete beta) inverted by bisection; no
+    scipy, so a run with labels needs none."""
     if df < 10:
-        from scipy.stats import t
-
-        return float(t.ppf(p, df))
+        return _t_quantile_exact(p, df)
     z = normal_quantile(p)
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
     g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
     return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    front = math.exp(log_front)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def _t_quantile_exact(p: float, df: float) -> float:
+    """t with P(T > t) = 1 − p, for p > 1/2: P(T > t) = I_{df/(df + t²)}(df/2, 1/2) / 2, solved
+    for x = df/(df + t²) by bisection (the tail grows with x)."""
+    tail = 2.0 * (1.0 - p)
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if _incomplete_beta(df / 2, 0.5, middle) < tail:
+            low = middle
+        else:
+            high = middle
+        if high - low < 1e-15:
+            break
+    x = (low + high) / 2
+    return math.sqrt(df * (1.0 - x) / x)
 
 
 def _wilson(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
@@ -225,11 +274,14 @@ def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
 
 def _robust_slope(
     y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], column: int, clusters: Sequence[str] | None = None
-) -> tuple[float, float] | None:
-    """OLS coefficient ``column`` and its HC3 standard error (a 0/1 score's variance depends on x),
-    or the cluster jackknife one when larger, where items share ``clusters``; None when the
-    design is singular or the covariates fit the score exactly (round-off would then pass for a
-    slope with no error)."""
+) -> tuple[float, float, float] | None:
+    """OLS coefficient ``column``, its standard error and that error's degrees of freedom; None
+    when the design is singular or the covariates fit the score exactly (round-off would then pass
+    for a slope with no error).
+
+    The error is HC3's (a 0/1 score's variance depends on x), or the cluster jackknife's when
+    larger, where items share ``clusters``, plus ``_score_floor``; its degrees of freedom are
+    Bell and McCaffrey's (``_bell_mccaffrey_df``)."""
     xtx = x.T @ x
     if np.linalg.matrix_rank(xtx) < x.shape[1]:
         return None
@@ -242,41 +294,97 @@ def _robust_slope(
     scale = (residual / np.clip(1.0 - leverage, 1e-12, None)) ** 2
     covariance = inverse @ (x.T * scale) @ x @ inverse
     variance = covariance[column, column]
+    groups: list[list[int]] | None = None
     if clusters is not None:
         names = sorted(set(clusters))
         if 1 < len(names) < len(clusters):  # some question answered more than once
-            variance = max(variance, _cluster_jackknife(x, residual, inverse, clusters, names)[column, column])
-    return float(beta[column]), float(math.sqrt(max(variance, 0.0)))
+            groups = _cluster_rows(clusters, names)
+            variance = max(variance, _cluster_jackknife(x, residual, inverse, groups)[column, column])
+    df = _bell_mccaffrey_df(x, inverse, leverage, groups, column)
+    variance += _score_floor(len(y) if groups is None else len(groups)) * inverse[column, column]
+    return float(beta[column]), float(math.sqrt(max(variance, 0.0))), df
+
+
+def _score_floor(n: int) -> float:
+    """Each score's variance is taken to be at least (z/2)²/n, Wilson's small-sample term for a
+    rate, n the questions (the items where each has its own). A 0/1 judge's score is mostly fixed
+    by people's label, so the slope can rest on a few rare residuals (a wrong one-word answer that
+    contains the reference); HC3 or the cluster jackknife, like Wald's interval for a rare rate,
+    then under-covers on one side."""
+    return _z() ** 2 / (4 * n)
+
+
+def _cluster_rows(clusters: Sequence[str], names: Sequence[str]) -> list[list[int]]:
+    rows: dict[str, list[int]] = {name: [] for name in names}
+    for i, name in enumerate(clusters):
+        rows[name].append(i)
+    return list(rows.values())
 
 
 def _cluster_jackknife(
     x: npt.NDArray[np.float64], residual: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64],
-    clusters: Sequence[str], names: Sequence[str],
+    groups: Sequence[Sequence[int]],
 ) -> npt.NDArray[np.float64]:
     """The cluster jackknife (CR3) covariance: each question's residuals inflated by its own
     leverage, as if the fit had left that question out. Plain cluster-robust errors (CR1) still
     under-cover with tens of questions of five answers each."""
-    rows: dict[str, list[int]] = {name: [] for name in names}
-    for i, name in enumerate(clusters):
-        rows[name].append(i)
     meat = np.zeros((x.shape[1], x.shape[1]))
-    for members in rows.values():
-        xg = x[members]
-        leverage = np.eye(len(members)) - xg @ inverse @ xg.T
+    for members in groups:
+        rows = list(members)
+        xg = x[rows]
+        leverage = np.eye(len(rows)) - xg @ inverse @ xg.T
         try:
-            u = np.linalg.solve(leverage, residual[members])
+            u = np.linalg.solve(leverage, residual[rows])
         except np.linalg.LinAlgError:  # a question that alone fixes a coefficient: its residuals as they are
-            u = residual[members]
+            u = residual[rows]
         score = xg.T @ u
         meat += np.outer(score, score)
-    g = len(names)
+    g = len(groups)
     return (g - 1) / g * (inverse @ meat @ inverse)
+
+
+def _bell_mccaffrey_df(
+    x: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64], leverage: npt.NDArray[np.float64],
+    groups: Sequence[Sequence[int]] | None, column: int,
+) -> float:
+    """Bell & McCaffrey's (2002) degrees of freedom of the jackknife error of coefficient
+    ``column`` (per item, or per cluster in ``groups``): that error is a quadratic form in the
+    residuals, and this is Satterthwaite's df of it where the scores' errors are independent with
+    one variance (as Imbens & Kolesár 2016 recommend). Near n − k when the leverage is spread out,
+    a handful when a few long answers carry the slope. Computed in O(n·k²), no n × n matrix."""
+    direction = inverse[:, column]
+    if groups is None:  # one item per cluster: (I − H_gg)⁻¹ is 1 / (1 − h_i)
+        u = (x @ direction) / np.clip(1.0 - leverage, 1e-12, None)
+        weights = x.T * u  # (k, n): each item's X_g' u_g
+        squares = u * u
+    else:
+        weights = np.zeros((x.shape[1], len(groups)))
+        squares = np.zeros(len(groups))
+        for j, members in enumerate(groups):
+            xg = x[list(members)]
+            target = xg @ direction
+            try:
+                ug = np.linalg.solve(np.eye(len(members)) - xg @ inverse @ xg.T, target)
+            except np.linalg.LinAlgError:  # as in the jackknife: the question's weights as they are
+                ug = target
+            weights[:, j] = xg.T @ ug
+            squares[j] = ug @ ug
+    # The error is e'(Σ q_g q_g')e with e = (I − H)ε; the Gram matrix of the q_g is
+    # diag(squares) − W'(X'X)⁻¹W, and df = tr² / tr of its square.
+    quadratic = np.einsum("ig,ij,jg->g", weights, inverse, weights)
+    product = inverse @ (weights @ weights.T)
+    trace = float(squares.sum() - quadratic.sum())
+    trace_sq = float((squares**2).sum() - 2 * (squares * quadratic).sum() + np.trace(product @ product))
+    if trace <= 0 or trace_sq <= 0:
+        return 1.0
+    return max(1.0, trace * trace / trace_sq)
 
 
 def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | None:
     """Slope of the judge's score per 100 words, people's label (and the system, when there are
     several) held fixed; a t-interval on the HC3 error, or on the error clustered by question
-    where answers share one (t on questions − 1). None when it cannot be fitted."""
+    where answers share one, with a Wilson-type floor, on Bell and McCaffrey's degrees of freedom
+    (at most n − k, or questions − 1). None when it cannot be fitted."""
     systems = sorted({item.system for item in items})
     columns = [np.ones(len(items)), np.array([item.label for item in items], dtype=np.float64)]
     held = ["label"]
@@ -296,10 +404,10 @@ def length_slope(items: Sequence[CardItem]) -> tuple[Span, tuple[str, ...]] | No
     fit = _robust_slope(np.array([item.score for item in items], dtype=np.float64), x, x.shape[1] - 1, clustered)
     if fit is None:
         return None
-    slope, error = fit
+    slope, error, effective = fit
     if clustered is not None and len(set(clustered)) < len(clustered):  # t on the clusters' degrees of freedom
         df = min(df, max(len(set(clustered)) - 1, 1))
-    half = _t_quantile(0.5 + LEVEL / 2, df) * error
+    half = _t_quantile(0.5 + LEVEL / 2, min(df, effective)) * error
     return Span(slope, slope - half, slope + half, len(items)), tuple(held)
 
 
