@@ -29,15 +29,8 @@ from ragjury.commands._common import (
     stdout,
     user_errors,
 )
+from ragjury.commands.fit import _kappa_text
 from ragjury.evals.io.json_contract import paths
-
-
-def _kappa(figures: dict[str, Any] | None) -> str:
-    if not figures or figures.get("kappa") is None:
-        return "kappa —"
-    low, high = figures["kappa_interval"] or (float("nan"), float("nan"))
-    auc = f", AUC {figures['auc']:.3f}" if figures.get("auc") is not None else ""
-    return f"kappa {figures['kappa']:.3f} [{low:.3f}, {high:.3f}]{auc}"
 
 
 def _check_base(base: Path | None, task: str) -> None:
@@ -195,13 +188,13 @@ def train(
     figures = card.get("cross_validated")
     if figures:
         stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes): "
-                     f"{_kappa(figures)} on items each fold never saw", highlight=False, markup=False)
+                     f"{_kappa_text(figures)} on items each fold never saw", highlight=False, markup=False)
         if card.get("base"):
             name, gain, interval = card["base"]["judge"], card.get("gain"), card.get("gain_interval")
             spread = f"{gain:+.3f}" + (f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else "") if gain is not None else "—"
             verdict = (f"beats it by {spread} kappa" if gain is not None and gain > 0
                        else f"does NOT beat it ({spread} kappa): keep {name}")
-            stdout.print(f"  {name} on the same items: {_kappa(card['base'])}; the trained model {verdict}",
+            stdout.print(f"  {name} on the same items: {_kappa_text(card['base'])}; the trained model {verdict}",
                          highlight=False, markup=False)
     else:
         stdout.print(f"{task} cross-encoder on {card['n']} labelled items ({card['positives']} yes); no "

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ragjury.evals.stats.intervals import bootstrap_agreement, bootstrap_kappa_gain
-from ragjury.evals.stats.logistic import auc, fold_ids, kappa_of
+from ragjury.evals.pipelines.fit_run import _kappa_figures
+from ragjury.evals.stats.intervals import bootstrap_kappa_gain
+from ragjury.evals.stats.logistic import fold_ids, kappa_of
 from ragjury.evals.training.cross_encoder import Example, Recipe, fit, load, predict
 from ragjury.rag_agent.judges.model_free.cross_encoder import PAIR_FIELDS, pair_texts
 
@@ -66,12 +67,8 @@ def _base_judge(task: str, items: Sequence[Any]) -> tuple[str, np.ndarray] | Non
 
 
 def _figures(gold: np.ndarray, p: np.ndarray, seed: int) -> dict[str, Any]:
-    verdict = p >= 0.5
-    k = kappa_of(gold, verdict)
-    interval = bootstrap_agreement(list(gold), list(verdict), seed=seed)["cohen_kappa"]
-    a = auc(p, gold)
-    return {"kappa": None if k is None else round(k, 4), "kappa_interval": None if interval is None else interval.as_list(),
-            "accuracy": round(float(np.mean(gold == verdict)), 4), "auc": None if a is None else round(a, 4)}
+    """κ (bootstrap interval), accuracy and AUC of P ≥ 0.5, in ``fit``'s shape (``fit_run._kappa_figures``)."""
+    return _kappa_figures(gold, p >= 0.5, p, seed)
 
 
 def check_labels(gold: Sequence[bool]) -> None:
