@@ -272,13 +272,42 @@ def start_ray(**local: Any) -> bool:
     if os.environ.get("RAY_ADDRESS"):
         options = {"log_to_driver": False}
     handlers = _signal_handlers()
-    with _native_notices_dropped():
+    with _native_notices_dropped(), _daemons_in_a_session_of_their_own():
         ray.init(logging_level=logging.ERROR, **options)
     _restore_signal_handlers(handlers)  # SIGTERM ends a run as Ctrl-C does (cli.main), not in Ray's abort
     context = DataContext.get_current()
     context.enable_progress_bars = False  # ragjury draws its own progress
     context.print_on_execution_start = False
     return True
+
+
+@contextmanager
+def _daemons_in_a_session_of_their_own() -> Iterator[None]:
+    """Start the local Ray's daemons (GCS, raylet, and the workers the raylet starts) outside the
+    driver's process group. Why: a signal to the group (``kill -TERM -PGID``, ``timeout``, a CI
+    job cancelled) killed the raylet at the moment the driver began to stop; the driver's Ray core
+    then ended the process with exit 1 and no output, before it could save, print the run and
+    exit 143 (1 run in 8 on a loaded machine). Now only the driver gets the signal and stops the
+    daemons itself (``stop_ray``); they still die with the driver if it is killed (Ray's
+    kernel-level fate-sharing). Ray's own process class is swapped for the call only; where it
+    is missing (another Ray version) the daemons start as before."""
+    from ray._private import services
+
+    console_popen = getattr(services, "ConsolePopen", None)
+    if console_popen is None or sys.platform == "win32":
+        yield
+        return
+
+    class InOwnSession(console_popen):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("start_new_session", True)
+            super().__init__(*args, **kwargs)
+
+    services.ConsolePopen = InOwnSession
+    try:
+        yield
+    finally:
+        services.ConsolePopen = console_popen
 
 
 NATIVE_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,]+ [DIWEF] \d+ \d+\] \w+\.cc:\d+: ")

@@ -227,6 +227,14 @@ def _evaluate_on_ray(base_url: str, cache: Path) -> subprocess.Popen[str]:
                             start_new_session=True, preexec_fn=sigint_at_default)  # noqa: PLW1509
 
 
+def _ray_daemons() -> set[int]:
+    """The pids of the Ray daemons running on this machine (GCS and raylet)."""
+    import psutil
+
+    names = {"gcs_server", "raylet"}
+    return {process.pid for process in psutil.process_iter(["name"]) if process.info["name"] in names}
+
+
 def _wait_for(predicate: Callable[[], bool], timeout_s: float) -> None:
     import time
 
@@ -242,11 +250,12 @@ def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> 
     import signal
     import time
 
+    before = _ray_daemons()
     with fake_endpoint(latency_s=0.3, slots=2) as server:
         run = _evaluate_on_ray(server.base_url, tmp_path / "cache.sqlite")
         try:
             _wait_for(lambda: server.answered >= 8, 120)
-            os.killpg(run.pid, getattr(signal, sig))
+            os.killpg(run.pid, getattr(signal, sig))  # the whole group, as a terminal or `timeout` does
             out, err = run.communicate(timeout=30)  # it stops: no run to the end
         finally:
             if run.poll() is None:
@@ -257,17 +266,19 @@ def test_ctrl_c_or_a_killed_driver_stops_a_ray_run(sig: str, tmp_path: Path) -> 
     # No worker outlives its driver to send requests nobody reads: at most the requests already past
     # the driver check when it died (one per slot) arrive late on a busy machine (seen: 1 of 2).
     assert orphans <= 2
+    # nor any daemon the run started (they run in a session of their own: the driver stops them,
+    # and the kernel does if the driver was killed)
+    _wait_for(lambda: not (_ray_daemons() - before), 30)
     assert server.received < 42  # it did not run to the end (a whole run sends 42)
     cache = JudgmentCache(tmp_path / "cache.sqlite")
     saved = cache.count()
     cache.close()
     if sig in ("SIGINT", "SIGTERM"):  # SIGTERM ends like Ctrl-C (not in Ray's abort, rc -6), exit 143
-        assert run.returncode == (130 if sig == "SIGINT" else 143), err[-2000:]
+        # exit 1 and no output, 1 run in 8 on a loaded machine, while the group's signal also killed
+        # the raylet: Ray's core ended the driver before it could save and print
+        assert run.returncode == (130 if sig == "SIGINT" else 143), (out[:300], err[-2000:])
         assert json.loads(out)["interrupted"] is True and "Traceback" not in err
-        if sig == "SIGINT":
-            assert saved >= server.answered - 2 * 2  # what was answered is saved, but for requests in flight
-        else:  # the group's Ray workers die at once: what they had not handed back is lost, the rest saved
-            assert 1 <= saved <= server.answered
+        assert saved >= server.answered - 2 * 2  # what was answered is saved, but for requests in flight
     else:
         assert run.returncode == -9 and saved <= server.answered
 
