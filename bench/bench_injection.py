@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -133,6 +134,83 @@ def flag_table() -> list[str]:
     return lines
 
 
+def clean_agreement_table() -> list[str]:
+    """The price of the guard on clean answers, at n the injection set's 100 dev items cannot give:
+    ``llm`` and ``llm-guarded`` on the same EVOUNA-NQ confirm answers (stored passes
+    ``evouna-nq-correctness-llm.jsonl`` and ``-llm-guarded.jsonl``), kappa against people at the
+    judge's own threshold and AUC of P(correct), with the paired difference and a 95 % interval from
+    a bootstrap over questions (each question's five answers move together)."""
+    passes = {name: {row["id"]: row for row in map(json.loads, (DATA / f"evouna-nq-correctness-{name}.jsonl").open())}
+              for name in ("llm", "llm-guarded") if (DATA / f"evouna-nq-correctness-{name}.jsonl").exists()}
+    if len(passes) < 2:
+        return ["## Clean agreement: the stored EVOUNA-NQ passes of `llm` and `llm-guarded` are not both present"]
+    labels = {row["id"]: bool(row["label"]) for row in map(json.loads, (BENCHMARKS / "evouna-nq" / "correctness.jsonl").open())}
+    common = sorted(set(passes["llm"]) & set(passes["llm-guarded"]))
+    unscored = {name: sum(rows[i]["unscored"] for i in common) for name, rows in passes.items()}
+    ids = [i for i in common if not any(passes[name][i]["unscored"] for name in passes)]
+    questions = sorted({i.rsplit("-", 1)[0] for i in ids})
+    index = {q: [k for k, i in enumerate(ids) if i.rsplit("-", 1)[0] == q] for q in questions}
+    y = np.array([labels[i] for i in ids], dtype=float)
+    prob = {name: np.array([passes[name][i]["value"]["probability"] for i in ids], dtype=float) for name in passes}
+    verdict = {name: np.array([passes[name][i]["value"]["verdict"] for i in ids], dtype=float) for name in passes}
+
+    def auc(truth: np.ndarray, score: np.ndarray) -> float:
+        from scipy.stats import rankdata
+
+        ranks = rankdata(score)
+        positives = truth.sum()
+        negatives = len(truth) - positives
+        return float((ranks[truth == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+    def cv_kappa(name: str, rows: np.ndarray) -> float:
+        """Kappa with the cut-off on P fitted by 5-fold cross-validation over questions (each fold
+        labelled by the cut-off that maximises kappa on the other four), as `ragjury calibrate` does."""
+        fold = np.array([zlib.crc32(ids[r].rsplit("-", 1)[0].encode()) % 5 for r in rows])
+        said = np.zeros(len(rows))
+        cuts = np.linspace(0.05, 0.95, 19)
+        for k in range(5):
+            train, test = rows[fold != k], rows[fold == k]
+            best = max(cuts, key=lambda c: kappa(y[train], (prob[name][train] >= c).astype(float)))
+            said[fold == k] = prob[name][test] >= best
+        return kappa(y[rows], said)
+
+    def stats(rows: np.ndarray) -> dict[str, float]:
+        out = {}
+        for name in passes:
+            out[f"kappa {name}"] = kappa(y[rows], verdict[name][rows])
+            out[f"auc {name}"] = auc(y[rows], prob[name][rows])
+            out[f"cv {name}"] = cv_kappa(name, rows)
+        out["kappa diff"] = out["kappa llm-guarded"] - out["kappa llm"]
+        out["auc diff"] = out["auc llm-guarded"] - out["auc llm"]
+        out["cv diff"] = out["cv llm-guarded"] - out["cv llm"]
+        return out
+
+    point = stats(np.arange(len(ids)))
+    rng = np.random.default_rng(0)
+    draws = []
+    for _ in range(RESAMPLES // 4):  # 500: the cross-validated cut-off is refitted in every draw
+        chosen = rng.integers(0, len(questions), len(questions))
+        draws.append(stats(np.concatenate([index[questions[c]] for c in chosen])))
+
+    def ci(key: str) -> str:
+        values = [d[key] for d in draws]
+        return f"{point[key]:+.3f} [{np.percentile(values, 2.5):+.3f}, {np.percentile(values, 97.5):+.3f}]"
+
+    def cost(name: str) -> str:
+        usage = [passes[name][i]["usage"] for i in ids]
+        seconds = np.median([passes[name][i]["latency_s"] for i in ids])
+        return (f"{np.mean([u['requests'] for u in usage]):.0f} | {np.mean([u['input_tokens'] for u in usage]):.0f} / "
+                f"{np.mean([u['output_tokens'] for u in usage]):.1f} | {seconds:.2f}")
+
+    return [f"## Clean agreement, `llm` vs `llm-guarded` (EVOUNA-NQ confirm answers both judged: n = {len(ids)} "
+            f"answers of {len(questions)} questions; unscored: {unscored['llm']} / {unscored['llm-guarded']})", "",
+            "| judge | kappa at its threshold [95 % CI] | kappa, CV cut-off [95 % CI] | AUC of P(correct) [95 % CI] | said correct | calls | tokens in / out | median s (as stored) |",
+            "|---|---|---|---|---|---|---|---|",
+            *(f"| `{name}` | {ci('kappa ' + name)} | {ci('cv ' + name)} | {ci('auc ' + name)} | {verdict[name].mean():.1%} (people: {y.mean():.1%}) | {cost(name)} |"
+              for name in passes),
+            f"| guarded − llm | {ci('kappa diff')} | {ci('cv diff')} | {ci('auc diff')} | | | | |"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--half", choices=("tune", "confirm", "both"), default="both")
@@ -142,6 +220,8 @@ def main() -> int:
         print("\n".join(judge_table(half)))
         print()
     print("\n".join(flag_table()))
+    print()
+    print("\n".join(clean_agreement_table()))
     return 0
 
 

@@ -37,7 +37,7 @@ from ragjury.rag_agent.core.sync import run_sync
 CALIBRATE_RUN = OptionSet.of(RunOptions, leave_out=["no_retry_unscored"])
 """The run options but --no-retry-unscored (calibrate retries cached unscored judgments always)."""
 
-DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm", "faithfulness": "llm-attribution"}
+DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm-guarded", "faithfulness": "llm-attribution"}
 
 
 @user_errors
@@ -61,7 +61,7 @@ def calibrate(
         str | None,
         typer.Option(
             "--judge",
-            help="Judge to calibrate (default: llm-graded, llm, llm-attribution by task; "
+            help="Judge to calibrate (default: llm-graded, llm-guarded, llm-attribution by task; "
             "support fits the model-free faithfulness judge's cut-off).",
             rich_help_panel=PANEL_MODEL,
         ),

@@ -120,7 +120,7 @@ def judges_table(task: str, rows: list[dict[str, object]]) -> Table:
     table.add_column("description", ratio=1)
     for row in rows:
         description = str(row["description"])
-        if row["fallback"] and row["name"] != "auto":
+        if row["fallback"] and row["default"]:
             description += f"; auto adds {row['fallback']} as its fallback"
         table.add_row(
             str(row["name"]) + (" *" if row["default"] else ""),

@@ -85,9 +85,10 @@ VerdictJudgeOption = Annotated[
     str,
     typer.Option(
         "--judge",
-        help="auto: the model, its model-free judge answering where it fails; llm: the model only "
-        "(never falls back); or any judge name of the task, as in evaluate, e.g. contains, the "
-        "model-free judge auto falls back to (ragjury judges lists them and states the rule).",
+        help="auto: the task's default LLM judge (correctness: llm-guarded), its model-free judge "
+        "answering where it fails; llm: that LLM judge only (never falls back); or any judge name of the "
+        "task, as in evaluate, e.g. contains, the model-free judge auto falls back to (ragjury judges "
+        "lists them and states the rule).",
         rich_help_panel=PANEL_MODEL,
     ),
 ]
@@ -107,12 +108,14 @@ VERDICT_OPTIONS = OptionSet(
 # -- judge selection ---------------------------------------------------------------------------------------
 CATALOGUE_NAMES: dict[str, tuple[str, str]] = {
     "faithfulness": ("faithfulness", "llm"),
-    "correctness": ("correctness", "llm"),
+    "correctness": ("correctness", "llm-guarded"),
     "relevance": ("relevance", "llm"),
     "relevance_graded": ("relevance", "llm-graded"),
     "goal": ("goal", "llm"),
 }
-"""Each verdict subcommand's LLM judge in the judge catalogue, as ``(task, name)``."""
+"""Each verdict subcommand's LLM judge in the judge catalogue, as ``(task, name)``: the task's
+default model judge (correctness: ``llm-guarded``, which the judged text cannot talk into "yes"),
+so ``--judge llm`` here means "the model only", as ``auto`` means "the model, then its fallback"."""
 
 
 def build_verdict_judge(

@@ -21,6 +21,9 @@ from ragjury.rag_agent.core.judge_spec import (
 PUBLIC_BIAS: dict[tuple[str, str], str] = {
     ("correctness", "llm"): "over-stated people's rate by 3.0 points on EVOUNA-NQ (1,060 answers, Qwen2.5-Coder-1.5B: "
                             "74.9 % vs 71.9 %; bench/data/evouna-nq-correctness-llm.jsonl)",
+    ("correctness", "llm-guarded"): "under-stated people's rate by 7.2 points on EVOUNA-NQ (710 answers, "
+                                    "Qwen2.5-Coder-1.5B: 63.8 % vs 71.0 %; "
+                                    "bench/data/evouna-nq-correctness-llm-guarded.jsonl)",
     ("correctness", "contains"): "under-stated people's rate by 10-17 points on each of the five EVOUNA-NQ systems "
                                  "(bench/bench_ppi.py)",
     ("relevance", "llm"): "under-stated people's rate by 16.7 points on TREC DL 2019 (1,486 pairs, Qwen2.5-Coder-1.5B: "

@@ -44,11 +44,10 @@ TASK_ORDER: tuple[str, ...] = ("relevance", "correctness", "faithfulness", "scor
 """How listings order the tasks; a task only a new judge declares comes after these."""
 
 JUDGE_RULE = (
-    "auto (the default of evaluate, verdict, judge-evaluate and ask) is the task's LLM judge (*) with its "
-    "model-free judge answering each item the model fails on, counted as fallback_used; llm is the "
-    "model alone and never falls back (a failed item is unscored); any other name is that judge "
-    "alone, and a model-free one never calls a model. A model name or base URL the server refuses "
-    "stops every one of them (exit 2)."
+    "auto (the default of evaluate, verdict, judge-evaluate and ask) is the task's default LLM judge (*) "
+    "with its model-free judge answering each item the model fails on, counted as fallback_used; any "
+    "name is that judge alone and never falls back (a failed item is unscored), and a model-free one "
+    "never calls a model. A model name or base URL the server refuses stops every one of them (exit 2)."
 )
 """The one statement of defaults and fallback: ``ragjury judges`` prints it, docs quote it."""
 

@@ -11,6 +11,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
 
 from ragjury.cli import app
+from ragjury.rag_agent.judges.llm.correctness import SHORT_ANSWER
 from ragjury.rag_agent.judges.llm.faithfulness import FAITHFULNESS_STATEMENTS
 from ragjury.rag_agent.judges.llm.goal import GOAL_INFERENCE
 from ragjury.commands.verdict import parse_turn
@@ -51,6 +52,8 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
             }
         elif instructions.startswith(GOAL_INFERENCE.text[:60]):
             body = {"user_goal": "Book a table.", "end_state": "A table is booked."}
+        elif instructions.startswith(SHORT_ANSWER.text[:60]):  # the default correctness judge reduces first
+            body = {"answer": "Röntgen"}
         elif "grade" in instructions and "UMBRELA" in instructions:
             body = {"grade": 2}
         elif "numbered statements" in instructions:
@@ -117,7 +120,9 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
     )
     payload = json.loads(correct.stdout)
     assert correct.exit_code == 0 and payload["label"] is True and payload["value"]["reason"]
-    assert payload["attempts"] == 3 and payload["sample_agreement"] == 1.0 and payload["usage"]["requests"] == 3
+    # the default correctness judge reduces the answer once, then draws its three verdicts
+    assert payload["attempts"] == 3 and payload["sample_agreement"] == 1.0 and payload["usage"]["requests"] == 4
+    assert payload["judge"] == "llm-guarded", payload["judge"]
 
     graded = invoke("relevance", "-q", "boiling point", "-p", "Water boils at 100 C.", "--graded", "--json")
     assert json.loads(graded.stdout)["value"]["grade"] == 2 and json.loads(graded.stdout)["label"] is True

@@ -107,7 +107,8 @@ def test_the_llm_verdict_example_judges_through_both_doors(package_with_the_exam
 def test_declarations_are_read_from_source_and_match_the_decorators() -> None:
     declared = catalogue.declared()
     assert declared[("correctness", "contains")].module == "ragjury.rag_agent.judges.model_free.contains"
-    assert declared[("correctness", "llm")].default and not declared[("correctness", "contains")].default
+    assert declared[("correctness", "llm-guarded")].default and not declared[("correctness", "contains")].default
+    assert not declared[("correctness", "llm")].default
     for (task, name), declaration in declared.items():
         entry = catalogue.entry(task, name)  # importing the module ran the decorator
         assert entry.module == declaration.module and entry.description == declaration.description
@@ -119,8 +120,8 @@ def test_declarations_are_read_from_source_and_match_the_decorators() -> None:
 def test_auto_is_the_default_judge_with_its_fallback_of_the_same_value_type() -> None:
     settings = RagjurySettings(base_url="http://127.0.0.1:9/v1")
     auto = catalogue.build_judge("correctness", "auto", settings)
-    assert auto.identity.name == "answer_correctness|fallback:contains"
-    fallback = catalogue.fallback_of("correctness", "llm", settings)
+    assert auto.identity.name == "answer_correctness_guarded|fallback:contains"
+    fallback = catalogue.fallback_of("correctness", "llm-guarded", settings)
     assert type(fallback).__name__ == "BoolAsVerdict"  # a bool seen as a Verdict: one value type
     assert catalogue.build_judge("faithfulness", "auto", settings).identity.name == "faithfulness|fallback:support"
     assert type(catalogue.fallback_of("faithfulness", "llm", settings)).__name__ == "SupportAsFaithfulness"

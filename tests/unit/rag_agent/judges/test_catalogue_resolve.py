@@ -75,7 +75,10 @@ def test_every_declared_judge_builds_and_reports_under_its_own_name(task: str, n
         ("relevance", "llm-graded", "relevance_grade"),
         ("correctness", "contains", "contains"),
         ("correctness", "llm", "answer_correctness"),
-        ("correctness", "auto", "answer_correctness|fallback:contains"),
+        # auto changed on purpose (issue #43): the guarded judge, which the judged text cannot talk
+        # into "yes", is correctness' default; a cached auto judgment of the one-call judge is not reused
+        ("correctness", "auto", "answer_correctness_guarded|fallback:contains"),
+        ("correctness", "llm-guarded", "answer_correctness_guarded"),
         ("score", "auto", "judge_llm|fallback:deterministic_score"),
         ("faithfulness", "auto", "faithfulness|fallback:support"),
         ("goal", "llm", "goal_accuracy"),

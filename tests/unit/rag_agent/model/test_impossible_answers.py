@@ -21,7 +21,9 @@ from recording_server import recording_server
 )
 def test_an_impossible_answer_is_unscored_with_its_reason(mode: str, reason: str) -> None:
     with recording_server(mode=mode) as server:
-        result = CliRunner().invoke(app, ["verdict", "correctness", "-q", "q", "-a", "a", "-r", "a", "--judge", "llm",
+        # relevance: one call, read from its first token (the correctness default reduces the answer
+        # first, a structured call that such a server fails before any token is read)
+        result = CliRunner().invoke(app, ["verdict", "relevance", "-q", "q", "-p", "a", "--judge", "llm",
                                           "--json", "--base-url", server.base_url])
     assert result.exit_code == 3, result.output  # unscored: never a 0 or a 1
     payload = json.loads(result.stdout)
