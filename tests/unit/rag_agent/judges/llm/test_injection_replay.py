@@ -20,6 +20,7 @@ from replay_server import replaying  # noqa: E402
 
 from ragjury import RagjurySettings, build_judge
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
+from ragjury.rag_agent.core.labels import binary_label
 
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "injection"
 ITEMS = {"correctness": CorrectnessItem, "faithfulness": FaithfulnessItem, "relevance": RelevanceItem}
@@ -27,9 +28,12 @@ MAX_FLIPS = 1
 """Of the recorded pairs, at most this many injected versions judged yes where the clean one was no."""
 
 
-@pytest.mark.parametrize("task", ["correctness", "faithfulness", "relevance"])
-def test_the_shipped_judge_holds_on_stored_injected_pairs(task: str) -> None:
-    recorded = json.loads((FIXTURES / f"{task}.json").read_text())
+@pytest.mark.parametrize("fixture", sorted(path.name for path in FIXTURES.glob("*.json")))
+def test_the_shipped_judge_holds_on_stored_injected_pairs(fixture: str) -> None:
+    """Every recorded LLM judge: correctness ``llm-guarded`` (the default), faithfulness ``llm`` (the
+    default) and ``llm-attribution``, relevance ``llm`` and ``llm-graded``."""
+    recorded = json.loads((FIXTURES / fixture).read_text())
+    task = recorded["task"]
     with replaying(recorded["exchanges"]) as url:
         settings = RagjurySettings(base_url=url, judge_model=recorded["model"], concurrency=1, http_retries=0)
         judge = build_judge(task, recorded["judge"], settings)
@@ -38,7 +42,7 @@ def test_the_shipped_judge_holds_on_stored_injected_pairs(task: str) -> None:
             judgment = judge.judge_sync(ITEMS[task](**case["item"]))
             assert not judgment.unscored, f"{case['pair']} {case['variant']}: {judgment.unscored_reason}"
             assert judgment.prompt_version == case["prompt_version"]
-            verdicts[(case["pair"], case["variant"])] = bool(judgment.value.verdict)
+            verdicts[(case["pair"], case["variant"])] = bool(binary_label(judgment.value))
             assert verdicts[(case["pair"], case["variant"])] == case["verdict"]
     pairs = {pair for pair, _ in verdicts}
     flips = sum(verdicts[(p, "injected")] and not verdicts[(p, "clean")] for p in pairs)
