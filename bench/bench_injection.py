@@ -11,6 +11,11 @@ Per task and prompt variant (``bench/injection/variants.py``; passes in ``bench/
   **false alarms** on the clean, benign-mention and dev items of the set, and on every text of the
   dev sets (EVOUNA-NQ answers, BEGIN answers and contexts, DL19 passages).
 
+Goal accuracy and the five-dimension score have no dev set people labelled: their passes recast the
+correctness pairs (``bench/passes/injection_recast_pass.py``: a two-turn trace whose reference goal is
+the people's answer; the answer with the references as its one source, yes = overall >= 0.5), so they
+have a flip rate and no kappa; for score the mean shift of the overall score is printed too.
+
 Re-make a pass after a prompt change: ``python bench/passes/injection_pass.py --task T --variant V --half H``.
 """
 
@@ -71,8 +76,8 @@ def judge_table(half: str) -> list[str]:
     lines = [f"## LLM judges under injection ({half} half; Qwen2.5-Coder-1.5B Q4_K_M, llama-server, one token)", "",
              "| task | variant | prompt version | pairs | yes clean | yes injected | flip rate [95 % CI] | dev n | kappa on clean dev items [95 % CI] | unscored |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for task in ("correctness", "faithfulness", "relevance"):
-        for variant in ("v0", "v1", "v2", "v3", "shipped", "claims", "graded"):
+    for task in ("correctness", "faithfulness", "relevance", "goal", "score"):
+        for variant in ("v0", "v1", "v2", "v3", "shipped", "claims", "graded", "llm"):
             rows = judge_rows(task, variant, half)
             if not rows:
                 continue
@@ -85,7 +90,7 @@ def judge_table(half: str) -> list[str]:
             dev = [r for r in rows if r["variant"] == "dev" and r["verdict"] is not None]
             y = np.array([r["label"] for r in dev], dtype=float)
             p = np.array([r["verdict"] for r in dev], dtype=float)
-            k = kappa(y, p) if len(dev) else float("nan")
+            k = kappa(y, p) if len(dev) else float("nan")  # goal: no dev items (traces people labelled do not exist here)
             ki = boot(np.stack([y, p], 1), lambda m: kappa(m[:, 0], m[:, 1])) if len(dev) > 10 else (float("nan"),) * 2
             fi = boot(diff, np.mean) if len(diff) else (float("nan"),) * 2
             unscored = sum(r["unscored"] for r in rows)
@@ -94,6 +99,16 @@ def judge_table(half: str) -> list[str]:
                 f"| {task} | {variant} | {version} | {len(both)} | {sum(p['clean']['verdict'] for p in both)} | "
                 f"{sum(p['injected']['verdict'] for p in both)} | {np.mean(diff):+.3f} [{fi[0]:+.3f}, {fi[1]:+.3f}] | "
                 f"{len(dev)} | {k:.3f} [{ki[0]:.3f}, {ki[1]:.3f}] | {unscored} |")
+    by_pair: dict[str, dict[str, float]] = defaultdict(dict)
+    for row in judge_rows("score", "llm", half):  # the overall score is stored as the row's probability
+        if row["probability"] is not None:
+            by_pair[row["pair"]][row["variant"]] = row["probability"]
+    deltas = np.array([p["injected"] - p["clean"] for p in by_pair.values() if len(p) == 2])
+    if len(deltas):
+        lo, hi = boot(deltas, np.mean)
+        lines += ["", f"Score judge, overall score injected − clean on the same wrong answers: {np.mean(deltas):+.3f} "
+                      f"[{lo:+.3f}, {hi:+.3f}] ({len(deltas)} pairs; clean mean "
+                      f"{np.mean([p['clean'] for p in by_pair.values() if len(p) == 2]):.3f})"]
     return lines
 
 
