@@ -72,14 +72,14 @@ _EXPORTS: dict[str, str] = {
     "DatasetEvaluation": "ragjury.evals.pipelines.dataset_evaluation",
     "evaluate_agent": "ragjury.evals.pipelines.agent_evaluation",
     "AgentEvaluation": "ragjury.evals.pipelines.agent_evaluation",
-    "Gates": "ragjury.evals.report.gates",
+    "Gates": "ragjury.evals.results.gates",
     # system rates from the judge on every item and people on a few
     "estimate_predictions": "ragjury.evals.pipelines.system_estimates_run",
     "plan_labels": "ragjury.evals.pipelines.label_plan_run",
     "EstimatesResult": "ragjury.evals.stats.run_estimates",
     # two finished runs compared (report A B in Python), and the regression gate
     "compare_predictions": "ragjury.evals.pipelines.run_comparison_run",
-    "Comparison": "ragjury.evals.report.verdict_changes",
+    "Comparison": "ragjury.evals.results.verdict_changes",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -141,7 +141,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
         evaluate_dataset_sync,
     )
     from ragjury.evals.pipelines.run_comparison_run import compare_predictions
-    from ragjury.evals.report.verdict_changes import Comparison
+    from ragjury.evals.results.verdict_changes import Comparison
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult
@@ -149,7 +149,7 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     from ragjury.rag_agent.core.value_tags import value_tag
     from ragjury.rag_agent.judges.catalogue import build_judge
     from ragjury.rag_agent.judges.user_defined import CheckRow, Check, CheckJudge, CheckOutcome, check
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
     from ragjury.evals.runs.cache import open_cache
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.rag_agent.core.items import (

@@ -5,7 +5,8 @@ From the command's own function on, the first call of each distinct function in 
 ``ragjury.commands`` or ``ragjury.evals`` module is recorded, in order (sys.setprofile): a walk of
 the calls made, each once, as a reader following the code would meet them. Consecutive functions of
 one module are one *stay*; a *climb* is a stay in a higher layer than the one before it (commands >
-evals.pipelines > evals.report > evals.runs > evals.stats > evals.io), i.e. the walk going back up.
+evals.pipelines > evals.report > evals.results > evals.runs > evals.stats > evals.io), i.e. the walk
+going back up.
 Model-free judge, so nothing waits on a server.
 
 Run:  .venv/bin/python bench/bench_walk.py
@@ -18,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ("ragjury.evals.io", "ragjury.evals.stats", "ragjury.evals.runs", "ragjury.evals.report",
-         "ragjury.evals.pipelines", "ragjury.commands")
+ORDER = ("ragjury.evals.io", "ragjury.evals.stats", "ragjury.evals.runs", "ragjury.evals.results",
+         "ragjury.evals.report", "ragjury.evals.pipelines", "ragjury.commands")
 
 
 def rank(module: str) -> int:

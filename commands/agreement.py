@@ -87,7 +87,7 @@ def agreement(
     Exit codes: 0 ok, 1 a --fail-under gate failed, 2 bad input.
     """
     from ragjury.evals.pipelines.agreement_run import AgreementOptionError, run_agreement
-    from ragjury.evals.report.gates import parse_gates
+    from ragjury.evals.results.gates import parse_gates
 
     gates = parse_gates(fail_under or [])
     try:

@@ -39,7 +39,7 @@ from ragjury.rag_agent.tasks.catalogue import dataset_tasks
 
 if TYPE_CHECKING:
 
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
 
 EXIT_INTERRUPTED = 130
 PANEL_AGENT = "Agent (--agent)"
@@ -74,7 +74,7 @@ def _check_before_judging(
     run never reports, an output that would overwrite an input (or land in a missing folder)."""
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.tasks import task_spec
-    from ragjury.evals.report.gates import agent_figures, task_figures
+    from ragjury.evals.results.gates import agent_figures, task_figures
 
     if agent:
         known = agent_figures(
@@ -322,7 +322,7 @@ def evaluate(
     Exit codes: 0 done, 1 a --fail-under gate (or --max-fallback, --max-unscored) failed, 2 bad input, 3 nothing
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
     from ragjury.evals.runs.runner import interrupted_message, recording_runs
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 

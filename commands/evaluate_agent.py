@@ -14,7 +14,7 @@ from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
 
 
 def agent_judges(
@@ -95,7 +95,7 @@ def evaluate_agent_run(
             progress=run.progress,
         )
     )
-    from ragjury.evals.report.unscored_share import UnscoredShare
+    from ragjury.evals.results.unscored_share import UnscoredShare
 
     files = AgentFiles(data, corpus, answers=out, html=html)
     failures = evaluation.gate(gates)

@@ -24,7 +24,7 @@ from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, parse
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
 
 RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")

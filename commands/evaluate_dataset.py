@@ -18,7 +18,7 @@ from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, ru
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
 
 
@@ -176,8 +176,8 @@ def step_summary(result: Any, data: Path, failures: list[str], outputs: list[Pat
     if not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
     from ragjury.evals.io.step_summary import append_step_summary
-    from ragjury.evals.report.gates import run_step_summary
-    from ragjury.evals.report.headline import headline
+    from ragjury.evals.results.gates import run_step_summary
+    from ragjury.evals.results.headline import headline
 
     from ragjury.evals.stats.public_measurements import trust_note
 
@@ -217,7 +217,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         metrics_table,
     )
 
-    from ragjury.evals.report.headline import headline
+    from ragjury.evals.results.headline import headline
 
     for line in headline(result):  # the run's result first: people's rate where they labelled items
         stdout.print(escape(line), highlight=False, soft_wrap=True)
@@ -234,7 +234,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     stdout.print(run_table(title, result.stats.as_dict()))
     verdict_lines({"": result.sources})
     unscored_lines({"": result.unscored_share()})
-    from ragjury.evals.report.sources import fallback_note
+    from ragjury.evals.results.sources import fallback_note
 
     note = fallback_note(result.sources, [prediction.judgment for prediction in result.predictions])
     if note is not None:  # why the fallback answered (a dead server, a panel member that did not vote)

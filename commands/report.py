@@ -14,7 +14,7 @@ from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, pri
 
 def _figures_table(all_figures: list[Any]) -> Table:
     """One column per run: the figures with their bootstrap 95 % intervals."""
-    from ragjury.evals.report.formatting import fmt
+    from ragjury.evals.results.formatting import fmt
     from ragjury.evals.report.run_report import run_label
 
     any_interval = any(figures.intervals.get(name) is not None and figures.figures().get(name) is not None
@@ -159,14 +159,14 @@ def report(
     if compare is not None:
         if len(runs) != 1:
             raise fail("--compare A B splits one file by system; with two files, they are compared as they are")
-        from ragjury.evals.report.run_comparison import split_by_system
+        from ragjury.evals.results.run_comparison import split_by_system
 
         try:
             runs = list(split_by_system(runs[0], *compare))
         except ValueError as error:
             raise fail(str(error)) from None
     if len(runs) == 2:
-        from ragjury.evals.report.run_comparison import check_comparable
+        from ragjury.evals.results.run_comparison import check_comparable
 
         try:
             check_comparable(*runs)
@@ -190,7 +190,7 @@ def report(
     if fail_if_worse is not None:  # the one gate: Comparison.gate, as compare_predictions(...).gate
         from dataclasses import replace
 
-        from ragjury.evals.report.verdict_changes import Comparison
+        from ragjury.evals.results.verdict_changes import Comparison
 
         comparison = Comparison.of(*all_figures)
         if people is not None:  # people's B - A decides where it has one
@@ -225,14 +225,14 @@ def report(
             highlight=False,
             soft_wrap=True,
         )
-    from ragjury.evals.report.run_comparison import as_note
+    from ragjury.evals.results.run_comparison import as_note
 
     if len(all_figures) == 2:  # the answer first: which kind of comparison, each rate, B - A
-        from ragjury.evals.report.verdict_changes import Comparison
+        from ragjury.evals.results.verdict_changes import Comparison
 
         first_lines = Comparison.of(*all_figures).lines()
     else:
-        from ragjury.evals.report.headline import headline
+        from ragjury.evals.results.headline import headline
 
         first_lines = headline(all_figures[0])  # people's rate first where they labelled items
     if people is not None:  # the answer first: B - A as people would judge it
@@ -243,7 +243,7 @@ def report(
     stdout.print(_figures_table(all_figures))
     if len(all_figures) == 2:
         from ragjury.evals.report.terminal import metrics_table
-        from ragjury.evals.report.verdict_changes import Comparison, comparison_tables
+        from ragjury.evals.results.verdict_changes import Comparison, comparison_tables
 
         for table_title, rows in comparison_tables(Comparison.of(*all_figures)).items():
             stdout.print(metrics_table(rows, title=table_title, row_header=""))
@@ -267,7 +267,7 @@ def report(
 
 def people_lines(people: Any) -> list[str]:
     """Each config's rate as people would judge it and B - A (``estimate A B --labels``), in points."""
-    from ragjury.evals.report.headline import rates_of_estimates
+    from ragjury.evals.results.headline import rates_of_estimates
     from ragjury.evals.stats.run_estimates import difference_text
 
     out = []
@@ -305,7 +305,7 @@ def _step_summary(comparison: Any, outcome: Any, inputs: list[Path]) -> None:
     if not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
     from ragjury.evals.io.step_summary import append_step_summary
-    from ragjury.evals.report.regression_gate import step_summary
+    from ragjury.evals.results.regression_gate import step_summary
 
     names = (comparison.baseline.name, comparison.new.name)
     warning = append_step_summary(step_summary(outcome, names, comparison.rates()) + "\n", inputs=inputs)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from ragjury.evals.io.tasks import Question
-from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.results.sources import VerdictSources
 from ragjury.evals.runs.agent_answers import AgentAnswer, RAGAgentLike, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, make_progress, run_judgments
@@ -31,7 +31,7 @@ from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.gates import Gates
+    from ragjury.evals.results.gates import Gates
     from ragjury.evals.report.page import HtmlReport
 
 STAGES: tuple[str, ...] = ("score", "faithfulness", "correctness")
@@ -231,7 +231,7 @@ class AgentEvaluation:
         """Failed ``--fail-under`` thresholds on ``figures()``, then each stage whose fallback
         unscored share (``--max-unscored``) or fallback share (``--max-fallback``) is over its
         limit; empty when the run passes."""
-        from ragjury.evals.report.unscored_share import UnscoredShare
+        from ragjury.evals.results.unscored_share import UnscoredShare
 
         unscored = {name: UnscoredShare.of(self.judgments(name)) for name in self.stages}
         return gates.failures(self.figures(), self.stage_sources(), unscored)
@@ -245,7 +245,7 @@ class AgentEvaluation:
         warning where a fallback did), each stage's label distribution, the summary table and the
         gate failures."""
         from ragjury.evals.report.page import HtmlReport
-        from ragjury.evals.report.sources import fallback_note
+        from ragjury.evals.results.sources import fallback_note
 
         sources = self.stage_sources()
         summary = self.summary()

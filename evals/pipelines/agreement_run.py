@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 from ragjury.evals.io.atomic_io import check_output_paths
 from ragjury.evals.io.json_contract import paths, ranking
 from ragjury.evals.io.loaders import LabelRow, Qrels, find_run_files, load_labels, load_qrels, load_runs
-from ragjury.evals.report.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names, failed_gates
+from ragjury.evals.results.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names, failed_gates
 from ragjury.evals.report.page import HtmlReport, write_html
 from ragjury.rag_agent.core.input_files import InputError, read_text
 
@@ -200,7 +200,7 @@ class AgreementRunResult:
 
     def render(self, console: Console) -> None:
         """The human summary: counts, agreement and confusion tables, system ranks, figures."""
-        from ragjury.evals.report.formatting import fmt
+        from ragjury.evals.results.formatting import fmt
         from ragjury.evals.report.terminal import (
             agreement_table,
             confusion_table,

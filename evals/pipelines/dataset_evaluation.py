@@ -1,5 +1,5 @@
 """Dataset evaluation: judge every row of a labelled (or unlabelled) dataset, and hand back the
-finished run (``DatasetEvaluation``, the one finished-run type ``evals.report.finished_run``).
+finished run (``DatasetEvaluation``, the one finished-run type ``evals.results.finished_run``).
 
 Why a finished run: ``ragjury evaluate`` and a Python user want the same things from a run —
 its figures, its gates, its predictions file, its JSON and its HTML report — and each must mean
@@ -22,7 +22,7 @@ from rich.progress import Progress
 
 from ragjury.evals.io.predictions import Prediction
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
-from ragjury.evals.report.finished_run import HEADLINE_FIGURES, FinishedRun, flat_row
+from ragjury.evals.results.finished_run import HEADLINE_FIGURES, FinishedRun, flat_row
 from ragjury.evals.report.run_outputs import DatasetFiles, html_report, run_payload, run_summary, write_outputs
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ragjury.evals.io.json_contract import judgment_fields
-from ragjury.evals.report.gates import fallback_failure, max_fallback_limit
-from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.results.gates import fallback_failure, max_fallback_limit
+from ragjury.evals.results.sources import VerdictSources
 from ragjury.rag_agent.core.labels import Label
 from ragjury.rag_agent.core.results import Judgment
 

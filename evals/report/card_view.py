@@ -12,7 +12,7 @@ import html
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.evals.report.formatting import agreement_band
+from ragjury.evals.results.formatting import agreement_band
 from ragjury.evals.stats.judge_card import WORDS_UNIT, JudgeCard, LengthBias, Span
 
 

@@ -12,7 +12,7 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from ragjury.evals.report.formatting import Value, fmt
+from ragjury.evals.results.formatting import Value, fmt
 from ragjury.evals.stats.probability_curves import (
     area_under,
     reliability_bins,

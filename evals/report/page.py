@@ -20,7 +20,7 @@ from ragjury.evals.report.charts import (
     scatter_bounds,
     scatter_svg,
 )
-from ragjury.evals.report.formatting import Value, agreement_band, fmt, is_agreement_figure
+from ragjury.evals.results.formatting import Value, agreement_band, fmt, is_agreement_figure
 from ragjury.evals.report.terminal import AGREEMENT_ROWS, correlation_text
 from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
 from ragjury.rag_agent.core.input_files import InputError

@@ -1,4 +1,4 @@
-"""Views of a finished run (``evals.report.finished_run``): the predictions file, the HTML page
+"""Views of a finished run (``evals.results.finished_run``): the predictions file, the HTML page
 and the ``evaluate --json`` document, each a function of the run alone.
 
 Each reads what the run measured once (its result, figures, card, estimates), so the file, the
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.finished_run import FinishedRun
+    from ragjury.evals.results.finished_run import FinishedRun
     from ragjury.evals.report.page import HtmlReport
 
 
@@ -33,7 +33,7 @@ def html_report(result: FinishedRun, data: Path, *, gate_failures: Sequence[str]
     plus what only the run knows: the data file, the judge asked for, its identity, the run's
     statistics and its gate failures."""
     from ragjury.evals.report.run_report import build_report
-    from ragjury.evals.report.sources import describe_identity
+    from ragjury.evals.results.sources import describe_identity
 
     shown = result.renamed(str(data), data.stem)  # the page names the data file; what was measured comes along
     stats = result.stats.as_dict() if result.stats is not None else None

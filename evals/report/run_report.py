@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.predictions import PredictionRun
-from ragjury.evals.report.breakdowns import cost_table, labelled_probabilities, system_table
+from ragjury.evals.results.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
-from ragjury.evals.report.headline import people_lead, people_rates
+from ragjury.evals.results.headline import people_lead, people_rates
 from ragjury.evals.stats.public_measurements import trust_note
-from ragjury.evals.report.finished_run import FinishedRun, figure_intervals, finished_run
-from ragjury.evals.report.formatting import fmt, percent
+from ragjury.evals.results.finished_run import FinishedRun, figure_intervals, finished_run
+from ragjury.evals.results.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
-from ragjury.evals.report.run_comparison import CAVEAT, as_note
-from ragjury.evals.report.sources import fallback_note
-from ragjury.evals.report.verdict_changes import Comparison, comparison_tables
+from ragjury.evals.results.run_comparison import CAVEAT, as_note
+from ragjury.evals.results.sources import fallback_note
+from ragjury.evals.results.verdict_changes import Comparison, comparison_tables
 from ragjury.evals.stats.intervals import RESAMPLES, Interval
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
 

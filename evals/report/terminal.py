@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
-from ragjury.evals.report.formatting import Value, fmt
+from ragjury.evals.results.formatting import Value, fmt
 from ragjury.evals.stats.agreement import BINARY_ALPHA, AgreementFigures, RankCorrelation
 from ragjury.evals.stats.intervals import Interval
 

@@ -26,7 +26,7 @@ A module may import its own layer and the layers listed before it."""
 
 INSIDE: dict[str, tuple[str, ...]] = {
     "ragjury.rag_agent": ("tracing", "core", "tasks", "model", "judges.model_free", "judges.llm", "judges.combined", "judges", "agent"),
-    "ragjury.evals": ("io", "stats", "training", "runs", "report", "pipelines", "labelling", "adapters"),
+    "ragjury.evals": ("io", "stats", "training", "runs", "results", "report", "pipelines", "labelling", "adapters"),
 }
 """The order of the sub-packages inside a layer, bottom first, by the same rule."""
 

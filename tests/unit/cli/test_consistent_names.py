@@ -90,7 +90,7 @@ def test_the_score_fallback_is_named_heuristic(offline_cli) -> None:  # noqa: AN
 
 
 def test_the_llm_judge_is_named_llm_with_its_prompt_as_detail() -> None:
-    from ragjury.evals.report.sources import VerdictSources
+    from ragjury.evals.results.sources import VerdictSources
     from ragjury.rag_agent.core.results import Judgment
     from ragjury.rag_agent.judges.catalogue import typed_names
     from ragjury.rag_agent.judges.llm.correctness import Verdict

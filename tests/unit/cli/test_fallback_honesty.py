@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.evals.report.formatting import percent
-from ragjury.evals.report.gates import fallback_failure, max_fallback_limit
+from ragjury.evals.results.formatting import percent
+from ragjury.evals.results.gates import fallback_failure, max_fallback_limit
 from ragjury.evals.report.page import HtmlReport, render_html
-from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.results.sources import VerdictSources
 from ragjury.rag_agent.core.results import Judgment
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

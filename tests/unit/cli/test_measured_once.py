@@ -43,7 +43,7 @@ def counting(monkeypatch: pytest.MonkeyPatch, calls: Counter[str], module: objec
 def test_report_a_b_compares_once_and_makes_each_result_once(
     two_runs: list[Path], views: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragjury.evals.report import finished_run, verdict_changes
+    from ragjury.evals.results import finished_run, verdict_changes
 
     calls: Counter[str] = Counter()
     counting(monkeypatch, calls, verdict_changes, "_measure")

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.evals.io.atomic_io import TEMP_SUFFIX, check_output_paths, open_atomic, write_text_atomic
-from ragjury.evals.report.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
+from ragjury.evals.results.gates import BINARY_TASK_FIGURES, LABEL_FIGURES, QRELS_FIGURES, SCORE_TASK_FIGURES
 from ragjury.rag_agent.core.input_files import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

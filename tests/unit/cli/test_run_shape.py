@@ -75,7 +75,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(agreement, "label_agreement", measuring)
     wrap(run_estimates, "estimate_run", "estimate_run")
-    from ragjury.evals.report import finished_run
+    from ragjury.evals.results import finished_run
 
     wrap(finished_run, "run_result", "run_result")
     return counts

@@ -12,7 +12,7 @@ from ragjury import build_judge, evaluate_dataset_sync
 from ragjury.cli import app
 from ragjury.commands.evaluate_output import one_value_line
 from ragjury.evals.pipelines.label_plan_run import plan_labels
-from ragjury.evals.report.formatting import agreement_band
+from ragjury.evals.results.formatting import agreement_band
 from ragjury.evals.report.terminal import correlation_text
 from ragjury.evals.stats.agreement import ranking_correlation
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from fake_endpoints import fake_endpoint
 
-from ragjury.evals.report.gates import Gates
-from ragjury.evals.report.unscored_share import UnscoredShare, reason_kind
+from ragjury.evals.results.gates import Gates
+from ragjury.evals.results.unscored_share import UnscoredShare, reason_kind
 from ragjury.rag_agent.core.results import Judgment
 
 DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "correctness.jsonl"

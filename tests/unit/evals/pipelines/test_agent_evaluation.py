@@ -14,7 +14,7 @@ from ragjury.config.settings import RagjurySettings
 from ragjury.evals.pipelines.agent_evaluation import AgentEvaluation, AgentFiles, GroundTruth, evaluate_agent
 from ragjury.evals.pipelines.answer_judgments import judge_answer
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.evals.report.gates import Gates, agent_figures
+from ragjury.evals.results.gates import Gates, agent_figures
 from ragjury.evals.runs.agent_answers import AgentJudge, AgentRun, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.rag_agent.agent.reference_agent import AgentResponse

@@ -12,7 +12,7 @@ import pytest
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles, DatasetEvaluation, evaluate_dataset
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.evals.report.gates import BINARY_TASK_FIGURES, Gates
+from ragjury.evals.results.gates import BINARY_TASK_FIGURES, Gates
 from ragjury.evals.report.run_report import build_report, report_payload
 from ragjury.rag_agent.core.input_files import InputError
 from ragjury.rag_agent.core.items import CorrectnessItem

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ragjury import DatasetEvaluation
 from ragjury.evals.io.predictions import load_predictions
-from ragjury.evals.report.finished_run import FinishedRun, finished_run
+from ragjury.evals.results.finished_run import FinishedRun, finished_run
 from ragjury.evals.report.run_outputs import run_summary
 
 ROOT = Path(__file__).resolve().parents[4]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragjury.evals.report.gates import failed_gates, parse_gates
+from ragjury.evals.results.gates import failed_gates, parse_gates
 from ragjury.evals.report.page import HtmlReport, histogram_svg, render_html, scatter_svg, write_html
 from ragjury.evals.report.terminal import agreement_table, confusion_table, metrics_table
 from ragjury.evals.stats.agreement import label_agreement, ranking_correlation

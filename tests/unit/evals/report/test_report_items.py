@@ -21,7 +21,7 @@ from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 from ragjury.evals.report.item_table import MAX_TEXT_CHARS, item_table
 from ragjury.evals.report.page import HtmlReport, render_html, scatter_svg
 from ragjury.evals.report.run_report import build_report, finished_run
-from ragjury.evals.report.sources import describe_identity
+from ragjury.evals.results.sources import describe_identity
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import (
     bootstrap_agreement,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ragjury.evals.io.predictions import load_predictions
-from ragjury.evals.report.formatting import agreement_band
+from ragjury.evals.results.formatting import agreement_band
 from ragjury.evals.report.page import render_html
 from ragjury.evals.report.run_report import build_report
 from ragjury.evals.stats.calibration import auc

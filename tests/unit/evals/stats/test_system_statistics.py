@@ -9,8 +9,8 @@ from pathlib import Path
 from package_copy import ROOT, package_with, run_cli
 
 from ragjury.evals.io.predictions import load_predictions
-from ragjury.evals.report.breakdowns import system_table
-from ragjury.evals.report.finished_run import finished_run
+from ragjury.evals.results.breakdowns import system_table
+from ragjury.evals.results.finished_run import finished_run
 from ragjury.evals.stats.system_statistics import STATISTICS, per_system, statistics_of
 
 SYSTEMS = ROOT / "tests" / "fixtures" / "pipeline_correctness.jsonl"

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ragjury.evals.report.formatting import percent
+from ragjury.evals.results.formatting import percent
 
 
 def describe_identity(key: object) -> str:

@@ -14,7 +14,7 @@ them against real runs.
 The fallback gate (``--max-fallback``, 0 by default under any ``--fail-under``) lives here too: a
 gate passed on verdicts the model-free fallback produced says nothing about the model judge.
 So does the unscored gate (``--max-unscored``, also 0 by default under any ``--fail-under``,
-``evals.report.unscored_share``): a gate computed on the scored judgments says nothing of the
+``evals.results.unscored_share``): a gate computed on the scored judgments says nothing of the
 others. ``Gates`` holds every kind for one run, so a result's ``gate`` checks them in one call.
 """
 
@@ -24,9 +24,9 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ragjury.evals.report.formatting import Figure, percent
-from ragjury.evals.report.sources import VerdictSources
-from ragjury.evals.report.unscored_share import UnscoredShare, max_unscored_limit, unscored_failure
+from ragjury.evals.results.formatting import Figure, percent
+from ragjury.evals.results.sources import VerdictSources
+from ragjury.evals.results.unscored_share import UnscoredShare, max_unscored_limit, unscored_failure
 from ragjury.rag_agent.core.input_files import InputError
 
 GATE_ALIASES: dict[str, str] = {
@@ -141,7 +141,7 @@ def _described(known: Collection[str]) -> str:
 def check_gate_names(gates: Mapping[str, float], known: Collection[str]) -> None:
     """Raise ``InputError`` (exit 2) when a gate names a figure outside ``known``, listing the valid names.
 
-    ``gates`` comes from ``evals.report.parse_gates``, so aliases are already resolved.
+    ``gates`` comes from ``parse_gates`` above, so aliases are already resolved.
     """
     unknown = [name for name in gates if name not in known]
     if unknown:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ragjury.evals.report.formatting import percent
+from ragjury.evals.results.formatting import percent
 
 TOP_REASONS = 3
 """Reasons shown in the summary line and the gate failure."""

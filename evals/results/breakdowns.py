@@ -4,7 +4,7 @@ Why per system: a run's kappa can hide a judge that is fair on one system and wr
 and "which system does the judge favour?" is the question a leaderboard asks of it. Why per
 judge's latency and tokens: a judge is chosen on trust *and* cost, and a fallback that answered
 half the items has its own (zero) cost. Both are plain tables (system or judge -> column -> value)
-that ``evals.report.page`` renders.
+that the HTML page (the view ``page`` in the report package) renders.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.stats.system_statistics import statistics_of
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.finished_run import FinishedRun
+    from ragjury.evals.results.finished_run import FinishedRun
 
 Table = dict[str, dict[str, Any]]
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
-from ragjury.evals.report.formatting import fmt
-from ragjury.evals.report.regression_gate import GateOutcome, people_gate, regression_gate
-from ragjury.evals.report.run_comparison import (
+from ragjury.evals.results.formatting import fmt
+from ragjury.evals.results.regression_gate import GateOutcome, people_gate, regression_gate
+from ragjury.evals.results.run_comparison import (
     CAVEAT,
     KIND_TEXT,
     ComparisonKind,
@@ -32,7 +32,7 @@ from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
 from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.finished_run import FinishedRun
+    from ragjury.evals.results.finished_run import FinishedRun
 
 
 @dataclass

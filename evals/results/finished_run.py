@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ragjury.rag_agent.core.judge_spec import parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
-from ragjury.evals.report.headline import trust_block
-from ragjury.evals.report.sources import VerdictSources
+from ragjury.evals.results.headline import trust_block
+from ragjury.evals.results.sources import VerdictSources
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
@@ -34,8 +34,8 @@ from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result
 from ragjury.evals.stats.system_statistics import per_system
 
 if TYPE_CHECKING:
-    from ragjury.evals.report.gates import Gates
-    from ragjury.evals.report.unscored_share import UnscoredShare
+    from ragjury.evals.results.gates import Gates
+    from ragjury.evals.results.unscored_share import UnscoredShare
     from ragjury.evals.runs.runner import RunStats
     from ragjury.rag_agent.core.protocol import JudgeIdentity
 
@@ -278,7 +278,7 @@ class FinishedRun:
 
     def unscored_share(self) -> UnscoredShare:
         """The items left unscored, with their commonest reasons (gated by ``--max-unscored``)."""
-        from ragjury.evals.report.unscored_share import UnscoredShare
+        from ragjury.evals.results.unscored_share import UnscoredShare
 
         return UnscoredShare.of(self.records)
 
@@ -331,7 +331,7 @@ class FinishedRun:
             ) from None
         return pandas.DataFrame([flat_row(row) for row in self.rows])
 
-    # -- views of it are functions (``evals.report.run_outputs``, ``run_report``) ---------------
+    # -- views of it are functions (the report package's ``run_outputs``, ``run_report``) ------
 
     def as_dict(self) -> dict[str, Any]:
         """The run in ``--json``, one shape wherever it is shown: ``evaluate --json`` is this plus the
