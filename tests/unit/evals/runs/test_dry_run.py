@@ -194,6 +194,11 @@ def test_calibrate_dry_run_counts_its_one_token_prompts(tmp_path: Path) -> None:
     with recording_server() as server:
         result = runner.invoke(
             app,
+            ["calibrate", "--task", "correctness", "--judge", "llm", "--data", str(CORRECTNESS), "--out", str(out),
+             "--base-url", server.base_url, "--dry-run", "--json"],
+        )
+        default = runner.invoke(  # the default correctness judge (llm-guarded): a reduction, then the token
+            app,
             ["calibrate", "--task", "correctness", "--data", str(CORRECTNESS), "--out", str(out),
              "--base-url", server.base_url, "--dry-run", "--json"],
         )
@@ -201,6 +206,8 @@ def test_calibrate_dry_run_counts_its_one_token_prompts(tmp_path: Path) -> None:
     counts = dry_run_of(result)["dry_run"]
     assert (counts["prompts"], counts["models"][0]["logprob_prompts"]) == (20, 20)
     assert counts["input_tokens"] == sum(expected_correctness_tokens())
+    guarded = dry_run_of(default)["dry_run"]
+    assert (guarded["prompts"], guarded["models"][0]["logprob_prompts"]) == (40, 20)
     assert not out.exists()
 
 
