@@ -18,12 +18,9 @@ from ragjury.commands._common import (
     PANEL_INPUT,
     PANEL_MODEL,
     PANEL_OUTPUT,
-    CacheOption,
-    JsonOption,
-    NoCacheOption,
-    NoProgressOption,
     RelevancePassagesOption,
     RelevanceTopicsOption,
+    RunOptions,
     fail,
     print_json,
     settings_for,
@@ -31,7 +28,11 @@ from ragjury.commands._common import (
     stdout,
     user_errors,
 )
+from ragjury.commands._options import OptionSet
 from ragjury.evals.io.json_contract import paths
+
+FIT_RUN = OptionSet.of(RunOptions, leave_out=["no_retry_unscored", "concurrency", "dry_run", "trace"])
+"""The run options fit takes (--cache, --no-cache, --json, --no-progress), declared once with the others."""
 
 
 def _kappa_text(figures: dict[str, Any] | None) -> str:
@@ -51,6 +52,7 @@ def _gain_text(figures: dict[str, Any]) -> str:
 
 @user_errors
 @MODEL_CONNECTION
+@FIT_RUN
 def fit(
     task: Annotated[
         str, typer.Option("--task", "-t", help="correctness, faithfulness or relevance.", rich_help_panel=PANEL_INPUT)
@@ -80,11 +82,7 @@ def fit(
     ] = None,
     folds: Annotated[int, typer.Option("--folds", min=2, max=20, help="Cross-validation folds.")] = 5,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the sample and of the folds.")] = 0,
-    cache_path: CacheOption = None,
-    no_cache: NoCacheOption = False,
-    no_progress: NoProgressOption = False,
-    json_output: JsonOption = False,
-    **connection: Any,
+    **options: Any,
 ) -> None:
     """Fit a judge head on labelled items: a logistic model over signals each item already has.
 
@@ -114,8 +112,9 @@ def fit(
         raise fail(f"--task must be correctness, faithfulness or relevance, got '{task}'")
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
-    settings = settings_for(**connection) if task == "relevance" else None
-    cache_file = None if (no_cache or settings is None) else Path(cache_path or settings.cache_path)
+    run = RunOptions.gather(options)
+    settings = settings_for(**MODEL_CONNECTION.pick(options)) if task == "relevance" else None
+    cache_file = None if settings is None else run.cache_file(settings)
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     stats = None
@@ -123,8 +122,8 @@ def fit(
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
                                         labels=labels)
         if task == "relevance":
-            report, stats = _fit_relevance(items, gold, settings, signals, cache_path, no_cache, no_progress,
-                                           folds=folds, seed=seed, fitted_on=str(data))
+            report, stats = _fit_relevance(items, gold, settings, signals, run, folds=folds, seed=seed,
+                                           fitted_on=str(data))
         else:
             from ragjury.evals.pipelines.fit_run import fit_head
 
@@ -135,7 +134,7 @@ def fit(
 
     write_head(report.head, out)
     head, figures = report.head, report.head.figures
-    if json_output:
+    if run.json_output:
         print_json({
             "task": task, "n": head.n, "positives": head.positives, "skipped": report.skipped,
             "threshold": head.threshold, "l2": head.l2, "features": list(head.features),
@@ -168,17 +167,16 @@ def fit(
     stderr.print(f"written {out}: use it with --judge fitted:{out}", highlight=False, markup=False)
 
 
-def _fit_relevance(items: list[Any], grades: list[Any], settings: Any, signals: str, cache_path: Path | None,
-                   no_cache: bool, no_progress: bool, **options: Any) -> Any:
+def _fit_relevance(items: list[Any], grades: list[Any], settings: Any, signals: str, run: RunOptions,
+                   **options: Any) -> Any:
     from ragjury.evals.pipelines.relevance_head import fit_relevance_head
-    from ragjury.evals.runs.cache import open_cache
     from ragjury.rag_agent.core.sync import run_sync
     from ragjury.rag_agent.judges.model_free.embedders import EmbedderUnavailable
 
-    cache = open_cache(cache_path or settings.cache_path, enabled=not no_cache)
+    cache = run.open_cache(settings)
     try:
         return run_sync(fit_relevance_head(items, grades, settings, [s.strip() for s in signals.split(",") if s.strip()],
-                                           cache=cache, progress=not no_progress, **options))
+                                           cache=cache, progress=run.progress, **options))
     except EmbedderUnavailable as error:
         raise fail(f"--signals cosine: {error} (or fit with --signals llm)") from None
     finally:
