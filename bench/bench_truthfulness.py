@@ -506,6 +506,9 @@ def specs_for(dataset: str, settings: RagjurySettings, peers: bool, include: set
                  lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True, panel_score=p_true),
             Spec("llm, logprobs, prompt 1.1 (not adopted)", alternative("answer_correctness_token@1.1", "correctness", "llm"),
                  lambda v: bool(label_of(v)), p_true, note="P(1) >= 0.5", calibrate=True),
+            Spec("llm-guarded, logprobs (the default)", llm("correctness", "llm-guarded", method="logprobs"),
+                 lambda v: bool(label_of(v)), p_true, note="short answer, then P(1) >= 0.5", calibrate=True,
+                 panel_score=p_true),
             Spec("contains", det("correctness", "contains"), lambda v: bool(label_of(v)), note="no model"),
             Spec("token-overlap", det("correctness", "token-overlap"), lambda v: bool(label_of(v)), note="no model"),
         ]
