@@ -191,8 +191,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "cross_validated": "the trained model on items each fold never saw: {cross_validation, kappa, kappa_interval, "
         "accuracy, auc}; null with --folds 0",
         "base": "the judge it would replace on the same items (contains, support, or the --base model): {judge, kappa, "
-        "kappa_interval, accuracy, auc}; null where none",
-        "gain": "cross_validated kappa - base kappa on the same items",
+        "kappa_interval, accuracy, auc}, with compared_on and left_out where some items lack that judge's signals "
+        "(they are left out of the comparison); null where none",
+        "gain": "cross_validated kappa - base kappa on the same items (the compared ones)",
         "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
         "training_seconds": "seconds the final model trained",
         "seed": "the seed of the head, the order and the folds",

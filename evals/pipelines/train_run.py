@@ -50,20 +50,25 @@ def data_digest(pairs: Sequence[tuple[str, str]], gold: Sequence[bool]) -> str:
     return digest.hexdigest()
 
 
-def _base_judge(task: str, items: Sequence[Any]) -> tuple[str, np.ndarray] | None:
-    """The model-free judge a trained model would replace, on the same items (None for relevance)."""
+def _base_judge(task: str, items: Sequence[Any]) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """The model-free judge a trained model would replace: its name, its verdicts on the items that
+    have its signals, and those items' indices (an item without them, e.g. a reference of punctuation
+    only, is left out of the comparison, as ``fit`` leaves it out; it dropped the whole comparison).
+    None for relevance, or when fewer than two items have signals."""
     if task == "relevance":
         return None
     from ragjury.evals.pipelines.fit_run import base_verdicts
     from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values
 
-    rows = []
-    for item in items:
+    rows, kept = [], []
+    for index, item in enumerate(items):
         values, reason = feature_values(task, item)
-        if reason is not None:
-            return None
-        rows.append(values)
-    return BASE_JUDGES[task], base_verdicts(task, np.array(rows, dtype=np.float64))
+        if reason is None:
+            rows.append(values)
+            kept.append(index)
+    if len(kept) < 2:
+        return None
+    return BASE_JUDGES[task], base_verdicts(task, np.array(rows, dtype=np.float64)), np.array(kept)
 
 
 def _figures(gold: np.ndarray, p: np.ndarray, seed: int) -> dict[str, Any]:
@@ -146,12 +151,16 @@ def train_judge(task: str, items: Sequence[Any], gold: Sequence[bool], *, base: 
         if against is None and base is not None:
             model, tokenizer = load(base, seed=recipe.seed)
             start_p = predict(model, tokenizer, pairs, max_length=recipe.max_length)
-            against = (f"the starting model ({base.name})", start_p >= 0.5)
+            against = (f"the starting model ({base.name})", start_p >= 0.5, np.arange(len(y)))
         if against is not None:
-            name, verdict = against
-            k_trained, k_base = kappa_of(y, held_out >= 0.5), kappa_of(y, verdict)
-            gain = bootstrap_kappa_gain(y, held_out >= 0.5, verdict, seed=recipe.seed)
-            card["base"] = {"judge": name, **_figures(y, verdict.astype(float), recipe.seed)}
+            name, verdict, kept = against
+            y_kept, trained = y[kept], held_out[kept] >= 0.5
+            k_trained, k_base = kappa_of(y_kept, trained), kappa_of(y_kept, verdict)
+            gain = bootstrap_kappa_gain(y_kept, trained, verdict, seed=recipe.seed)
+            card["base"] = {"judge": name, **_figures(y_kept, verdict.astype(float), recipe.seed)}
+            if len(kept) < len(y):  # the gain is on the items both judged: say how many were left out
+                card["base"]["compared_on"] = int(len(kept))
+                card["base"]["left_out"] = int(len(y) - len(kept))
             card["gain"] = None if k_trained is None or k_base is None else round(k_trained - k_base, 4)
             card["gain_interval"] = None if gain is None else gain.as_list()
     start = time.perf_counter()

@@ -247,3 +247,20 @@ def test_out_is_replaced_only_when_it_is_a_model_folder(tiny: Path, tmp_path: Pa
     refused = invoke(*[a if a != DATA else data for a in args], "--out", holder)
     assert refused.exit_code == 2 and "holds the input --data" in refused.output
     assert data.read_text() == DATA.read_text()
+
+
+def test_an_item_without_the_base_judges_signals_is_left_out_of_the_comparison_only(
+        tiny: Path, tmp_path: Path) -> None:
+    """One labelled answer whose references have no usable word ("!!!") has no contains signals: it
+    dropped the whole comparison with contains; now the gain is on the other 39 and the card says so."""
+    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    rows[0] = {**rows[0], "references": ["!!!"], "reference": "!!!"}
+    data = tmp_path / "one-without-signals.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = invoke("train", "--task", "correctness", "--data", data, "--base", tiny, "--out", tmp_path / "ce",
+                    "--folds", 2, "--epochs", 1, "--learning-rate", 1e-3, "--max-length", 64, "--no-progress", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["base"]["judge"] == "contains", payload["base"]
+    assert (payload["base"]["compared_on"], payload["base"]["left_out"]) == (39, 1)
+    assert payload["gain"] is not None
