@@ -19,6 +19,7 @@ import numpy.typing as npt
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import bootstrap_agreement
 from ragjury.evals.stats.prediction_powered import normal_quantile
+from ragjury.evals.stats.rank_correlation import incomplete_beta
 
 LEVEL = 0.95
 """Every interval of the card: the κ bootstrap is a 95 % percentile interval, the rest match it."""
@@ -191,38 +192,6 @@ def _t_quantile(p: float, df: float) -> float:
     return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
 
 
-def _beta_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the regularised incomplete beta (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _incomplete_beta(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    front = math.exp(log_front)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _beta_fraction(a, b, x) / a
-    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
-
-
 def _t_quantile_exact(p: float, df: float) -> float:
     """t with P(T > t) = 1 − p, for p > 1/2: P(T > t) = I_{df/(df + t²)}(df/2, 1/2) / 2, solved
     for x = df/(df + t²) by bisection (the tail grows with x)."""
@@ -230,7 +199,7 @@ def _t_quantile_exact(p: float, df: float) -> float:
     low, high = 0.0, 1.0
     for _ in range(200):
         middle = (low + high) / 2
-        if _incomplete_beta(df / 2, 0.5, middle) < tail:
+        if incomplete_beta(df / 2, 0.5, middle) < tail:
             low = middle
         else:
             high = middle

@@ -38,14 +38,15 @@ def average_ranks(values: Sequence[float]) -> list[float]:
     return ranks
 
 
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b), by its continued fraction."""
+def incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b), by its continued fraction (also the
+    judge card's t quantile, ``judge_card._t_quantile_exact``)."""
     if x <= 0.0:
         return 0.0
     if x >= 1.0:
         return 1.0
     if x > (a + 1) / (a + b + 2):  # the continued fraction converges fast on this side only
-        return 1.0 - _betainc(b, a, 1.0 - x)
+        return 1.0 - incomplete_beta(b, a, 1.0 - x)
     front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
     tiny = 1e-300
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
@@ -74,7 +75,7 @@ def _t_two_sided(r: float, n: int) -> float:
     if abs(r) >= 1.0:
         return 0.0
     t_squared = r * r * dof / ((1.0 - r) * (1.0 + r))
-    return _betainc(dof / 2, 0.5, dof / (dof + t_squared))
+    return incomplete_beta(dof / 2, 0.5, dof / (dof + t_squared))
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
@@ -142,4 +143,4 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]
     return tau, math.erfc(abs(z) / math.sqrt(2))
 
 
-__all__ = ["average_ranks", "kendall_tau_b", "pearson", "spearman"]
+__all__ = ["average_ranks", "incomplete_beta", "kendall_tau_b", "pearson", "spearman"]
