@@ -89,22 +89,6 @@ def _check_before_judging(
     check_output_paths(outputs, inputs)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 @user_errors
 @MODEL_CONNECTION
 @RUN_OPTIONS.after("fail_on_injection")
