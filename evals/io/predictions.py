@@ -53,30 +53,8 @@ class Prediction:
     not the judgment's ``answer_correctness``): a report shows it without asking the catalogue."""
 
     def as_dict(self, output_key: str = "label", *, dumped: ItemRecord | None = None) -> dict[str, object]:
-        """The predictions-JSONL row: id, system, task, label (or score), gold, the value's
-        details, the envelope (with ``judge_name`` when known), and last the judged item.
-        ``dumped``: this prediction's record (``record_of_prediction``), whose value and item are
-        this prediction's already in JSON form, so they are not dumped a second time."""
-        row: dict[str, object] = {"id": self.id}
-        if self.system is not None:
-            row["system"] = self.system
-        if self.task is not None:
-            row["task"] = self.task
-        row[output_key] = self.label
-        if self.gold is not None:
-            row["gold"] = self.gold
-        value = self.judgment.value
-        if value is not None and hasattr(value, "model_dump"):
-            row["value"] = dumped.value if dumped is not None else value.model_dump(mode="json")
-        row.update(self.judgment.envelope())
-        if self.judge_name is not None:
-            row["judge_name"] = self.judge_name
-        if self.item is not None:
-            if hasattr(self.item, "model_dump"):
-                row["item"] = dumped.item if dumped is not None else self.item.model_dump(mode="json")
-            else:
-                row["item"] = self.item
-        return row
+        """The predictions-JSONL row (``row_of``, the writer of the codec)."""
+        return row_of(self, output_key, dumped=dumped)
 
 
 @dataclass
@@ -289,8 +267,37 @@ def infer_task(row: Mapping[str, Any]) -> str | None:
     return None
 
 
+def row_of(prediction: Prediction, output_key: str = "label", *, dumped: ItemRecord | None = None) -> dict[str, object]:
+    """The writer: ``prediction`` as its predictions-JSONL row (id, system, task, label or score,
+    gold, the value's details, the envelope with ``judge_name`` when known, and last the judged
+    item). ``dumped``: this prediction's record, whose value and item are already in JSON form
+    (it was read from this row), so they are not dumped a second time."""
+    row: dict[str, object] = {"id": prediction.id}
+    if prediction.system is not None:
+        row["system"] = prediction.system
+    if prediction.task is not None:
+        row["task"] = prediction.task
+    row[output_key] = prediction.label
+    if prediction.gold is not None:
+        row["gold"] = prediction.gold
+    judgment = prediction.judgment
+    value = judgment.value
+    if value is not None and hasattr(value, "model_dump"):
+        row["value"] = dumped.value if dumped is not None else value.model_dump(mode="json")
+    row.update(judgment.envelope())
+    if prediction.judge_name is not None:
+        row["judge_name"] = prediction.judge_name
+    item = prediction.item
+    if item is not None:
+        if hasattr(item, "model_dump"):
+            row["item"] = dumped.item if dumped is not None else item.model_dump(mode="json")
+        else:
+            row["item"] = item
+    return row
+
+
 def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
-    """One predictions row → ``ItemRecord``; a row that is not one names the field."""
+    """The reader: one predictions row → ``ItemRecord``; a row that is not one names the field."""
     if not isinstance(row, Mapping):
         raise InputError(path, f"expected a JSON object, got {type(row).__name__}", line=line)
     if "faithful_judgment" in row or "score_judgment" in row or "correct_judgment" in row:
@@ -365,43 +372,9 @@ def _cost(row: Mapping[str, Any], usage: Mapping[str, Any]) -> float | None:
 
 
 def record_of_prediction(prediction: Prediction, line: int, output_key: str) -> ItemRecord:
-    """The ``ItemRecord`` a predictions row of ``prediction`` reads back as, made from the
-    prediction itself: a finished run's records with no row written and parsed in memory
-    (``tests`` check it equals ``record_of(..., prediction.as_dict(output_key))``)."""
-    judgment = prediction.judgment
-    score = output_key == "score"
-    label = None if judgment.unscored or prediction.label is None else prediction.label
-    if score and label is not None:
-        label = float(label)
-    gold = prediction.gold
-    if score and gold is not None:
-        gold = float(gold)
-    item = prediction.item
-    value = judgment.value
-    usage = judgment.usage
-    return ItemRecord(
-        id=str(prediction.id),
-        line=line,
-        label=label,
-        gold=gold,
-        system=prediction.system,
-        task=prediction.task,
-        item=(item.model_dump(mode="json") if hasattr(item, "model_dump") else dict(item)) if item is not None else {},
-        value=value.model_dump(mode="json") if value is not None and hasattr(value, "model_dump") else {},
-        judge=judgment.judge,
-        judge_name=prediction.judge_name,
-        model=judgment.model,
-        prompt_version=judgment.prompt_version,
-        fallback_used=judgment.fallback_used,
-        fallback_reason=judgment.fallback_reason,
-        unscored=judgment.unscored or label is None,
-        unscored_reason=judgment.unscored_reason or ("no label in the row" if label is None and not judgment.unscored else None),
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        requests=usage.requests,
-        latency_s=float(judgment.latency_s),
-        method=judgment.method,
-    )
+    """The ``ItemRecord`` a predictions row of ``prediction`` reads back as: the writer's row, read
+    by the reader (one codec, so a run just judged and its file read back hold the same records)."""
+    return record_of("<run>", line, row_of(prediction, output_key), output_key)
 
 
 def run_of_predictions(predictions: Sequence[Prediction], *, output_key: str, path: str, name: str) -> PredictionRun:
@@ -503,6 +476,7 @@ __all__ = [
     "infer_task",
     "load_predictions",
     "record_of",
+    "row_of",
     "run_names",
     "run_of_rows",
     "write_jsonl",

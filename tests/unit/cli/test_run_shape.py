@@ -1,5 +1,6 @@
 """A finished run is built once: ``evaluate`` on 500 rows serialises each prediction once (for the
-file), parses no row back, measures its result, agreement and estimates once, and ``report`` never asks the catalogue
+file), reads each record once (the codec's reader, on the row its writer made: no file parsed
+back), measures its result, agreement and estimates once, and ``report`` never asks the catalogue
 (issue #30): the judge name as typed travels in each predictions row."""
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def dataset(path: Path) -> Path:
 
 
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Counters on every way back: a prediction serialised, a row parsed, agreement measured, a
+    """Counters on every way back: a prediction serialised, a row read, agreement measured, a
     run estimated."""
     from ragjury.evals.io import predictions
     from ragjury.evals.stats import agreement, run_estimates
@@ -95,7 +96,7 @@ def test_a_finished_run_is_serialised_once_per_output(tmp_path: Path, monkeypatc
     assert summary["n"] == ROWS and summary["labelled"] == ROWS // 2 and "system_estimates" in summary
     outputs = 3  # the predictions file, the HTML page, the JSON document
     assert counts["as_dict"] <= ROWS * outputs and counts["as_dict"] <= ROWS, counts
-    assert counts["record_of"] == 0, counts  # the records are made from the judgments: no row parsed back
+    assert counts["record_of"] == ROWS, counts  # each record read once, by the one codec, from the row the writer made
     assert counts["run_result"] == 1, counts  # the run's result made once, read by the JSON, the page and gates
     assert counts["agreement"] == 1, counts  # measured once, read by JSON, HTML and gates
     assert counts["estimate_run"] == 1, counts
