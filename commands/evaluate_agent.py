@@ -95,8 +95,6 @@ def evaluate_agent_run(
             progress=run.progress,
         )
     )
-    from ragjury.evals.results.unscored_share import UnscoredShare
-
     files = AgentFiles(data, corpus, answers=out, html=html)
     failures = evaluation.gate(gates)
     evaluation.write(files, gate_failures=failures)
@@ -106,13 +104,13 @@ def evaluate_agent_run(
     elif nothing:  # the cause first, alone: a table of zeros would bury it
         nothing_scored_line(evaluation.why_unscored)
     else:
-        for stage in evaluation.stages:  # what each stage scored, first
-            result = evaluation.stage_result(stage)
+        for stage, judged in evaluation.stages.items():  # what each stage scored, first
+            result = judged.result
             line = result.lines(stage)[0] if result.binary or stage == "score" else f"{stage} {result.lines(stage)[0]}"
             stdout.print(escape(line), highlight=False, soft_wrap=True)
         stdout.print(agent_table(evaluation.summary(), f"agent {agent.model_name} on {data.name}"))
         verdict_lines(evaluation.stage_sources())
-        unscored_lines({name: UnscoredShare.of(evaluation.judgments(name)) for name in evaluation.stages})
+        unscored_lines({name: judged.unscored_share() for name, judged in evaluation.stages.items()})
         if out is not None:
             stdout.print(f"answers and judgments written to {out}", highlight=False)
     errors = evaluation.errors

@@ -2,8 +2,11 @@
 ``AgentEvaluation``.
 
 Why a finished result: ``ragjury evaluate --agent`` and a Python user want the same figures,
-gates, answers file, JSON and HTML report from a run, meaning the same wherever they are made; so
-the result owns them and the command only parses options, calls ``evaluate_agent`` and prints.
+gates, answers file, JSON and HTML report from a run, meaning the same wherever they are made.
+Each judge stage is a finished run (``FinishedRun``, as a dataset run is), so a stage's figures
+are measured once and mean what a dataset run's do; the result keeps the answers and its stages,
+and its views read the stages' figures. The command parses options, calls ``evaluate_agent``
+and prints.
 
 Answers and judgments go through the same cached runner (``evals.agent_answers.ask_agent``, then
 ``run_judgments`` per judge): a resumed run asks the agent only the questions it has no answer
@@ -19,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
+from ragjury.evals.io.predictions import Prediction
 from ragjury.evals.io.tasks import Question
+from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.sources import VerdictSources
 from ragjury.evals.runs.agent_answers import AgentAnswer, RAGAgentLike, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, make_progress, run_judgments
-from ragjury.evals.stats.run_result import RunResult, run_result
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, ScoreItem
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
@@ -136,21 +140,18 @@ class AgentFiles:
 
 @dataclass
 class AgentEvaluation:
-    """What ``evaluate_agent`` returns: one row per question, the agent's and each judge's run
-    stats, and everything the run hands on — figures, gates, the answers file, JSON and HTML."""
+    """What ``evaluate_agent`` returns: the answers (one row per question, the agent's run stats
+    and identity) and each judge stage that ran as a finished run over the questions answered
+    (``FinishedRun``: its records, stats and every figure, each measured once). It holds no figure
+    of its own: the summary, gates, page and payload are views of the stages' figures."""
 
     rows: list[AgentRow]
     agent_stats: RunStats
     """The agent's run: ``unscored`` are the questions it gave no answer to."""
-    judge_stats: dict[str, RunStats]
-    """Per judge stage that ran (score, faithfulness, correctness)."""
+    stages: dict[str, FinishedRun]
+    """Judge stage (score, faithfulness, correctness) -> its finished run, in report order."""
     agent: str = ""
     """The agent's identity key (model, prompt, retrieval, corpus): what its answers are cached under."""
-
-    @property
-    def stages(self) -> list[str]:
-        """The judge stages that ran, in report order."""
-        return [name for name in STAGES if name in self.judge_stats]
 
     @property
     def answered(self) -> int:
@@ -164,7 +165,7 @@ class AgentEvaluation:
     @property
     def scored(self) -> int:
         """Scored judgments over all stages: 0 means nothing could be judged (exit 3)."""
-        return sum(self.judge_stats[name].scored for name in self.stages)
+        return sum(run.scored for run in self.stages.values())
 
     @property
     def why_unscored(self) -> str | None:
@@ -174,67 +175,45 @@ class AgentEvaluation:
             return f"the agent answered no question ({errors[0]})"
         from ragjury.rag_agent.model.unreachable import unreachable_cause
 
-        reasons = (j.unscored_reason for stage in self.stages for j in self.judgments(stage) if j.unscored)
+        reasons = (r.unscored_reason for run in self.stages.values() for r in run.records if r.unscored)
         return next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
 
-    def judgments(self, stage: str) -> list[Judgment[Any]]:
-        """The judgments of ``stage``, in question order (questions not judged left out)."""
-        return [judgment for row in self.rows if (judgment := getattr(row, stage)) is not None]
-
-    def sources(self, stage: str) -> VerdictSources:
-        """Which judges produced the scored verdicts of ``stage`` (score, faithfulness, correctness)."""
-        return named_sources(stage, self.judgments(stage))
-
-    def stage_sources(self) -> dict[str, VerdictSources]:
-        """Stage -> who produced its verdicts, for every stage that ran."""
-        return {name: self.sources(name) for name in self.stages}
-
-    def stage_result(self, stage: str) -> RunResult:
-        """What ``stage`` scored: the rate of true verdicts (Wilson interval) when its verdicts are
-        true/false, else the mean score (bootstrap interval); unscored judgments left out, counted."""
-        judgments = self.judgments(stage)
-        labels = [None if j.unscored else label_of(j.value) for j in judgments]
-        binary = all(isinstance(label, bool) for label in labels if label is not None)
-        return run_result(labels, [None] * len(labels), binary=binary)
-
     def summary(self) -> dict[str, Any]:
-        """The agent's stats (and identity), then per judge stage its stats, mean and the judges
-        that produced its verdicts (``judges``, ``fallback``, ``verdicts_by``)."""
+        """The agent's stats (and identity), then per judge stage its stats, mean and result and
+        the judges that produced its verdicts (``judges``, ``fallback``, ``verdicts_by``)."""
         agent = _agent_figures(self.agent_stats)
         if self.agent:
             agent["identity"] = self.agent
         out: dict[str, Any] = {"agent": agent}
-        for name in self.stages:
-            judgments = self.judgments(name)
-            labels = [float(label) for j in judgments if (label := label_of(j.value)) is not None]
-            figures = self.judge_stats[name].as_dict()
-            figures["skipped_no_answer"] = len(self.rows) - len(judgments)
-            figures["mean"] = round(sum(labels) / len(labels), 6) if labels else None
-            figures["result"] = self.stage_result(name).as_dict()
-            figures.update(named_sources(name, judgments).as_dict())
+        for name, run in self.stages.items():
+            figures = run.stats.as_dict() if run.stats is not None else run.counts()
+            figures["skipped_no_answer"] = len(self.rows) - len(run.records)
+            figures["mean"] = _mean(run)
+            figures["result"] = run.result.as_dict()
+            figures.update(run.sources.as_dict())
             out[name] = figures
         return out
 
     def figures(self) -> dict[str, float | None]:
         """Flat figures for ``--fail-under`` gates: the share answered, then each stage's mean
-        label and coverage (scored / judged)."""
+        label and coverage (scored / judged), as the stage measured them."""
         total = self.agent_stats.total
         figures: dict[str, float | None] = {"answered": self.answered / max(1, total)}
-        summary = self.summary()
-        for name in self.stages:
-            figures[name] = summary[name]["mean"]
-            judged = summary[name]["n"]
-            figures[f"{name}_coverage"] = summary[name]["scored"] / judged if judged else None
+        for name, run in self.stages.items():
+            figures[name] = _mean(run)
+            figures[f"{name}_coverage"] = run.figures()["coverage"]
         return figures
 
     def gate(self, gates: Gates) -> list[str]:
-        """Failed ``--fail-under`` thresholds on ``figures()``, then each stage whose fallback
-        unscored share (``--max-unscored``) or fallback share (``--max-fallback``) is over its
-        limit; empty when the run passes."""
-        from ragjury.evals.results.unscored_share import UnscoredShare
-
-        unscored = {name: UnscoredShare.of(self.judgments(name)) for name in self.stages}
+        """Failed ``--fail-under`` thresholds on ``figures()``, then each stage whose unscored
+        share (``--max-unscored``) or fallback share (``--max-fallback``) is over its limit; empty
+        when the run passes."""
+        unscored = {name: run.unscored_share() for name, run in self.stages.items()}
         return gates.failures(self.figures(), self.stage_sources(), unscored)
+
+    def stage_sources(self) -> dict[str, VerdictSources]:
+        """Stage -> who produced its verdicts, for every stage that ran."""
+        return {name: run.sources for name, run in self.stages.items()}
 
     def answer_rows(self) -> list[dict[str, object]]:
         """The answers JSONL rows, in question order (``AgentRow.as_dict``)."""
@@ -247,23 +226,22 @@ class AgentEvaluation:
         from ragjury.evals.report.page import HtmlReport
         from ragjury.evals.results.sources import fallback_note
 
-        sources = self.stage_sources()
         summary = self.summary()
         notes = [
             note
-            for stage, stage_sources in sources.items()
-            if (note := fallback_note(stage_sources, self.judgments(stage), f"{stage}: "))
+            for stage, run in self.stages.items()
+            if (note := fallback_note(run.sources, run.records, f"{stage}: "))
         ]
         meta = {"questions": str(files.questions)}
         if files.corpus is not None:
             meta["corpus"] = str(files.corpus)
         meta["agent"] = self.agent
-        meta.update({f"{stage} verdicts by": s.describe() for stage, s in sources.items()})
+        meta.update({f"{stage} verdicts by": run.sources.describe() for stage, run in self.stages.items()})
         return HtmlReport(
             title="ragjury evaluate --agent",
             meta=meta,
             notes=notes,
-            distributions={name: [label_of(j.value) for j in self.judgments(name)] for name in self.stages},
+            distributions={name: [r.label for r in run.records] for name, run in self.stages.items()},
             tables={
                 "Summary": {
                     k: {kk: vv for kk, vv in v.items() if isinstance(vv, int | float)}
@@ -300,6 +278,12 @@ class AgentEvaluation:
         return out
 
 
+def _mean(run: FinishedRun) -> float | None:
+    """A stage's mean label as ``--json`` and the gates show it (the run's ``mean_label``, 6 places)."""
+    mean = run.figures()["mean_label"]
+    return None if mean is None else round(mean, 6)
+
+
 async def evaluate_agent(
     ground_truth: Sequence[Any],
     agent: RAGAgentLike,
@@ -334,15 +318,15 @@ async def evaluate_agent(
             for i, (t, a) in enumerate(zip(truths, answers, strict=True))
         ]
         answered = [r for r in rows if r.answer.answer is not None]
-        judge_stats: dict[str, RunStats] = {}
+        stages: dict[str, FinishedRun] = {}
 
         async def run(name: str, judge_: Judge[Any, Any], selected: list[AgentRow], items: list[Any]) -> None:
             judgments, stats = await run_judgments(
                 judge_, items, cache=cache, concurrency=concurrency, progress=bar or False, description=name
             )
-            judge_stats[name] = stats
             for row, judgment in zip(selected, judgments, strict=True):
                 setattr(row, name, judgment)
+            stages[name] = stage_run(name, judge_, [row.id for row in selected], items, judgments, stats)
 
         if judge is not None:
             await run("score", judge, answered, [_score_item(r) for r in answered])
@@ -365,15 +349,39 @@ async def evaluate_agent(
     finally:
         if bar is not None and own:
             bar.stop()
-    return AgentEvaluation(rows, agent_stats, judge_stats, agent=agent_identity(agent).key())
+    return AgentEvaluation(rows, agent_stats, stages, agent=agent_identity(agent).key())
 
 
-def named_sources(stage: str, judgments: Sequence[Judgment[Any]]) -> VerdictSources:
-    """Who produced a stage's verdicts, each judge named as the user types it (``llm``): the
-    judgments carry only their own names, so the catalogue maps them here, never in a report."""
+def stage_run(stage: str, judge: Judge[Any, Any], ids: Sequence[str], items: Sequence[Any],
+              judgments: Sequence[Judgment[Any]], stats: RunStats) -> FinishedRun:
+    """One judge stage as a finished run over the questions it judged: a prediction per answer
+    (no gold label: people did not label agent answers), each verdict under the judge's name as the
+    user types it (``llm``; the judgments carry only their own, so the catalogue maps them here,
+    never in a report). A question id that repeats is told apart (``id#2``), so every answer counts."""
     from ragjury.rag_agent.judges.catalogue import typed_names
 
-    return VerdictSources.of(judgments, typed_names(stage, (j.judge for j in judgments if not j.unscored)))
+    names = typed_names(stage, (j.judge for j in judgments if not j.unscored))
+    predictions = [
+        Prediction(ident, None, None, judgment, label_of(judgment.value), task=stage, item=item,
+                   judge_name=names.get(judgment.judge))
+        for ident, item, judgment in zip(_distinct(ids), items, judgments, strict=True)
+    ]
+    return FinishedRun.of_predictions(stage, predictions, judge=judge.identity.name, stats=stats,
+                                      identity=judge.identity)
+
+
+def _distinct(ids: Sequence[str]) -> list[str]:
+    """``ids`` with each repeat numbered (``q1``, ``q1#2``), none equal to another."""
+    taken: set[str] = set()
+    out = []
+    for ident in ids:
+        number, unique = 1, ident
+        while unique in taken:
+            number += 1
+            unique = f"{ident}#{number}"
+        taken.add(unique)
+        out.append(unique)
+    return out
 
 
 def _text(row: AgentRow) -> str:

@@ -379,7 +379,7 @@ async def test_evaluate_agent_judges_every_answer_and_resumes_from_the_cache(tmp
         )
     assert again.asked == ["please fail this one"]  # answered questions come from the cache
     assert second.agent_stats.cached == 2
-    assert all(stats.cached == stats.total and stats.judged == 0 for stats in second.judge_stats.values())
+    assert all(run.stats.cached == run.stats.total and run.stats.judged == 0 for run in second.stages.values())
     assert [r.as_dict() for r in second.rows][:2] == [r.as_dict() for r in evaluation.rows][:2]
 
 

@@ -1,6 +1,7 @@
 """``evaluate_agent`` as a library: the agent's answers go through the same cached runner as
-judgments (``evals.agent_answers``), and the finished ``AgentEvaluation`` owns its figures,
-gates, answers file, JSON payload and HTML report. Also ``judge_answer`` behind ``ask --judge``."""
+judgments (``evals.agent_answers``), each judge stage is a finished run, and ``AgentEvaluation``
+keeps the answers and its stages, with views of their figures: gates, answers file, JSON payload
+and HTML report. Also ``judge_answer`` behind ``ask --judge``."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ async def run(agent: Agent, cache: JudgmentCache | None = None) -> AgentEvaluati
 
 async def test_figures_gates_and_summary_of_an_agent_run() -> None:
     evaluation = await run(Agent())
-    assert evaluation.stages == ["score", "faithfulness", "correctness"]
+    assert list(evaluation.stages) == ["score", "faithfulness", "correctness"]
     assert evaluation.answered == 2 and evaluation.errors == ["server down"]
     figures = evaluation.figures()
     assert set(figures) == set(agent_figures(faithfulness=True, correctness=True))
@@ -160,7 +161,7 @@ async def test_an_agent_that_answers_nothing_says_why() -> None:
     evaluation = await evaluate_agent(["fail one", "fail two"], Agent(), scorer)
     assert evaluation.scored == 0 and evaluation.answered == 0
     assert evaluation.why_unscored == "the agent answered no question (server down)"
-    assert evaluation.judge_stats["score"].total == 0
+    assert evaluation.stages["score"].stats.total == 0
 
 
 async def test_judge_answer_without_a_model_skips_faithfulness() -> None:
@@ -174,3 +175,49 @@ async def test_judge_answer_without_a_model_skips_faithfulness() -> None:
     assert 0.0 <= score.overall_score <= 1.0
     with pytest.raises(ValueError, match="nothing to judge"):
         await judge_answer(await Agent().query("fail"), settings, "heuristic")
+
+
+async def test_each_stage_is_a_finished_run_and_the_evaluation_holds_no_figure_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each judge stage is a ``FinishedRun`` over the questions it judged; ``AgentEvaluation`` keeps
+    the answers and the stages, and its summary, figures, gates, page and payload read the stages'
+    figures, each measured once (issue #46: as ``DatasetEvaluation`` holds none of its own)."""
+    import ragjury.evals.pipelines.agent_evaluation as module
+    from ragjury.evals.results import finished_run
+    from ragjury.evals.results.finished_run import FinishedRun
+
+    made: list[object] = []
+    measure = finished_run.run_result
+    monkeypatch.setattr(finished_run, "run_result", lambda *a, **k: made.append(a) or measure(*a, **k))
+    evaluation = await run(Agent())
+    assert all(isinstance(stage, FinishedRun) for stage in evaluation.stages.values())
+    assert [[r.id for r in stage.records] for stage in evaluation.stages.values()] == [["t1", "t2"]] * 3
+    fields = {"rows", "agent_stats", "stages", "agent"}
+    own = {name for name in vars(AgentEvaluation) if not name.startswith("_")} - fields
+    assert own == {"answered", "errors", "scored", "why_unscored", "summary", "figures", "gate", "stage_sources",
+                   "answer_rows", "html_report", "write", "payload"}  # counts of answers, then views
+    assert "evals.stats" not in Path(module.__file__).read_text()  # nothing measured here
+
+    files = AgentFiles(Path("q.jsonl"), Path("c.jsonl"), tmp_path / "a.jsonl", tmp_path / "a.html")
+    gates = Gates.parse(["answered=0.5", "score=0.1"])
+    summary, figures, payload = evaluation.summary(), evaluation.figures(), evaluation.payload(files)
+    evaluation.gate(gates)
+    evaluation.write(files)
+    assert len(made) == len(evaluation.stages)  # each stage's result measured once, whatever read it
+    for name, stage in evaluation.stages.items():
+        own_figures = stage.figures()
+        assert summary[name]["result"] == stage.result.as_dict() == payload[name]["result"]
+        assert summary[name]["mean"] == figures[name] == round(own_figures["mean_label"], 6)
+        assert figures[f"{name}_coverage"] == own_figures["coverage"]
+        assert {key: summary[name][key] for key in ("judges", "fallback", "verdicts_by")} == stage.sources.as_dict()
+        assert summary[name]["n"] == stage.stats.total and summary[name]["skipped_no_answer"] == 1
+
+
+async def test_a_score_stage_that_scored_nothing_states_a_mean() -> None:
+    """The one figure a finished-run stage states otherwise than the hand-made one did: a score
+    stage with no scored judgment was a "judged rate" (its verdicts were all missing, so none was
+    a number); it is a mean score, as the same stage's result is when anything is scored."""
+    evaluation = await evaluate_agent(["fail one"], Agent(), build_judge("score", "heuristic"))
+    result = evaluation.summary()["score"]["result"]
+    assert result["measure"] == "mean score" and result["mean"] is None and "rate" not in result
