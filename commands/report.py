@@ -13,29 +13,30 @@ from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, pri
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
-    """One column per run: the figures with their bootstrap 95 % intervals."""
+    """One column per run: the figures with their bootstrap 95 % intervals (as each run measured them)."""
     from ragjury.evals.results.formatting import fmt
     from ragjury.evals.report.run_report import run_label
 
-    any_interval = any(figures.intervals.get(name) is not None and figures.figures().get(name) is not None
-                       for figures in all_figures for name in figures.figures())
+    measured = [figures.measured for figures in all_figures]
+    any_interval = any(m.intervals.get(name) is not None and m.figures.get(name) is not None
+                       for m in measured for name in m.figures)
     table = Table(title="Figures (bootstrap 95 % intervals)" if any_interval else "Figures")
     table.add_column("figure")
     for letter, figures in zip("AB", all_figures):
         name = run_label(letter, figures.run.name) if len(all_figures) == 2 else figures.run.name
         table.add_column(name, justify="right")
     names: list[str] = []
-    for figures in all_figures:
-        names.extend(name for name in figures.figures() if name not in names)
+    for m in measured:
+        names.extend(name for name in m.figures if name not in names)
     for name in names:
         cells = []
-        for figures in all_figures:
-            value = figures.figures().get(name)
-            interval = figures.intervals.get(name)
+        for m in measured:
+            value = m.figures.get(name)
+            interval = m.intervals.get(name)
             cells.append(fmt(value) + (f" {interval.text()}" if interval is not None and value is not None else ""))
         table.add_row(name, *cells)
     for count in ("n", "scored", "unscored", "fallback_used", "labelled", "tokens"):
-        table.add_row(count, *(f"{f.counts()[count]:,}" for f in all_figures), style="dim")
+        table.add_row(count, *(f"{m.counts[count]:,}" for m in measured), style="dim")
     return table
 
 
@@ -129,11 +130,13 @@ def report(
       ragjury report baseline.jsonl new.jsonl --fail-if-worse 0.02   (a CI gate)
 
     Exit codes: 0 done (gate passed or undecided), 1 --fail-if-worse failed, 2 bad input.
+
+    Measure first, then draw: the runs are read, then measured once (each run's figures, their
+    comparison and the gate), and only then do the views (page, step summary, JUnit, --json, the
+    terminal) draw what was measured.
     """
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
-    from ragjury.evals.report.page import write_html
-    from ragjury.evals.report.run_report import build_report, measured_runs, report_payload
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
@@ -179,77 +182,84 @@ def report(
         fail_if_worse = fail_unless_within
     if fail_if_worse is not None and len(runs) != 2:
         raise fail(f"--fail-{'unless-within' if rule == 'within' else 'if-worse'} compares two runs: give BASELINE.jsonl NEW.jsonl")
+    from ragjury.evals.results.verdict_changes import measure_runs
+
     try:
-        all_figures = measured_runs(runs)
+        all_figures, comparison = measure_runs(runs)
     except ValueError as error:
         raise fail(str(error)) from None
-    if html is not None:  # the page, a view of the finished runs like the terminal and --json
-        page, _figures = build_report([], title=title, measured=all_figures)
-        write_html(html, page)
     gate = None
     if fail_if_worse is not None:  # the one gate: Comparison.gate, as compare_predictions(...).gate
         from dataclasses import replace
 
-        from ragjury.evals.results.verdict_changes import Comparison
-
-        comparison = Comparison.of(*all_figures)
-        if people is not None:  # people's B - A decides where it has one
-            comparison = replace(comparison, people=people)
+        assert comparison is not None
+        judged = comparison if people is None else replace(comparison, people=people)  # people's B - A decides
         # one file split by system (--compare) is two runs, not the same file twice
-        gate = comparison.gate(fail_if_worse, allow_missing=allow_missing, rule=rule,
-                               require_measured=require_measured, same_file=False if compare is not None else None)
-        _step_summary(comparison, gate, list(predictions))
+        gate = judged.gate(fail_if_worse, allow_missing=allow_missing, rule=rule,
+                           require_measured=require_measured, same_file=False if compare is not None else None)
+    gate_document = gate.as_dict() if gate is not None else None
+    _views(all_figures, comparison, gate, gate_document, people, predictions=list(predictions), runs=runs,
+           html=html, title=title, junit=junit, junit_items=junit_items, labels=labels, json_output=json_output,
+           rule=rule, margin=fail_if_worse)
+
+
+def _views(
+    all_figures: list[Any], comparison: Any, gate: Any, gate_document: dict[str, Any] | None, people: Any, *,
+    predictions: list[Path], runs: list[Any], html: Path | None, title: str | None, junit: Path | None,
+    junit_items: str, labels: Path | None, json_output: bool, rule: str, margin: float | None,
+) -> None:
+    """The views of what ``report`` measured: the page, the step summary, JUnit, then ``--json``
+    or the terminal; each reads the measured runs, their comparison and the gate (``gate_document``:
+    its ``--json`` block)."""
+    from ragjury.evals.report.run_report import build_report, report_notes, report_payload, run_label
+
+    if html is not None:  # the page, a view of the finished runs like the terminal and --json
+        from ragjury.evals.report.page import write_html
+
+        page, _figures = build_report([], title=title, measured=all_figures, comparison=comparison)
+        write_html(html, page)
+    if gate is not None:
+        _step_summary(comparison, gate, predictions)
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
         pairs = regressed(runs[0], runs[1]) if len(runs) == 2 and junit_items == "regressed" else None
         write_junit(junit, runs, gate, regressions=pairs)
     if json_output:
-        payload = report_payload(all_figures, predictions, html)
+        payload = report_payload(all_figures, predictions, html, comparison)
         if junit is not None:
             payload["outputs"]["junit"] = str(junit)
-        if gate is not None:
-            payload["gate"] = gate.as_dict()
+        if gate_document is not None:
+            payload["gate"] = gate_document
         if people is not None:
             payload["people_estimate"] = people.as_dict()
         print_json(payload, command="report")
         if gate is not None and gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
         return
-    from ragjury.evals.report.run_report import run_label
-
     for letter, figures in zip("AB", all_figures):
         name = f"{run_label(letter, figures.run.name)} ({figures.run.path})" if len(all_figures) == 2 else figures.run.path
         stdout.print(
-            f"{name}: {len(figures.records):,} items, verdicts by {figures.sources.describe()}",
+            f"{name}: {len(figures.run.records):,} items, verdicts by {figures.measured.verdicts_by}",
             highlight=False,
             soft_wrap=True,
         )
     from ragjury.evals.results.run_comparison import as_note
 
-    if len(all_figures) == 2:  # the answer first: which kind of comparison, each rate, B - A
-        from ragjury.evals.results.verdict_changes import Comparison
-
-        first_lines = Comparison.of(*all_figures).lines()
-    else:
-        from ragjury.evals.results.headline import headline
-
-        first_lines = headline(all_figures[0])  # people's rate first where they labelled items
+    # the answer first: which kind of comparison, each rate, B - A; or people's rate where they labelled items
+    first_lines = list(comparison.first_lines) if comparison is not None else all_figures[0].measured.headline
     if people is not None:  # the answer first: B - A as people would judge it
         first_lines = people_lines(people) + ["the judges' own rates:"] + first_lines
     for line in first_lines:
         stdout.print(escape(line), highlight=False, soft_wrap=True)
     shown = {as_note(line) for line in first_lines}
     stdout.print(_figures_table(all_figures))
-    if len(all_figures) == 2:
+    if comparison is not None:
         from ragjury.evals.report.terminal import metrics_table
-        from ragjury.evals.results.verdict_changes import Comparison, comparison_tables
 
-        for table_title, rows in comparison_tables(Comparison.of(*all_figures)).items():
+        for table_title, rows in comparison.tables.items():
             stdout.print(metrics_table(rows, title=table_title, row_header=""))
-    from ragjury.evals.report.run_report import report_notes
-
-    for note in (note for note in report_notes(all_figures) if note not in shown):
+    for note in (note for note in report_notes(all_figures, comparison) if note not in shown):
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True)
     if labels is not None:
         _people_lines(labels)
@@ -259,7 +269,7 @@ def report(
         style = "bold red" if gate.failed else ("yellow" if not gate.decided else "green")
         word = "FAILED" if gate.failed else ("undecided" if not gate.decided else "passed")
         flag = "--fail-unless-within" if rule == "within" else "--fail-if-worse"
-        stdout.print(f"regression gate ({flag} {fail_if_worse:g}) {word}: {gate.reason}", style=style,
+        stdout.print(f"regression gate ({flag} {margin:g}) {word}: {gate.reason}", style=style,
                      highlight=False, markup=False, soft_wrap=True)
         if gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)

@@ -2,10 +2,10 @@
 
 Why from predictions alone: ``ragjury evaluate --html`` and ``ragjury report PRED.jsonl`` must show
 the same page, and a report must be rebuildable long after the run (no dataset, no cache). So
-both go through ``build_report``: figures are recomputed from the records with the functions the
-dataset evaluation uses (``evals.dataset_evaluation``: ``binary_agreement``, ``system_ranking``,
-``score_correlation``), intervals come from ``evals.intervals``, and the per-item table from
-``evals.report_items``.
+both go through ``build_report``, a view of finished runs measured first: each run's figures
+(``FinishedRun.measure``: the record ``RunFigures``) and, for two, their ``Comparison``, all
+measured before the page is drawn; the page reads their fields and measures nothing. The per-item
+table comes from ``item_table``.
 
 Like with like: the people-vs-judge histogram counts the same items on both sides (those people
 labelled and the judge scored) and says how many were left out and why, instead of setting all
@@ -19,18 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.predictions import PredictionRun
-from ragjury.evals.results.breakdowns import cost_table, labelled_probabilities, system_table
 from ragjury.evals.report.card_view import card_html
 from ragjury.evals.report.estimates_view import estimates_html
-from ragjury.evals.results.headline import people_lead, people_rates
-from ragjury.evals.stats.public_measurements import trust_note
-from ragjury.evals.results.finished_run import FinishedRun, figure_intervals, finished_run
-from ragjury.evals.results.formatting import fmt, percent
 from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
-from ragjury.evals.results.run_comparison import CAVEAT, as_note
-from ragjury.evals.results.sources import fallback_note
-from ragjury.evals.results.verdict_changes import Comparison, comparison_tables
+from ragjury.evals.results.finished_run import FinishedRun, figure_intervals, finished_run
+from ragjury.evals.results.formatting import fmt, percent
+from ragjury.evals.results.headline import people_lead
+from ragjury.evals.results.verdict_changes import Comparison, measure_runs
 from ragjury.evals.stats.intervals import RESAMPLES, Interval
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
 
@@ -56,30 +52,33 @@ def result_card(result: RunResult, task: str | None, prefix: str = "") -> tuple[
 
 def summary_cards(figures: FinishedRun) -> dict[str, str]:
     """The headline: items, coverage, accuracy / kappa / tau with intervals, fallback, tokens."""
-    counts = figures.counts()
+    measured = figures.measured
+    counts = measured.counts
     n = counts["n"]
-    title, value = result_card(figures.result, figures.run.task)
-    people = people_rates(figures)  # where people labelled items, their rate comes first
+    title, value = result_card(measured.result, figures.run.task)
+    people = measured.people  # where people labelled items, their rate comes first
     cards = {
-        **({f"{people_lead(figures.verdict_task)} (95 %)":
+        **({f"{people_lead(measured.verdict_task)} (95 %)":
             " · ".join(f"{'' if rate.system == 'all' else rate.system + ' '}{rate.text()} ({rate.n_labels:,} labels)"
                        for rate in people)} if people else {}),
         (f"the judge's own rate: {title}" if people else title): value,
         "items": f"{n:,}",
         "scored": f"{counts['scored']:,} ({percent(counts['scored'] / n) if n else '-'})",
     }
-    if figures.agreement is not None:
-        a = figures.agreement
-        cards["accuracy"] = _with_interval(a.accuracy, figures.intervals.get("accuracy"))
-        cards["Cohen's kappa"] = _with_interval(a.cohen_kappa, figures.intervals.get("cohen_kappa"))
-    if figures.correlation:
+    intervals = measured.intervals
+    if measured.agreement is not None:
+        a = measured.agreement
+        cards["accuracy"] = _with_interval(a.accuracy, intervals.get("accuracy"))
+        cards["Cohen's kappa"] = _with_interval(a.cohen_kappa, intervals.get("cohen_kappa"))
+    if measured.correlation:
         for name in ("pearson", "spearman", "mae"):
-            if name in figures.correlation:
-                cards[name] = fmt(figures.correlation[name], 3)
-    if figures.ranking is not None and figures.ranking.correlation.n >= 3:  # 2 systems: tau is +/-1
-        c = figures.ranking.correlation
-        cards[f"Kendall tau ({c.n} systems)"] = _with_interval(c.kendall_tau, figures.intervals.get("kendall_tau"))
-    share = figures.sources.share
+            if name in measured.correlation:
+                cards[name] = fmt(measured.correlation[name], 3)
+    ranking = measured.ranking
+    if ranking is not None and ranking.correlation.n >= 3:  # 2 systems: tau is +/-1
+        c = ranking.correlation
+        cards[f"Kendall tau ({c.n} systems)"] = _with_interval(c.kendall_tau, intervals.get("kendall_tau"))
+    share = measured.fallback_share
     cards["fallback"] = "-" if share is None else percent(share)
     cards["tokens"] = f"{counts['tokens']:,}"
     return cards
@@ -90,7 +89,8 @@ def _distribution(
 ) -> tuple[dict[str, list[Any]], str]:
     """People's labels and each run's verdicts over the same items, and a note saying which."""
     indexes = [f.run.by_id() for f in runs]
-    ids = [r.id for r in runs[0].records if all(r.id in index for index in indexes[1:])]
+    records = runs[0].run.records
+    ids = [r.id for r in records if all(r.id in index for index in indexes[1:])]
     both = [i for i in ids if all(index[i].gold is not None and index[i].label is not None for index in indexes)]
     series: dict[str, list[Any]] = {}
     names = ["judge"] if len(runs) == 1 else [f"judge {chr(65 + k)}" for k in range(len(runs))]
@@ -110,8 +110,8 @@ def _distribution(
             left.append(f"{unscored:,} labelled item(s) unscored by the judge")
         if len(ids) - labelled:
             left.append(f"{len(ids) - labelled:,} item(s) without a gold label")
-        if len(ids) < len(runs[0].records):
-            left.append(f"{len(runs[0].records) - len(ids):,} item(s) not in every run")
+        if len(ids) < len(records):
+            left.append(f"{len(records) - len(ids):,} item(s) not in every run")
         if left:
             note += " Not shown: " + ", ".join(left) + "."
     else:
@@ -124,20 +124,10 @@ def _distribution(
     return series, note
 
 
-def _flatten(figures: FinishedRun) -> dict[str, Any]:
-    return {k: v for k, v in figures.counts().items()}
-
-
 def measured_runs(runs: Sequence[PredictionRun], *, resamples: int = RESAMPLES) -> list[FinishedRun]:
-    """One run, or two of the same kind to compare, as finished runs (measured on first use)."""
-    if not runs or len(runs) > 2:
-        raise ValueError("a report shows one run or compares two")
-    if len(runs) == 2 and runs[0].kind != runs[1].kind:
-        raise ValueError(
-            f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
-            "compare runs of the same task"
-        )
-    return [finished_run(run, resamples=resamples) for run in runs]
+    """One run, or two of the same kind to compare, as finished runs measured now
+    (``verdict_changes.measure_runs``, which also measures their comparison)."""
+    return measure_runs(runs, resamples=resamples)[0]
 
 
 def _sections(all_figures: Sequence[FinishedRun]) -> dict[str, str]:
@@ -145,10 +135,11 @@ def _sections(all_figures: Sequence[FinishedRun]) -> dict[str, str]:
     return {f.run.name: run_label(chr(65 + k), f.run.name) if two else "judge vs people" for k, f in enumerate(all_figures)}
 
 
-def report_notes(all_figures: Sequence[FinishedRun]) -> list[str]:
+def report_notes(all_figures: Sequence[FinishedRun], comparison: Comparison | None = None) -> list[str]:
     """The notes of one run or of two compared (fallbacks, missing text, repeated ids, unmatched
     rows, the caveat): what the page lists and the terminal prints."""
-    comparison = Comparison.of(all_figures[0], all_figures[1]) if len(all_figures) == 2 else None
+    if comparison is None and len(all_figures) == 2:
+        comparison = Comparison.of(all_figures[0], all_figures[1])
     return _notes(all_figures, _sections(all_figures), comparison)
 
 
@@ -161,92 +152,99 @@ def build_report(
     run_stats: Mapping[str, Any] | None = None,
     resamples: int = RESAMPLES,
     measured: Sequence[FinishedRun] | None = None,
+    comparison: Comparison | None = None,
 ) -> tuple[HtmlReport, list[FinishedRun]]:
     """The report of one run (summary, figures with intervals, plots, per-item table), or of two
     runs side by side (figures of each, paired differences, verdict changes, per-item diff).
 
     ``run_stats`` (one run): the run's own statistics (wall time, cached, ...) for the Run table,
     which a predictions file alone cannot know; without them the table counts the records.
-    ``measured``: the runs' figures made already (a finished ``evaluate`` run has them), in place
-    of ``runs``, so nothing is measured twice.
+    ``measured``: the runs measured already (``measure_runs``; a finished ``evaluate`` run), in
+    place of ``runs``, with their ``comparison``, so nothing is measured twice. The page reads what
+    was measured (``FinishedRun.measured``, the comparison's fields) and measures nothing itself.
     """
-    all_figures = list(measured) if measured is not None else measured_runs(runs, resamples=resamples)
+    if measured is not None:
+        all_figures = list(measured)
+    else:
+        all_figures, comparison = measure_runs(runs, resamples=resamples)
     runs = [figures.run for figures in all_figures]
     two = len(runs) == 2
+    if two and comparison is None:
+        comparison = Comparison.of(all_figures[0], all_figures[1], resamples=resamples)
     section = _sections(all_figures)
     first = all_figures[0]
     task = runs[0].task or runs[0].kind
-    comparison = Comparison.of(all_figures[0], all_figures[1], resamples=resamples) if two else None
     kind = {"runs": "run comparison, ", "judges": "judge comparison, "}.get(comparison.kind, "") if comparison else ""
     report = HtmlReport(
         title=title
         or (
             f"ragjury report: {kind}{task}, {runs[0].name} vs {runs[1].name}"
             if two
-            else f"ragjury report: {task} judged by {', '.join(first.sources.judges) or '?'}"
+            else f"ragjury report: {task} judged by {first.measured.judges or '?'}"
         )
     )
     report.meta = dict(meta) if meta is not None else _meta(all_figures, section)
     report.notes = list(notes) if notes is not None else _notes(all_figures, section, comparison)
     if comparison is None:
         report.summary = summary_cards(first)
-        estimates = first.estimates
+        estimates = first.measured.estimates
         if estimates is not None:  # people labelled some items: each system's rate, three ways
             report.sections = [estimates_html(estimates)]
-        card = first.card
+        card = first.measured.card
         if card is not None:  # people labelled items: how the judge leans, per system and with length
             report.sections = [*report.sections, card_html(card)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
+    agreed = [f.measured for f in all_figures if f.measured.agreement is not None]
     report.summary_bands = _card_bands(all_figures)
     report.summary_band_n = {
-        name: f.agreement.n_scored
-        for name, f in zip(report.summary_bands, [f for f in all_figures if f.agreement is not None], strict=False)
+        name: m.agreement.n_scored for name, m in zip(report.summary_bands, agreed, strict=False)
     }
-    agreements = {section[f.run.name]: f.agreement for f in all_figures if f.agreement is not None}
+    agreements = {section[f.run.name]: f.measured.agreement for f in all_figures if f.measured.agreement is not None}
     if agreements:
         report.figures = agreements
-        report.intervals = {section[f.run.name]: f.intervals for f in all_figures if f.agreement is not None}
+        report.intervals = {section[f.run.name]: f.measured.intervals for f in all_figures
+                            if f.measured.agreement is not None}
     series, note = _distribution(all_figures)
     report.distributions = series
     report.distribution_note = note
-    rankings = [(f, f.ranking) for f in all_figures if f.ranking is not None]
+    rankings = [(f, f.measured.ranking) for f in all_figures if f.measured.ranking is not None]
     if rankings and not two:
         f, ranking = rankings[0]
         report.systems = {s: (ranking.human[s], ranking.judge[s]) for s in ranking.human}
         report.correlation = ranking.correlation
-        report.tau_interval = f.intervals.get("kendall_tau")
+        report.tau_interval = f.measured.intervals.get("kendall_tau")
         report.axis_labels = ("people (mean label)", "judge (mean label)")
     elif rankings:
         report.rankings = {
             section[f.run.name]: Ranking(
                 {s: (ranking.human[s], ranking.judge[s]) for s in ranking.human},
                 ranking.correlation,
-                f.intervals.get("kendall_tau"),
+                f.measured.intervals.get("kendall_tau"),
                 ("people (mean label)", f"{chr(65 + all_figures.index(f))} (mean label)"),
             )
             for f, ranking in rankings
         }
     probabilities = {}
     for f in all_figures:
-        p, gold = labelled_probabilities(f.run)
+        p, gold = f.measured.probabilities
         if len(p) >= 2:
             probabilities[section[f.run.name] if two else ""] = (p, gold)
     report.probabilities = probabilities
     tables: dict[str, dict[str, dict[str, Any]]] = {}
-    if not two:
+    if comparison is None:
         stats = {k: v for k, v in (run_stats or {}).items() if isinstance(v, int | float) and not isinstance(v, bool)}
-        tables["Run"] = {"": stats or _flatten(first)}
-        if first.correlation:
-            tables["Score correlation"] = {"judge vs people": first.correlation}
+        tables["Run"] = {"": stats or dict(first.measured.counts)}
+        if first.measured.correlation:
+            tables["Score correlation"] = {"judge vs people": first.measured.correlation}
+        breakdowns = {"Per system": first.measured.systems,
+                      "Latency, tokens and cost per judge": first.measured.costs}
     else:
-        tables["Runs"] = {section[f.run.name]: _flatten(f) for f in all_figures}
-        assert comparison is not None
-        paired_tables = comparison_tables(comparison)
-        report.lead_tables = [title for title in paired_tables if title.startswith("Paired difference")]
-        tables.update(paired_tables)
+        tables["Runs"] = {section[f.run.name]: dict(f.measured.counts) for f in all_figures}
+        report.lead_tables = [title for title in comparison.tables if title.startswith("Paired difference")]
+        tables.update(comparison.tables)
+        breakdowns = {"Per system": comparison.systems, "Latency, tokens and cost per judge": comparison.costs}
     report.tables = tables
-    breakdowns = {"Per system": system_table(all_figures), "Latency, tokens and cost per judge": cost_table(runs)}
     report.breakdowns = {title: rows for title, rows in breakdowns.items() if rows}
     if comparison is not None:
         report.items = item_table(
@@ -260,20 +258,24 @@ def build_report(
 
 
 def report_payload(
-    all_figures: Sequence[FinishedRun], predictions: Sequence[Path], html: Path | None = None
+    all_figures: Sequence[FinishedRun], predictions: Sequence[Path], html: Path | None = None,
+    comparison: Comparison | None = None,
 ) -> dict[str, Any]:
     """The ``report --json`` document (before ``schema_version`` and ``command``): the files read
-    and written, each run (``FinishedRun.as_dict``, the shape ``evaluate --json`` gives the same run,
-    under its file's name) and, for two runs, their comparison."""
+    and written, each run (``FinishedRun.as_dict`` as measured, the shape ``evaluate --json`` gives
+    the same run, under its file's name) and, for two runs, their comparison."""
     from ragjury.evals.io.json_contract import paths
 
+    runs = [{"name": figures.run.name, **figures.measured.document} for figures in all_figures]
+    if len(all_figures) == 2 and comparison is None:
+        comparison = Comparison.of(all_figures[0], all_figures[1])
     payload: dict[str, Any] = {
         "inputs": paths(predictions=list(predictions)),
         "outputs": paths(html=html),
-        "runs": [{"name": figures.run.name, **figures.as_dict()} for figures in all_figures],
+        "runs": runs,
     }
-    if len(all_figures) == 2:
-        payload["comparison"] = Comparison.of(all_figures[0], all_figures[1]).as_dict()
+    if comparison is not None:
+        payload["comparison"] = dict(comparison.document)
     return payload
 
 
@@ -284,7 +286,7 @@ def _meta(all_figures: Sequence[FinishedRun], section: Mapping[str, str]) -> dic
         run = f.run
         meta[f"{prefix}predictions"] = run.path
         meta[f"{prefix}task"] = run.task or run.kind
-        meta[f"{prefix}verdicts by"] = f.sources.describe()
+        meta[f"{prefix}verdicts by"] = f.measured.verdicts_by
         prompts = sorted({r.prompt_version for r in run.records if r.prompt_version})
         if prompts:
             meta[f"{prefix}prompts"] = ", ".join(prompts)
@@ -294,45 +296,14 @@ def _meta(all_figures: Sequence[FinishedRun], section: Mapping[str, str]) -> dic
 def _notes(
     all_figures: Sequence[FinishedRun], section: Mapping[str, str], comparison: Comparison | None = None
 ) -> list[str]:
-    notes: list[str] = []
-    if comparison is not None:
-        notes.append(as_note(comparison.headline()))
+    """The comparison's kind, each run's own notes under its section's name, then the pair's."""
+    notes: list[str] = [comparison.kind_note] if comparison is not None else []
     two = len(all_figures) > 1
     for f in all_figures:
         prefix = f"{section[f.run.name]}: " if two else ""
-        note = fallback_note(f.sources, f.records, prefix)
-        if note:
-            notes.append(note)
-        if not f.run.has_text:
-            notes.append(
-                f"{prefix}{f.run.path} carries no item text (written by an older ragjury): the items "
-                "table shows ids and verdicts only; re-run 'ragjury evaluate --out' to include the text."
-            )
-        if f.run.duplicates:
-            notes.append(f"{prefix}{f.run.duplicates:,} row(s) repeat an earlier id; the later row is kept.")
-        trust = trust_note(f.task, f.judge, f.labelled, f.run.path)
-        if trust:
-            notes.append(f"{prefix}{trust}")
-        flagged = f.injection_flags
-        if flagged:
-            shown = "; ".join(f"{record.id} ({flags[0].field}: {flags[0].text[:60]!r})" for record, flags in flagged[:5])
-            more = f" and {len(flagged) - 5:,} more" if len(flagged) > 5 else ""
-            notes.append(f"{prefix}{len(flagged):,} item(s) hold text addressed to the judge (a prompt injection?): "
-                         f"{shown}{more}. They were judged as usual; 'evaluate --fail-on-injection' fails a run on them.")
-    if two:
-        a, b = (f.run.by_id() for f in all_figures)
-        if comparison is not None:  # ids in one run only, or under another question: named
-            unmatched = comparison.matching.lines()
-            if unmatched:
-                notes.extend(as_note(line) for line in unmatched)
-                notes.append("Figures are per run; paired differences and verdict changes count the pairs.")
-            if comparison.kind == "runs":
-                notes.append(as_note(CAVEAT))
-        differing = sum(
-            1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
-        )
-        if differing:
-            notes.append(f"{differing:,} shared item(s) have different gold labels in A and B; A's are shown.")
+        notes.extend(prefix + note for note in f.measured.notes)
+    if comparison is not None:
+        notes.extend(comparison.pair_notes)
     return notes
 
 
@@ -340,21 +311,23 @@ def _compare_cards(all_figures: Sequence[FinishedRun], comparison: Comparison) -
     """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
     cards: dict[str, str] = {}
     for letter, f in zip("AB", all_figures):
-        title, value = result_card(f.result, f.run.task, prefix=f"{letter}: ")
+        title, value = result_card(f.measured.result, f.run.task, prefix=f"{letter}: ")
         cards[title] = value
     paired = comparison.paired
     if paired.p_value is not None:
         cards[f"B − A ({paired.n_pairs:,} pairs, paired bootstrap)"] = (
-            f"{comparison.difference_text()} · p = {paired.p_value:.3g} ({paired.test})"
+            f"{comparison.difference_shown} · p = {paired.p_value:.3g} ({paired.test})"
         )
     for k, f in enumerate(all_figures):
         letter = chr(65 + k)
-        cards[f"{letter}: items"] = f"{len(f.records):,}"
-        if f.agreement is not None:
-            cards[f"{letter}: Cohen's kappa"] = _with_interval(f.agreement.cohen_kappa, f.intervals.get("cohen_kappa"))
-        if f.ranking is not None:
+        measured = f.measured
+        cards[f"{letter}: items"] = f"{len(f.run.records):,}"
+        if measured.agreement is not None:
+            cards[f"{letter}: Cohen's kappa"] = _with_interval(measured.agreement.cohen_kappa,
+                                                               measured.intervals.get("cohen_kappa"))
+        if measured.ranking is not None:
             cards[f"{letter}: Kendall tau"] = _with_interval(
-                f.ranking.correlation.kendall_tau, f.intervals.get("kendall_tau")
+                measured.ranking.correlation.kendall_tau, measured.intervals.get("kendall_tau")
             )
     cards["verdicts changed"] = f"{comparison.changed:,} of {comparison.shared:,}"
     return cards
@@ -364,9 +337,9 @@ def _card_bands(all_figures: Sequence[FinishedRun]) -> dict[str, float | None]:
     """The kappa behind each kappa card (single run or A/B), for its Landis–Koch band."""
     bands: dict[str, float | None] = {}
     for k, f in enumerate(all_figures):
-        if f.agreement is not None:
+        if f.measured.agreement is not None:
             prefix = f"{chr(65 + k)}: " if len(all_figures) > 1 else ""
-            bands[f"{prefix}Cohen's kappa"] = f.agreement.cohen_kappa
+            bands[f"{prefix}Cohen's kappa"] = f.measured.agreement.cohen_kappa
     return bands
 
 

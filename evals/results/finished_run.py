@@ -6,21 +6,27 @@ predictions file (``report``, ``estimate``) are the same thing to every view —
 judged also has its predictions in memory (the judgments, for the predictions file and pandas),
 its run statistics and the judge's identity; its records are made from those predictions directly,
 never written and parsed back. Each figure (the result with its interval, agreement, intervals,
-ranking, estimates, the judge card, who judged) is measured on first use and kept.
+ranking, estimates, the judge card, who judged) is measured once and kept: ``measure()`` measures
+them all, top-down, into one frozen ``RunFigures`` before any view runs, and the views read its
+fields (measure first, then draw: the walk goes down once instead of zig-zagging between views and
+measurements).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from ragjury.rag_agent.core.judge_spec import parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
-from ragjury.evals.results.headline import trust_block
-from ragjury.evals.results.sources import VerdictSources
+from ragjury.evals.results.breakdowns import Table, cost_table, labelled_probabilities, system_table
+from ragjury.evals.results.headline import PeopleRate, headline, people_rates, trust_block
+from ragjury.evals.results.sources import VerdictSources, fallback_note
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
+from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
 from ragjury.evals.stats.run_figures import (
@@ -48,6 +54,96 @@ HEADLINE_FIGURES: dict[str, str] = {
     "mean_label": "mean label",
 }
 """Figures ``repr(run)`` shows when the run has them (name in the figures: shown as)."""
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """Everything the views of one finished run read, measured once and before any of them runs
+    (``FinishedRun.measure``): the figures as the run measured them, and the plain values made of
+    them that the terminal, the page, ``--json``, the step summary and JUnit show. A view reads these
+    fields; it measures nothing and calls nothing back in ``results`` or ``stats`` for a figure."""
+
+    task: str
+    verdict_task: str
+    """What a yes means in the result line (``FinishedRun.verdict_task``)."""
+    counts: dict[str, int]
+    """Items, scored, unscored, fallback, labelled, tokens, requests (``FinishedRun.counts``)."""
+    judges: str
+    """The judges that gave the verdicts, joined ("" when nothing was scored)."""
+    verdicts_by: str
+    """Which judges gave the verdicts, in words (``VerdictSources.describe``)."""
+    fallback_share: float | None
+    result: RunResult
+    agreement: Any
+    correlation: dict[str, Any] | None
+    ranking: SystemRanking | None
+    intervals: dict[str, Interval | None]
+    estimates: Any
+    card: Any
+    per_system: dict[str, dict[str, Any]]
+    figures: dict[str, float | None]
+    """Flat figures (``FinishedRun.figures``): the terminal's table, the gates, the JSON."""
+    people: list[PeopleRate]
+    """Each system's rate as people would judge it, where they labelled items (else [])."""
+    headline: list[str]
+    """The terminal's first lines (``headline``): people's rate first where there are labels."""
+    injection_flags: list[tuple[Any, list[Any]]]
+    notes: tuple[str, ...]
+    """The run's notes (a fallback answered, no item text, repeated ids, whose rate it is, text
+    addressed to the judge), each without the section's prefix the page and terminal put before it."""
+    systems: Table
+    """The per-system breakdown of this run alone (``breakdowns.system_table``)."""
+    costs: Table
+    """Latency, tokens and cost per judge of this run alone (``breakdowns.cost_table``)."""
+    probabilities: tuple[list[float], list[bool]]
+    """P(yes) and people's label of the scored, labelled items that carry one."""
+    document: dict[str, Any]
+    """The run in ``--json`` (``FinishedRun.as_dict``)."""
+
+    @classmethod
+    def of(cls, run: FinishedRun) -> RunFigures:
+        """Measure ``run`` top-down: who judged and the counts, the result, agreement with people
+        and its intervals, the estimates and the card, then what is made of them (the headline,
+        the notes, the breakdowns, the JSON document)."""
+        sources = run.sources  # who judged, and the counts
+        judges, verdicts_by, share = ", ".join(sources.judges), sources.describe(), sources.share
+        fallback = fallback_note(sources, run.records)
+        counts = run.counts()
+        result = run.result  # the figures, each once
+        agreement, correlation, ranking = run.agreement, run.correlation, run.ranking
+        intervals, estimates, card, per_system = run.intervals, run.estimates, run.card, run.per_system
+        figures = run.figures()
+        verdict_task, people, lines = run.verdict_task, people_rates(run), headline(run)  # what is made of them
+        trust = trust_note(run.task, run.judge, run.labelled, run.run.path)
+        flagged = run.injection_flags
+        notes = _notes(run.run, fallback, trust, flagged)
+        return cls(
+            task=run.task, verdict_task=verdict_task, counts=counts, judges=judges, verdicts_by=verdicts_by,
+            fallback_share=share, result=result, agreement=agreement, correlation=correlation, ranking=ranking,
+            intervals=intervals, estimates=estimates, card=card, per_system=per_system, figures=figures,
+            people=people, headline=lines, injection_flags=flagged, notes=notes,
+            systems=system_table([run]), costs=cost_table([run.run]), probabilities=labelled_probabilities(run.run),
+            document=run.as_dict(),
+        )
+
+
+def _notes(run: PredictionRun, fallback: str | None, trust: str | None,
+           flagged: list[tuple[Any, list[Any]]]) -> tuple[str, ...]:
+    """A run's notes in the order the page and the terminal list them: a fallback answered, no
+    item text, repeated ids, whose rate it is, text addressed to the judge."""
+    notes = [fallback]
+    if not run.has_text:
+        notes.append(f"{run.path} carries no item text (written by an older ragjury): the items table shows "
+                     "ids and verdicts only; re-run 'ragjury evaluate --out' to include the text.")
+    if run.duplicates:
+        notes.append(f"{run.duplicates:,} row(s) repeat an earlier id; the later row is kept.")
+    notes.append(trust)
+    if flagged:
+        shown = "; ".join(f"{record.id} ({flags[0].field}: {flags[0].text[:60]!r})" for record, flags in flagged[:5])
+        more = f" and {len(flagged) - 5:,} more" if len(flagged) > 5 else ""
+        notes.append(f"{len(flagged):,} item(s) hold text addressed to the judge (a prompt injection?): {shown}{more}. "
+                     "They were judged as usual; 'evaluate --fail-on-injection' fails a run on them.")
+    return tuple(note for note in notes if note)
 
 
 class FinishedRun:
@@ -196,16 +292,27 @@ class FinishedRun:
         """System -> every declared per-system statistic (``evals.stats.system_statistics``)."""
         return per_system(self.records, self.run.kind)
 
+    @cached_property
+    def measured(self) -> RunFigures:
+        """Every figure the views read, measured once (``measure``): read it after ``measure()``."""
+        return RunFigures.of(self)
+
+    def measure(self) -> RunFigures:
+        """Measure the run now, before any view: every figure, top-down, into one frozen record the
+        views read (``measured``); a second call returns the same record."""
+        return self.measured
+
     def renamed(self, path: str, name: str) -> FinishedRun:
         """The same run shown under another file name (``evaluate --html`` names the data file):
-        every figure measured first, so the copy shares them instead of measuring again."""
+        every figure measured first, so the copy shares them instead of measuring again (only
+        its notes, which name the file, are made again)."""
         import copy
 
-        for figure in ("result", "agreement", "correlation", "ranking", "intervals", "estimates", "card", "per_system",
-                       "sources", "scored", "labelled"):
-            getattr(self, figure)
-        shown = copy.copy(self)
+        self.measure()
+        shown = copy.copy(self)  # its own __dict__: the figures measured, shared
         shown.run = dataclasses.replace(self.run, path=path, name=name)
+        shown.__dict__.pop("measured")
+        shown.measure()
         return shown
 
     def system_estimates(self) -> Any:
@@ -450,4 +557,5 @@ def flat_row(row: Any) -> dict[str, Any]:
     return flat
 
 
-__all__ = ["FinishedRun", "HEADLINE_FIGURES", "figure_intervals", "finished_run", "flat_row", "plain_dict"]
+__all__ = ["FinishedRun", "HEADLINE_FIGURES", "RunFigures", "figure_intervals", "finished_run", "flat_row",
+           "plain_dict"]

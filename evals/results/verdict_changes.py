@@ -7,15 +7,21 @@ both runs scored, the paired differences of agreement with people on the labelle
 how each verdict moved from A to B, and the regression gate (``gate``: ``--fail-if-worse`` and
 ``--fail-unless-within``, the rule of ``regression_gate``). Apart from the page (``run_report``)
 because it is a measurement, not a view.
+
+Measure first, then draw: ``Comparison.of`` measures both runs (``FinishedRun.measure``), then the
+pair, then what the views show of it (the lines, the tables, the notes, the breakdowns, the JSON),
+all before any view runs; ``measure_runs`` does it for the one or two runs of ``report``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.results.breakdowns import Table, cost_table, system_table
+from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.formatting import fmt
 from ragjury.evals.results.regression_gate import GateOutcome, people_gate, regression_gate
 from ragjury.evals.results.run_comparison import (
@@ -23,6 +29,7 @@ from ragjury.evals.results.run_comparison import (
     KIND_TEXT,
     ComparisonKind,
     Matching,
+    as_note,
     comparison_kind,
     judge_of,
     match_rows,
@@ -30,9 +37,6 @@ from ragjury.evals.results.run_comparison import (
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
 from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
 from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
-
-if TYPE_CHECKING:
-    from ragjury.evals.results.finished_run import FinishedRun
 
 
 @dataclass
@@ -61,6 +65,23 @@ class Comparison:
     people: Any = None
     """B − A as people would judge it (``estimate_predictions`` of both runs with labels), or None:
     where it has a difference, the gate decides on it."""
+    # what the views show of the pair, made when it is measured (``_shown``): they read these fields
+    first_lines: tuple[str, ...] = ()
+    """The lines ``report A B`` prints first (``lines()``)."""
+    difference_shown: str = "-"
+    """B - A with its interval, in words (``difference_text()``)."""
+    tables: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """The paired differences and verdict changes as report tables (``comparison_tables``)."""
+    kind_note: str = ""
+    """The kind of comparison as the report's first note."""
+    pair_notes: tuple[str, ...] = ()
+    """The notes of the pair after the runs' own: unmatched rows, the caveat, differing gold labels."""
+    systems: Table = field(default_factory=dict)
+    """The per-system breakdown of both runs (``breakdowns.system_table``)."""
+    costs: Table = field(default_factory=dict)
+    """Latency, tokens and cost per judge of both runs (``breakdowns.cost_table``)."""
+    document: dict[str, Any] = field(default_factory=dict)
+    """``as_dict()`` as measured (without ``people``, which the command adds where it has them)."""
 
     @classmethod
     def of(cls, first: FinishedRun, second: FinishedRun, *, resamples: int = RESAMPLES) -> Comparison:
@@ -70,7 +91,9 @@ class Comparison:
         key = (id(second), resamples)
         made = first.comparisons.get(key)
         if made is None or made[0] is not second:
-            made = (second, _measure(first, second, resamples))
+            first.measure()
+            second.measure()
+            made = (second, _shown(_measure(first, second, resamples)))
             first.comparisons[key] = made
         return made[1]
 
@@ -219,8 +242,10 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     """What changed from run A to run B, joined on the item id (an id whose question differs is
     no pair: ``run_comparison.match_rows`` names it)."""
     run_a, run_b = first.run, second.run
+    matching = match_rows(run_a, run_b)  # first which rows pair, what kind of comparison, who judged
+    kind = comparison_kind(run_a, run_b, matching.pairs)
+    judges = (judge_of(run_a), judge_of(run_b))
     a, b = run_a.by_id(), run_b.by_id()
-    matching = match_rows(run_a, run_b)
     binary = run_a.kind == "binary"
     paired_runs = paired_difference([a[i].label for i in matching.pairs], [b[i].label for i in matching.pairs],
                                     binary=binary)
@@ -270,9 +295,54 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     rows = {row: cols for row, cols in matrix.items() if any(cols.values())}
     keep = [c for c in (f"B {n}" for n in labels) if any(cols[c] for cols in rows.values())]
     transitions = {row: {c: cols[c] for c in keep} for row, cols in rows.items()}
-    return Comparison(first, second, comparison_kind(run_a, run_b, matching.pairs), matching,
-                      (first.result, second.result), paired_runs, task, (judge_of(run_a), judge_of(run_b)),
+    return Comparison(first, second, kind, matching, (first.result, second.result), paired_runs, task, judges,
                       len(shared), changed, len(paired), differences, transitions, labels_differ)
+
+
+def _shown(comparison: Comparison) -> Comparison:
+    """What the views show of a comparison just measured, made now (its lines, tables, notes,
+    breakdowns and JSON document), so that no view asks the comparison for anything."""
+    first, second = comparison.first, comparison.second
+    comparison.first_lines = tuple(comparison.lines())
+    comparison.difference_shown = comparison.difference_text()
+    comparison.tables = comparison_tables(comparison)
+    comparison.kind_note = as_note(comparison.headline())
+    notes = [as_note(line) for line in comparison.matching.lines()]
+    if notes:
+        notes.append("Figures are per run; paired differences and verdict changes count the pairs.")
+    if comparison.kind == "runs":
+        notes.append(as_note(CAVEAT))
+    a, b = first.run.by_id(), second.run.by_id()
+    differing = sum(
+        1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
+    )
+    if differing:
+        notes.append(f"{differing:,} shared item(s) have different gold labels in A and B; A's are shown.")
+    comparison.pair_notes = tuple(notes)
+    comparison.systems = system_table([first, second])
+    comparison.costs = cost_table([first.run, second.run])
+    comparison.document = comparison.as_dict()
+    return comparison
+
+
+def measure_runs(
+    runs: Sequence[PredictionRun], *, resamples: int = RESAMPLES
+) -> tuple[list[FinishedRun], Comparison | None]:
+    """One run, or two of one kind, as finished runs measured now, before any view draws them:
+    each run's figures (``FinishedRun.measure``) and, for two, their ``Comparison`` (kept on the
+    first run). ``ValueError`` for none, more than two, or two of different kinds."""
+    if not runs or len(runs) > 2:
+        raise ValueError("a report shows one run or compares two")
+    if len(runs) == 2 and runs[0].kind != runs[1].kind:
+        raise ValueError(
+            f"{runs[0].path} holds {runs[0].kind} labels but {runs[1].path} holds {runs[1].kind} ones: "
+            "compare runs of the same task"
+        )
+    finished = [FinishedRun(run, resamples=resamples) for run in runs]
+    if len(finished) == 1:
+        finished[0].measure()
+        return finished, None
+    return finished, Comparison.of(finished[0], finished[1], resamples=resamples)
 
 
 def _label_name(record: ItemRecord | None) -> str:
@@ -307,4 +377,4 @@ def comparison_tables(comparison: Comparison) -> dict[str, dict[str, dict[str, A
     return tables
 
 
-__all__ = ["Comparison", "comparison_tables"]
+__all__ = ["Comparison", "comparison_tables", "measure_runs"]
