@@ -210,6 +210,11 @@ def _texts(value: object) -> list[str]:
     return []
 
 
+def _mapping(value: object) -> bool:
+    """A JSON object (a dict, as every parsed or written row holds, checked first: it is cheaper)."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _int(row: Mapping[str, Any], key: str) -> int:
     value = row.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
@@ -217,8 +222,8 @@ def _int(row: Mapping[str, Any], key: str) -> int:
 
 def _optional_str(path: str, line: int, row: Mapping[str, Any], key: str) -> str | None:
     value = row.get(key)
-    if value is None:
-        return None
+    if value is None or value.__class__ is str:  # the common case first: every record reads eight
+        return value
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise InputError(path, f"expected a string, got {type(value).__name__}", line=line, field=key)
     return str(value)
@@ -298,7 +303,7 @@ def row_of(prediction: Prediction, output_key: str = "label", *, dumped: ItemRec
 
 def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
     """The reader: one predictions row → ``ItemRecord``; a row that is not one names the field."""
-    if not isinstance(row, Mapping):
+    if not _mapping(row):
         raise InputError(path, f"expected a JSON object, got {type(row).__name__}", line=line)
     if "faithful_judgment" in row or "score_judgment" in row or "correct_judgment" in row:
         raise InputError(
@@ -326,13 +331,15 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
     if output_key not in row and not unscored:
         raise InputError(path, "missing", line=line, field=output_key)
     item = row.get("item", {})
-    if not isinstance(item, Mapping):
+    if not _mapping(item):
         raise InputError(path, f"expected an object, got {type(item).__name__}", line=line, field="item")
     value = row.get("value", {})
-    if not isinstance(value, Mapping):
+    if not _mapping(value):
         value = {}
     _check_probability(path, line, value.get("probability"))
-    usage = row.get("usage") if isinstance(row.get("usage"), Mapping) else {}
+    usage = row.get("usage")
+    if not _mapping(usage):
+        usage = {}
     latency = row.get("latency_s")
     kind: Kind = "score" if output_key == "score" else "binary"
     label = None if unscored else _label(path, line, row, output_key, kind)
