@@ -6,8 +6,13 @@ From the command's own function on, the first call of each distinct function in 
 the calls made, each once, as a reader following the code would meet them. Consecutive functions of
 one module are one *stay*; a *climb* is a stay in a higher layer than the one before it (commands >
 evals.pipelines > evals.report > evals.results > evals.runs > evals.stats > evals.io), i.e. the walk
-going back up.
-Model-free judge, so nothing waits on a server.
+going back up. What an import runs is no step of the walk: a module's own code, and what that code
+runs (class bodies, the methods ``@dataclass`` makes), whichever call first imports the module.
+
+The walks: ``evaluate --out --json`` and ``--out --json --html`` (model-free judge), ``report A B
+--html --json`` of their two predictions files, with and without ``--fail-if-worse``, and
+``evaluate --judge rubric:FILE`` against the fake model server of ``tests/fake_endpoints.py`` (in
+this process, on a free loopback port), so nothing waits on a real server.
 
 Run:  .venv/bin/python bench/bench_walk.py
 """
@@ -32,7 +37,7 @@ def walk(argv: list[str]) -> list[str]:
 
     stays: list[str] = []
     seen: set[object] = set()
-    started = False
+    started = None
     command = argv[0]
 
     def profile(frame, event, _arg):  # type: ignore[no-untyped-def]
@@ -40,12 +45,12 @@ def walk(argv: list[str]) -> list[str]:
         if event != "call":
             return
         module = frame.f_globals.get("__name__", "")
-        if not started:
-            started = module == f"ragjury.commands.{command}" and frame.f_code.co_name == command
-            if not started:
+        if started is None:
+            if module != f"ragjury.commands.{command}" or frame.f_code.co_name != command:
                 return
+            started = frame
         if (rank(module) < 0 or module.endswith("_common") or module.endswith("_options") or frame.f_code in seen
-                or frame.f_code.co_name == "<module>"):  # an import's module code is no step of the walk
+                or frame.f_code.co_name == "<module>" or importing(frame, started)):
             return
         seen.add(frame.f_code)
         if not stays or stays[-1] != module:
@@ -61,6 +66,17 @@ def walk(argv: list[str]) -> list[str]:
     return stays
 
 
+def importing(frame, command) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``frame`` runs inside an import (a module's code between it and the command's frame):
+    a class body, a method ``@dataclass`` makes, a constant computed at import."""
+    outer = frame.f_back
+    while outer is not None and outer is not command:
+        if outer.f_code.co_name == "<module>":
+            return True
+        outer = outer.f_back
+    return False
+
+
 def show(title: str, stays: list[str]) -> None:
     climbs = sum(rank(b) > rank(a) for a, b in zip(stays, stays[1:]))
     short = [s.removeprefix("ragjury.") for s in stays]
@@ -68,23 +84,40 @@ def show(title: str, stays: list[str]) -> None:
     print("  " + " > ".join(short))
 
 
-def main() -> None:
+def quiet(argv: list[str]) -> list[str]:
+    """The walk of ``argv``, its output dropped."""
     import contextlib
     import io
 
-    with tempfile.TemporaryDirectory() as folder:
-        a, b = Path(folder) / "a.jsonl", Path(folder) / "b.jsonl"
-        runs = {}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return walk(argv)
+
+
+def main() -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fake_endpoints import fake_endpoint
+
+    data = ROOT / "examples" / "data"
+    rubric = ROOT / "examples" / "rubrics"
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        a, b = folder / "a.jsonl", folder / "b.jsonl"
+        walks: dict[str, list[str]] = {}
         for out, config in ((a, "config_a"), (b, "config_b")):
-            argv = ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
-                    str(ROOT / "examples" / "data" / f"{config}.jsonl"), "--out", str(out), "--no-cache", "--no-progress",
-                    "--json"]
-            with contextlib.redirect_stdout(io.StringIO()):
-                runs[config] = walk(argv)
-        show("evaluate --task correctness --out --json", runs["config_a"])
-        with contextlib.redirect_stdout(io.StringIO()):
-            stays = walk(["report", str(a), str(b), "--html", str(Path(folder) / "r.html"), "--json"])
-        show("report A B --html --json", stays)
+            evaluate = ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data / f"{config}.jsonl"),
+                        "--out", str(out), "--no-cache", "--no-progress", "--json"]
+            walks.setdefault("evaluate --task correctness --out --json", quiet(evaluate))
+        walks["evaluate --task correctness --out --json --html"] = quiet([*evaluate, "--html", str(folder / "e.html")])
+        report = ["report", str(a), str(b), "--html", str(folder / "r.html"), "--json"]
+        walks["report A B --html --json"] = quiet(report)
+        walks["report A B --html --json --fail-if-worse 0.02"] = quiet([*report, "--fail-if-worse", "0.02"])
+        with fake_endpoint() as server:
+            walks["evaluate --task faithfulness --judge rubric:FILE --out"] = quiet([
+                "evaluate", "--task", "faithfulness", "--judge", f"rubric:{rubric / 'cites-source.yaml'}", "--data",
+                str(rubric / "data" / "cites-source.jsonl"), "--base-url", server.base_url, "--out",
+                str(folder / "rubric.jsonl"), "--no-cache", "--no-progress"])
+    for title, stays in walks.items():
+        show(title, stays)
 
 
 if __name__ == "__main__":

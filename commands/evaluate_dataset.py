@@ -138,10 +138,15 @@ def report_dataset_run(
     result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool,
     junit: Path | None = None,
 ) -> None:
-    """Gate, write and print a finished dataset run."""
+    """Gate, write and print a finished dataset run. With a page to draw, every figure is measured
+    first (``FinishedRun.measure``), before the gates and the views; without one, the JSON and the
+    terminal need a few figures, each measured on first use (the page's breakdowns would be work
+    for no view)."""
     from ragjury.evals.pipelines.dataset_evaluation import DatasetFiles
 
     files = DatasetFiles(data, predictions=out, html=html)
+    if html is not None:
+        result.measure()
     failures = result.gate(gates)
     result.write(files, gate_failures=failures)
     if junit is not None:  # CI's view: a case per item, the run's gate failures as one more case
