@@ -307,136 +307,122 @@ def evaluate(
     could be scored, 130 interrupted (completed judgments are kept in the cache).
     """
     from ragjury.evals.results.gates import Gates
-    from ragjury.evals.runs.runner import interrupted_message, recording_runs
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
 
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
     settings = settings_for(**MODEL_CONNECTION.pick(options))
-    run_options = RunOptions.gather(options)
-    dry_run, json_output = run_options.dry_run, run_options.json_output
-    if executor not in ("process", "ray"):
-        raise fail(f"--executor must be process or ray, got {executor!r}")
-    if executor == "ray" and agent:
-        raise fail("--executor ray applies to dataset evaluation (--task), not to --agent")
-    criteria: list[str] | None = None  # several --judge: one run per criterion over the same rows
+    run = RunOptions.gather(options)
+    _check_executor(executor, agent)
     if agent:
         judge_name, checks = agent_judges(
             corpus=corpus, task=task.value if task else None, retrieval=retrieval, mapping=mapping, rubric=rubric,
-            dry_run=dry_run, judge=judge, faithfulness_judge=faithfulness_judge, correctness_judge=correctness_judge,
-        )
+            dry_run=run.dry_run, judge=judge, faithfulness_judge=faithfulness_judge,
+            correctness_judge=correctness_judge)
+        criteria = None
     else:
-        if task is None:
-            raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
-        from ragjury.commands.evaluate_criteria import dataset_judges
-
-        specs = dataset_judges(task.value, judge, rubric, default=DEFAULT_JUDGES.get(task.value), dry_run=dry_run,
-                               calibration=calibration, executor=executor)
-        judge_name = specs[0]
-        criteria = specs if len(specs) > 1 else None
-        checks = [(task.value, spec) for spec in specs]
-    resolved = {}
-    for check_task, name in checks:
-        if name == "none" and check_task != "score":
-            continue
-        try:
-            resolved[(check_task, name)] = resolve(check_task, name)
-        except UnknownJudgeError as error:
-            raise fail(str(error)) from None
+        judge_name, criteria, checks = _dataset_judges(task, judge, rubric, run.dry_run, calibration, executor)
+    resolved = _resolved(checks)
     _check_before_judging(
-        gates,
-        task=task,
-        agent=agent,
-        faithfulness_judge=faithfulness_judge,
-        correctness_judge=correctness_judge,
-        paths={
-            "--out": out,
-            "--html": html,
-            "--junit": junit,
-            "--data": data,
-            "--labels": labels,
-            "--corpus": corpus if agent else None,
-            "--calibration": calibration,
-            "--cache": run_options.cache_file(settings),
-        },
-    )
-
+        gates, task=task, agent=agent, faithfulness_judge=faithfulness_judge, correctness_judge=correctness_judge,
+        paths={"--out": out, "--html": html, "--junit": junit, "--data": data, "--labels": labels,
+               "--corpus": corpus if agent else None, "--calibration": calibration,
+               "--cache": run.cache_file(settings)})
     if criteria is not None and task is not None:
         from ragjury.commands.evaluate_criteria import check_criterion_outputs
 
         check_criterion_outputs(
             criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
-            junit=junit, inputs=[("--data", data), ("--calibration", calibration),
-                                 ("--cache", run_options.cache_file(settings))],
-        )
+            junit=junit, inputs=[("--data", data), ("--calibration", calibration), ("--cache", run.cache_file(settings))])
+    _check_agent_options(agent, junit=junit, calibration=calibration)
+    judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task else {}
+    planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
+
+    def start(common: dict[str, Any]) -> None:
+        """The mode this command line asked for: an agent's answers, several criteria, or one judge."""
+        if agent:
+            assert corpus is not None
+            evaluate_agent_run(data=data, corpus=corpus, judge_name=judge_name, faithfulness_judge=faithfulness_judge,
+                               correctness_judge=correctness_judge, agent_model=agent_model, retrieval=retrieval,
+                               top_k=top_k, **common)
+            return
+        assert task is not None
+        if criteria is not None:
+            from ragjury.commands.evaluate_criteria import prepare_criteria_run
+
+            pending = prepare_criteria_run(
+                planned=planned, task=task.value, data=data, judge_specs=criteria,
+                resolved={spec: resolved[(task.value, spec)] for spec in criteria}, mapping=mapping or [],
+                junit=junit, labels=labels, **common)
+        else:
+            pending = prepare_dataset_run(
+                task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
+                mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=labels, **common)
+        if pending is not None:
+            judged, finish = pending
+            finish(run_sync(judged))
+
+    _run_stoppably(start, dict(out=out, limit=limit, html=html, gates=gates, settings=settings, run=run),
+                   task=task.value if task else None, judge=criteria or judge_name, planned=planned)
+
+
+def _check_executor(executor: str, agent: bool) -> None:
+    if executor not in ("process", "ray"):
+        raise fail(f"--executor must be process or ray, got {executor!r}")
+    if executor == "ray" and agent:
+        raise fail("--executor ray applies to dataset evaluation (--task), not to --agent")
+
+
+def _dataset_judges(task: Task | None, judge: list[str] | None, rubric: Path | None, dry_run: bool,
+                    calibration: Path | None, executor: str) -> tuple[str, list[str] | None, list[tuple[str, str]]]:
+    """The judge name, the criteria of a several-judge run (None for one judge) and the (task, judge)
+    pairs to resolve, for a run over a dataset."""
+    if task is None:
+        raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
+    from ragjury.commands.evaluate_criteria import dataset_judges
+
+    specs = dataset_judges(task.value, judge, rubric, default=DEFAULT_JUDGES.get(task.value), dry_run=dry_run,
+                           calibration=calibration, executor=executor)
+    return specs[0], (specs if len(specs) > 1 else None), [(task.value, spec) for spec in specs]
+
+
+def _resolved(checks: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+    """Each (task, judge name) the run needs, resolved once (an unknown name is a user mistake)."""
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
+
+    out = {}
+    for check_task, name in checks:
+        if name == "none" and check_task != "score":
+            continue
+        try:
+            out[(check_task, name)] = resolve(check_task, name)
+        except UnknownJudgeError as error:
+            raise fail(str(error)) from None
+    return out
+
+
+def _check_agent_options(agent: bool, *, junit: Path | None, calibration: Path | None) -> None:
     if junit is not None and agent:
         raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
-    judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task is not None else {}
-    cache = run_options.open_cache(settings)
-    common = dict(
-        out=out,
-        limit=limit,
-        html=html,
-        gates=gates,
-        settings=settings,
-        cache=cache,
-        run=run_options,
-    )
-    trace_session = None if dry_run else start_trace(run_options.trace, settings)
-    planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
+
+
+def _run_stoppably(start: Any, common: dict[str, Any], *, task: str | None, judge: object,
+                   planned: list[tuple[str, int]]) -> None:
+    """``start(common)`` with the cache open and the trace on; Ctrl-C keeps what was judged, says how
+    to resume and (``--json``) prints the counts so far, then exits 130."""
+    from ragjury.evals.runs.runner import interrupted_message, recording_runs
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
+
+    run, settings = common["run"], common["settings"]
+    cache = run.open_cache(settings)
+    trace_session = None if run.dry_run else start_trace(run.trace, settings)
     with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
         try:
-            if agent:
-                assert corpus is not None
-                evaluate_agent_run(
-                    data=data,
-                    corpus=corpus,
-                    judge_name=judge_name,
-                    faithfulness_judge=faithfulness_judge,
-                    correctness_judge=correctness_judge,
-                    agent_model=agent_model,
-                    retrieval=retrieval,
-                    top_k=top_k,
-                    **common,
-                )  # type: ignore[arg-type]
-            elif criteria is not None:
-                assert task is not None
-                from ragjury.commands.evaluate_criteria import prepare_criteria_run
-
-                run, finish = prepare_criteria_run(
-                    planned=planned,
-                    task=task.value,
-                    data=data,
-                    judge_specs=criteria,
-                    resolved={spec: resolved[(task.value, spec)] for spec in criteria},
-                    mapping=mapping or [],
-                    junit=junit,
-                    labels=labels,
-                    **common,
-                )  # type: ignore[arg-type]
-                finish(run_sync(run))
-            else:
-                assert task is not None
-                pending = prepare_dataset_run(
-                    task=task.value,
-                    data=data,
-                    judge_name=judge_name,
-                    resolved=resolved[(task.value, judge_name)],
-                    mapping=mapping or [],
-                    judge_options=judge_options,
-                    executor=executor,
-                    junit=junit,
-                    labels=labels,
-                    **common,
-                )  # type: ignore[arg-type]
-                if pending is not None:
-                    run, finish = pending
-                    finish(run_sync(run))
+            start({**common, "cache": cache})
         except KeyboardInterrupt:
             stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
-            if json_output:  # a script reading stdout learns the run stopped, and how far it got
-                _print_interrupted(task.value if task else None, criteria or judge_name, planned, started)
+            if run.json_output:  # a script reading stdout learns the run stopped, and how far it got
+                _print_interrupted(task, judge, planned, started)
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
