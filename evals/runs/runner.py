@@ -149,7 +149,7 @@ class RunStats:
         }
 
 
-class RunResult(NamedTuple):
+class JudgedBatch(NamedTuple):
     """Judgments in input order and the run's stats; unpacks as ``judgments, stats``."""
 
     judgments: list[Judgment[Any]]
@@ -216,7 +216,7 @@ async def run_judgments(
     description: str = "judging",
     preflight: bool = True,
     lease_ttl_s: float = LEASE_TTL_S,
-) -> RunResult:
+) -> JudgedBatch:
     """Judge ``items`` with ``judge``, through the cache; results keep input order.
 
     ``progress`` may be a ``Progress`` already on screen (a task is added to it), True for a
@@ -373,7 +373,7 @@ async def run_judgments(
                 bar.stop()
             tracing.end_batch(traced_run, stats.as_dict())
     stats.fallback += sum(j.fallback_used for j in hits.values())
-    return RunResult([j for j in results if j is not None], stats)
+    return JudgedBatch([j for j in results if j is not None], stats)
 
 
 _MAX_CHUNK = 512
@@ -579,5 +579,5 @@ def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -
     )
 
 
-__all__ = ["RateColumn", "RunResult", "RunStats", "interrupted_message", "make_progress", "recording_runs",
+__all__ = ["RateColumn", "JudgedBatch", "RunStats", "interrupted_message", "make_progress", "recording_runs",
            "run_judgments"]

@@ -223,7 +223,7 @@ def _wilson(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
     return m, centre - half, centre + half
 
 
-def paired_difference(judge: Sequence[float], people: Sequence[float]) -> Span:
+def judge_excess(judge: Sequence[float], people: Sequence[float]) -> Span:
     """Mean of ``judge − people`` over the same items: the judge's excess (its positive part) minus
     its shortfall, each with a Wilson interval, joined by Newcombe's square-and-add with their
     correlation. Unlike a normal interval it keeps its coverage where the two rarely disagree
@@ -432,7 +432,7 @@ def system_card(system: str, items: Sequence[CardItem]) -> SystemCard:
         len(items),
         float(np.mean(scores)),
         float(np.mean(labels)),
-        paired_difference(scores, labels),
+        judge_excess(scores, labels),
         kappa,
         None if interval is None else (interval.low, interval.high),
     )
@@ -470,6 +470,6 @@ __all__ = [
     "judge_card",
     "length_bias",
     "length_slope",
-    "paired_difference",
+    "judge_excess",
     "quartile_gap",
 ]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ragjury.evals.stats.judge_card import CardItem, judge_card, length_bias, paired_difference, quartile_gap
+from ragjury.evals.stats.judge_card import CardItem, judge_card, judge_excess, length_bias, quartile_gap
 
 
 def _items(system: str, cells: dict[tuple[int, int], int], words: int = 10) -> list[CardItem]:
@@ -51,13 +51,13 @@ def test_leniency_covers_where_the_judge_rarely_disagrees() -> None:
         wrong = rng.random(100) < 0.02  # the judge says yes, people no
         agreed = (rng.random(100) < 0.9).astype(float)
         judge, people = np.where(wrong, 1.0, agreed), np.where(wrong, 0.0, agreed)
-        span = paired_difference(list(judge), list(people))
+        span = judge_excess(list(judge), list(people))
         covered += span.low <= 0.02 <= span.high
     assert covered / draws >= 0.93
 
 
 def test_a_judge_that_agrees_on_every_item_gets_an_interval_with_width() -> None:
-    span = paired_difference([1.0] * 30 + [0.0] * 30, [1.0] * 30 + [0.0] * 30)
+    span = judge_excess([1.0] * 30 + [0.0] * 30, [1.0] * 30 + [0.0] * 30)
     assert span.value == 0.0 and span.low < -0.02 and span.high > 0.02 and not span.found
 
 
