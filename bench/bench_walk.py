@@ -106,7 +106,8 @@ def main() -> None:
         for out, config in ((a, "config_a"), (b, "config_b")):
             evaluate = ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data / f"{config}.jsonl"),
                         "--out", str(out), "--no-cache", "--no-progress", "--json"]
-            walks.setdefault("evaluate --task correctness --out --json", quiet(evaluate))
+            stays = quiet(evaluate)  # both configs judged (report compares them); config_a's walk shown
+            walks.setdefault("evaluate --task correctness --out --json", stays)
         walks["evaluate --task correctness --out --json --html"] = quiet([*evaluate, "--html", str(folder / "e.html")])
         report = ["report", str(a), str(b), "--html", str(folder / "r.html"), "--json"]
         walks["report A B --html --json"] = quiet(report)
