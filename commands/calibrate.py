@@ -14,6 +14,7 @@ import typer
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import (
+    EXIT_UNSCORED,
     PeopleLabelsOption,
     MODEL_CONNECTION,
     PANEL_INPUT,
@@ -101,7 +102,6 @@ def calibrate(
     """
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
-    from ragjury.commands._common import EXIT_UNSCORED
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, declared_model_free
 
     if task not in DEFAULT_JUDGES:

@@ -3,6 +3,8 @@ how far the judge agrees with people."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TYPE_CHECKING
@@ -34,7 +36,7 @@ from ragjury.commands.evaluate_dataset import prepare_dataset_run
 from ragjury.rag_agent.core.judge_spec import AUTO
 from ragjury.rag_agent.core.sync import run_sync
 # read from the source text: no judge, no item class imported
-from ragjury.rag_agent.judges.catalogue import default_name, judge_names_help
+from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, default_name, judge_names_help, resolve
 from ragjury.rag_agent.tasks.catalogue import dataset_tasks
 
 if TYPE_CHECKING:
@@ -336,32 +338,34 @@ def evaluate(
     judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task else {}
     planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
 
-    def start(common: dict[str, Any]) -> None:
-        """The mode this command line asked for: an agent's answers, several criteria, or one judge."""
+    def start(common: dict[str, Any]) -> Any:
+        """The mode this command line asked for: an agent's answers (run here), several criteria or
+        one judge (their judging returned, with what finishes it, for this frame to run)."""
         if agent:
             assert corpus is not None
             evaluate_agent_run(data=data, corpus=corpus, judge_name=judge_name, faithfulness_judge=faithfulness_judge,
                                correctness_judge=correctness_judge, agent_model=agent_model, retrieval=retrieval,
                                top_k=top_k, **common)
-            return
+            return None
         assert task is not None
         if criteria is not None:
             from ragjury.commands.evaluate_criteria import prepare_criteria_run
 
-            pending = prepare_criteria_run(
+            return prepare_criteria_run(
                 planned=planned, task=task.value, data=data, judge_specs=criteria,
                 resolved={spec: resolved[(task.value, spec)] for spec in criteria}, mapping=mapping or [],
                 junit=junit, labels=labels, **common)
-        else:
-            pending = prepare_dataset_run(
-                task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
-                mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=labels, **common)
-        if pending is not None:
+        return prepare_dataset_run(
+            task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
+            mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=labels, **common)
+
+    common = dict(out=out, limit=limit, html=html, gates=gates, settings=settings, run=run)
+    with _stoppable(common, task=task.value if task else None, judge=criteria or judge_name,
+                    planned=planned) as common:
+        pending = start(common)
+        if pending is not None:  # judged from this frame: the CLI's path to the model stays short
             judged, finish = pending
             finish(run_sync(judged))
-
-    _run_stoppably(start, dict(out=out, limit=limit, html=html, gates=gates, settings=settings, run=run),
-                   task=task.value if task else None, judge=criteria or judge_name, planned=planned)
 
 
 def _check_executor(executor: str, agent: bool) -> None:
@@ -386,8 +390,6 @@ def _dataset_judges(task: Task | None, judge: list[str] | None, rubric: Path | N
 
 def _resolved(checks: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
     """Each (task, judge name) the run needs, resolved once (an unknown name is a user mistake)."""
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, resolve
-
     out = {}
     for check_task, name in checks:
         if name == "none" and check_task != "score":
@@ -406,10 +408,11 @@ def _check_agent_options(agent: bool, *, junit: Path | None, calibration: Path |
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
 
 
-def _run_stoppably(start: Any, common: dict[str, Any], *, task: str | None, judge: object,
-                   planned: list[tuple[str, int]]) -> None:
-    """``start(common)`` with the cache open and the trace on; Ctrl-C keeps what was judged, says how
-    to resume and (``--json``) prints the counts so far, then exits 130."""
+@contextmanager
+def _stoppable(common: dict[str, Any], *, task: str | None, judge: object,
+               planned: list[tuple[str, int]]) -> Iterator[dict[str, Any]]:
+    """``common`` with the cache open and the trace on; Ctrl-C keeps what was judged, says how to
+    resume and (``--json``) prints the counts so far, then exits 130."""
     from ragjury.evals.runs.runner import interrupted_message, recording_runs
     from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
 
@@ -418,7 +421,7 @@ def _run_stoppably(start: Any, common: dict[str, Any], *, task: str | None, judg
     trace_session = None if run.dry_run else start_trace(run.trace, settings)
     with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
         try:
-            start({**common, "cache": cache})
+            yield {**common, "cache": cache}
         except KeyboardInterrupt:
             stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
             if run.json_output:  # a script reading stdout learns the run stopped, and how far it got

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ragjury.commands._common import EXIT_BELOW_THRESHOLD, EXIT_UNSCORED, fail, print_json, stderr, stdout
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, parse
+from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX, parse
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
@@ -56,7 +56,6 @@ def dataset_judges(
     if rubric is not None:
         if judge is not None:
             raise fail("give --judge or --rubric, not both (a rubric is the judge)")
-        from ragjury.rag_agent.core.judge_spec import RUBRIC_TEXT_PREFIX
 
         judge = [RUBRIC_TEXT_PREFIX + rubric]
     if judge:

@@ -21,6 +21,7 @@ from ragjury.commands._common import (
     QuestionOption,
     fail,
     judge_one,
+    usage_text,
     why_unscored,
     one_question,
     print_json,
@@ -71,7 +72,6 @@ def _print_human(judgment: Judgment[JudgeScore], verbose: bool) -> None:
             table.add_row(name, f"{getattr(score, name):.3f}")
         table.add_row("[bold]overall_score", f"[bold]{score.overall_score:.3f}")
         stdout.print(table)
-        from ragjury.commands._common import usage_text
 
         stdout.print(f"prompt {judgment.prompt_version}  {usage_text(judgment)}", highlight=False)
     stdout.print(f"reasoning: {score.reasoning}", highlight=False)

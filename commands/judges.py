@@ -13,7 +13,9 @@ from rich import box
 from rich.table import Table
 
 from ragjury.commands._common import JsonOption, fail, print_json, stdout, user_errors
+from ragjury.rag_agent.judges import catalogue
 from ragjury.rag_agent.judges.catalogue import tasks as judged_tasks  # source read: no judge imported
+from ragjury.rag_agent.judges.catalogue import JUDGE_RULE, UnknownJudgeError
 
 TaskOption = Annotated[
     str | None, typer.Option("--task", "-t", help=f"Only this task ({', '.join(judged_tasks())}).")
@@ -22,9 +24,6 @@ TaskOption = Annotated[
 
 def catalogue_rows(task: str | None = None) -> list[dict[str, object]]:
     """One row per ``--judge`` name: task, name, scale, model or not, fallback, description."""
-    from ragjury.rag_agent.judges import catalogue
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
-
     tasks = catalogue.tasks()
     if task is not None and task not in tasks:
         raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(tasks)}")
@@ -71,8 +70,6 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     of one task, and --judge python:module:Factory for your own. A new judge is one class
     file with @judge_entry in rag_agent/judges/llm/ (LLM) or rag_agent/judges/model_free/ (no model).
     """
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
-
     try:
         rows = catalogue_rows(task)
     except UnknownJudgeError as error:  # one line, without user_errors' type-name prefix
@@ -80,7 +77,6 @@ def judges(task: TaskOption = None, json_output: JsonOption = False) -> None:
     if json_output:
         print_json({"judges": rows}, command="judges")
         return
-    from ragjury.rag_agent.judges.catalogue import JUDGE_RULE
 
     stdout.print("ragjury judges (--judge NAME); * the LLM judge auto builds on", highlight=False)
     stdout.print(JUDGE_RULE, highlight=False)

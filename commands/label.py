@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ragjury.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
+from ragjury.rag_agent.core.input_files import iter_jsonl
 
 
 def _annotator() -> str:
@@ -35,8 +36,6 @@ def _print_summary(items_path: Path, labels_path: Path, items: list, json_output
 
 
 def _is_plan(path: Path) -> bool:
-    from ragjury.rag_agent.core.input_files import iter_jsonl
-
     first = next(iter(iter_jsonl(path)), None)
     return first is not None and isinstance(first[1], dict) and "judge_label" in first[1]
 

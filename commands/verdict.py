@@ -37,6 +37,7 @@ from ragjury.commands._common import (
     fail,
     judge_one,
     one_question,
+    usage_text,
     why_unscored,
     print_json,
     settings_for,
@@ -235,7 +236,6 @@ def _print_footer(judgment: Judgment[Any]) -> None:
             f"agreement {agreement:.2f} over {judgment.attempts} samples: {', '.join(votes or [])}",
             highlight=False,
         )
-    from ragjury.commands._common import usage_text
 
     stdout.print(usage_text(judgment), highlight=False)
 
