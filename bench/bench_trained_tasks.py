@@ -119,8 +119,8 @@ def base_model(task: str, tune: Items):  # noqa: ANN201
     return (model, tokenizer), seconds
 
 
-def settings(draws: int) -> list[tuple[str, float, int]]:
-    return [("transfer", 0.0, 0)] + [(f"in-pool {b:.0%} draw {d}", b, d) for b in BUDGETS for d in range(draws)]
+def settings(draws: int, budgets: tuple[float, ...] = BUDGETS) -> list[tuple[str, float, int]]:
+    return [("transfer", 0.0, 0)] + [(f"in-pool {b:.0%} draw {d}", b, d) for b in budgets for d in range(draws)]
 
 
 def labelled_of(budget: float, draw: int, n: int) -> np.ndarray:
@@ -132,9 +132,9 @@ def too_few(y: np.ndarray) -> bool:
     return min(int(y.sum()), int((~y).sum())) < 10
 
 
-def train_missing(task: str, tune: Items, pool: Items, draws: int) -> None:
+def train_missing(task: str, tune: Items, pool: Items, draws: int, budgets: tuple[float, ...] = BUDGETS) -> None:
     done = stored(task)
-    todo = [s for s in settings(draws) if s[0] not in done]
+    todo = [s for s in settings(draws, budgets) if s[0] not in done]
     if not todo:
         return
     import torch
@@ -259,12 +259,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="faithfulness,correctness")
     parser.add_argument("--draws", type=int, default=5)
+    parser.add_argument("--budgets", default="0.1,0.2", help="labelled shares of the pool to train (comma-separated)")
     parser.add_argument("--table-only", action="store_true", help="print from what is stored; train nothing")
     args = parser.parse_args()
     for task in args.tasks.split(","):
         tune, pool = Items(task, "tune"), Items(task, "confirm")
         if not args.table_only:
-            train_missing(task, tune, pool, args.draws)
+            train_missing(task, tune, pool, args.draws, tuple(float(b) for b in args.budgets.split(",")))
         print("\n".join(table(task, tune, pool)))
         print()
 
