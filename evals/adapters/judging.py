@@ -14,6 +14,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import JudgmentUnscored
 from ragjury.rag_agent.core.results import Judgment
 
@@ -144,8 +145,6 @@ def reason_of(value: object) -> str | None:
 def score_of(value: object) -> float:
     """A number to hold against a threshold: a faithfulness score (share of supported
     statements), a JudgeScore's ``overall_score``, a grade, or 1.0 / 0.0 for a binary verdict."""
-    from ragjury.rag_agent.core.labels import label_of
-
     for attribute in ("score", "overall_score"):
         number = getattr(value, attribute, None)
         if isinstance(number, int | float) and not isinstance(number, bool):
@@ -176,8 +175,6 @@ class Outcome:
     @property
     def label(self) -> bool | int | float:
         """The verdict (bool), grade (int) or score (float); raises ``JudgmentUnscored``."""
-        from ragjury.rag_agent.core.labels import label_of
-
         self._require_scored()
         label = label_of(self.judgment.value)
         assert label is not None

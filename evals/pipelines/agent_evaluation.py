@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from ragjury.evals.io.predictions import Prediction
+from ragjury.evals.io.predictions import Prediction, write_jsonl
 from ragjury.evals.io.tasks import Question
 from ragjury.evals.results.finished_run import FinishedRun
-from ragjury.evals.results.sources import VerdictSources
+from ragjury.evals.results.sources import VerdictSources, fallback_note
 from ragjury.evals.runs.agent_answers import AgentAnswer, RAGAgentLike, agent_identity, ask_agent
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import RunStats, make_progress, run_judgments
@@ -33,6 +33,7 @@ from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, Scor
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.model.unreachable import unreachable_cause
 
 if TYPE_CHECKING:
     from ragjury.evals.results.gates import Gates
@@ -173,7 +174,6 @@ class AgentEvaluation:
         errors = self.errors
         if errors and not self.answered:
             return f"the agent answered no question ({errors[0]})"
-        from ragjury.rag_agent.model.unreachable import unreachable_cause
 
         reasons = (r.unscored_reason for run in self.stages.values() for r in run.records if r.unscored)
         return next((cause for reason in reasons if (cause := unreachable_cause(reason))), None)
@@ -224,7 +224,6 @@ class AgentEvaluation:
         warning where a fallback did), each stage's label distribution, the summary table and the
         gate failures."""
         from ragjury.evals.report.page import HtmlReport
-        from ragjury.evals.results.sources import fallback_note
 
         summary = self.summary()
         notes = [
@@ -256,8 +255,6 @@ class AgentEvaluation:
         """Write the answers JSONL, then the HTML report (with ``gate_failures``, so the page and
         the exit code agree), each where ``files`` names a path; both atomically."""
         if files.answers is not None:
-            from ragjury.evals.io.predictions import write_jsonl
-
             write_jsonl(files.answers, self.answer_rows())
         if files.html is not None:
             from ragjury.evals.report.page import write_html

@@ -22,15 +22,22 @@ from typing import TYPE_CHECKING, Literal
 from ragjury.evals.io.atomic_io import check_output_paths
 from ragjury.evals.io.json_contract import paths, ranking
 from ragjury.evals.io.loaders import LabelRow, Qrels, find_run_files, load_labels, load_qrels, load_runs
-from ragjury.evals.results.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names, failed_gates
 from ragjury.evals.report.page import HtmlReport, write_html
+from ragjury.evals.report.terminal import agreement_table, confusion_table, correlation_text, metrics_table
+from ragjury.evals.results.formatting import fmt
+from ragjury.evals.results.gates import LABEL_FIGURES, QRELS_FIGURES, check_gate_names, failed_gates
+from ragjury.evals.stats.agreement import (
+    AgreementFigures,
+    RankCorrelation,
+    label_agreement,
+    qrels_agreement,
+    ranking_correlation,
+)
+from ragjury.evals.stats.intervals import Interval, bootstrap_agreement, bootstrap_ranking_tau
 from ragjury.rag_agent.core.input_files import InputError, read_text
 
-if TYPE_CHECKING:  # annotations only: numpy and scipy load when a run starts, not on import
+if TYPE_CHECKING:  # annotations only
     from rich.console import Console
-
-    from ragjury.evals.stats.agreement import AgreementFigures, RankCorrelation
-    from ragjury.evals.stats.intervals import Interval
 
 Mode = Literal["qrels", "jsonl"]
 
@@ -131,8 +138,6 @@ def qrels_intervals(
 ) -> dict[str, dict[str, Interval | None]]:
     """Bootstrap 95 % intervals of the binary and graded figures, gold pairs resampled (a pair
     the judge never labelled stays unscored on every draw, as in the figures)."""
-    from ragjury.evals.stats.intervals import bootstrap_agreement
-
     gold = [g for g, _ in labels_by_pair]
     judged = [j for _, j in labels_by_pair]
     return {
@@ -200,14 +205,6 @@ class AgreementRunResult:
 
     def render(self, console: Console) -> None:
         """The human summary: counts, agreement and confusion tables, system ranks, figures."""
-        from ragjury.evals.results.formatting import fmt
-        from ragjury.evals.report.terminal import (
-            agreement_table,
-            confusion_table,
-            correlation_text,
-            metrics_table,
-        )
-
         payload, inputs = self.payload(), self.inputs
         if self.mode == "qrels":
             console.print(
@@ -261,8 +258,6 @@ def qrels_agreement_run(
     """Judged qrels against gold qrels: binary (grade >= ``rel``) and graded figures with
     intervals; with ``runs``, nDCG@``k`` of every run under both qrels (on the queries both
     label) and the correlation of the two system rankings."""
-    from ragjury.evals.stats.agreement import qrels_agreement, ranking_correlation
-    from ragjury.evals.stats.intervals import bootstrap_ranking_tau
     from ragjury.evals.stats.metrics import evaluate_runs
 
     gold, judged = load_qrels(gold_path), load_qrels(judged_path)
@@ -331,9 +326,6 @@ def labels_agreement_run(gold_path: Path, judged_path: Path) -> AgreementRunResu
     """Prediction rows against gold rows, joined on ``id``: a missing or unscored prediction
     lowers coverage and is never counted wrong; labels other than 0/1/true/false are graded
     (ordinal figures). Rows naming a ``system`` rank systems by mean label under both."""
-    from ragjury.evals.stats.agreement import label_agreement, ranking_correlation
-    from ragjury.evals.stats.intervals import bootstrap_agreement
-
     gold = load_labels(gold_path)
     predicted = load_labels(judged_path, allow_unscored=True)
     keys = list(gold)

@@ -29,6 +29,7 @@ from ragjury.evals.runs.runner import run_judgments
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
+from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
     from ragjury.evals.report.page import HtmlReport
@@ -119,8 +120,6 @@ def evaluate_dataset_sync(
     loop is already running (Jupyter), the run goes to a worker thread with a loop of its own,
     so it neither fails with "asyncio.run() cannot be called from a running event loop" nor
     blocks that loop's other tasks forever."""
-    from ragjury.rag_agent.core.sync import run_sync
-
     return run_sync(
         evaluate_dataset(
             task, rows, judge, cache=cache, concurrency=concurrency, progress=progress,

@@ -32,6 +32,7 @@ from ragjury.rag_agent.judges.model_free.fitted import (
     Head,
     feature_values,
 )
+from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD
 
 MIN_PER_CLASS = 10
 """Fewer labels of either class and no cut-off or strength can be chosen by cross-validation."""
@@ -53,7 +54,6 @@ def base_verdicts(task: str, x: np.ndarray) -> np.ndarray:
         return x[:, 0] >= 0.5
     if task == "relevance":
         return x[:, 0] >= 0.0  # the llm judge's own verdict: logit P("1") >= 0, i.e. P >= 0.5
-    from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD
 
     return x[:, 0] >= DEFAULT_THRESHOLD
 

@@ -17,14 +17,13 @@ import numpy as np
 from ragjury.evals.pipelines.fit_run import MIN_PER_CLASS
 from ragjury.evals.stats.cross_fit import cross_fit_scores
 from ragjury.evals.stats.system_estimates import EstimateItem
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
 from ragjury.rag_agent.judges.model_free.fitted import FEATURES, feature_values
 
 FOLDS = 5
 
 
 def _item_of(task: str, fields: Mapping[str, Any]) -> Any:
-    from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
-
     model = CorrectnessItem if task == "correctness" else FaithfulnessItem
     return model.model_validate(dict(fields))
 

@@ -7,8 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.human_labels import HumanLabel, load_human_labels
-from ragjury.evals.io.joined_runs import joined_run
+from ragjury.evals.io.human_labels import HumanLabel, _rows, load_human_labels, system_key
+from ragjury.evals.io.joined_runs import joined_run, shared_questions
+from ragjury.evals.io.label_acts import is_labels_file
 from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_card import run_card
@@ -136,8 +137,6 @@ def run_in_memory(predictions: object) -> PredictionRun | None:
 def as_labels(labels: object) -> dict[str, HumanLabel]:
     """People's labels given in Python: ``{id: label}`` or a list of ``{"id", "label"}`` dicts (with
     ``system`` and ``inclusion_probability`` where known); a ``ValueError`` names the argument."""
-    from ragjury.evals.io.human_labels import system_key
-
     rows = ([{"id": key, "label": value} for key, value in labels.items()] if isinstance(labels, Mapping)
             else list(labels) if isinstance(labels, Sequence) and not isinstance(labels, str) else None)
     if rows is None:
@@ -166,9 +165,6 @@ def as_labels(labels: object) -> dict[str, HumanLabel]:
 
 def unlabelled_note(labels: str | Path) -> list[str]:
     """"79 of 100 rows of plan.jsonl still unlabelled" for a half-filled plan (rows with ``label: null``)."""
-    from ragjury.evals.io.human_labels import _rows
-    from ragjury.evals.io.label_acts import is_labels_file
-
     if is_labels_file(labels):
         return []
     rows = [row for _, row in _rows(labels) if isinstance(row, dict) and "label" in row and "judge" not in row]
@@ -179,8 +175,6 @@ def unlabelled_note(labels: str | Path) -> list[str]:
 
 def joined_notes(run: PredictionRun, names: Sequence[str]) -> list[str]:
     """How the two configs were joined: on how many questions, and the rows with no partner."""
-    from ragjury.evals.io.joined_runs import shared_questions
-
     both, alone = shared_questions(run, names)
     shown = [name if name == letter else f"{name} ({letter})" for name, letter in zip(names, "AB")]
     note = f"{shown[0]} and {shown[1]} joined on the question: {len(both):,} questions answered by both"

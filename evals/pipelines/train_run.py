@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ragjury.evals.pipelines.fit_run import _kappa_figures
+from ragjury.evals.pipelines.fit_run import _kappa_figures, base_verdicts
 from ragjury.evals.stats.intervals import bootstrap_kappa_gain
 from ragjury.evals.stats.logistic import fold_ids, kappa_of
 from ragjury.evals.training.cross_encoder import Example, Recipe, fit, load, predict
+from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
 from ragjury.rag_agent.judges.model_free.cross_encoder import PAIR_FIELDS, pair_texts
+from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values
 
 MIN_PER_CLASS = 10
 """Fewer labels of either class and the model learns the majority class; refused."""
@@ -57,8 +59,6 @@ def _base_judge(task: str, items: Sequence[Any]) -> tuple[str, np.ndarray, np.nd
     None for relevance, or when fewer than two items have signals."""
     if task == "relevance":
         return None
-    from ragjury.evals.pipelines.fit_run import base_verdicts
-    from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values
 
     rows, kept = [], []
     for index, item in enumerate(items):
@@ -86,8 +86,6 @@ def check_labels(gold: Sequence[bool]) -> None:
 
 def item_of(task: str, fields: Mapping[str, Any]) -> Any:
     """A predictions row's item (its ``item`` object) as the task's item; ``ValueError`` when it is not one."""
-    from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem, RelevanceItem
-
     model = {"correctness": CorrectnessItem, "faithfulness": FaithfulnessItem, "relevance": RelevanceItem}[task]
     return model.model_validate(dict(fields))
 
