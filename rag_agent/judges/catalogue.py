@@ -30,6 +30,7 @@ from ragjury.rag_agent.core.judge_spec import (
     JudgeSpec,
     parse,
 )
+from ragjury.rag_agent.core.labels import binarizer
 from ragjury.rag_agent.core.source_declarations import literal_calls
 
 if TYPE_CHECKING:
@@ -484,7 +485,6 @@ def _panel(task: str, parsed: JudgeSpec) -> Resolved:
     name = parsed.canonical
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
-        from ragjury.rag_agent.core.labels import binarizer
         from ragjury.rag_agent.judges.combined.panel import Panel
 
         unknown = set(opts) - {"threshold"}
