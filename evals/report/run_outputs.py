@@ -27,7 +27,7 @@ class DatasetFiles:
     html: Path | None = None
 
 
-def html_report(result: FinishedRun, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+def html_report(run: FinishedRun, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
     """The HTML report of ``data``'s run, built from its records exactly as ``ragjury report
     PRED.jsonl`` builds it (so the two pages agree), with the figures the run measured already,
     plus what only the run knows: the data file, the judge asked for, its identity, the run's
@@ -35,37 +35,37 @@ def html_report(result: FinishedRun, data: Path, *, gate_failures: Sequence[str]
     from ragjury.evals.report.run_report import build_report
     from ragjury.evals.results.sources import describe_identity
 
-    shown = result.renamed(str(data), data.stem)  # the page names the data file; what was measured comes along
-    stats = result.stats.as_dict() if result.stats is not None else None
+    shown = run.renamed(str(data), data.stem)  # the page names the data file; what was measured comes along
+    stats = run.stats.as_dict() if run.stats is not None else None
     report, _figures = build_report([], run_stats=stats, measured=[shown])
-    report.title = f"ragjury evaluate: {result.task} judged by {result.verdict_judges}"
+    report.title = f"ragjury evaluate: {run.task} judged by {run.verdict_judges}"
     report.meta = {
         "data": str(data),
-        "task": result.task,
-        "judge": result.judge,
-        "verdicts by": result.sources.describe(),
-        "identity": describe_identity(result.identity if result.identity is not None else result.judge),
-        "rows": f"{len(result.records):,}",
+        "task": run.task,
+        "judge": run.judge,
+        "verdicts by": run.sources.describe(),
+        "identity": describe_identity(run.identity if run.identity is not None else run.judge),
+        "rows": f"{len(run.records):,}",
     }
     report.gate_failures = list(gate_failures)
     return report
 
 
-def write_outputs(result: FinishedRun, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
     """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
     and the exit code agree), each where ``files`` names a path; both atomically."""
     if files.predictions is not None:
         from ragjury.evals.io.predictions import write_jsonl
 
-        write_jsonl(files.predictions, result.rows)
+        write_jsonl(files.predictions, run.rows)
     if files.html is not None:
         from ragjury.evals.report.page import write_html
 
-        write_html(files.html, html_report(result, files.data, gate_failures=gate_failures))
+        write_html(files.html, html_report(run, files.data, gate_failures=gate_failures))
 
 
 def run_payload(
-    result: FinishedRun,
+    run: FinishedRun,
     files: DatasetFiles,
     *,
     input_mapping: Mapping[str, Any] | None = None,
@@ -76,7 +76,7 @@ def run_payload(
     (``evals.tasks.InputMapping.as_dict``) and the failed gates."""
     from ragjury.evals.io.json_contract import paths
 
-    out = run_summary(result)
+    out = run_summary(run)
     out["mode"] = "dataset"
     out["inputs"] = paths(data=files.data)
     out["input_mapping"] = dict(input_mapping) if input_mapping is not None else None
@@ -85,10 +85,10 @@ def run_payload(
     return out
 
 
-def run_summary(result: FinishedRun) -> dict[str, Any]:
+def run_summary(run: FinishedRun) -> dict[str, Any]:
     """Everything ``evaluate --json`` says of a run: ``FinishedRun.as_dict``, the one shape of a
     finished run (each run of ``report --json`` is the same, read back from its file)."""
-    return result.as_dict()
+    return run.as_dict()
 
 
 __all__ = ["DatasetFiles", "html_report", "run_payload", "run_summary", "write_outputs"]

@@ -50,12 +50,12 @@ def result_card(result: RunResult, task: str | None, prefix: str = "") -> tuple[
     return f"{prefix}{what} (95 % {method})", f"{rate.text(result.binary)} · {rate.counts()}"
 
 
-def summary_cards(figures: FinishedRun) -> dict[str, str]:
+def summary_cards(run: FinishedRun) -> dict[str, str]:
     """The headline: items, coverage, accuracy / kappa / tau with intervals, fallback, tokens."""
-    measured = figures.measured
+    measured = run.measured
     counts = measured.counts
     n = counts["n"]
-    title, value = result_card(measured.result, figures.run.task)
+    title, value = result_card(measured.result, run.run.task)
     people = measured.people  # where people labelled items, their rate comes first
     cards = {
         **({f"{people_lead(measured.verdict_task)} (95 %)":
