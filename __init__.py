@@ -78,8 +78,8 @@ _EXPORTS: dict[str, str] = {
     "plan_labels": "ragjury.evals.pipelines.label_plan_run",
     "EstimatesResult": "ragjury.evals.stats.run_estimates",
     # two finished runs compared (report A B in Python), and the regression gate
-    "compare_predictions": "ragjury.evals.pipelines.run_comparison_run",
-    "Comparison": "ragjury.evals.results.verdict_changes",
+    "compare_predictions": "ragjury.evals.pipelines.compare_predictions",
+    "Comparison": "ragjury.evals.results.comparison",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -140,8 +140,8 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
         evaluate_dataset,
         evaluate_dataset_sync,
     )
-    from ragjury.evals.pipelines.run_comparison_run import compare_predictions
-    from ragjury.evals.results.verdict_changes import Comparison
+    from ragjury.evals.pipelines.compare_predictions import compare_predictions
+    from ragjury.evals.results.comparison import Comparison
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult

@@ -26,7 +26,7 @@ from ragjury.evals.report.page import HtmlReport, Ranking
 from ragjury.evals.results.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.results.formatting import fmt, percent
 from ragjury.evals.results.headline import people_lead
-from ragjury.evals.results.verdict_changes import Comparison, measure_runs
+from ragjury.evals.results.comparison import Comparison, measure_runs
 from ragjury.evals.stats.intervals import RESAMPLES, Interval
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
 
@@ -126,7 +126,7 @@ def _distribution(
 
 def measured_runs(runs: Sequence[PredictionRun], *, resamples: int = RESAMPLES) -> list[FinishedRun]:
     """One run, or two of the same kind to compare, as finished runs measured now
-    (``verdict_changes.measure_runs``, which also measures their comparison)."""
+    (``comparison.measure_runs``, which also measures their comparison)."""
     return measure_runs(runs, resamples=resamples)[0]
 
 

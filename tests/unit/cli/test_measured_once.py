@@ -43,10 +43,10 @@ def counting(monkeypatch: pytest.MonkeyPatch, calls: Counter[str], module: objec
 def test_report_a_b_compares_once_and_makes_each_result_once(
     two_runs: list[Path], views: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragjury.evals.results import finished_run, verdict_changes
+    from ragjury.evals.results import comparison, finished_run
 
     calls: Counter[str] = Counter()
-    counting(monkeypatch, calls, verdict_changes, "_measure")
+    counting(monkeypatch, calls, comparison, "_measure")
     counting(monkeypatch, calls, finished_run, "run_result")
     args = [view.format(tmp=tmp_path) for view in views]
     done = CliRunner().invoke(app, ["report", *map(str, two_runs), *args])

@@ -18,9 +18,9 @@ from ragjury.cli import app
 from ragjury.evals.io.predictions import load_predictions
 from ragjury.evals.report.page import render_html
 from ragjury.evals.report.run_report import build_report, report_notes, report_payload
-from ragjury.evals.results import finished_run, verdict_changes
+from ragjury.evals.results import comparison as comparison_module, finished_run
 from ragjury.evals.results.finished_run import FinishedRun, RunFigures
-from ragjury.evals.results.verdict_changes import Comparison, measure_runs
+from ragjury.evals.results.comparison import Comparison, measure_runs
 
 ROOT = Path(__file__).resolve().parents[4]
 MEASURING = {
@@ -28,7 +28,7 @@ MEASURING = {
                    "per_system", "partial_labels_estimates", "run_card", "figure_intervals", "people_rates",
                    "headline", "trust_note", "fallback_note", "trust_block", "system_table", "cost_table",
                    "labelled_probabilities"),
-    verdict_changes: ("_measure", "_shown", "match_rows", "paired_difference", "comparison_tables", "system_table",
+    comparison_module: ("_measure", "_shown", "match_rows", "paired_difference", "comparison_tables", "system_table",
                       "cost_table"),
 }
 """Where a figure is measured: what the runs and their comparison call, by the names they call."""

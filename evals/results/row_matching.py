@@ -1,5 +1,5 @@
 """Two predictions files side by side: which kind of comparison it is and which rows match (what
-``verdict_changes.Comparison``, the one comparison of two runs, measures its pairs on).
+``comparison.Comparison``, the one comparison of two runs, measures its pairs on).
 
 Why the kind matters: the same answers judged by two judges say which judge agrees more with
 people (``Comparison`` measures that against the gold labels); two configs' answers judged by

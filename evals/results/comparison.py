@@ -2,7 +2,7 @@
 terminal, ``--json``, the HTML, the gate, the step summary) and ``compare_predictions`` in Python.
 
 It holds what is measured of the pair once: which kind of comparison it is and which rows pair
-(``run_comparison`` decides both), each run's result, the paired difference B - A on the questions
+(``row_matching`` decides both), each run's result, the paired difference B - A on the questions
 both runs scored, the paired differences of agreement with people on the labelled items both have,
 how each verdict moved from A to B, and the regression gate (``gate``: ``--fail-if-worse`` and
 ``--fail-unless-within``, the rule of ``regression_gate``). Apart from the page (``run_report``)
@@ -24,7 +24,7 @@ from ragjury.evals.results.breakdowns import Table, cost_table, system_table
 from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.formatting import fmt
 from ragjury.evals.results.regression_gate import GateOutcome, people_gate, regression_gate
-from ragjury.evals.results.run_comparison import (
+from ragjury.evals.results.row_matching import (
     CAVEAT,
     KIND_TEXT,
     ComparisonKind,
@@ -240,7 +240,7 @@ class Comparison:
 
 def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Comparison:
     """What changed from run A to run B, joined on the item id (an id whose question differs is
-    no pair: ``run_comparison.match_rows`` names it)."""
+    no pair: ``row_matching.match_rows`` names it)."""
     run_a, run_b = first.run, second.run
     matching = match_rows(run_a, run_b)  # first which rows pair, what kind of comparison, who judged
     kind = comparison_kind(run_a, run_b, matching.pairs)
