@@ -41,7 +41,7 @@ from stored_passes import DATA  # noqa: E402
 
 from ragjury.evals.io.tasks import load_task_rows  # noqa: E402
 from ragjury.evals.pipelines.fit_run import base_verdicts, fit_signals  # noqa: E402
-from ragjury.evals.stats.logistic import best_threshold, cross_validate, fit_logistic, kappa_of  # noqa: E402
+from ragjury.evals.stats.logistic import auc, best_threshold, cross_validate, fit_logistic, kappa_of  # noqa: E402
 from ragjury.rag_agent.judges.model_free.cross_encoder import pair_texts  # noqa: E402
 from ragjury.rag_agent.judges.model_free.fitted import BASE_JUDGES, feature_values  # noqa: E402
 
@@ -200,15 +200,15 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
     head_cols = " | head + llm P | llm-attribution (P >= 0.5)" if llm else ""
     lines = [f"### {task}: {len(tune.y)} tune items (the base), {len(pool.y)} confirm items "
              f"({int(pool.y.sum())} yes by people)",
-             f"| setting | draws | n judged | trained | {base_name} | fit head{head_cols} | trained − fit head | "
+             f"| setting | draws | n judged | trained | trained AUC | {base_name} | fit head{head_cols} | trained − fit head | "
              "train s | judged per s |",
-             "|---|---|---|---|---|---|" + ("---|---|" if llm else "") + "---|---|---|"]
+             "|---|---|---|---|---|---|---|" + ("---|---|" if llm else "") + "---|---|---|"]
     for label, budget in (("transfer (the base alone)", 0.0), *((f"in-pool {b:.0%}", b) for b in BUDGETS)):
         rows = [r for r in done.values() if r["budget"] == budget
                 and not (budget and too_few(pool.y[np.array(r["labelled"], dtype=int)]))]
         if not rows:
             continue
-        got: dict[str, list[float]] = {k: [] for k in ("trained", "base", "head", "with", "llm", "gain")}
+        got: dict[str, list[float]] = {k: [] for k in ("trained", "auc", "base", "head", "with", "llm", "gain")}
         n, train_s, per_s = [], [], []
         for row in rows:
             assert row["ids"] == pool.ids, "the stored pass is of other items"
@@ -223,6 +223,7 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
                 head = fit_signals(task, tune.x, tune.y, [], fitted_on="tune", figures=False)
             v_head = np.array([head.probability(v) >= head.threshold for v in pool.x[rest]])
             got["trained"].append(kappa_of(pool.y[rest], p[rest] >= 0.5))
+            got["auc"].append(auc(p[rest], pool.y[rest]))
             got["base"].append(kappa_of(pool.y[rest], base_all[rest]))
             got["head"].append(kappa_of(pool.y[rest], v_head))
             got["gain"].append(got["trained"][-1] - got["head"][-1])
@@ -244,7 +245,7 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
             fmt = lambda k: f"{np.mean(got[k]):.3f}"  # noqa: E731
             gain = spread(got["gain"], signed=True)
         extra = f" | {fmt('with')} | {fmt('llm')}" if llm else ""
-        lines.append(f"| {label} | {len(rows)} | {int(np.mean(n))} | {trained} | {fmt('base')} | {fmt('head')}{extra} | "
+        lines.append(f"| {label} | {len(rows)} | {int(np.mean(n))} | {trained} | {fmt('auc')} | {fmt('base')} | {fmt('head')}{extra} | "
                      f"{gain} | {np.mean(train_s):.0f} | {np.median(per_s):.0f} |")
     if done:
         per_s = np.median([r["n_judged"] / r["judge_seconds"] for r in done.values()])
