@@ -200,15 +200,15 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
     head_cols = " | head + llm P | llm-attribution (P >= 0.5)" if llm else ""
     lines = [f"### {task}: {len(tune.y)} tune items (the base), {len(pool.y)} confirm items "
              f"({int(pool.y.sum())} yes by people)",
-             f"| setting | draws | n judged | trained | trained AUC | {base_name} | fit head{head_cols} | trained − fit head | "
+             f"| setting | draws | n judged | trained | trained, cut-off at the labels' yes share | trained AUC | {base_name} | fit head{head_cols} | trained − fit head | "
              "train s | judged per s |",
-             "|---|---|---|---|---|---|---|" + ("---|---|" if llm else "") + "---|---|---|"]
+             "|---|---|---|---|---|---|---|---|" + ("---|---|" if llm else "") + "---|---|---|"]
     for label, budget in (("transfer (the base alone)", 0.0), *((f"in-pool {b:.0%}", b) for b in BUDGETS)):
         rows = [r for r in done.values() if r["budget"] == budget
                 and not (budget and too_few(pool.y[np.array(r["labelled"], dtype=int)]))]
         if not rows:
             continue
-        got: dict[str, list[float]] = {k: [] for k in ("trained", "auc", "base", "head", "with", "llm", "gain")}
+        got: dict[str, list[float]] = {k: [] for k in ("trained", "share", "auc", "base", "head", "with", "llm", "gain")}
         n, train_s, per_s = [], [], []
         for row in rows:
             assert row["ids"] == pool.ids, "the stored pass is of other items"
@@ -224,6 +224,8 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
             v_head = np.array([head.probability(v) >= head.threshold for v in pool.x[rest]])
             got["trained"].append(kappa_of(pool.y[rest], p[rest] >= 0.5))
             got["auc"].append(auc(p[rest], pool.y[rest]))
+            share = pool.y[labelled].mean() if budget else tune.y.mean()  # what the labels say, no confirm label
+            got["share"].append(kappa_of(pool.y[rest], p[rest] >= np.quantile(p[rest], 1 - share)))
             got["base"].append(kappa_of(pool.y[rest], base_all[rest]))
             got["head"].append(kappa_of(pool.y[rest], v_head))
             got["gain"].append(got["trained"][-1] - got["head"][-1])
@@ -245,7 +247,7 @@ def table(task: str, tune: Items, pool: Items) -> list[str]:
             fmt = lambda k: f"{np.mean(got[k]):.3f}"  # noqa: E731
             gain = spread(got["gain"], signed=True)
         extra = f" | {fmt('with')} | {fmt('llm')}" if llm else ""
-        lines.append(f"| {label} | {len(rows)} | {int(np.mean(n))} | {trained} | {fmt('auc')} | {fmt('base')} | {fmt('head')}{extra} | "
+        lines.append(f"| {label} | {len(rows)} | {int(np.mean(n))} | {trained} | {fmt('share')} | {fmt('auc')} | {fmt('base')} | {fmt('head')}{extra} | "
                      f"{gain} | {np.mean(train_s):.0f} | {np.median(per_s):.0f} |")
     if done:
         per_s = np.median([r["n_judged"] / r["judge_seconds"] for r in done.values()])
