@@ -3,8 +3,6 @@ how far the judge agrees with people."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TYPE_CHECKING
@@ -359,13 +357,28 @@ def evaluate(
             task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
             mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=labels, **common)
 
-    common = dict(out=out, limit=limit, html=html, gates=gates, settings=settings, run=run)
-    with _stoppable(common, task=task.value if task else None, judge=criteria or judge_name,
-                    planned=planned) as common:
-        pending = start(common)
-        if pending is not None:  # judged from this frame: the CLI's path to the model stays short
-            judged, finish = pending
-            finish(run_sync(judged))
+    from ragjury.evals.runs.runner import interrupted_message, recording_runs
+
+    cache = run.open_cache(settings)
+    common = dict(out=out, limit=limit, html=html, gates=gates, settings=settings, run=run, cache=cache)
+    trace_session = None if run.dry_run else start_trace(run.trace, settings)
+    with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
+        try:
+            pending = start(common)
+            if pending is not None:  # judged from this frame: the CLI's path to the model stays short
+                judged, finish = pending
+                finish(run_sync(judged))
+        except KeyboardInterrupt:
+            stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
+            if run.json_output:  # a script reading stdout learns the run stopped, and how far it got
+                _print_interrupted(task.value if task else None, criteria or judge_name, planned, started)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except UnknownJudgeError as error:
+            raise fail(str(error)) from None
+        finally:
+            if cache is not None:
+                cache.close()
+            end_trace(trace_session)
 
 
 def _check_executor(executor: str, agent: bool) -> None:
@@ -406,33 +419,6 @@ def _check_agent_options(agent: bool, *, junit: Path | None, calibration: Path |
         raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
-
-
-@contextmanager
-def _stoppable(common: dict[str, Any], *, task: str | None, judge: object,
-               planned: list[tuple[str, int]]) -> Iterator[dict[str, Any]]:
-    """``common`` with the cache open and the trace on; Ctrl-C keeps what was judged, says how to
-    resume and (``--json``) prints the counts so far, then exits 130."""
-    from ragjury.evals.runs.runner import interrupted_message, recording_runs
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError
-
-    run, settings = common["run"], common["settings"]
-    cache = run.open_cache(settings)
-    trace_session = None if run.dry_run else start_trace(run.trace, settings)
-    with recording_runs() as started:  # each run's stats: a Ctrl-C'd run's --json owes its counts
-        try:
-            yield {**common, "cache": cache}
-        except KeyboardInterrupt:
-            stderr.print(interrupted_message(cache), highlight=False, soft_wrap=True)
-            if run.json_output:  # a script reading stdout learns the run stopped, and how far it got
-                _print_interrupted(task, judge, planned, started)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except UnknownJudgeError as error:
-            raise fail(str(error)) from None
-        finally:
-            if cache is not None:
-                cache.close()
-            end_trace(trace_session)
 
 
 def _print_interrupted(task: str | None, judge: object, planned: list[tuple[str, int]], started: list[Any]) -> None:
