@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_process import sigint_at_default
 
 DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "correctness.jsonl"
 
@@ -68,7 +69,8 @@ def test_only_the_stuck_rows_are_unscored(folder: Path) -> None:
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_ctrl_c_and_sigterm_do_not_wait_for_a_stuck_check(folder: Path, stop: signal.Signals) -> None:
     process = subprocess.Popen(command(folder, "stuck", "--check-timeout", "500"), cwd=folder,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_at_default)  # Ctrl-C as an interactive user's would meet
     try:
         time.sleep(4)  # the checks are running (and stuck)
         stopped = time.monotonic()
