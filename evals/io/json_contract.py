@@ -184,6 +184,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "gain": "head_random kappa - base kappa on the same items",
         "gain_interval": "paired bootstrap 95 % interval of gain (items resampled)",
         "judging": "relevance: the llm judge's run counts for P('1') (cached, judged, unscored, ...)",
+        "cross_encoder": "with --cross-encoder: {folder, digest} of the cross-encoder whose logit P(yes) is the last "
+        "feature; null otherwise",
     },
     "train": {
         "positives": "labelled items whose label is yes",

@@ -24,12 +24,16 @@ from ragjury.evals.stats.logistic import (
     kappa_of,
     nested_cross_validate,
 )
+from ragjury.rag_agent.judges.model_free.cross_encoder import CrossEncoderJudge
 from ragjury.rag_agent.judges.model_free.fitted import (
     BASE_JUDGES,
+    CROSS_ENCODER_FEATURE,
     FEATURE_KIND,
     FEATURE_VERSION,
     FEATURES,
+    CrossEncoderRef,
     Head,
+    cross_encoder_logits,
     feature_values,
 )
 from ragjury.rag_agent.judges.model_free.support import DEFAULT_THRESHOLD
@@ -83,12 +87,16 @@ def _kappa_figures(gold: np.ndarray, verdict: np.ndarray, probability: np.ndarra
     }
 
 
-def fit_head(task: str, items: list[Any], gold: list[bool], *, fitted_on: str, folds: int = 5, seed: int = 0) -> FitReport:
-    """Fit a head on ``items`` and their people's labels. ``ValueError`` when too few can be used."""
+def fit_head(task: str, items: list[Any], gold: list[bool], *, fitted_on: str, folds: int = 5, seed: int = 0,
+             cross_encoder: str | Path | None = None) -> FitReport:
+    """Fit a head on ``items`` and their people's labels. ``ValueError`` when too few can be used.
+
+    ``cross_encoder``: a local cross-encoder folder whose logit P(yes) is read as one more signal
+    (``CrossEncoderError`` when it does not load); an item it cannot score is left out and counted."""
     if task not in FEATURES:
         raise ValueError(f"fit supports --task {' or '.join(FEATURES)} (model-free signals); "
                          f"relevance needs model features, which this version does not read")
-    rows, labels, groups = [], [], []
+    rows, labels, groups, kept = [], [], [], []
     skipped, first_reason = 0, None
     for item, label in zip(items, gold, strict=True):
         values, reason = feature_values(task, item)
@@ -99,10 +107,22 @@ def fit_head(task: str, items: list[Any], gold: list[bool], *, fitted_on: str, f
         rows.append(values)
         labels.append(bool(label))
         groups.append(group_of(task, item))
+        kept.append(item)
+    spec = FeatureSpec(FEATURES[task])
+    if cross_encoder is not None and rows:
+        judge = CrossEncoderJudge(cross_encoder, task=task)
+        logits, reasons = cross_encoder_logits(judge, kept)
+        keep = [i for i, value in enumerate(logits) if value is not None]
+        skipped += len(kept) - len(keep)
+        first_reason = first_reason or next((f"cross-encoder: {r}" for r in reasons if r is not None), None)
+        rows = [[*rows[i], logits[i]] for i in keep]
+        labels, groups = [labels[i] for i in keep], [groups[i] for i in keep]
+        spec = FeatureSpec((*FEATURES[task], CROSS_ENCODER_FEATURE),
+                           cross_encoder=CrossEncoderRef(folder=str(judge.model.spec.folder), digest=judge.model.digest))
     if not rows:
         raise ValueError(f"no labelled item has signals (first reason: {first_reason})")
     head = fit_signals(task, np.array(rows, dtype=np.float64), np.array(labels, dtype=bool), groups,
-                       fitted_on=fitted_on, folds=folds, seed=seed)
+                       fitted_on=fitted_on, folds=folds, seed=seed, spec=spec)
     return FitReport(head=head, skipped=skipped, first_reason=first_reason)
 
 
@@ -116,6 +136,7 @@ class FeatureSpec:
     version: str = FEATURE_VERSION
     model: str | None = None
     prompt_version: str | None = None
+    cross_encoder: CrossEncoderRef | None = None
 
 
 def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, fitted_on: str, folds: int = 5,
@@ -155,7 +176,7 @@ def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, f
     spec = spec or FeatureSpec(FEATURES[task])
     return Head(
         task=task, feature_kind=spec.kind, feature_version=spec.version, features=spec.features,
-        model=spec.model, prompt_version=spec.prompt_version,
+        model=spec.model, prompt_version=spec.prompt_version, cross_encoder=spec.cross_encoder,
         mean=tuple(float(v) for v in head_fit.mean), scale=tuple(float(v) for v in head_fit.scale),
         weights=tuple(float(v) for v in head_fit.weights), bias=head_fit.bias, threshold=round(threshold, 4),
         l2=random_cv.l2, n=len(y), positives=positives, fitted_on=fitted_on, figures=report,

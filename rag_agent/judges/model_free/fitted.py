@@ -6,10 +6,14 @@ logistic model over signals every item already has (containment, reference recal
 lengths; support's signals for faithfulness), stored with what it was fitted on. ``--judge
 fitted:HEAD.json`` applies it. A head file names its feature spec; a file fitted on another spec
 is refused, since it would read the numbers in the wrong places.
+
+A head may also read a local cross-encoder's logit P(yes) (``fit --cross-encoder DIR``): the file
+then names that folder and the digest of its weights, and a folder holding other weights is refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -42,6 +46,10 @@ FEATURES: dict[str, tuple[str, ...]] = {
 
 BASE_JUDGES: dict[str, str] = {"correctness": "contains", "faithfulness": "support", "relevance": "llm"}
 """The judge a head is measured against (the one its first signal comes from)."""
+
+CROSS_ENCODER_FEATURE = "cross_encoder_logit"
+"""The last feature of a model-free head fitted with ``--cross-encoder DIR``: logit P(yes) of that
+folder's model on the task's text pair (``judges.model_free.cross_encoder``)."""
 
 RELEVANCE_KIND = "relevance"
 RELEVANCE_VERSION = "1"
@@ -95,6 +103,16 @@ MAX_HEAD_BYTES = 16 * 1024 * 1024
 file is refused before it is read (a 200 MB file is not a head)."""
 
 
+class CrossEncoderRef(BaseModel):
+    """The cross-encoder a head reads: its folder as ``fit`` was given it (absolute) and the SHA-256
+    of the files that decide its output, so other weights put in that folder are refused."""
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+    folder: str = Field(min_length=1)
+    digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
 class Head(BaseModel):
     """A fitted head: standardisation, weights and cut-off, and what it was fitted and measured on.
 
@@ -112,6 +130,8 @@ class Head(BaseModel):
     model: str | None = None
     """The model whose outputs are features (None: model-free signals only)."""
     prompt_version: str | None = None
+    cross_encoder: CrossEncoderRef | None = None
+    """The cross-encoder whose logit P(yes) is the last feature (None: none read)."""
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     weights: tuple[float, ...]
@@ -159,6 +179,8 @@ class Head(BaseModel):
         if wanted is None:
             raise HeadError(f"{where}: a head for task '{self.task}'; heads exist for "
                             f"{', '.join((*FEATURES, 'relevance'))}")
+        if self.cross_encoder is not None:
+            wanted = (*wanted, CROSS_ENCODER_FEATURE)
         if (self.feature_kind, self.feature_version, self.features) != (FEATURE_KIND, FEATURE_VERSION, wanted):
             raise HeadError(
                 f"{where}: fitted on {self.feature_kind} features v{self.feature_version} {list(self.features)}; "
@@ -170,6 +192,8 @@ class Head(BaseModel):
             raise HeadError(f"{where}: a feature scale is not a positive number")
 
     def _check_relevance(self, where: str) -> None:
+        if self.cross_encoder is not None:
+            raise HeadError(f"{where}: a relevance head reads no cross-encoder (it reads {list(RELEVANCE_FEATURES)})")
         if (self.feature_kind, self.feature_version) != (RELEVANCE_KIND, RELEVANCE_VERSION):
             raise HeadError(f"{where}: fitted on {self.feature_kind} features v{self.feature_version}; this "
                             f"ragjury reads {RELEVANCE_KIND} v{RELEVANCE_VERSION}: refit it with `ragjury fit`")
@@ -256,6 +280,7 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         self.head = load_head(self.head_path, task)
         self.digest = file_digest(self.head_path)[:12]
         self.threshold = self.head.threshold if threshold is None else float(threshold)
+        self.cross_encoder = head_cross_encoder(self.head, self.head_path)
 
     @property
     def identity(self) -> JudgeIdentity:
@@ -270,6 +295,11 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         values, reason = feature_values(self.head.task, item)
         if reason is not None:
             return None, reason
+        if self.cross_encoder is not None:
+            found, reasons = cross_encoder_logits(self.cross_encoder, [item])
+            if found[0] is None:
+                return None, f"cross-encoder: {reasons[0]}"
+            values = [*values, found[0]]
         p = self.head.probability(values)
         if not math.isfinite(p):
             return None, "the head's score is not a finite number (its weights overflow on these features): refit it with `ragjury fit`"
@@ -277,12 +307,49 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
 
     async def _judge(self, item: Any) -> Judgment[FittedScore]:
         started = time.perf_counter()
-        value, reason = self.score(item)
+        if self.cross_encoder is not None:  # a forward pass: off the event loop
+            value, reason = await asyncio.to_thread(self.score, item)
+        else:
+            value, reason = self.score(item)
         return self.scored_or_unscored(value, reason, started=started)
+
+
+def head_cross_encoder(head: Head, where: str | Path) -> Any:
+    """The cross-encoder judge a head reads (None when it reads none), checked against the digest
+    the head was fitted with; ``HeadError`` names the folder and both digests otherwise."""
+    if head.cross_encoder is None:
+        return None
+    from ragjury.rag_agent.judges.model_free.cross_encoder import CrossEncoderError, CrossEncoderJudge
+
+    folder = head.cross_encoder.folder
+    try:
+        judge = CrossEncoderJudge(folder, task=head.task)
+    except CrossEncoderError as error:
+        raise HeadError(f"{where}: reads the cross-encoder at {folder}, which does not load ({error})") from None
+    if judge.model.digest != head.cross_encoder.digest:
+        raise HeadError(f"{where}: fitted with the cross-encoder at {folder} (digest {head.cross_encoder.digest[:12]}); "
+                        f"that folder now holds other weights (digest {judge.model.digest[:12]}): refit the head")
+    return judge
+
+
+def cross_encoder_logits(judge: Any, items: Sequence[Any]) -> tuple[list[float | None], list[str | None]]:
+    """Each item's logit P(yes) from the cross-encoder (clipped as ``llm_logit`` is), or the reason
+    it has none (an empty text, a non-finite logit): such an item is unscored, never given a P."""
+    scores, reasons = judge.scores(items)
+    out: list[float | None] = []
+    for score in scores:
+        if score is None:
+            out.append(None)
+            continue
+        p = min(max(score.probability, 1e-4), 1.0 - 1e-4)
+        out.append(math.log(p / (1.0 - p)))
+    return out, reasons
 
 
 __all__ = [
     "BASE_JUDGES",
+    "CROSS_ENCODER_FEATURE",
+    "CrossEncoderRef",
     "FEATURES",
     "FEATURE_KIND",
     "FEATURE_VERSION",
@@ -293,6 +360,8 @@ __all__ = [
     "RELEVANCE_FEATURES",
     "RELEVANCE_KIND",
     "RELEVANCE_VERSION",
+    "cross_encoder_logits",
     "feature_values",
+    "head_cross_encoder",
     "load_head",
 ]
