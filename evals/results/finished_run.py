@@ -29,15 +29,15 @@ from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreeme
 from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
-from ragjury.evals.stats.run_figures import (
+from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result
+from ragjury.evals.stats.system_statistics import (
     SystemRanking,
     binary_agreement,
     flat_figures,
+    per_system,
     score_correlation,
     system_ranking,
 )
-from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result
-from ragjury.evals.stats.system_statistics import per_system
 
 if TYPE_CHECKING:
     from ragjury.evals.results.gates import Gates
