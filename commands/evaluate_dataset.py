@@ -182,9 +182,7 @@ def step_summary(result: Any, data: Path, failures: list[str], outputs: list[Pat
         return
     from ragjury.evals.io.step_summary import append_step_summary
     from ragjury.evals.results.gates import run_step_summary
-    from ragjury.evals.results.headline import headline
-
-    from ragjury.evals.stats.public_measurements import trust_note
+    from ragjury.evals.results.headline import headline, trust_note
 
     note = trust_note(result.task, result.judge, result.labelled)  # a judge nobody measured here says so
     lines = headline(result) + ([note] if note else [])
@@ -222,12 +220,10 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
         metrics_table,
     )
 
-    from ragjury.evals.results.headline import headline
+    from ragjury.evals.results.headline import headline, trust_note
 
     for line in headline(result):  # the run's result first: people's rate where they labelled items
         stdout.print(escape(line), highlight=False, soft_wrap=True)
-    from ragjury.evals.stats.public_measurements import trust_note
-
     note = trust_note(result.task, result.judge, result.labelled, str(out) if out is not None else "PRED.jsonl")
     if note is not None:  # whose rate line 1 is, and how to measure it against people
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)

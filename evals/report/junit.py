@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
-from ragjury.evals.stats.public_measurements import trust_note, unmeasured_kind
+from ragjury.evals.results.headline import trust_note, unmeasured_kind
 from ragjury.rag_agent.judges.model_free.injection import flags_in_item
 
 MAX_TEXT = 2000

@@ -23,6 +23,7 @@ from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.results.breakdowns import Table, cost_table, system_table
 from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.formatting import fmt
+from ragjury.evals.results.headline import unmeasured_kind
 from ragjury.evals.results.regression_gate import GateOutcome, people_gate, regression_gate
 from ragjury.evals.results.row_matching import (
     CAVEAT,
@@ -134,7 +135,6 @@ class Comparison:
         B − A decides. ``same_file``: whether A and B are one file (by default, whether the two
         runs' paths name one existing file)."""
         from ragjury.evals.io.atomic_io import one_existing_file
-        from ragjury.evals.stats.public_measurements import unmeasured_kind
 
         by_id = self.new.by_id()
         unscored_new = sum(1 for key in self.matching.pairs if by_id[key].unscored)

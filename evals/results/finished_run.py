@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjury.rag_agent.core.judge_spec import parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
 from ragjury.evals.results.breakdowns import Table, cost_table, labelled_probabilities, system_table
-from ragjury.evals.results.headline import PeopleRate, headline, people_rates, trust_block
+from ragjury.evals.results.headline import PeopleRate, headline, people_rates, trust_block, trust_note
 from ragjury.evals.results.sources import VerdictSources, fallback_note
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
-from ragjury.evals.stats.public_measurements import trust_note
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import partial_labels_estimates
 from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result

@@ -1,10 +1,18 @@
-"""Line 1 of a run: the number a reader will quote, and what it is.
+"""Line 1 of a run: the number a reader will quote, and what it is; and what the team measured of
+each built-in judge against people on the public dev sets (its bias), said under a rate without labels.
 
 Why its own view: a judge's rate printed first reads as the truth. Where people labelled some
 items, line 1 is the rate as people would measure it (prediction-powered: the judge on every item,
 corrected by the labels) with the judge's own rate beside it; where people labelled every item,
 their rate; without labels, the judge's rate, said to be the judge's (``trust_note``). The
-terminal, the step summary, the page and ``--json`` all take it from here.
+terminal, the step summary, the page, JUnit and ``--json`` all take it from here.
+
+Why the public measurements are here: they are what line 1 says of a judge's rate where no one
+labelled this run's items. A newcomer reads that rate as the truth; where the team measured that
+judge on public data, the run says how far its rate sat from people's there (``PUBLIC_BIAS``: a
+hint of the direction, not a correction: your data is not ours). Each figure is computed from a
+stored pass (``bench/data/``) or a benchmark named beside it; the model is the reference quality
+model, Qwen2.5-Coder-1.5B-Instruct Q4_K_M.
 """
 
 from __future__ import annotations
@@ -12,8 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ragjury.evals.stats.public_measurements import trust_dict
 from ragjury.evals.stats.run_result import RUBRIC, RUBRIC_WORD, VERDICT_WORDS, Rate, wilson_interval
+from ragjury.rag_agent.core.judge_spec import (
+    CROSS_ENCODER_PREFIX,
+    FITTED_PREFIX,
+    PLUGIN_PREFIX,
+    RUBRIC_PREFIX,
+    RUBRIC_TEXT_PREFIX,
+    parse,
+)
 
 
 @dataclass(frozen=True)
@@ -122,11 +137,87 @@ def headline_dict(figures: Any) -> dict[str, object]:
     return {"line_1": what, "people": [rate.as_dict() for rate in rates]}
 
 
+# -- what the team measured of the built-in judges on public data ------------------------------------------
+
+PUBLIC_BIAS: dict[tuple[str, str], str] = {
+    ("correctness", "llm"): "over-stated people's rate by 3.0 points on EVOUNA-NQ (1,060 answers, Qwen2.5-Coder-1.5B: "
+                            "74.9 % vs 71.9 %; bench/data/evouna-nq-correctness-llm.jsonl)",
+    ("correctness", "llm-guarded"): "under-stated people's rate by 7.2 points on EVOUNA-NQ (710 answers, "
+                                    "Qwen2.5-Coder-1.5B: 63.8 % vs 71.0 %; "
+                                    "bench/data/evouna-nq-correctness-llm-guarded.jsonl)",
+    ("correctness", "contains"): "under-stated people's rate by 10-17 points on each of the five EVOUNA-NQ systems "
+                                 "(bench/bench_ppi.py)",
+    ("relevance", "llm"): "under-stated people's rate by 16.7 points on TREC DL 2019 (1,486 pairs, Qwen2.5-Coder-1.5B: "
+                          "17.4 % vs 34.1 % relevant; bench/data/dl19-relevance-llm.jsonl)",
+}
+"""(task, judge) -> where its rate sat against people's on public data, and the source."""
+
+UNMEASURED_KINDS: dict[str, str] = {
+    RUBRIC_PREFIX: "a rubric",
+    RUBRIC_TEXT_PREFIX: "a rubric",
+    PLUGIN_PREFIX: "a Python check",
+    FITTED_PREFIX: "a fitted head",
+    CROSS_ENCODER_PREFIX: "a cross-encoder",
+}
+"""Judges the team cannot have measured: the user's own criteria and heads."""
+
+
+def public_bias(task: str | None, judge: str | None) -> str | None:
+    """The team's public-data bias of ``judge`` on ``task``, or None where it was not measured."""
+    if task is None or judge is None:
+        return None
+    return PUBLIC_BIAS.get((task, judge))
+
+
+def unmeasured_kind(judge: str | None) -> str | None:
+    """"a rubric", "a Python check", "a fitted head" for the user's own judges (every member of a
+    panel counts); None for a built-in judge."""
+    if not judge:
+        return None
+    for name in judge.split(","):  # a run's judges may be several names joined ("llm, contains")
+        spec = parse(name.strip())
+        for part in spec.members or (spec,):
+            if part.prefix in UNMEASURED_KINDS:
+                return UNMEASURED_KINDS[part.prefix]
+    return None
+
+
+def trust_note(task: str | None, judge: str | None, labelled: int, predictions: str = "PRED.jsonl") -> str | None:
+    """The line a run without people's labels prints under its rate: whose rate it is, what the team
+    measured of this judge on public data (or that nobody has measured it), and the commands that
+    measure it here. None when the run has labels (its agreement says how far to trust it)."""
+    if labelled:
+        return None
+    fix = (f"to measure it: 'ragjury label-plan {predictions} --budget 40 --out plan.jsonl', 'ragjury label "
+           f"plan.jsonl --out labels.jsonl', then 'ragjury estimate {predictions} --labels labels.jsonl'")
+    kind = unmeasured_kind(judge)
+    if kind is not None:
+        return (f"not measured against your labels: {kind} has no agreement figure with people on this data or any "
+                f"other, so this is its own rate, not people's; {fix}")
+    bias = public_bias(task, judge)
+    measured = f"; on public data it {bias}" if bias else ""
+    return f"this is the judge's rate, not yet measured against people on this data{measured}; {fix}"
+
+
+def trust_dict(task: str | None, judge: str | None, labelled: int) -> dict[str, object]:
+    """The same in ``--json``: which rate line 1 is, and how far it is measured."""
+    kind = unmeasured_kind(judge)
+    return {
+        "rate_is": "the judge's" if not labelled else "the judge's, with agreement on the labelled items",
+        "measured_against_people": bool(labelled),
+        "labels": labelled,
+        "judge_kind": kind or "built-in",
+        "public_bias": None if kind else public_bias(task, judge),
+        "note": trust_note(task, judge, labelled),
+    }
+
+
 def trust_block(figures: Any) -> dict[str, object]:
     """The ``trust`` block of a run in ``--json`` (``evaluate`` and ``report`` alike): whose rate
     line 1 is, how far the judge is measured, and people's rates where they labelled items."""
     return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PeopleRate", "headline", "headline_dict", "people_lead", "people_rates", "rates_of_estimates",
-           "trust_block", "verdict_word"]
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "people_lead",
+           "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
+           "unmeasured_kind", "verdict_word"]
