@@ -162,14 +162,14 @@ def report(
     if compare is not None:
         if len(runs) != 1:
             raise fail("--compare A B splits one file by system; with two files, they are compared as they are")
-        from ragjury.evals.results.row_matching import split_by_system
+        from ragjury.evals.results.comparison import split_by_system
 
         try:
             runs = list(split_by_system(runs[0], *compare))
         except ValueError as error:
             raise fail(str(error)) from None
     if len(runs) == 2:
-        from ragjury.evals.results.row_matching import check_comparable
+        from ragjury.evals.results.comparison import check_comparable
 
         try:
             check_comparable(*runs)
@@ -244,7 +244,7 @@ def _views(
             highlight=False,
             soft_wrap=True,
         )
-    from ragjury.evals.results.row_matching import as_note
+    from ragjury.evals.results.comparison import as_note
 
     # the answer first: which kind of comparison, each rate, B - A; or people's rate where they labelled items
     first_lines = list(comparison.first_lines) if comparison is not None else all_figures[0].measured.headline

@@ -13,8 +13,7 @@ from typing import Any
 
 from ragjury.evals.io.predictions import load_predictions, run_names
 from ragjury.evals.results.finished_run import finished_run
-from ragjury.evals.results.row_matching import check_comparable
-from ragjury.evals.results.comparison import Comparison
+from ragjury.evals.results.comparison import Comparison, check_comparable
 
 
 def compare_predictions(baseline: Any, new: Any, *, labels: Any = None) -> Comparison:

@@ -256,7 +256,7 @@ def test_one_gate_decides_for_report_a_b_and_compare_predictions(
     import ragjury
     from ragjury.commands import report as report_command
     from ragjury.evals.pipelines import compare_predictions
-    from ragjury.evals.results import row_matching
+    from ragjury.evals.results import comparison as comparison_module
     from ragjury.evals.results.comparison import Comparison
 
     size = 5 if case == "undecided" else 30
@@ -275,7 +275,7 @@ def test_one_gate_decides_for_report_a_b_and_compare_predictions(
     assert python.as_dict() == cli
     # one type, one gate: what compare_predictions returns is what report A B measures
     assert type(comparison) is Comparison and ragjury.Comparison is Comparison
-    assert not hasattr(report_command, "_gate") and not hasattr(row_matching, "RunComparison")
+    assert not hasattr(report_command, "_gate") and not hasattr(comparison_module, "RunComparison")
     assert not hasattr(compare_predictions, "PredictionsComparison")  # retired: only ragjury._RETIRED has it
     with pytest.warns(DeprecationWarning, match="Comparison"):
         assert ragjury.PredictionsComparison is Comparison  # the retired name still loads
