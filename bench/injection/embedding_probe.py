@@ -10,7 +10,10 @@ of the set's tune clean / benign / dev items flagged. Features: ``ngram`` (TF-ID
 ``embedding`` (all-MiniLM-L6-v2 int8 ONNX, the packaged embedder), ``both``. ``--confirm`` trains on
 every tune kind and scores the confirm half once.
 
-    python bench/injection/embedding_probe.py [--confirm]
+    PYTHONHASHSEED=0 python bench/injection/embedding_probe.py [--confirm]
+
+(The tune items' halves are split by ``hash(pair)``: PYTHONHASHSEED=0 gives the split the figures in
+docs/injection.md were measured on.)
 """
 
 from __future__ import annotations
