@@ -4,7 +4,7 @@ Baseline verdicts are real: people's labels of one EVOUNA-NQ system's answers (c
 n golden questions drawn per trial. NEW re-judges the same questions with judge noise: each
 verdict flips with probability 0.10, the flips balanced so NEW's expected rate equals BASELINE's
 (the null: same quality). A planted drop then turns a further d of the questions BASELINE had
-right into wrong. The gate's rule is the library's (``evals.results.regression_gate``). Reported:
+right into wrong. The gate's rule is the library's (``evals.results.comparison.regression_gate``). Reported:
 the share of trials the gate fails, per rule, n, margin and drop; under the null it is the
 false-alarm rate (the significance rule's nominal ceiling is 2.5 %), under a drop the power. Two
 rules: ``worse`` (``--fail-if-worse``: fail when NEW is shown worse by more than the margin) and
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from splits import BENCHMARKS, half_of  # noqa: E402
 
-from ragjury.evals.results.regression_gate import regression_gate  # noqa: E402
+from ragjury.evals.results.comparison import regression_gate  # noqa: E402
 from ragjury.evals.stats.paired_runs import paired_difference  # noqa: E402
 
 FLIP = 0.10

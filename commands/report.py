@@ -315,7 +315,7 @@ def _step_summary(comparison: Any, outcome: Any, inputs: list[Path]) -> None:
     if not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
     from ragjury.evals.io.step_summary import append_step_summary
-    from ragjury.evals.results.regression_gate import step_summary
+    from ragjury.evals.results.comparison import step_summary
 
     names = (comparison.baseline.name, comparison.new.name)
     warning = append_step_summary(step_summary(outcome, names, comparison.rates()) + "\n", inputs=inputs)

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjury.cli import app
-from ragjury.evals.results.regression_gate import regression_gate
+from ragjury.evals.results.comparison import regression_gate
 from ragjury.evals.stats.paired_runs import paired_difference
 
 DATA = Path(__file__).resolve().parents[3] / "examples" / "data"
@@ -157,7 +157,7 @@ def test_the_same_file_twice_is_said_not_passed(tmp_path: Path) -> None:
 
 def test_a_nan_margin_is_refused() -> None:
     pairs = paired_difference([True, False] * 20, [True, True] * 20) if False else None  # noqa: F841
-    from ragjury.evals.results.regression_gate import check_margin
+    from ragjury.evals.results.comparison import check_margin
 
     for bad in (float("nan"), float("inf"), -0.1, 2.0):
         with pytest.raises(ValueError, match="margin"):
