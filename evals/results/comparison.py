@@ -50,6 +50,7 @@ from ragjury.evals.results.breakdowns import Table, cost_table, system_table
 from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.formatting import fmt
 from ragjury.evals.results.headline import unmeasured_kind
+from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
 from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
 from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
@@ -574,8 +575,6 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     paired = [k for k in shared if a[k].gold is not None and b[k].gold is not None] if binary else []
     labels_differ = sum(1 for k in paired if bool(a[k].gold) != bool(b[k].gold))
     if paired:
-        from ragjury.evals.stats.agreement import label_agreement
-
         gold_a = [bool(a[k].gold) for k in paired]
         gold_b = [bool(b[k].gold) for k in paired]
         pa = [None if a[k].label is None else bool(a[k].label) for k in paired]

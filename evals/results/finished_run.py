@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ragjury.rag_agent.core.judge_spec import parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
+from ragjury.evals.io.tasks import task_spec
 from ragjury.evals.results.breakdowns import Table, cost_table, labelled_probabilities, system_table
 from ragjury.evals.results.headline import PeopleRate, headline, people_rates, trust_block, trust_note
 from ragjury.evals.results.sources import VerdictSources, fallback_note
@@ -188,8 +189,6 @@ class FinishedRun:
     ) -> FinishedRun:
         """A run just judged: its records made from ``predictions`` directly (no row written and
         parsed back), named after the task as ``report`` would name an in-memory run."""
-        from ragjury.evals.io.tasks import task_spec
-
         output_key = task_spec(task).output_key
         run = run_of_predictions(predictions, output_key=output_key, path="<run>", name=task)
         if run.task is None:
