@@ -14,7 +14,15 @@ from rich.markup import escape
 
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import print_json, stderr, stdout
-from ragjury.commands.evaluate_output import finish_run, nothing_scored_line, run_table, unscored_lines, verdict_lines
+from ragjury.commands.evaluate_output import (
+    finish_run,
+    nothing_scored_line,
+    print_run_warnings,
+    run_table,
+    unscored_lines,
+    verdict_lines,
+)
+from ragjury.rag_agent.core.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
@@ -111,8 +119,6 @@ def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: di
     try:
         from ragjury.evals.runs import ray_executor
     except ImportError as error:
-        from ragjury.rag_agent.core.input_files import InputError
-
         raise InputError(
             f"--executor ray needs Ray (no module {error.name or 'ray'})", "install it: pip install 'ragjury[ray]'"
         ) from None
@@ -164,8 +170,6 @@ def report_dataset_run(
             stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
-        from ragjury.commands.evaluate_output import print_run_warnings
-
         print_run_warnings([p.label for p in result.predictions])
     if gates.any:
         step_summary(result, data, failures, [p for p in (out, html, junit) if p is not None])
