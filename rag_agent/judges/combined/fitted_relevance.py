@@ -24,17 +24,12 @@ from ragjury.rag_agent.core.needs import Needs, needs_of
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge, JudgeIdentity
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.judges.model_free.fitted import FittedScore, Head, HeadError, file_digest, load_head
+from ragjury.rag_agent.judges.model_free.fitted import clipped_logit as llm_logit
 
 LLM_SIGNAL = "llm"
 COSINE_SIGNAL = "cosine"
 SIGNALS: dict[str, str] = {LLM_SIGNAL: "llm_logit", COSINE_SIGNAL: "cosine"}
 """``--signals`` names and the head feature each one gives, in the head's order."""
-
-
-def llm_logit(probability: float) -> float:
-    """logit P("1"), clipped so that a certain answer stays a finite number."""
-    p = min(max(probability, 1e-4), 1.0 - 1e-4)
-    return math.log(p / (1.0 - p))
 
 
 def pair_cosines(embedder: Any, items: Sequence[RelevanceItem]) -> list[float]:

@@ -332,18 +332,18 @@ def head_cross_encoder(head: Head, where: str | Path) -> Any:
     return judge
 
 
+def clipped_logit(probability: float) -> float:
+    """logit P, P clipped to [1e-4, 1 - 1e-4] so that a certain answer stays a finite number: how a
+    head reads a model's probability (the ``llm`` judge's P("1"), a cross-encoder's P(yes))."""
+    p = min(max(probability, 1e-4), 1.0 - 1e-4)
+    return math.log(p / (1.0 - p))
+
+
 def cross_encoder_logits(judge: Any, items: Sequence[Any]) -> tuple[list[float | None], list[str | None]]:
-    """Each item's logit P(yes) from the cross-encoder (clipped as ``llm_logit`` is), or the reason
-    it has none (an empty text, a non-finite logit): such an item is unscored, never given a P."""
+    """Each item's clipped logit P(yes) from the cross-encoder, or the reason it has none (an empty
+    text, a non-finite logit): such an item is unscored, never given a P."""
     scores, reasons = judge.scores(items)
-    out: list[float | None] = []
-    for score in scores:
-        if score is None:
-            out.append(None)
-            continue
-        p = min(max(score.probability, 1e-4), 1.0 - 1e-4)
-        out.append(math.log(p / (1.0 - p)))
-    return out, reasons
+    return [None if score is None else clipped_logit(score.probability) for score in scores], reasons
 
 
 __all__ = [
@@ -360,6 +360,7 @@ __all__ = [
     "RELEVANCE_FEATURES",
     "RELEVANCE_KIND",
     "RELEVANCE_VERSION",
+    "clipped_logit",
     "cross_encoder_logits",
     "feature_values",
     "head_cross_encoder",
