@@ -69,6 +69,18 @@ def fixtures_dir() -> Path:
     return FIXTURES
 
 
+@pytest.fixture(scope="session")
+def tiny_cross_encoder_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny BERT cross-encoder (``tests/tiny_cross_encoder.py``) built once per session and only
+    read: a test that breaks or swaps its files copies it first. Skipped without torch,
+    transformers and onnxruntime."""
+    for module in ("torch", "transformers", "onnxruntime"):
+        pytest.importorskip(module)
+    import tiny_cross_encoder
+
+    return tiny_cross_encoder.build(tmp_path_factory.mktemp("cross-encoder") / "model")
+
+
 @pytest.fixture
 def offline_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """A CLI test's world: no model server (a closed port, no HTTP retries), no .env or

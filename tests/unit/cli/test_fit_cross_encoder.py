@@ -1,7 +1,8 @@
 """``ragjury fit --cross-encoder DIR``: the head reads the folder's logit P(yes) as its last signal,
 names the folder and its digest, and ``--judge fitted:HEAD`` reads the same model again; other
 weights put in that folder, a folder that does not load, or a relevance fit are one line, exit 2.
-The model is a tiny BERT built in the test."""
+The model is a tiny BERT built once per session (``tiny_cross_encoder_folder``,
+tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -34,31 +35,23 @@ DATA = EXAMPLES / "correctness.jsonl"
 runner = CliRunner()
 QUIET = ["--no-progress", "--no-cache"]
 
-
-@pytest.fixture(autouse=True)
-def no_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing may call a model server
+pytestmark = pytest.mark.usefixtures("offline_cli")  # nothing may call a model server
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_cross_encoder.build(tmp_path_factory.mktemp("cross-encoder") / "model")
-
-
-def _fit(model: Path, out: Path) -> dict:
-    result = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--cross-encoder", str(model),
+def _fit(folder: Path, out: Path) -> dict:
+    result = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--cross-encoder", str(folder),
                                  "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
 
-def test_the_head_reads_the_cross_encoder_as_its_last_signal(model: Path, tmp_path: Path) -> None:
+def test_the_head_reads_the_cross_encoder_as_its_last_signal(tiny_cross_encoder_folder: Path, tmp_path: Path) -> None:
     head = tmp_path / "head.json"
-    payload = _fit(model, head)
+    payload = _fit(tiny_cross_encoder_folder, head)
     assert payload["features"] == [*FEATURES["correctness"], CROSS_ENCODER_FEATURE]
     stored = json.loads(head.read_text())
-    judge = CrossEncoderJudge(model, task="correctness")
-    assert stored["cross_encoder"] == {"folder": str(model.resolve()), "digest": judge.model.digest}
+    judge = CrossEncoderJudge(tiny_cross_encoder_folder, task="correctness")
+    assert stored["cross_encoder"] == {"folder": str(tiny_cross_encoder_folder.resolve()), "digest": judge.model.digest}
     assert payload["cross_encoder"] == stored["cross_encoder"] and len(stored["weights"]) == len(payload["features"])
 
     # The judge computes exactly the head over the model-free signals plus the model's logit P.
@@ -79,18 +72,18 @@ def test_the_head_reads_the_cross_encoder_as_its_last_signal(model: Path, tmp_pa
     assert json.loads(judged.stdout)["scored"] == 40
 
 
-def test_an_item_the_cross_encoder_cannot_read_is_unscored_not_guessed(model: Path, tmp_path: Path) -> None:
+def test_an_item_the_cross_encoder_cannot_read_is_unscored_not_guessed(tiny_cross_encoder_folder: Path, tmp_path: Path) -> None:
     head = tmp_path / "head.json"
-    _fit(model, head)
+    _fit(tiny_cross_encoder_folder, head)
     fitted = FittedJudge(head, task="correctness")
     fitted.cross_encoder.fields = ("question", "answer")  # as a sidecar naming a field that can be empty
     value, reason = fitted.score(CorrectnessItem(question="  ", answer="Paris", references=["Paris"]))
     assert value is None and reason is not None and reason.startswith("cross-encoder: empty question")
 
 
-def test_other_weights_in_the_folder_are_refused(model: Path, tmp_path: Path) -> None:
+def test_other_weights_in_the_folder_are_refused(tiny_cross_encoder_folder: Path, tmp_path: Path) -> None:
     copy = tmp_path / "model"
-    shutil.copytree(model, copy)
+    shutil.copytree(tiny_cross_encoder_folder, copy)
     head = tmp_path / "head.json"
     _fit(copy, head)
     other = tiny_cross_encoder.build(tmp_path / "other", seed=7)
@@ -116,9 +109,9 @@ def test_bad_cross_encoder_fits_are_one_line(tmp_path: Path) -> None:
     assert relevance.exit_code == 2 and "--cross-encoder is for correctness and faithfulness" in relevance.output
 
 
-def test_a_head_naming_a_cross_encoder_it_does_not_read_is_refused(model: Path, tmp_path: Path) -> None:
+def test_a_head_naming_a_cross_encoder_it_does_not_read_is_refused(tiny_cross_encoder_folder: Path, tmp_path: Path) -> None:
     head = tmp_path / "head.json"
-    _fit(model, head)
+    _fit(tiny_cross_encoder_folder, head)
     data = json.loads(head.read_text())
     data["features"] = data["features"][:-1]
     data["mean"], data["scale"], data["weights"] = data["mean"][:-1], data["scale"][:-1], data["weights"][:-1]
