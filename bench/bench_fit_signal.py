@@ -47,32 +47,35 @@ def spread(values: list[float], signed: bool = False) -> str:
     return f"{np.mean(values):{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
 
 
-def relevance(draws: int) -> list[str]:
-    pairs = dl19_pairs()
-    pool = np.flatnonzero(pairs["half"] == "confirm")
-    keys = [(pairs["qid"][i], pairs["docid"][i]) for i in pool]
-    y = pairs["grade"][pool] >= 2
-    cos = dl19_cosine()
-    x = np.column_stack([logit(pairs["p_llm"][pool]), [cos[k] for k in keys]])
-    ce = np.array(relevance_stored()["transfer"]["p"], dtype=float)
-    x_ce = np.column_stack([x, logit(ce)])
+def rows(task: str, signals: str, y: np.ndarray, x: np.ndarray, x_ce: np.ndarray, verdicts, draws: int) -> list[str]:  # noqa: ANN001
+    """One table row per budget: the head over ``x`` against the head over ``x_ce`` (``x`` plus the
+    base's logit P), each fitted by ``verdicts(x_lab, y_lab, x_rest, draw)`` on the draw's labels."""
     lines = []
     for budget in BUDGETS:
-        without, with_, gains, n = [], [], [], []
+        without, with_, n = [], [], []
         for draw in range(draws):
             labelled = labelled_of(budget, draw, len(y))
             if too_few(y[labelled]):
                 continue
             rest = ~labelled
-            a = kappa_of(y[rest], head_verdicts(x[labelled], y[labelled], x[rest], draw))
-            b = kappa_of(y[rest], head_verdicts(x_ce[labelled], y[labelled], x_ce[rest], draw))
-            without.append(a)
-            with_.append(b)
-            gains.append(b - a)
+            without.append(kappa_of(y[rest], verdicts(x[labelled], y[labelled], x[rest], draw)))
+            with_.append(kappa_of(y[rest], verdicts(x_ce[labelled], y[labelled], x_ce[rest], draw)))
             n.append(int(rest.sum()))
-        lines.append(f"| relevance | llm P + cosine | {budget:.0%} | {len(gains)} | {int(np.mean(n))} | "
+        gains = [b - a for a, b in zip(without, with_, strict=True)]
+        lines.append(f"| {task} | {signals} | {budget:.0%} | {len(gains)} | {int(np.mean(n))} | "
                      f"{spread(without)} | {spread(with_)} | {spread(gains, True)} |")
     return lines
+
+
+def relevance(draws: int) -> list[str]:
+    pairs = dl19_pairs()
+    pool = np.flatnonzero(pairs["half"] == "confirm")
+    keys = [(pairs["qid"][i], pairs["docid"][i]) for i in pool]
+    cos = dl19_cosine()
+    x = np.column_stack([logit(pairs["p_llm"][pool]), [cos[k] for k in keys]])
+    ce = np.array(relevance_stored()["transfer"]["p"], dtype=float)
+    return rows("relevance", "llm P + cosine", pairs["grade"][pool] >= 2, x, np.column_stack([x, logit(ce)]),
+                head_verdicts, draws)
 
 
 def task(name: str, draws: int) -> list[str]:
@@ -80,27 +83,13 @@ def task(name: str, draws: int) -> list[str]:
     transfer = task_stored(name)["transfer"]
     assert transfer["ids"] == pool.ids, "the stored pass is of other items"
     ce = np.array([math.nan if v is None else v for v in transfer["p"]], dtype=float)
-    x_ce = np.column_stack([pool.x, logit(ce)])
+
+    def verdicts(x_lab: np.ndarray, y_lab: np.ndarray, x_rest: np.ndarray, draw: int) -> np.ndarray:
+        head = fit_signals(name, x_lab, y_lab, [], fitted_on="pool", seed=draw, figures=False)
+        return np.array([head.probability(v) >= head.threshold for v in x_rest])
+
     signals = "model-free signals" if name == "correctness" else "support's signals"
-    lines = []
-    for budget in BUDGETS:
-        without, with_, gains, n = [], [], [], []
-        for draw in range(draws):
-            labelled = labelled_of(budget, draw, len(pool.y))
-            if too_few(pool.y[labelled]):
-                continue
-            rest = ~labelled
-            scores = []
-            for x in (pool.x, x_ce):
-                head = fit_signals(name, x[labelled], pool.y[labelled], [], fitted_on="pool", seed=draw, figures=False)
-                scores.append(kappa_of(pool.y[rest], np.array([head.probability(v) >= head.threshold for v in x[rest]])))
-            without.append(scores[0])
-            with_.append(scores[1])
-            gains.append(scores[1] - scores[0])
-            n.append(int(rest.sum()))
-        lines.append(f"| {name} | {signals} | {budget:.0%} | {len(gains)} | {int(np.mean(n))} | "
-                     f"{spread(without)} | {spread(with_)} | {spread(gains, True)} |")
-    return lines
+    return rows(name, signals, pool.y, pool.x, np.column_stack([pool.x, logit(ce)]), verdicts, draws)
 
 
 def main() -> None:
