@@ -19,7 +19,13 @@ from ragjury.config.settings import OutputMode, RagjurySettings
 from ragjury.rag_agent.core.results import Usage
 from ragjury.rag_agent.model.breaker import CircuitBreaker
 from ragjury.rag_agent.model.failures import configuration_error, describe_failure
-from ragjury.rag_agent.model.server_model import model_base_url, model_label, model_settings, new_breaker
+from ragjury.rag_agent.model.server_model import (
+    capped_settings,
+    model_base_url,
+    model_label,
+    model_settings,
+    new_breaker,
+)
 from ragjury.rag_agent.model.transport import counting_requests
 
 OutputT = TypeVar("OutputT")
@@ -111,7 +117,13 @@ class StructuredCaller:
         return self._agents[key]  # type: ignore[return-value]
 
     async def call(
-        self, instructions: str, output_type: type[OutputT], prompt: str, *, name: str | None = None
+        self,
+        instructions: str,
+        output_type: type[OutputT],
+        prompt: str,
+        *,
+        name: str | None = None,
+        max_tokens: int | None = None,
     ) -> CallOutcome[OutputT]:
         """One structured call; failures become ``CallOutcome.error``, never exceptions.
 
@@ -119,6 +131,7 @@ class StructuredCaller:
         after the retries) still reports the requests and tokens it spent: they were paid for.
         ``requests`` counts every HTTP attempt the server saw (``rag_agent.transport``), failed
         ones and the SDK's retries included; for in-process models, pydantic-ai's count.
+        ``max_tokens`` caps this call below the settings' cap (a reduction that needs a few words).
         """
         breaker = self.breaker
         assert breaker is not None
@@ -137,7 +150,8 @@ class StructuredCaller:
         try:
             with counting_requests() as attempts:
                 try:
-                    output = (await agent.run(prompt, usage=run_usage)).output
+                    capped = capped_settings(self.settings, max_tokens) if max_tokens is not None else None
+                    output = (await agent.run(prompt, usage=run_usage, model_settings=capped)).output
                 except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
                     refused = await configuration_error(failure, breaker)  # 401/403/404: the run stops
                     error = str(refused) if refused is not None else describe_failure(failure, self.settings)

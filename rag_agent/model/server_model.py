@@ -197,6 +197,17 @@ def model_settings(settings: RagjurySettings) -> ModelSettings:
     return request
 
 
+def capped_settings(settings: RagjurySettings, max_tokens: int) -> ModelSettings:
+    """The per-call settings of a call capped at ``max_tokens`` (never above the settings' own cap),
+    in every field a server reads the cap from (``token_cap_body``)."""
+    cap = min(max_tokens, settings.max_tokens)
+    capped = ModelSettings(max_tokens=cap)
+    extra_body = token_cap_body(settings, cap)
+    if extra_body:
+        capped["extra_body"] = extra_body
+    return capped
+
+
 def model_label(model: Model | str) -> str:
     return model if isinstance(model, str) else model.model_name
 
@@ -222,6 +233,7 @@ def new_breaker(where: str | None, settings: RagjurySettings, *, model: str | No
 
 __all__ = [
     "GuardedOllamaModel",
+    "capped_settings",
     "ServerModel",
     "build_guarded_model",
     "build_model",

@@ -111,7 +111,7 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
         "-q",
         "who got the first nobel prize in physics",
         "-a",
-        "Röntgen",
+        "It was Röntgen, in 1901.",
         "-r",
         "Wilhelm Conrad Röntgen",
         "--json",
@@ -120,7 +120,8 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
     )
     payload = json.loads(correct.stdout)
     assert correct.exit_code == 0 and payload["label"] is True and payload["value"]["reason"]
-    # the default correctness judge reduces the answer once, then draws its three verdicts
+    # the default correctness judge reduces the answer (a sentence, not a short answer) once, then
+    # draws its three verdicts
     assert payload["attempts"] == 3 and payload["sample_agreement"] == 1.0 and payload["usage"]["requests"] == 4
     assert payload["judge"] == "llm-guarded", payload["judge"]
 
