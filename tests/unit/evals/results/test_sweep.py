@@ -1,0 +1,110 @@
+"""N runs in one comparison: one test per verdict word, questions not scored by every run counted
+and named, and the gate failing only for a config shown worse than the baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragjury.evals.io.predictions import PredictionRun, load_predictions
+from ragjury.evals.results.sweep import BEST, NOT_SHOWN, WORSE_THAN_BEST, Sweep, worse_than_baseline
+
+
+def write_run(path: Path, verdicts: Any, *, drop: set[int] = frozenset(), unscored: set[int] = frozenset(),
+              task: str = "correctness") -> PredictionRun:
+    rows = []
+    for i, verdict in enumerate(verdicts):
+        if i in drop:
+            continue
+        gone = i in unscored
+        rows.append({"id": f"q{i}", "task": task, "judge": "contains", "label": None if gone else bool(verdict),
+                     "unscored": gone, "unscored_reason": "server down" if gone else None,
+                     "item": {"question": f"Question {i}?", "answer": f"{path.stem} answer {i}"}})
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return load_predictions(path, name=path.stem)
+
+
+def sweep_of(tmp_path: Path, rates: dict[str, float], n: int = 200, seed: int = 1, **options: Any) -> Sweep:
+    """Configs sharing a question difficulty (paired, as real configs are), each at about its rate."""
+    rng = np.random.default_rng(seed)
+    hard = rng.random(n)
+    runs = [write_run(tmp_path / f"{name}.jsonl", 0.7 * hard + 0.3 * rng.random(n) < rate)
+            for name, rate in rates.items()]
+    return Sweep.of(runs, **options)
+
+
+def test_a_clear_best_and_the_others_worse_than_it(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.4, "good": 0.8, "meh": 0.45})
+    assert sweep.row("good").verdict == BEST
+    assert sweep.row("base").verdict == WORSE_THAN_BEST
+    assert sweep.row("meh").verdict == WORSE_THAN_BEST
+    assert sweep.ranking()[0] == "good" and sweep.clearly_best
+    assert sweep.headline().startswith("good is best (")
+
+
+def test_a_config_close_to_the_best_is_not_shown_different(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.6, "twin": 0.61, "low": 0.2})
+    best = sweep.rows[0]
+    other = next(r for r in sweep.rows if r.name in ("base", "twin") and r.name != best.name)
+    assert other.verdict == NOT_SHOWN and not sweep.clearly_best
+    assert sweep.headline().startswith("no config is clearly best:")
+    assert sweep.row("low").verdict == WORSE_THAN_BEST
+
+
+def test_worse_than_the_baseline_by_more_than_the_margin_fails_the_gate(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.7, "same": 0.7, "broken": 0.3}, margin=0.05)
+    assert sweep.row("broken").verdict == worse_than_baseline(0.05) == "worse than the baseline by more than 5 points"
+    gate = sweep.gate(0.05)
+    assert gate.failed and [c.name for c in gate.configs if c.failed] == ["broken"]
+    assert "broken" in gate.reason
+
+
+def test_the_gate_passes_configs_of_the_same_quality(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.6, "a": 0.6, "b": 0.62, "c": 0.58})
+    gate = sweep.gate(0.02)
+    assert not gate.failed and gate.decided
+
+
+def test_questions_not_scored_by_every_run_are_counted_and_named(tmp_path: Path) -> None:
+    verdicts = [i % 3 != 0 for i in range(40)]
+    a = write_run(tmp_path / "a.jsonl", verdicts)
+    b = write_run(tmp_path / "b.jsonl", verdicts, drop={3, 4})
+    c = write_run(tmp_path / "c.jsonl", verdicts, unscored={7})
+    sweep = Sweep.of([a, b, c])
+    assert sweep.stats.n == 37 and len(sweep.shared) == 37
+    assert sweep.left_out.missing.ids == ("q3", "q4") and sweep.left_out.lacking["b"] == 2
+    assert sweep.left_out.unscored.ids == ("q7",) and sweep.left_out.unscored_by_run["c"] == 1
+    text = "\n".join(sweep.lines())
+    assert "q3, q4" in text and "b lacks 2" in text and "q7" in text
+    # the gate: a config that lacks the baseline's questions or left them unscored fails
+    gate = sweep.gate(0.5)
+    assert {c.name: c.failed for c in gate.configs} == {"b": True, "c": True}
+
+
+def test_runs_that_cannot_be_compared_are_refused(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "a.jsonl", [True] * 20)
+    b = write_run(tmp_path / "b.jsonl", [True] * 20, task="faithfulness")
+    with pytest.raises(ValueError, match="one task"):
+        Sweep.of([a, b])
+    with pytest.raises(ValueError, match="two runs or more"):
+        Sweep.of([a])
+
+
+def test_a_pair_is_n_equal_2(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.5, "new": 0.6})
+    comparison = sweep.pair()
+    assert comparison.difference == pytest.approx(sweep.row("new").to_baseline)
+    low, high = sweep.row("new").to_baseline_interval
+    assert low <= comparison.paired.interval.low and comparison.paired.interval.high <= high + 1e-9
+
+
+def test_the_document_has_every_config(tmp_path: Path) -> None:
+    sweep = sweep_of(tmp_path, {"base": 0.5, "x": 0.6, "y": 0.55})
+    doc = sweep.as_dict()
+    assert doc["configs"] == 3 and doc["baseline"] == "base" and len(doc["ranking"]) == 3
+    assert doc["intervals"]["method"].startswith("max-t simultaneous")
+    json.dumps(doc)
