@@ -109,10 +109,10 @@ def _installed_version() -> str:
         return "0+unknown"
 
 
-__version__ = _installed_version()
-
-
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # read on first use: the package metadata lookup is not on every command's start
+        globals()["__version__"] = _installed_version()
+        return globals()["__version__"]
     if name in _RETIRED:
         import warnings
 
