@@ -143,3 +143,17 @@ def test_help_groups_the_commands_by_what_they_are_for() -> None:
     assert positions == sorted(positions)  # one item, a batch, trust, set-up: in that order
     assert sorted(name for names in PANELS.values() for name in names) == sorted(
         info.name for info in app.registered_commands + app.registered_groups)
+
+
+def test_a_command_runs_in_an_app_holding_only_it() -> None:
+    """``ragjury COMMAND`` builds only that command's options (typer converts every registered
+    signature before parsing); no command, an option or an unknown name get the whole app."""
+    from ragjury.cli import app_for
+
+    only = app_for(["evaluate", "--help"])
+    assert [info.name for info in only.registered_commands] == ["evaluate"] and not only.registered_groups
+    assert [info.name for info in app_for(["verdict", "goal"]).registered_groups] == ["verdict"]
+    assert app_for([]) is app and app_for(["--version"]) is app and app_for(["evaluat"]) is app
+    assert len(app.registered_commands) > 1  # the whole app is untouched
+    whole = CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "100"}).stdout
+    assert CliRunner().invoke(only, ["evaluate", "--help"], env={"COLUMNS": "100"}).stdout == whole
