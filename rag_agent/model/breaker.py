@@ -45,7 +45,7 @@ from collections.abc import Callable
 from ragjury.rag_agent.core.needs import needs_of
 from ragjury.rag_agent.model.config_errors import REFUSED_KEY, ModelServerConfigError, config_error
 from ragjury.rag_agent.model.model_listing import list_models
-from ragjury.rag_agent.model.unreachable import NOT_ATTEMPTED, is_connect_failure, is_no_answer, is_not_a_completion, root_cause
+from ragjury.rag_agent.model.unreachable import NO_ANSWER, NOT_ATTEMPTED, is_connect_failure, is_no_answer, is_not_a_completion, root_cause
 
 
 class CircuitBreaker:
@@ -66,6 +66,7 @@ class CircuitBreaker:
         api_key: str | None = None,
         model: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        timeout_s: float | None = None,
     ) -> None:
         self.where = where.rstrip("/") if where else None
         self.model = model
@@ -74,6 +75,8 @@ class CircuitBreaker:
         self.reset_after_s = reset_after_s
         self.preflight_timeout_s = preflight_timeout_s
         self.api_key = api_key
+        self.timeout_s = timeout_s
+        """The deadline of one request (``--timeout``): named where the server answered too slowly."""
         self._clock = clock
         self.failures = 0
         """Consecutive connection failures so far."""
@@ -139,7 +142,8 @@ class CircuitBreaker:
         if error is not None and is_connect_failure(error):
             self.record_failure(root_cause(error))
         elif error is not None and is_no_answer(error):
-            self.record_failure(f"no answer in time ({root_cause(error)})")
+            within = f"{NO_ANSWER} {self.timeout_s:g}s" if self.timeout_s else "no answer in time"
+            self.record_failure(f"{within} ({root_cause(error)})")
         elif error is not None and is_not_a_completion(error):
             self.record_failure(f"answered with no chat completion ({root_cause(error)[:120]})")
         else:

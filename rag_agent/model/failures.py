@@ -25,7 +25,7 @@ from pydantic_ai.exceptions import (
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.model.breaker import CircuitBreaker
 from ragjury.rag_agent.model.config_errors import ModelServerConfigError
-from ragjury.rag_agent.model.unreachable import is_connect_failure, root_cause
+from ragjury.rag_agent.model.unreachable import is_connect_failure, root_cause, timeout_fix
 
 
 class ModelServerUnreachable(ModelAPIError):
@@ -142,12 +142,13 @@ def describe_failure(error: BaseException, settings: RagjurySettings) -> str:
         if is_connect_failure(error):
             return f"model server unreachable at {url}: {cause}"
         if isinstance(error, ModelTimeoutError):
-            return f"model request timed out after {settings.timeout_s:g}s (no answer from {url}): {cause}"
+            return (f"model request timed out after {settings.timeout_s:g}s (no answer from {url}; "
+                    f"{timeout_fix(settings.timeout_s)}): {cause}")
         if closed_mid_response(error) or getattr(error, "phase", None) in ("read", "write"):
             return f"connection closed mid-response by the model server at {url}: {cause}"
         return f"model server connection failed at {url}: {cause}"
     if isinstance(error, ModelRequestTimeout | TimeoutError):
-        return f"model request timed out after {settings.timeout_s:g}s"
+        return f"model request timed out after {settings.timeout_s:g}s ({timeout_fix(settings.timeout_s)})"
     if isinstance(error, ModelHTTPError):
         return f"model server answered HTTP {error.status_code}: {_one_line(str(error.body), 200)}"
     if isinstance(error, OutputTokenLimitExceeded):

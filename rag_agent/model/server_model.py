@@ -228,6 +228,7 @@ def new_breaker(where: str | None, settings: RagjurySettings, *, model: str | No
         preflight_timeout_s=settings.preflight_timeout_s,
         api_key=settings.api_key,
         model=model,
+        timeout_s=settings.timeout_s,
     )
 
 

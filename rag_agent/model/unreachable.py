@@ -20,6 +20,17 @@ UNREACHABLE = "model server unreachable at"
 "not attempted": the request was sent, and the connection refused)."""
 SERVER_FIX = "start your server (ollama serve, llama-server, ...), or check --base-url (it should end in /v1)"
 """What to do when the model server does not answer, said wherever a run stops for it."""
+NO_ANSWER = "no answer within"
+"""How the breaker words a request the server took and did not answer in time (a slow server, not
+a missing one: ``slow_server_cause``)."""
+TIMEOUT_FIX = "raise the deadline with --timeout SECONDS or RAGJURY_TIMEOUT_S"
+"""What to do when the server is there but slower than the deadline of one request."""
+
+
+def timeout_fix(seconds: float | None) -> str:
+    """``TIMEOUT_FIX`` naming the deadline that was too short (``--timeout 1`` → "it was 1s")."""
+    now = f" (now {seconds:g}s)" if seconds is not None else ""
+    return f"raise the deadline{now} with --timeout SECONDS or RAGJURY_TIMEOUT_S, or check that the server is not overloaded"
 
 
 def unreachable_cause(reason: str | None) -> str | None:
@@ -33,6 +44,11 @@ def unreachable_cause(reason: str | None) -> str | None:
     where = servers.group(0).rstrip(":") if servers else "?"
     answered = re.findall(r"\b([A-Z][A-Za-z]*(?:Error|Timeout|Refused))\b", rest)
     detail = f" ({answered[-1]})" if answered else ""
+    slow = re.search(NO_ANSWER + r" ([0-9.]+)s", rest)
+    if slow is not None and not re.search(r"Connect(Error|Timeout)|Refused", rest):  # there, but slow
+        seconds = float(slow.group(1))
+        return (f"model server at {where} did not answer within {seconds:g}s{detail}: the server is there but "
+                f"slower than the deadline; {timeout_fix(seconds)}")
     return f"model server unreachable at {where}{detail}: {SERVER_FIX}"
 
 
@@ -107,11 +123,14 @@ def root_cause(error: BaseException) -> str:
 __all__ = [
     "is_not_a_completion",
     "NOT_ATTEMPTED",
+    "NO_ANSWER",
     "SERVER_FIX",
+    "TIMEOUT_FIX",
     "UNREACHABLE",
     "is_connect_failure",
     "is_no_answer",
     "is_not_attempted",
     "root_cause",
+    "timeout_fix",
     "unreachable_cause",
 ]
