@@ -43,6 +43,18 @@ def _kappa_text(figures: dict[str, Any] | None) -> str:
     return f"kappa {figures['kappa']:.3f} [{low:.3f}, {high:.3f}]{auc}"
 
 
+def gain_verdict(figures: dict[str, Any], base: str, *, keep: str) -> str:
+    """The words for the gain over ``base``: "beats" only where its interval lies above 0."""
+    from ragjury.evals.pipelines.fit_run import gain_shown
+
+    shown, text = gain_shown(figures), _gain_text(figures)
+    if shown == "beats":
+        return f"beats {base} by {text} kappa"
+    if shown == "unshown":
+        return f"no better than {base} shown ({text} kappa; the interval holds 0): {keep}"
+    return f"does NOT beat {base} ({text} kappa): {keep}"
+
+
 def _gain_text(figures: dict[str, Any]) -> str:
     interval = figures.get("gain_interval")
     if figures.get("gain") is None:
@@ -166,8 +178,7 @@ def fit(
         }, command="fit")
         return
     base = figures["base"]["judge"]
-    verdict = (f"beats {base} by {_gain_text(figures)} kappa" if report.beats_base
-               else f"does NOT beat {base} ({_gain_text(figures)} kappa): keep the base judge")
+    verdict = gain_verdict(figures, base, keep="keep the base judge")
     stdout.print(f"[bold]{task}[/] head on {head.n} labelled items ({head.positives} yes): {verdict}",
                  highlight=False)
     stdout.print(f"signals: {', '.join(head.features)}", highlight=False, markup=False)

@@ -29,7 +29,7 @@ from ragjury.commands._common import (
     stdout,
     user_errors,
 )
-from ragjury.commands.fit import _kappa_text
+from ragjury.commands.fit import _kappa_text, gain_verdict
 from ragjury.evals.io.json_contract import paths
 
 
@@ -191,9 +191,7 @@ def train(
                      f"{_kappa_text(figures)} on items each fold never saw", highlight=False, markup=False)
         if card.get("base"):
             name, gain, interval = card["base"]["judge"], card.get("gain"), card.get("gain_interval")
-            spread = f"{gain:+.3f}" + (f" [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else "") if gain is not None else "—"
-            verdict = (f"beats it by {spread} kappa" if gain is not None and gain > 0
-                       else f"does NOT beat it ({spread} kappa): keep {name}")
+            verdict = gain_verdict({"gain": gain, "gain_interval": interval}, "it", keep=f"keep {name}")
             stdout.print(f"  {name} on the same items: {_kappa_text(card['base'])}; the trained model {verdict}",
                          highlight=False, markup=False)
     else:

@@ -178,7 +178,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "head_random": "the head, random folds: {kappa, kappa_interval, accuracy, auc}",
         "head_by_question": "the head, folds by question (new questions): the same keys",
         "base": "the base judge on the same items: {judge, kappa, kappa_interval, accuracy, auc}",
-        "beats_base": "the head's random-fold kappa is above the base judge's",
+        "beats_base": "the gain over the base judge is shown: its 95 % interval (gain_interval) lies above 0 (false where the interval holds 0: no better shown)",
         "cross_validation": "how the figures were cross-validated: nested (strength and cut-off chosen inside each "
         "training fold)",
         "gain": "head_random kappa - base kappa on the same items",

@@ -62,6 +62,20 @@ def base_verdicts(task: str, x: np.ndarray) -> np.ndarray:
     return x[:, 0] >= DEFAULT_THRESHOLD
 
 
+def gain_shown(figures: dict[str, Any]) -> str:
+    """What the gain over the base judge shows: ``beats`` (its 95 % interval above 0), ``unshown``
+    (the interval holds 0: no better, and no worse, shown), ``worse`` (the interval below 0, or a
+    gain of at most 0 without one) or ``unmeasured`` (no gain figure). ``fit`` and ``train`` say
+    "beats" only for the first (#54 item 4: it said "beats" over an interval that held 0)."""
+    gain, interval = figures.get("gain"), figures.get("gain_interval")
+    if gain is None:
+        return "unmeasured"
+    if interval:
+        low, high = interval[0], interval[1]
+        return "beats" if low > 0 else "worse" if high < 0 else "unshown"
+    return "beats" if gain > 0 else "worse"
+
+
 @dataclass(frozen=True)
 class FitReport:
     """The head and its figures, and the items without signals (unscored, with the first reason)."""
@@ -72,8 +86,9 @@ class FitReport:
 
     @property
     def beats_base(self) -> bool:
-        figures = self.head.figures
-        return (figures["head_random"]["kappa"] or -1.0) > (figures["base"]["kappa"] or -1.0)
+        """True only when the gain is shown: its interval lies above 0 (the point gain alone where
+        there is no interval). A gain whose interval holds 0 is "no better shown", never "beats"."""
+        return gain_shown(self.head.figures) == "beats"
 
 
 def _kappa_figures(gold: np.ndarray, verdict: np.ndarray, probability: np.ndarray | None, seed: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ def test_fit_writes_a_head_beside_its_base_judges_figures(tmp_path: Path) -> Non
     assert payload["n"] == 40 and payload["base"]["judge"] == "contains"
     low, high = payload["head_random"]["kappa_interval"]
     assert low <= payload["head_random"]["kappa"] <= high
-    assert payload["beats_base"] == (payload["head_random"]["kappa"] > payload["base"]["kappa"])
+    assert payload["beats_base"] == (payload["gain_interval"][0] > 0)  # shown, not a point above
     stored = json.loads(head.read_text())
     assert stored["figures"]["base"]["kappa"] == payload["base"]["kappa"] and stored["n"] == 40
 
@@ -35,7 +35,29 @@ def test_fit_says_plainly_when_the_head_does_not_beat_its_base(tmp_path: Path) -
     result = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--out", str(tmp_path / "h.json")])
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()[0]
-    assert ("beats contains by" in first) or ("does NOT beat contains" in first)
+    assert ("beats contains by" in first) or ("does NOT beat contains" in first) or ("no better than contains shown" in first)
+
+
+def test_fit_never_says_beats_where_the_gain_interval_holds_0(tmp_path: Path) -> None:
+    """#54 item 4: the example set's gain is +0.050 [+0.000, +0.159]: no gain shown."""
+    result = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--out", str(tmp_path / "h.json"),
+                                 "--json"])
+    payload = json.loads(result.stdout)
+    low, high = payload["gain_interval"]
+    assert low <= 0 <= high and payload["beats_base"] is False
+    said = runner.invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--out", str(tmp_path / "h.json")])
+    first = " ".join(said.stdout.split())
+    assert "beats" not in first.split("signals:")[0] and "no better than contains shown" in first
+
+
+def test_gain_shown_reads_the_interval_not_the_point() -> None:
+    from ragjury.evals.pipelines.fit_run import gain_shown
+
+    assert gain_shown({"gain": 0.05, "gain_interval": [0.0, 0.16]}) == "unshown"
+    assert gain_shown({"gain": 0.05, "gain_interval": [-0.02, 0.16]}) == "unshown"
+    assert gain_shown({"gain": 0.10, "gain_interval": [0.01, 0.2]}) == "beats"
+    assert gain_shown({"gain": -0.10, "gain_interval": [-0.2, -0.01]}) == "worse"
+    assert gain_shown({"gain": None}) == "unmeasured"
 
 
 def test_bad_fits_are_one_line_and_exit_2(tmp_path: Path) -> None:
