@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, stderr, user_errors
+from ragjury.commands._common import (
+    PEOPLE_LABELS,
+    JsonOption,
+    check_one_or_two_runs,
+    fail,
+    print_json,
+    stderr,
+    user_errors,
+)
 from ragjury.commands.estimates_output import print_estimates
 
 
 @user_errors
+@PEOPLE_LABELS.after("predictions")
 def estimate(
     predictions: Annotated[
         list[Path],
@@ -18,15 +27,6 @@ def estimate(
                        "config B's) estimate each config and B − A, joined on the question.",
                        metavar="PRED.jsonl [B.jsonl]"),
     ],
-    labels: Annotated[
-        Path | None,
-        typer.Option(
-            "--labels",
-            help="Human labels: the labels file of 'ragjury label', or JSONL or CSV of {\"id\", \"label\"} rows (a "
-            "dataset file with id and label works, and so does a filled-in label-plan file; with two files, ids "
-            "CONFIG/ID as 'label-plan A B' writes them, or a 'system' column). Default: the predictions' own 'gold'.",
-        ),
-    ] = None,
     compare: Annotated[
         tuple[str, str] | None,
         typer.Option("--compare", metavar="A B", help="Also estimate B − A (system B minus system A, in points), "
@@ -51,12 +51,8 @@ def estimate(
         typer.Option("--train-base", help="With --train: start each training from this model folder (one "
                      "'ragjury train' wrote) instead of all-MiniLM-L6-v2."),
     ] = None,
-    allow_shown_judge: Annotated[
-        bool,
-        typer.Option("--allow-shown-judge", help="Count labels given with the judge's verdict shown "
-                     "('ragjury label --reveal'); refused by default, since they measure the judge with its own help."),
-    ] = False,
     json_output: JsonOption = False,
+    **options: Any,
 ) -> None:
     """Each system's rate as people would measure it: the judge on every item, people on a few.
 
@@ -100,6 +96,7 @@ def estimate(
     from ragjury.evals.io.json_contract import paths
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
+    labels, allow_shown_judge = options["labels"], options["allow_shown_judge"]
     if compare and compare[0] == compare[1]:
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
     check_one_or_two_runs(predictions)

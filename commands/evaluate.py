@@ -11,6 +11,7 @@ import typer
 
 from ragjury.commands._common import (
     MODEL_CONNECTION,
+    PEOPLE_LABELS,
     PANEL_GATES,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -92,6 +93,7 @@ def _check_before_judging(
 @user_errors
 @MODEL_CONNECTION
 @RUN_OPTIONS.after("fail_on_injection")
+@PEOPLE_LABELS.after("max_unscored")
 def evaluate(
     data: Annotated[
         Path,
@@ -168,15 +170,6 @@ def evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
     max_unscored: MaxUnscoredOption = None,
-    labels: Annotated[
-        Path | None,
-        typer.Option(
-            "--labels",
-            help="People's labels apart from --data: the labels file of 'ragjury label' (or {\"id\", \"label\"} rows), "
-            "joined on id; they replace the data's own gold (agreement, the judge card and the estimates use them).",
-            rich_help_panel=PANEL_INPUT,
-        ),
-    ] = None,
     fail_on_injection: Annotated[
         bool,
         typer.Option(
@@ -311,6 +304,7 @@ def evaluate(
     gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
     settings = settings_for(**MODEL_CONNECTION.pick(options))
     run = RunOptions.gather(options)
+    labels = options["labels"]
     _check_executor(executor, agent)
     if agent:
         judge_name, checks = agent_judges(
@@ -334,6 +328,12 @@ def evaluate(
             junit=junit, inputs=[("--data", data), ("--calibration", calibration), ("--cache", run.cache_file(settings))])
     _check_agent_options(agent, junit=junit, calibration=calibration)
     judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task else {}
+    people = None  # people's labels, read once before judging (evals.io.people), joined to the rows with their weights
+    if labels is not None and task is not None and not agent:
+        from ragjury.evals.io.people import read_people
+        from ragjury.evals.io.tasks import task_spec
+
+        people = read_people(labels, task_spec(task.value).gold_kind, allow_shown_judge=options["allow_shown_judge"])
     planned: list[tuple[str, int]] = []  # a several-criteria run: each criterion and its rows
 
     def start(common: dict[str, Any]) -> Any:
@@ -352,10 +352,10 @@ def evaluate(
             return prepare_criteria_run(
                 planned=planned, task=task.value, data=data, judge_specs=criteria,
                 resolved={spec: resolved[(task.value, spec)] for spec in criteria}, mapping=mapping or [],
-                junit=junit, labels=labels, **common)
+                junit=junit, labels=people, **common)
         return prepare_dataset_run(
             task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
-            mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=labels, **common)
+            mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=people, **common)
 
     from ragjury.evals.runs.runner import interrupted_message, recording_runs
 

@@ -47,7 +47,7 @@ def prepare_dataset_run(
     run: RunOptions,
     executor: str = "process",
     junit: Path | None = None,
-    labels: Path | None = None,
+    labels: Any = None,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
@@ -86,12 +86,13 @@ def prepare_dataset_run(
 
     def finish(result: Any) -> None:
         report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates,
-                           json_output=run.json_output, junit=junit)
+                           json_output=run.json_output, junit=junit,
+                           people=labels if labels is not None and not isinstance(labels, str | Path) else None)
 
     return judging, finish
 
 
-def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, labels: Path | None = None) -> Any:
+def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, labels: Any = None) -> Any:
     """The dataset's rows for ``task`` (``--map`` pairs applied), saying on stderr how its columns
     were read and which reference columns the task leaves unread. ``labels`` (a labels file of
     ``ragjury label``, or ``{"id", "label"}`` rows) replace the rows' own gold, joined on id."""
@@ -100,7 +101,7 @@ def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, l
     from ragjury.evals.io.tasks import load_dataset, task_spec
 
     dataset = load_dataset(task, data, pairs=mapping, limit=limit)
-    if labels is not None:
+    if labels is not None:  # people's labels (read once by the command) joined once, with their weights
         from ragjury.evals.io.human_labels import relabelled
 
         dataset = replace(dataset, rows=relabelled(dataset.rows, labels, task_spec(task).gold_kind, data))
@@ -142,9 +143,9 @@ def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: di
 
 def report_dataset_run(
     result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool,
-    junit: Path | None = None,
+    junit: Path | None = None, people: Any = None,
 ) -> None:
-    """Gate, write and print a finished dataset run. With a page to draw, every figure is measured
+    """Gate, write and print a finished dataset run (``people``: the labels ``--labels`` gave). With a page to draw, every figure is measured
     first (``FinishedRun.measure``), before the gates and the views; without one, the JSON and the
     terminal need a few figures, each measured on first use (the page's breakdowns would be work
     for no view)."""
@@ -163,6 +164,10 @@ def report_dataset_run(
     nothing = result.stats.scored == 0
     if json_output:
         payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
+        if people is not None:  # what the labels file gave and left out, and people against people
+            from ragjury.evals.stats.people_agreement import people_block
+
+            payload["people"] = people_block(people)
         print_json(payload, command="evaluate")
     elif nothing:  # the cause first, alone: tables of zeros would bury it
         nothing_scored_line(result.why_unscored)
@@ -170,6 +175,8 @@ def report_dataset_run(
             stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
+        for note in people.notes() if people is not None else []:
+            stdout.print(f"note: {note}", style="yellow", highlight=False, markup=False, soft_wrap=True)
         print_run_warnings([p.label for p in result.predictions])
     if gates.any:
         step_summary(result, data, failures, [p for p in (out, html, junit) if p is not None])

@@ -52,6 +52,9 @@ class LabelAct:
     recheck: bool = False
     inclusion_probability: float | None = None
     """The item's chance of having been picked, where it came from a label plan (``estimate`` weights by it)."""
+    fingerprint: str | None = None
+    """The hash of what the person saw (``people.fingerprint``), copied from the plan row: a trust
+    command refuses the label where the prediction it joins judged another answer."""
     line: int = field(default=0, compare=False)
 
     @property
@@ -62,6 +65,8 @@ class LabelAct:
     def as_row(self) -> dict[str, Any]:
         row = asdict(self)
         row.pop("line")
+        if row["fingerprint"] is None:
+            row.pop("fingerprint")
         return row
 
 
@@ -128,7 +133,8 @@ def act_of_row(path: str, line: int, row: object) -> LabelAct:
         seconds=float(seconds) if isinstance(seconds, int | float) and not isinstance(seconds, bool) else None,
         comment=comment if isinstance(comment, str) else None,
         shown_judge=_bool(row.get("shown_judge")), recheck=_bool(row.get("recheck")),
-        inclusion_probability=_probability(path, line, row.get("inclusion_probability")), line=line,
+        inclusion_probability=_probability(path, line, row.get("inclusion_probability")),
+        fingerprint=row["fingerprint"] if isinstance(row.get("fingerprint"), str) else None, line=line,
     )
 
 

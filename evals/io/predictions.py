@@ -51,6 +51,8 @@ class Prediction:
     judge_name: str | None = None
     """The ``--judge`` name of the judge that gave this verdict, as the user typed it (``llm``,
     not the judgment's ``answer_correctness``): a report shows it without asking the catalogue."""
+    inclusion_probability: float | None = None
+    """The chance ``gold`` (people's label) had of being drawn, where a label plan gave it."""
 
     def as_dict(self, output_key: str = "label", *, dumped: ItemRecord | None = None) -> dict[str, object]:
         """The predictions-JSONL row (``row_of``, the writer of the codec)."""
@@ -85,6 +87,9 @@ class ItemRecord:
     method: str | None = None
     cost_usd: float | None = None
     """The judgment's price where the row carries one (``usage.cost_usd`` or ``cost_usd``)."""
+    inclusion_probability: float | None = None
+    """The chance people's label (``gold``) had of being drawn, where a label plan gave it: the
+    estimate weights the label by its inverse (``people.join_people`` sets both together)."""
     pair: str | None = None
     """What pairs this item with another run's (set when two runs are joined on the question);
     None: its question text, else its id."""
@@ -285,6 +290,8 @@ def row_of(prediction: Prediction, output_key: str = "label", *, dumped: ItemRec
     row[output_key] = prediction.label
     if prediction.gold is not None:
         row["gold"] = prediction.gold
+        if prediction.inclusion_probability is not None:
+            row["inclusion_probability"] = prediction.inclusion_probability
     judgment = prediction.judgment
     value = judgment.value
     if value is not None and hasattr(value, "model_dump"):
@@ -348,6 +355,7 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         line=line,
         label=label,
         gold=_label(path, line, row, "gold", kind),
+        inclusion_probability=_inclusion(path, line, row),
         system=_optional_str(path, line, row, "system"),
         task=infer_task(row),
         item=item,
@@ -368,6 +376,16 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         method=_optional_str(path, line, row, "method"),
         cost_usd=_cost(row, usage),  # type: ignore[arg-type]
     )
+
+
+def _inclusion(path: str, line: int, row: Mapping[str, Any]) -> float | None:
+    """The gold label's chance of having been drawn (a label plan's), where the row carries one."""
+    raw = row.get("inclusion_probability")
+    if raw is None or row.get("gold") is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw <= 1:
+        raise InputError(path, f"expected a probability in (0, 1], got {raw!r}", line=line, field="inclusion_probability")
+    return float(raw)
 
 
 def _cost(row: Mapping[str, Any], usage: Mapping[str, Any]) -> float | None:

@@ -113,6 +113,8 @@ class TaskRow:
     item: BaseModel
     system: str | None = None
     gold: bool | float | None = None
+    inclusion_probability: float | None = None
+    """The chance ``gold`` (people's label, ``--labels``) had of being drawn, where a plan gave it."""
 
 
 def task_spec(task: str) -> TaskSpec:

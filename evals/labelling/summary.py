@@ -9,28 +9,14 @@ The judge is compared only now, after labelling, on the labels given blind (the 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
-from itertools import combinations
+from dataclasses import dataclass
 
 from ragjury.evals.io.label_acts import RULE, LabelAct, people_labels, replay
 from ragjury.evals.labelling.items import LabelItem
-from ragjury.evals.stats.agreement import label_agreement
-from ragjury.evals.stats.intervals import Interval, bootstrap_agreement
+from ragjury.evals.stats.intervals import Interval
+from ragjury.evals.stats.people_agreement import PairAgreement, kappa_with_interval, pair_agreements
 
 Key = tuple[str | None, str]
-
-
-@dataclass
-class PairAgreement:
-    """Two annotators on the items both labelled."""
-
-    a: str
-    b: str
-    n: int
-    kappa: float | None
-    interval: Interval | None
-    agree: float | None
-    disagreements: list[Key] = field(default_factory=list)
 
 
 @dataclass
@@ -69,11 +55,7 @@ class LabelSummary:
             "items": self.items,
             "items_labelled": self.items_labelled,
             "rule": RULE,
-            "people_vs_people": [
-                {"annotators": [p.a, p.b], "n": p.n, "cohen_kappa": p.kappa, "kappa_interval": interval(p.interval),
-                 "agreement": p.agree, "disagreements": [{"system": k[0], "id": k[1]} for k in p.disagreements]}
-                for p in self.pairs
-            ],
+            "people_vs_people": [p.as_dict() for p in self.pairs],
             "judge_vs_people": {
                 "n": self.judge_n, "cohen_kappa": self.judge_kappa, "kappa_interval": interval(self.judge_interval),
                 "accuracy": self.judge_accuracy, "labels": self.confusion_labels, "confusion": self.confusion,
@@ -86,13 +68,7 @@ def _binary(value: object) -> object:
     return bool(value) if isinstance(value, bool) else value
 
 
-def _kappa_with_interval(gold: list, predicted: list) -> tuple[float | None, Interval | None, float | None, list, list]:
-    figures = label_agreement(gold, predicted)
-    interval = None
-    if len(gold) >= 5:
-        intervals = bootstrap_agreement(gold, predicted, resamples=1000, seed=0)
-        interval = intervals.get("cohen_kappa")
-    return figures.cohen_kappa, interval, figures.accuracy, figures.confusion, list(figures.labels)
+_kappa_with_interval = kappa_with_interval
 
 
 def summarize(items: list[LabelItem], acts: list[LabelAct], *, allow_shown_judge: bool = True) -> LabelSummary:
@@ -101,17 +77,7 @@ def summarize(items: list[LabelItem], acts: list[LabelAct], *, allow_shown_judge
     people = people_labels(acts, allow_shown_judge=True)
     seconds = [s.seconds for table in states.values() for s in table.values() if s.label is not None and s.seconds]
     per_annotator = {name: sum(1 for s in table.values() if s.label is not None) for name, table in states.items()}
-    pairs: list[PairAgreement] = []
-    for a, b in combinations(sorted(states), 2):
-        shared = sorted(k for k in states[a] if states[a][k].label is not None
-                        and k in states[b] and states[b][k].label is not None)
-        if not shared:
-            continue
-        gold = [_binary(states[a][k].label) for k in shared]
-        other = [_binary(states[b][k].label) for k in shared]
-        kappa, interval, agree, _, _ = _kappa_with_interval(gold, other)
-        pairs.append(PairAgreement(a, b, len(shared), kappa, interval, agree,
-                                   [k for k, x, y in zip(shared, gold, other, strict=True) if x != y]))
+    pairs = pair_agreements(acts)
     summary = LabelSummary(
         labels=sum(per_annotator.values()), per_annotator=per_annotator,
         median_seconds=statistics.median(seconds) if seconds else None,

@@ -98,7 +98,7 @@ async def evaluate_dataset(
     named = verdict_namer(task, judge_name, judgments)
     predictions = [
         Prediction(row.id, row.system, row.gold, judgment, label_of(judgment.value), task=task, item=row.item,
-                   judge_name=named(judgment))
+                   judge_name=named(judgment), inclusion_probability=getattr(row, "inclusion_probability", None))
         for row, judgment in zip(rows, judgments, strict=True)
     ]
     return DatasetEvaluation.of_predictions(task, predictions, judge=judge_name or judge.identity.name, stats=stats,

@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.human_labels import HumanLabel, _rows, load_human_labels, system_key
+from ragjury.evals.io.human_labels import HumanLabel, as_human_labels
 from ragjury.evals.io.joined_runs import joined_run, shared_questions
-from ragjury.evals.io.label_acts import is_labels_file
+from ragjury.evals.io.people import People, join_people, people_of_python, read_people, unmatched_note
 from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_card import run_card
@@ -54,21 +54,14 @@ def estimate_predictions(
         run = run_in_memory(predictions)
         predictions = run.path if run is not None else predictions
         run = run or load_predictions(predictions)
-    human = None
-    if labels is not None:
-        human = (as_labels(labels) if not isinstance(labels, str | Path)
-                 else load_human_labels(labels, run.kind, allow_shown_judge=allow_shown_judge, by_system=bool(joined)))
+    people = None
+    if labels is not None:  # read once, joined once (people.join_people): the weights travel with each label
+        people = read_people(labels, run.kind, allow_shown_judge=allow_shown_judge) if isinstance(labels, str | Path) \
+            else labels if isinstance(labels, People) else people_of_python(labels, run.kind)
+        run = join_people(run, people, configs=joined)
     notes: list[str] = []
-    if human is not None:
-        known = {record.id for record in run.records}
-        if not known & set(human):
-            hint = (f" (the labels of two configs are keyed {joined[0]}/ID and {joined[1]}/ID, as 'label-plan A B' "
-                    "writes them, or carry a 'system' column naming the config)" if joined else "")
-            raise InputError(str(labels if isinstance(labels, str | Path) else "labels"),
-                             f"no id in this file matches a prediction in {predictions}{hint}")
-        notes = label_notes(human, known, str(labels) if isinstance(labels, str | Path) else "labels")
-        if isinstance(labels, str | Path):
-            notes += unlabelled_note(labels)
+    if people is not None:
+        notes = people.notes() + unmatched_note(people, run) + certain_note(run, people.source)
     if joined:
         notes += joined_notes(run, joined)
     rescore = None
@@ -101,8 +94,8 @@ def estimate_predictions(
 
     result = estimate_run(
         run,
-        human,
-        source=str(labels) if isinstance(labels, str | Path) else str(predictions),
+        None,
+        source=people.source if people is not None else str(predictions),
         by_system=by_system,
         compare=compare,
         level=level,
@@ -110,7 +103,8 @@ def estimate_predictions(
         rescore=rescore,
     )
     result.notes.extend(notes)
-    result.card = run_card(run, human, by_system=by_system)
+    result.card = run_card(run, None, by_system=by_system)
+    result.people = people
     return result
 
 
@@ -135,42 +129,9 @@ def run_in_memory(predictions: object) -> PredictionRun | None:
 
 
 def as_labels(labels: object) -> dict[str, HumanLabel]:
-    """People's labels given in Python: ``{id: label}`` or a list of ``{"id", "label"}`` dicts (with
-    ``system`` and ``inclusion_probability`` where known); a ``ValueError`` names the argument."""
-    rows = ([{"id": key, "label": value} for key, value in labels.items()] if isinstance(labels, Mapping)
-            else list(labels) if isinstance(labels, Sequence) and not isinstance(labels, str) else None)
-    if rows is None:
-        raise ValueError(f"labels: expected a path, a dict of id -> label or a list of {{'id', 'label'}} dicts, "
-                         f"not {type(labels).__name__}")
-    out: dict[str, HumanLabel] = {}
-    for number, row in enumerate(rows):
-        if not isinstance(row, Mapping) or "id" not in row or "label" not in row:
-            raise ValueError(f"labels[{number}]: expected a dict with 'id' and 'label', got {row!r}"[:200])
-        value = row["label"]
-        if value is None:
-            continue
-        if isinstance(value, bool) or value in (0, 1):
-            label = float(value)
-        else:
-            raise ValueError(f"labels[{number}]: 'label' must be 0/1 or True/False, got {value!r}")
-        ident = system_key(row.get("system"), str(row["id"]))
-        probability = row.get("inclusion_probability")
-        if probability is not None and not (isinstance(probability, int | float) and 0 < probability <= 1):
-            raise ValueError(f"labels[{number}]: 'inclusion_probability' must be in (0, 1], got {probability!r}")
-        out[ident] = HumanLabel(ident, label, None if probability is None else float(probability))
-    if not out:
-        raise ValueError("labels: no labelled item (every label is None)")
-    return out
-
-
-def unlabelled_note(labels: str | Path) -> list[str]:
-    """"79 of 100 rows of plan.jsonl still unlabelled" for a half-filled plan (rows with ``label: null``)."""
-    if is_labels_file(labels):
-        return []
-    rows = [row for _, row in _rows(labels) if isinstance(row, dict) and "label" in row and "judge" not in row]
-    empty = sum(row.get("label") is None for row in rows)
-    return [f"{empty:,} of {len(rows):,} rows of {labels} still unlabelled: the estimate uses the "
-            f"{len(rows) - empty:,} labelled"] if empty else []
+    """People's labels given in Python (``{id: label}`` or a list of ``{"id", "label"}`` dicts) by id
+    (``people.people_of_python``); a ``ValueError`` names the argument."""
+    return as_human_labels(people_of_python(labels), by_system=True)
 
 
 def joined_notes(run: PredictionRun, names: Sequence[str]) -> list[str]:
@@ -182,21 +143,14 @@ def joined_notes(run: PredictionRun, names: Sequence[str]) -> list[str]:
     return [note + (f"; {', '.join(extra)} (estimated, not paired)" if extra else "")]
 
 
-def label_notes(human: Mapping[str, HumanLabel], known: set[str], source: str) -> list[str]:
-    """What a labels file says that the estimate would otherwise hide: labels of ids no prediction
-    has (left out), and inclusion probabilities of 1 on every labelled row (picked for certain:
-    the interval then has no sampling error, which is right only if they are all the items)."""
-    notes = []
-    unmatched = len(set(human) - known)
-    if unmatched:
-        notes.append(f"{unmatched:,} of {len(human):,} labels in {source} match no prediction's id: left out")
-    matched = [label for ident, label in human.items() if ident in known]
-    if matched and all(label.inclusion_probability == 1 for label in matched) and len(matched) < len(known):
-        notes.append(
-            f"every labelled row in {source} has inclusion_probability 1 (picked for certain): the interval counts "
-            "no sampling error, which holds only if people labelled every item; give the chances the rows had"
-        )
-    return notes
+def certain_note(run: PredictionRun, source: str) -> list[str]:
+    """Inclusion probabilities of 1 on every labelled row (picked for certain) while people did not
+    label every item: the interval then counts no sampling error, which is then wrong; say it."""
+    labelled = [record for record in run.records if record.gold is not None]
+    if labelled and all(record.inclusion_probability == 1 for record in labelled) and len(labelled) < len(run.records):
+        return [f"every labelled row in {source} has inclusion_probability 1 (picked for certain): the interval counts "
+                "no sampling error, which holds only if people labelled every item; give the chances the rows had"]
+    return []
 
 
-__all__ = ["estimate_predictions", "label_notes", "run_in_memory"]
+__all__ = ["certain_note", "estimate_predictions", "run_in_memory"]

@@ -48,6 +48,8 @@ def run_card(
                 chances.add(human.inclusion_probability)
         else:
             label = None if record.gold is None else float(record.gold)
+            if record.gold is not None and record.inclusion_probability is not None:
+                chances.add(record.inclusion_probability)
         if label is None:
             continue
         score = judge_score(record)

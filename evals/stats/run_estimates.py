@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragjury.evals.io.human_labels import HumanLabel
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.stats.people_agreement import people_block
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.system_estimates import (
     MIN_LABELS,
@@ -47,6 +48,8 @@ class EstimatesResult:
     notes: list[str] = field(default_factory=list)
     card: JudgeCard | None = None
     """The judge card of the labelled items (``evals.stats.run_card``), where one was made."""
+    people: Any = None
+    """The labels read (``evals.io.people.People``), where a labels file or Python labels were given."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
@@ -73,6 +76,7 @@ class EstimatesResult:
             "comparison": self.comparison.as_dict() if self.comparison else None,
             "notes": self.notes,
             **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
+            **({"people": people_block(self.people)} if self.people is not None else {}),
         }
 
 
@@ -130,6 +134,7 @@ def estimate_items(
             probability = human.inclusion_probability if human else None
         else:
             label = None if record.gold is None else float(record.gold)
+            probability = None if record.gold is None else record.inclusion_probability  # the weight travels with it
         items.append(
             EstimateItem(
                 id=record.id,

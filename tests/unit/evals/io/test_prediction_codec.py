@@ -90,7 +90,7 @@ def test_a_prediction_and_its_row_read_back_are_the_same_record_over_every_field
         "judge": "answer_correctness", "judge_name": "llm", "model": "m", "prompt_version": "answer_correctness@2",
         "fallback_used": True, "fallback_reason": "timeout", "unscored": False, "unscored_reason": None,
         "input_tokens": 120, "output_tokens": 7, "requests": 2, "latency_s": 0.5, "method": "logprobs",
-        "cost_usd": None, "pair": None,
+        "cost_usd": None, "inclusion_probability": None, "pair": None,
     }
     assert (verdict.probability, verdict.reason, verdict.tokens) == (0.875, "the reference says Paris", 127)
     assert (verdict.question, verdict.answer, verdict.references) == (ITEM.question, "Paris", ["In Paris."])

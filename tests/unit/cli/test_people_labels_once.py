@@ -1,0 +1,224 @@
+"""#53: one labels type, one reader, joined once: every trust command gives the same figures for
+the same files (a weighted plan: non-uniform inclusion probabilities, two annotators with a tie and
+an unsure, one label given with the judge shown), reads the file once, and refuses a label given to
+another answer."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+from ragjury.evals.io.people import fingerprint, read_people
+
+SYSTEMS = Path(__file__).resolve().parents[3] / "examples" / "data" / "systems.jsonl"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def predictions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("people") / "preds.jsonl"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                                 "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _labelled() -> list[dict]:
+    return [row for row in map(json.loads, SYSTEMS.read_text(encoding="utf-8").splitlines())
+            if isinstance(row.get("label"), bool)]
+
+
+def _act(row: dict, annotator: str, label: bool | None, probability: float, **extra: object) -> str:
+    act = {"id": row["id"], "system": row["system"], "act": "label" if label is not None else "unsure",
+           "annotator": annotator, "label": label, "inclusion_probability": probability, **extra}
+    return json.dumps(act) + "\n"
+
+
+@pytest.fixture(scope="module")
+def weighted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """80 labels (40 per system) with chances 0.1-0.9, ana on every item, bob on three: one the
+    same (kept), one the other way (a tie, left out); ana unsure on one more; one label shown-judge."""
+    rows = _labelled()
+    chatgpt = [row for row in rows if row["system"] == "chatgpt"][:41]
+    fid = [row for row in rows if row["system"] == "fid"][:40]
+    lines = []
+    for number, row in enumerate(chatgpt[:40] + fid):
+        probability = round(0.1 + 0.8 * ((number * 37) % 17) / 16, 6)
+        lines.append(_act(row, "ana", row["label"], probability, shown_judge=number == 5))
+        if number == 1:
+            lines.append(_act(row, "bob", row["label"], probability))
+        if number == 2:
+            lines.append(_act(row, "bob", not row["label"], probability))
+    lines.append(_act(chatgpt[40], "ana", None, 0.5))
+    path = tmp_path_factory.mktemp("labels") / "labels.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def _figures(systems: list[dict]) -> dict[str, tuple[float, float, float]]:
+    out = {}
+    for row in systems:
+        best = row["prediction_powered"] or row["human_only"]
+        out[row["system"]] = (best["estimate"], *best["interval"])
+    return out
+
+
+def test_estimate_report_evaluate_and_python_give_the_same_figures(predictions: Path, weighted: Path) -> None:
+    from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
+
+    flags = ["--labels", str(weighted), "--allow-shown-judge", "--json"]
+    estimate = runner.invoke(app, ["estimate", str(predictions), *flags])
+    assert estimate.exit_code == 0, estimate.output
+    estimated = json.loads(estimate.stdout)
+    report = runner.invoke(app, ["report", str(predictions), *flags])
+    assert report.exit_code == 0, report.output
+    evaluate = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                                   "--no-progress", *flags])
+    assert evaluate.exit_code == 0, evaluate.output
+    python = estimate_predictions(predictions, labels=weighted, allow_shown_judge=True).as_dict()
+    reference = _figures(estimated["systems"])
+    assert set(reference) == {"chatgpt", "fid"}
+    reported = json.loads(report.stdout)["runs"][0]["system_estimates"]["systems"]
+    evaluated = json.loads(evaluate.stdout)["system_estimates"]["systems"]
+    for other in (_figures(reported), _figures(evaluated), _figures(python["systems"])):  # type: ignore[arg-type]
+        assert set(other) == set(reference)
+        for system, figures in reference.items():
+            assert other[system] == pytest.approx(figures, abs=1e-9), system
+    # the tie and the unsure are counted and said, in --json, by every reader
+    assert estimated["people"]["ties_left_out"] == 1 and estimated["people"]["unsure_left_out"] == 1
+    assert estimated["n_labels"] == 79  # 81 items: a tie and an unsure left out
+    assert json.loads(report.stdout)["people"]["ties_left_out"] == 1
+    assert json.loads(evaluate.stdout)["people"]["ties_left_out"] == 1
+    pairs = estimated["people"]["people_vs_people"]
+    assert len(pairs) == 1 and pairs[0]["n"] == 2 and len(pairs[0]["disagreements"]) == 1
+
+
+def test_the_weights_change_the_figure(predictions: Path, weighted: Path, tmp_path: Path) -> None:
+    """Without the chances the estimate differs: so the test above would catch a reader dropping them."""
+    flat = tmp_path / "flat.jsonl"
+    flat.write_text("".join(json.dumps({**json.loads(line), "inclusion_probability": None}) + "\n"
+                            for line in weighted.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    flags = ["--allow-shown-judge", "--json"]
+    weighted_run = json.loads(runner.invoke(app, ["estimate", str(predictions), "--labels", str(weighted), *flags]).stdout)
+    flat_run = json.loads(runner.invoke(app, ["estimate", str(predictions), "--labels", str(flat), *flags]).stdout)
+    assert _figures(weighted_run["systems"]) != _figures(flat_run["systems"])
+
+
+@pytest.mark.parametrize("command", ["estimate", "report", "evaluate"])
+def test_a_shown_judge_label_is_refused_by_every_command_unless_allowed(
+    predictions: Path, weighted: Path, command: str
+) -> None:
+    args = {"estimate": ["estimate", str(predictions)], "report": ["report", str(predictions)],
+            "evaluate": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                         "--no-progress"]}[command]
+    result = runner.invoke(app, [*args, "--labels", str(weighted)])
+    assert result.exit_code == 2 and "--allow-shown-judge" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["estimate", "report", "evaluate"])
+def test_the_labels_file_is_opened_once(predictions: Path, weighted: Path, command: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+    import io
+
+    opened: list[str] = []
+    real_open, real_io_open = builtins.open, io.open
+    real_os_open = os.open
+
+    def counting(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(file) == str(weighted):
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    def counting_os(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(file) == str(weighted):
+            opened.append(str(file))
+        return real_os_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting)
+    monkeypatch.setattr(io, "open", counting)
+    monkeypatch.setattr(os, "open", counting_os)
+    args = {"estimate": ["estimate", str(predictions)], "report": ["report", str(predictions)],
+            "evaluate": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                         "--no-progress"]}[command]
+    result = runner.invoke(app, [*args, "--labels", str(weighted), "--allow-shown-judge", "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(opened) == 1, opened
+
+
+def test_graded_acts_on_a_yes_no_task_are_refused(predictions: Path, tmp_path: Path) -> None:
+    """#54 item 20: grades (label --graded) given to a correctness plan: file, line, field, exit 2."""
+    row = _labelled()[0]
+    path = tmp_path / "graded.jsonl"
+    path.write_text(_act(row, "ana", True, 0.5) + json.dumps({**json.loads(_act(row, "bob", True, 0.5)), "label": 3})
+                    + "\n", encoding="utf-8")
+    for args in (["estimate", str(predictions)], ["report", str(predictions)]):
+        result = runner.invoke(app, [*args, "--labels", str(path)])
+        assert result.exit_code == 2, result.output
+        assert f"{path}:2: field 'label'" in result.output and "yes/no task" in result.output
+
+
+def test_a_csv_header_typo_names_the_columns(predictions: Path, tmp_path: Path) -> None:
+    """#54 item 10: ``id,lable`` names what it found and what it expected."""
+    path = tmp_path / "labels.csv"
+    path.write_text("id,lable\nnq-1006-fid,true\n", encoding="utf-8")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
+    assert result.exit_code == 2 and "found id, lable" in result.output and "expected id, label" in result.output
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
+def test_special_files_as_labels_are_one_line(predictions: Path, tmp_path: Path, kind: str) -> None:
+    """#54 item 34: a FIFO would hang, /dev/zero would fill memory, a link loop is no 'file not found'."""
+    if kind == "fifo":
+        path = tmp_path / "labels.jsonl"
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        path = tmp_path / "loop.jsonl"
+        path.symlink_to(tmp_path / "loop.jsonl")
+    result = runner.invoke(app, ["estimate", str(predictions), "--labels", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert {"fifo": "a FIFO", "device": "a device", "loop": "symbolic link loop"}[kind] in result.output
+
+
+def test_a_label_given_to_another_answer_is_refused(predictions: Path, tmp_path: Path) -> None:
+    """A label carries the fingerprint of what the person saw; joined to another answer: exit 2."""
+    records = [row for row in map(json.loads, predictions.read_text(encoding="utf-8").splitlines())
+               if row.get("gold") is not None][:12]
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps({"id": r["id"], "system": r["system"], "label": bool(r["gold"]),
+                                        "fingerprint": fingerprint(r["item"])}) + "\n" for r in records), encoding="utf-8")
+    assert runner.invoke(app, ["estimate", str(predictions), "--labels", str(good)]).exit_code == 0
+    other = tmp_path / "other.jsonl"  # the same ids, the labels given to other answers
+    moved = [{**r, "item": {**r["item"], "answer": "something else"}} for r in records]
+    other.write_text("".join(json.dumps({"id": r["id"], "system": r["system"], "label": bool(r["gold"]),
+                                         "fingerprint": fingerprint(r["item"])}) + "\n" for r in moved), encoding="utf-8")
+    for args in (["estimate", str(predictions)], ["report", str(predictions)],
+                 ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS), "--no-progress"]):
+        result = runner.invoke(app, [*args, "--labels", str(other)])
+        assert result.exit_code == 2, result.output
+        assert "this label was given to another answer" in result.output and f"{other}:1" in result.output
+        assert "Traceback" not in result.output
+    hand = tmp_path / "hand.jsonl"  # a hand-written file without fingerprints keeps working
+    hand.write_text("".join(json.dumps({"id": r["id"], "label": bool(r["gold"])}) + "\n" for r in records),
+                    encoding="utf-8")
+    assert runner.invoke(app, ["estimate", str(predictions), "--labels", str(hand)]).exit_code == 0
+
+
+def test_one_type_holds_every_form(tmp_path: Path, weighted: Path) -> None:
+    acts = read_people(weighted, allow_shown_judge=True)
+    assert acts.form == "acts" and acts.annotators == ["ana", "bob"] and len(acts.ties) == 1 and acts.unsure == 1
+    kept = next(label for label in acts.labels.values() if len(label.annotators) == 2)
+    assert {name for name, _ in kept.annotators} == {"ana", "bob"}
+    assert sum(label.shown_judge for label in acts.labels.values()) == 1
+    csv = tmp_path / "l.csv"
+    csv.write_text("id,label,system,inclusion_probability\nq1,yes,s,0.25\nq2,,s,\n", encoding="utf-8")
+    people = read_people(csv)
+    assert people.form == "csv" and people.labels[("s", "q1")].value is True
+    assert people.labels[("s", "q1")].inclusion_probability == 0.25 and people.unlabelled_rows == 1
