@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
@@ -29,6 +30,12 @@ class WordWrapConsole(Console):
     """A console whose one-line messages (``soft_wrap=True``) stay one line where they are read
     as a log (a pipe, a file, CI) and wrap between words on a terminal: a terminal would otherwise
     cut them at its width inside a word ("pre / ds.jsonl"). Tables are widened to their title."""
+
+    def on_broken_pipe(self) -> None:
+        """The reader went away (``ragjury report A B | head -1``): print nothing more, quietly, and
+        let the command finish with its own exit code (rich exits 1 here, the gate-failed code)."""
+        self.quiet = True
+        stdout_gone()
 
     def print(self, *objects: Any, **options: Any) -> None:  # type: ignore[override]
         if options.get("soft_wrap") and self.is_terminal:
@@ -129,6 +136,17 @@ def _words_kept_whole(table: object, console: Console) -> None:
 _WORD = re.compile(r"^\s*\S+|\S+")
 _NUMBER = re.compile(r"[^A-Za-z]*\d[^A-Za-z]*")
 """A word with a digit and no letter: a count, a rate, an interval's end ("42/167", "[0.783,")."""
+
+
+def stdout_gone() -> None:
+    """Point standard output at the null device once its reader has closed the pipe, so that later
+    writes (and Python's flush at exit) neither raise nor print "Exception ignored … BrokenPipeError"."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (embedded, captured): nothing to redirect
+        pass
 
 
 stderr = WordWrapConsole(stderr=True)
@@ -248,21 +266,6 @@ PeopleLabelsOption = Annotated[
                  "faithfulness).", rich_help_panel=PANEL_INPUT),
 ]
 """``calibrate --labels`` and ``fit --labels``: people's labels beside a labelled dataset."""
-LabelsOption = Annotated[
-    Path | None,
-    typer.Option("--labels", help="People's labels: the labels file of 'ragjury label' (several annotators: each "
-                 "person's last label, the majority, ties left out), or JSONL/CSV rows {id, label[, system, "
-                 "inclusion_probability]} (a filled label-plan, a dataset's label). Read once, joined on id with its "
-                 "weights; every trust command reads it the same way.", rich_help_panel=PANEL_INPUT),
-]
-AllowShownJudgeOption = Annotated[
-    bool,
-    typer.Option("--allow-shown-judge", help="Count labels given with the judge's verdict shown ('ragjury label "
-                 "--reveal'); refused by default, since they measure the judge with its own help.",
-                 rich_help_panel=PANEL_INPUT),
-]
-PEOPLE_LABELS = OptionSet(labels=(LabelsOption, None), allow_shown_judge=(AllowShownJudgeOption, False))
-"""People's labels, as every trust command takes them (``evals.io.people`` reads them, once)."""
 CacheOption = Annotated[
     Path | None,
     typer.Option(
@@ -630,7 +633,10 @@ def print_json(payload: Mapping[str, object], *, command: str) -> None:
     every command shares (``schema_version`` and ``command`` first; see ``rag_agent.json_contract``)."""
     from ragjury.evals.io.json_contract import document
 
-    typer.echo(json.dumps(document(command, payload), ensure_ascii=False))
+    try:
+        typer.echo(json.dumps(document(command, payload), ensure_ascii=False))
+    except BrokenPipeError:  # ``... --json | head -c 100``: the reader has what it wanted
+        stdout_gone()
 
 
 def usage_text(judgment: Any) -> str:

@@ -74,14 +74,20 @@ def report(
     ] = None,
     allow_missing: Annotated[
         bool,
-        typer.Option("--allow-missing", help="With --fail-if-worse: accept a NEW run that lacks some of BASELINE's "
+        typer.Option("--allow-missing", help="With a gate: accept a NEW run that lacks some of BASELINE's "
                      "questions (by default the gate fails, saying how many: a run that drops its hard questions "
-                     "must not pass on the rest)."),
+                     "must not pass on the rest; an id whose question differs in NEW counts as missing)."),
     ] = False,
     require_measured: Annotated[
         bool,
-        typer.Option("--require-measured", help="With --fail-if-worse: fail when the judge of either run (a rubric, "
-                     "a Python check, a fitted head) was never measured against people's labels on this data."),
+        typer.Option("--require-measured", help="With a gate: fail when the judge of either run (a rubric, a Python "
+                     "check, a fitted head) is not measured against people's labels on this data: fewer than the 50 "
+                     "labels on scored items, 10 of each class, that 'ragjury estimate' asks for."),
+    ] = False,
+    allow_same: Annotated[
+        bool,
+        typer.Option("--allow-same", help="With a gate: accept BASELINE and NEW being the same file (by default the "
+                     "gate fails: the same run compared with itself shows nothing)."),
     ] = False,
     junit: Annotated[
         Path | None,
@@ -96,10 +102,11 @@ def report(
                      "kappa and the judge card are measured against them."),
     ] = None,
     junit_items: Annotated[
-        str,
-        typer.Option("--junit-items", metavar="regressed|all", help="With two runs: JUnit cases for the items "
-                     "BASELINE judged yes and NEW no (regressed, the default), or for every item of both runs (all)."),
-    ] = "regressed",
+        str | None,
+        typer.Option("--junit-items", metavar="regressed|all", help="With --junit and two runs: JUnit cases for the "
+                     "items BASELINE judged yes and NEW no (regressed, the default: failures when the gate fails, "
+                     "skipped cases otherwise), or for every item of both runs (all)."),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
@@ -129,7 +136,8 @@ def report(
 
       ragjury report baseline.jsonl new.jsonl --fail-if-worse 0.02   (a CI gate)
 
-    Exit codes: 0 done (gate passed or undecided), 1 --fail-if-worse failed, 2 bad input.
+    Exit codes: 0 done (gate passed, or --fail-if-worse undecided on too few questions), 1 the gate
+    failed (--fail-unless-within on too few questions too), 2 bad input.
 
     Measure first, then draw: the runs are read, then measured once (each run's figures, their
     comparison and the gate), and only then do the views (page, step summary, JUnit, --json, the
@@ -140,8 +148,10 @@ def report(
 
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
-    if junit_items not in ("regressed", "all"):
-        raise fail(f"--junit-items must be regressed or all, got {junit_items!r}")
+    _check_options(predictions, compare=compare, gated=fail_if_worse is not None or fail_unless_within is not None,
+                   junit=junit, junit_items=junit_items, allow_missing=allow_missing,
+                   require_measured=require_measured, allow_same=allow_same)
+    junit_items = junit_items or "regressed"
     check_output_paths([("--html", html), ("--junit", junit)],
                        [*[("PRED.jsonl", path) for path in predictions], ("--labels", labels)])
     names = run_names(predictions)
@@ -196,17 +206,19 @@ def report(
         judged = comparison if people is None else replace(comparison, people=people)  # people's B - A decides
         # one file split by system (--compare) is two runs, not the same file twice
         gate = judged.gate(fail_if_worse, allow_missing=allow_missing, rule=rule,
-                           require_measured=require_measured, same_file=False if compare is not None else None)
+                           require_measured=require_measured, same_file=False if compare is not None else None,
+                           allow_same=allow_same)
     gate_document = gate.as_dict() if gate is not None else None
     _views(all_figures, comparison, gate, gate_document, people, predictions=list(predictions), runs=runs,
            html=html, title=title, junit=junit, junit_items=junit_items, labels=labels, json_output=json_output,
-           rule=rule, margin=fail_if_worse)
+           rule=rule, margin=fail_if_worse, labels_path=labels)
 
 
 def _views(
     all_figures: list[Any], comparison: Any, gate: Any, gate_document: dict[str, Any] | None, people: Any, *,
     predictions: list[Path], runs: list[Any], html: Path | None, title: str | None, junit: Path | None,
     junit_items: str, labels: Path | None, json_output: bool, rule: str, margin: float | None,
+    labels_path: Path | None = None,
 ) -> None:
     """The views of what ``report`` measured: the page, the step summary, JUnit, then ``--json``
     or the terminal; each reads the measured runs, their comparison and the gate (``gate_document``:
@@ -219,7 +231,7 @@ def _views(
         page, _figures = build_report([], title=title, measured=all_figures, comparison=comparison)
         write_html(html, page)
     if gate is not None:
-        _step_summary(comparison, gate, predictions)
+        _step_summary(comparison, gate, [*predictions, *([labels_path] if labels_path is not None else [])])
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
@@ -267,12 +279,32 @@ def _views(
         stdout.print(f"HTML report written to {html}", highlight=False)
     if gate is not None:
         style = "bold red" if gate.failed else ("yellow" if not gate.decided else "green")
-        word = "FAILED" if gate.failed else ("undecided" if not gate.decided else "passed")
-        flag = "--fail-unless-within" if rule == "within" else "--fail-if-worse"
-        stdout.print(f"regression gate ({flag} {margin:g}) {word}: {gate.reason}", style=style,
+        stdout.print(f"regression gate ({gate.option} {gate.margin:g}) {gate.word}: {gate.reason}", style=style,
                      highlight=False, markup=False, soft_wrap=True)
         if gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def _check_options(
+    predictions: list[Path], *, compare: Any, gated: bool, junit: Path | None, junit_items: str | None,
+    allow_missing: bool, require_measured: bool, allow_same: bool,
+) -> None:
+    """Options that would do nothing as given end in one line (exit 2), never silently: a gate's
+    modifiers without a gate, ``--junit-items`` without ``--junit`` or with one run."""
+    given = [flag for flag, on in (("--allow-missing", allow_missing), ("--require-measured", require_measured),
+                                   ("--allow-same", allow_same)) if on]
+    if given and not gated:
+        raise fail(f"{' and '.join(given)} {'change' if len(given) > 1 else 'changes'} the regression gate: add "
+                   "--fail-if-worse MARGIN or --fail-unless-within MARGIN (with BASELINE.jsonl NEW.jsonl)")
+    if junit_items is None:
+        return
+    if junit_items not in ("regressed", "all"):
+        raise fail(f"--junit-items must be regressed or all, got {junit_items!r}")
+    if junit is None:
+        raise fail("--junit-items chooses the cases of the JUnit file: add --junit FILE")
+    if len(predictions) != 2 and compare is None:
+        raise fail("--junit-items chooses between two runs' regressed items and every item of both; with one run "
+                   "the JUnit file always has a case per item: leave --junit-items out, or give BASELINE NEW")
 
 
 def people_lines(people: Any) -> list[str]:

@@ -10,6 +10,7 @@ whatever ids they carry. A file that holds several systems itself is refused: on
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,8 +21,15 @@ from ragjury.rag_agent.core.input_files import InputError
 SEPARATOR = "/"
 
 
+def nfc(value: str) -> str:
+    """``value`` in Unicode NFC, without its outer whitespace: how two runs' ids and questions are
+    compared wherever runs join (``question_key``, ``report A B``'s pairs), so the same text typed
+    once precomposed (é) and once decomposed (e + ´) is one question, not two."""
+    return unicodedata.normalize("NFC", value).strip()
+
+
 def _folded(value: object) -> str:
-    return re.sub(r"\s+", " ", value).strip().casefold() if isinstance(value, str) else ""
+    return re.sub(r"\s+", " ", nfc(value)).strip().casefold() if isinstance(value, str) else ""
 
 
 def question_key(record: ItemRecord) -> str:
@@ -35,7 +43,7 @@ def question_key(record: ItemRecord) -> str:
     if query:
         passage = _folded(record.item.get("retrieved_text") or record.item.get("passage"))
         return f"{query}\n{passage}"
-    return f"id:{record.id}"
+    return f"id:{nfc(record.id)}"
 
 
 def config_names(paths: Sequence[str | Path], runs: Sequence[PredictionRun]) -> list[str]:
@@ -91,4 +99,4 @@ def shared_questions(run: PredictionRun, names: Sequence[str]) -> tuple[set[str]
     return {key for key in both if key is not None}, alone
 
 
-__all__ = ["SEPARATOR", "config_names", "joined_run", "question_key", "shared_questions"]
+__all__ = ["SEPARATOR", "config_names", "joined_run", "nfc", "question_key", "shared_questions"]

@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ragjury.evals.io.joined_runs import nfc
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.results.breakdowns import Table, cost_table, system_table
 from ragjury.evals.results.finished_run import FinishedRun
@@ -52,8 +53,10 @@ from ragjury.evals.results.formatting import fmt
 from ragjury.evals.results.headline import unmeasured_kind
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
+from ragjury.evals.stats.label_coverage import WARN_BELOW
 from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
 from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
+from ragjury.evals.stats.system_estimates import RARE_CLASS
 
 
 # -- which rows pair, and what kind of comparison it is ----------------------------------------------------
@@ -131,15 +134,22 @@ class Matching:
         }
 
 
+def keyed(run: PredictionRun) -> dict[str, ItemRecord]:
+    """A run's records by id in Unicode NFC (``joined_runs.nfc``): the index every pairing of two
+    runs reads, so an id typed precomposed in one file and decomposed in the other still pairs."""
+    return {nfc(ident): record for ident, record in run.by_id().items()}
+
+
 def match_rows(a: PredictionRun, b: PredictionRun) -> Matching:
-    """Join on the id; a shared id whose question text differs (both files have one) is no pair."""
-    index_a, index_b = a.by_id(), b.by_id()
+    """Join on the id (NFC); a shared id whose question text differs (both files have one, compared in
+    NFC) is no pair."""
+    index_a, index_b = keyed(a), keyed(b)
     pairs, different = [], []
     for ident, record in index_a.items():
         other = index_b.get(ident)
         if other is None:
             continue
-        if record.question is not None and other.question is not None and record.question.strip() != other.question.strip():
+        if record.question is not None and other.question is not None and nfc(record.question) != nfc(other.question):
             different.append(ident)
         else:
             pairs.append(ident)
@@ -154,7 +164,7 @@ def match_rows(a: PredictionRun, b: PredictionRun) -> Matching:
 def comparison_kind(a: PredictionRun, b: PredictionRun, pairs: Sequence[str]) -> ComparisonKind:
     """``runs`` when any pair's answer differs between the files, ``judges`` when the answers
     are the same, ``unknown`` when no pair carries both answers' text (an older predictions file)."""
-    index_a, index_b = a.by_id(), b.by_id()
+    index_a, index_b = keyed(a), keyed(b)
     compared = False
     for ident in pairs:
         answer_a, answer_b = index_a[ident].answer, index_b[ident].answer
@@ -196,7 +206,7 @@ def split_by_system(run: PredictionRun, a: str, b: str) -> tuple[PredictionRun, 
             if not record.question:
                 raise ValueError(f"{run.path}:{record.line}: --compare pairs the systems' rows on their question, "
                                  "and this row has none")
-            records.append(replace(record, id=record.question.strip()))
+            records.append(replace(record, id=nfc(record.question)))
         runs.append(replace(run, name=name, records=records))
     return runs[0], runs[1]
 
@@ -213,8 +223,15 @@ def check_comparable(a: PredictionRun, b: PredictionRun) -> None:
             ident, line = run.conflicting
             raise ValueError(f"{run.path}:{line}: id {ident!r} appears twice with different verdicts or answers; "
                              "make ids unique (one row per id) before comparing")
-    ids_b = {r.id for r in b.records}
-    if not any(r.id in ids_b for r in a.records):
+    for run in (a, b):
+        seen: dict[str, str] = {}
+        for ident in run.by_id():
+            other = seen.setdefault(nfc(ident), ident)
+            if other != ident:
+                raise ValueError(f"{run.path}: ids {other!r} and {ident!r} are the same text in two Unicode forms "
+                                 "(NFC and NFD): make ids unique before comparing")
+    ids_b = {nfc(r.id) for r in b.records}
+    if not any(nfc(r.id) in ids_b for r in a.records):
         raise ValueError(f"no id in common between {a.path} and {b.path}: nothing to pair")
 
 
@@ -228,17 +245,41 @@ class GateOutcome:
     decided: bool
     reason: str
     margin: float
+    rule: str = "worse"
+    """``worse`` (``--fail-if-worse``) or ``within`` (``--fail-unless-within``): the outcome names its own rule."""
+
+    @property
+    def option(self) -> str:
+        """The command-line option of this gate's rule (JUnit names its case for it)."""
+        return "--fail-unless-within" if self.rule == "within" else "--fail-if-worse"
+
+    @property
+    def word(self) -> str:
+        """FAILED, undecided or passed: how the gate's line and the step summary say the outcome."""
+        return "FAILED" if self.failed else ("undecided" if not self.decided else "passed")
 
     def as_dict(self) -> dict[str, Any]:
-        rule = ("fail unless the lower end of the 95 % paired interval of NEW - BASELINE is above -margin"
-                if self.reason.startswith(("shown within", "not shown within")) else
-                "fail when the upper end of the 95 % paired interval of NEW - BASELINE is below -margin")
+        if self.rule == "within":
+            rule = ("fail unless the lower end of the 95 % paired interval of NEW - BASELINE is above -margin "
+                    "(too few questions to show it fails too)")
+        else:
+            rule = "fail when the upper end of the 95 % paired interval of NEW - BASELINE is below -margin"
         return {"failed": self.failed, "decided": self.decided, "margin": self.margin, "reason": self.reason,
+                "option": self.option,
                 "rule": rule + ", or when NEW has unscored items among the shared ones or lacks BASELINE's questions"}
 
 
 def _amount(value: float, binary: bool) -> str:
-    return f"{value * 100:+.1f} points" if binary else f"{value:+.3f}"
+    scaled = round(value * 100, 1) if binary else round(value, 3)
+    scaled = scaled + 0.0  # -0.0 -> 0.0: a margin of 0 is "0.0 points", never "-0.0"
+    return f"{scaled:+.1f} points" if binary else f"{scaled:+.3f}"
+
+
+def _limit(margin: float, binary: bool) -> str:
+    """-MARGIN as the gate's line says it: ``-2.0 points``; a margin of 0 is ``0.0 points``."""
+    if margin == 0:
+        return "0.0 points" if binary else "0.000"
+    return _amount(-margin, binary)
 
 
 RULES = ("worse", "within")
@@ -267,60 +308,83 @@ def regression_gate(
     unmeasured: str | None = None,
     require_measured: bool = False,
     rule: str = "worse",
+    allow_same: bool = False,
+    different_question: int = 0,
+    measured_gap: str | None = None,
 ) -> GateOutcome:
     """Apply the rule to the paired difference of BASELINE (A) and NEW (B).
 
     Questions of BASELINE that NEW lacks fail the gate unless ``allow_missing``: a NEW run that
-    dropped the questions it got wrong must not pass on the rest. The same file twice is said."""
+    dropped the questions it got wrong must not pass on the rest (``different_question``: how many
+    of ``missing_new`` are ids whose question text differs in NEW, so they did not pair). The same
+    file twice fails unless ``allow_same``: nothing was compared. ``measured_gap``: what a run's
+    judge lacks to count as measured against people (``require_measured`` fails the gate on it)."""
     margin = check_margin(margin)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
-    outcome = _decide(paired, margin, unscored_new, missing_new, baseline_n, allow_missing, same_file, rule)
-    if unmeasured is None:
+    outcome = _decide(paired, margin, unscored_new, missing_new, baseline_n, allow_missing, same_file, rule,
+                      allow_same=allow_same, different_question=different_question)
+    if unmeasured is None and not (require_measured and measured_gap):
         return outcome
-    said = f"{outcome.reason}; the judge ({unmeasured}) is not measured against your labels"
-    if require_measured:
-        return GateOutcome(True, True, said + " (--require-measured)", margin)
-    return GateOutcome(outcome.failed, outcome.decided, said, margin)
+    said = outcome.reason
+    if unmeasured is not None:
+        said += f"; the judge ({unmeasured}) is not measured against your labels"
+    if require_measured and measured_gap:
+        return GateOutcome(True, True, f"{said}; {measured_gap} (--require-measured)", margin, rule)
+    return GateOutcome(outcome.failed, outcome.decided, said, margin, rule)
 
 
 def _decide(
     paired: PairedDifference, margin: float, unscored_new: int, missing_new: int, baseline_n: int,
-    allow_missing: bool, same_file: bool, rule: str = "worse",
+    allow_missing: bool, same_file: bool, rule: str = "worse", *, allow_same: bool = False,
+    different_question: int = 0,
 ) -> GateOutcome:
     binary = paired.binary
     if same_file:
-        return GateOutcome(False, False, "BASELINE and NEW are the same file: nothing was compared (give the "
-                           "baseline run's predictions and the new run's)", margin)
+        if allow_same:
+            return GateOutcome(False, False, "BASELINE and NEW are the same file: the same run compared with itself, "
+                               "nothing was compared (accepted: --allow-same)", margin, rule)
+        return GateOutcome(True, False, "BASELINE and NEW are the same file: the same run compared with itself shows "
+                           "nothing (give the baseline run's predictions and the new run's, or --allow-same to "
+                           "accept it)", margin, rule)
     if missing_new and not allow_missing:
-        return GateOutcome(True, True, f"NEW lacks {missing_new:,} of BASELINE's {baseline_n:,} questions: a run "
-                           "that leaves questions out is not compared on the rest (--allow-missing to accept)", margin)
+        which = (f" ({different_question:,} of them under ids whose question differs in NEW, so they could not pair)"
+                 if different_question else "")
+        return GateOutcome(True, True, f"NEW lacks {missing_new:,} of BASELINE's {baseline_n:,} questions{which}: a "
+                           "run that leaves questions out is not compared on the rest (--allow-missing to accept)",
+                           margin, rule)
     if unscored_new:
         return GateOutcome(True, True, f"NEW has {unscored_new:,} unscored items among the shared questions: "
-                           "a failed judgment never passes a gate (fix the judge or server, then re-run)", margin)
+                           "a failed judgment never passes a gate (fix the judge or server, then re-run)", margin, rule)
+    limit = _limit(margin, binary)
     if paired.difference is None or paired.interval is None:
-        return GateOutcome(False, False, f"undecided: {paired.n_pairs:,} questions scored in both runs, fewer "
-                           f"than {MIN_BOOTSTRAP_N}; too few to show a regression (add golden questions)", margin)
+        few = f"{paired.n_pairs:,} questions scored in both runs, fewer than {MIN_BOOTSTRAP_N}"
+        if rule == "within":  # non-inferiority: no evidence is no pass
+            return GateOutcome(True, False, f"too few questions to show NEW within {limit}: {few}; "
+                               "--fail-unless-within fails for lack of evidence (add golden questions)", margin, rule)
+        return GateOutcome(False, False, f"{few}; too few to show a regression (add golden questions)", margin, rule)
     low, high = paired.interval.low, paired.interval.high
     figure = (f"NEW - BASELINE {_amount(paired.difference, binary)} [{_amount(low, binary)}, {_amount(high, binary)}] "
               f"over {paired.n_pairs:,} questions, p = {paired.p_value:.3g} ({paired.test})")
-    limit = _amount(-margin, binary)
     missing = f"; {missing_new:,} of BASELINE's questions missing from NEW (allowed)" if missing_new else ""
     if rule == "within":  # non-inferiority: NEW must show it is no worse than -margin
         if low > -margin:
-            return GateOutcome(False, True, f"shown within {limit}: {figure}{missing}", margin)
+            return GateOutcome(False, True, f"shown within {limit}: {figure}{missing}", margin, rule)
         return GateOutcome(True, True, f"not shown within {limit} (the interval's lower end is not above it): "
-                           f"{figure}{missing}", margin)
+                           f"{figure}{missing}", margin, rule)
     if high < -margin:
-        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}{missing}", margin)
-    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}{missing}", margin)
+        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}{missing}", margin, rule)
+    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}{missing}", margin, rule)
 
 
 def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str, str]) -> str:
     """The gate as Markdown for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY)."""
-    status = "❌ regression" if outcome.failed else ("⚠️ undecided" if not outcome.decided else "✅ no regression")
+    if outcome.failed:
+        status = "❌ regression" if outcome.decided else "❌ failed (not decided by the data)"
+    else:
+        status = "⚠️ undecided" if not outcome.decided else "✅ no regression"
     return "\n".join([
-        f"### ragjury regression gate: {status}", "",
+        f"### ragjury regression gate ({outcome.option} {outcome.margin:g}): {status}", "",
         "| run | result |", "|---|---|",
         f"| BASELINE ({names[0]}) | {rates[0]} |",
         f"| NEW ({names[1]}) | {rates[1]} |", "",
@@ -331,22 +395,45 @@ def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str,
 def people_gate(difference: Any, margin: float, *, rule: str = "worse", judge_gate: GateOutcome | None = None) -> GateOutcome:
     """The gate on B − A as people would judge it (``estimate A B --labels``: prediction-powered,
     joined on the question) under the same two rules. The judge's own gate still decides where NEW
-    lacks questions or has unscored items: a failed judgment never passes."""
+    lacks questions or has unscored items, or is the same file: a failed judgment never passes."""
     margin = check_margin(margin)
-    if judge_gate is not None and judge_gate.failed and judge_gate.reason.startswith(("NEW lacks", "NEW has")):
+    if judge_gate is not None and judge_gate.failed and judge_gate.reason.startswith(("NEW lacks", "NEW has",
+                                                                                      "BASELINE and NEW are")):
         return judge_gate
     d = difference.estimate
     figure = (f"as people would judge it, NEW - BASELINE {_amount(d.value, True)} [{_amount(d.low, True)}, "
               f"{_amount(d.high, True)}] ({difference.method}; {d.n_labels:,} labels)")
-    limit = _amount(-margin, True)
+    limit = _limit(margin, True)
     if rule == "within":
         if d.low > -margin:
-            return GateOutcome(False, True, f"shown within {limit}: {figure}", margin)
+            return GateOutcome(False, True, f"shown within {limit}: {figure}", margin, rule)
         return GateOutcome(True, True, f"not shown within {limit} (the interval's lower end is not above it): {figure}",
-                           margin)
+                           margin, rule)
     if d.high < -margin:
-        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}", margin)
-    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}", margin)
+        return GateOutcome(True, True, f"worse: {figure}; the whole interval is below {limit}", margin, rule)
+    return GateOutcome(False, True, f"not shown worse than {limit}: {figure}", margin, rule)
+
+
+def measured_gap(letter: str, run: FinishedRun) -> str | None:
+    """What run ``letter``'s judge lacks to count as measured against people (``--require-measured``),
+    or None: a built-in judge (measured on public data), or one with the labels ``estimate`` asks for
+    (``label_coverage.WARN_BELOW`` people labels on scored items, ``RARE_CLASS`` of each class for
+    yes/no verdicts). One gold label of 16 rows measures nothing."""
+    kind = unmeasured_kind(run.judge)
+    if kind is None:
+        return None
+    gold = [record.gold for record in run.records if record.gold is not None and not record.unscored]
+    asked = f"'ragjury estimate' asks for {WARN_BELOW} people labels"
+    if run.run.kind == "binary":
+        yes = sum(bool(label) for label in gold)
+        no = len(gold) - yes
+        if len(gold) >= WARN_BELOW and min(yes, no) >= RARE_CLASS:
+            return None
+        return (f"run {letter}'s judge ({kind}) has {len(gold):,} people labels on scored items ({yes:,} yes, "
+                f"{no:,} no): {asked}, at least {RARE_CLASS} of each class")
+    if len(gold) >= WARN_BELOW:
+        return None
+    return f"run {letter}'s judge ({kind}) has {len(gold):,} people labels on scored items: {asked}"
 
 
 # -- the comparison ----------------------------------------------------------------------------------------
@@ -438,26 +525,32 @@ class Comparison:
     # -- the gate ----------------------------------------------------------------------------
 
     def gate(self, margin: float = 0.0, *, allow_missing: bool = False, rule: str = "worse",
-             require_measured: bool = False, same_file: bool | None = None) -> GateOutcome:
+             require_measured: bool = False, same_file: bool | None = None, allow_same: bool = False) -> GateOutcome:
         """The regression gate, ``report A B --fail-if-worse margin`` (``rule="within"``:
         ``--fail-unless-within``): ``.failed`` when NEW is shown worse by more than ``margin``, has
         unscored items among the shared questions, or lacks questions of BASELINE (unless
         ``allow_missing``); ``require_measured`` fails it when a run's judge (a rubric, a Python
         check, a fitted head) was never measured against people's labels. With ``people``, their
         B − A decides. ``same_file``: whether A and B are one file (by default, whether the two
-        runs' paths name one existing file)."""
+        runs' paths name one existing file); it fails unless ``allow_same``. BASELINE's ids whose
+        question differs in NEW did not pair, and count as missing."""
         from ragjury.evals.io.atomic_io import one_existing_file
 
-        by_id = self.new.by_id()
+        by_id = keyed(self.new)
         unscored_new = sum(1 for key in self.matching.pairs if by_id[key].unscored)
         if same_file is None:
             same_file = one_existing_file(self.baseline.path, self.new.path)
         kinds = {unmeasured_kind(figures.judge) for figures in (self.first, self.second) if not figures.labelled}
         unmeasured = next((kind for kind in kinds if kind), None)
+        gaps = [gap for letter, figures in zip("AB", (self.first, self.second))
+                if (gap := measured_gap(letter, figures)) is not None]
+        different = self.matching.different_question.count
         outcome = regression_gate(self.paired, margin, unscored_new=unscored_new,
-                                  missing_new=self.matching.only_a.count, baseline_n=len(self.baseline.by_id()),
-                                  allow_missing=allow_missing, same_file=same_file, unmeasured=unmeasured,
-                                  require_measured=require_measured, rule=rule)
+                                  missing_new=self.matching.only_a.count + different,
+                                  baseline_n=len(keyed(self.baseline)), allow_missing=allow_missing,
+                                  same_file=same_file, unmeasured=unmeasured, require_measured=require_measured,
+                                  rule=rule, allow_same=allow_same, different_question=different,
+                                  measured_gap="; ".join(gaps) or None)
         if self.people is not None and self.people.comparison is not None:  # people's B - A decides
             outcome = people_gate(self.people.comparison, margin, rule=rule, judge_gate=outcome)
         return outcome
@@ -557,7 +650,7 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
     matching = match_rows(run_a, run_b)  # first which rows pair, what kind of comparison, who judged
     kind = comparison_kind(run_a, run_b, matching.pairs)
     judges = (judge_of(run_a), judge_of(run_b))
-    a, b = run_a.by_id(), run_b.by_id()
+    a, b = keyed(run_a), keyed(run_b)
     binary = run_a.kind == "binary"
     paired_runs = paired_difference([a[i].label for i in matching.pairs], [b[i].label for i in matching.pairs],
                                     binary=binary)
@@ -594,7 +687,7 @@ def _measure(first: FinishedRun, second: FinishedRun, resamples: int) -> Compari
             }
     labels = ["false", "true", "unscored", "absent"] if binary else ["scored", "unscored", "absent"]
     matrix: dict[str, dict[str, int]] = {f"A {name}": {f"B {n}": 0 for n in labels} for name in labels}
-    for k in dict.fromkeys([r.id for r in first.records] + [r.id for r in second.records]):
+    for k in dict.fromkeys([nfc(r.id) for r in first.records] + [nfc(r.id) for r in second.records]):
         if k in mismatched:
             continue
         name_a, name_b = _label_name(a.get(k)), _label_name(b.get(k))
@@ -622,7 +715,7 @@ def _shown(comparison: Comparison) -> Comparison:
         notes.append("Figures are per run; paired differences and verdict changes count the pairs.")
     if comparison.kind == "runs":
         notes.append(as_note(CAVEAT))
-    a, b = first.run.by_id(), second.run.by_id()
+    a, b = keyed(first.run), keyed(second.run)
     differing = sum(
         1 for k in a.keys() & b.keys() if a[k].gold is not None and b[k].gold is not None and a[k].gold != b[k].gold
     )
@@ -702,8 +795,10 @@ __all__ = [
     "comparison_kind",
     "comparison_tables",
     "judge_of",
+    "keyed",
     "match_rows",
     "measure_runs",
+    "measured_gap",
     "people_gate",
     "regression_gate",
     "split_by_system",

@@ -279,3 +279,170 @@ def test_one_gate_decides_for_report_a_b_and_compare_predictions(
     assert not hasattr(compare_predictions, "PredictionsComparison")  # retired: only ragjury._RETIRED has it
     with pytest.warns(DeprecationWarning, match="Comparison"):
         assert ragjury.PredictionsComparison is Comparison  # the retired name still loads
+
+
+# -- issue #54: the gate's honesty (items 1, 23, 24, 29 and the report bits of 36) ----------------------
+
+
+def _rows(path: Path, labels: list[bool], *, questions: list[str] | None = None, ids: list[str] | None = None,
+          judge: str = "contains", gold: dict[int, bool] | None = None) -> Path:
+    """A predictions file of ``judge`` verdicts; ``gold``: row -> people's label."""
+    questions = questions or [f"question {i}?" for i in range(len(labels))]
+    ids = ids or [f"q{i}" for i in range(len(labels))]
+    rows = [{"id": ident, "item": {"question": question, "answer": f"answer {i}", "references": ["x"]},
+             "judge": judge, "task": "correctness", "label": label, **({"gold": (gold or {})[i]} if i in (gold or {}) else {})}
+            for i, (ident, question, label) in enumerate(zip(ids, questions, labels, strict=True))]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_a_passing_gate_writes_a_green_junit_with_the_regressed_items_reported(tmp_path: Path) -> None:
+    """Item 1: NEW better overall, 10 answers regressed: exit 0 and 0 failures (10 before); the
+    regressed items are skipped cases with NEW's reason. Where the gate fails they are failures."""
+    import xml.etree.ElementTree as ET
+
+    base = _rows(tmp_path / "base.jsonl", [True] * 10 + [False] * 50)
+    new = _rows(tmp_path / "new.jsonl", [False] * 10 + [True] * 50)
+    out = tmp_path / "j.xml"
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0.02", "--junit", str(out)])
+    assert result.exit_code == 0, result.output
+    root = ET.parse(out).getroot()
+    assert root.get("failures") == "0" and root.get("errors") == "0"
+    suite = next(s for s in root if s.get("name", "").startswith("regressed items"))
+    assert suite.get("tests") == "10" and suite.get("skipped") == "10" and suite.get("failures") == "0"
+    assert all(case.find("skipped") is not None and case.find("failure") is None for case in suite.iter("testcase"))
+    etree = pytest.importorskip("lxml.etree")
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[2] / "fixtures" / "junit" / "junit.xsd")))
+    assert schema.validate(etree.parse(str(out))), schema.error_log
+    failing = tmp_path / "f.xml"  # the same items, now under a gate that fails: failures
+    result = runner.invoke(app, ["report", str(new), str(base), "--fail-if-worse", "0.02", "--junit", str(failing)])
+    assert result.exit_code == 1 and ET.parse(failing).getroot().get("failures") == str(50 + 1)
+
+
+def test_the_docs_ci_example_gives_a_green_junit(tmp_path: Path) -> None:
+    """Item 1: docs/ci.md's own example (config_a vs config_b, --fail-if-worse 0.05) passes; its JUnit
+    had 14 failures, now 0."""
+    import xml.etree.ElementTree as ET
+
+    files = []
+    for name in ("config_a", "config_b"):
+        out = tmp_path / f"{name}.jsonl"
+        ran = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
+                                  str(DATA / f"{name}.jsonl"), "--out", str(out), "--no-progress", "--no-cache"])
+        assert ran.exit_code == 0, ran.output
+        files.append(out)
+    junit = tmp_path / "results.xml"
+    result = runner.invoke(app, ["report", *map(str, files), "--fail-if-worse", "0.05", "--junit", str(junit)])
+    assert result.exit_code == 0, result.output
+    root = ET.parse(junit).getroot()
+    assert root.get("failures") == "0"
+    assert int(next(s for s in root if s.get("name", "").startswith("regressed")).get("skipped")) > 0
+
+
+def test_the_within_gate_case_is_named_for_its_own_option(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    base = _rows(tmp_path / "base.jsonl", [True] * 30)
+    new = _rows(tmp_path / "new.jsonl", [True] * 30)
+    out = tmp_path / "j.xml"
+    runner.invoke(app, ["report", str(base), str(new), "--fail-unless-within", "0.05", "--junit", str(out)])
+    names = [case.get("name") for case in ET.parse(out).getroot().iter("testcase") if case.get("classname") == "ragjury.gate"]
+    assert names == ["fail-unless-within 0.05"]
+
+
+def test_fail_unless_within_fails_on_too_little_evidence(tmp_path: Path) -> None:
+    """Item 23: 9 questions, NEW 100 points worse: "undecided" and exit 0 before; now exit 1, saying why."""
+    base = _rows(tmp_path / "base.jsonl", [True] * 9)
+    new = _rows(tmp_path / "new.jsonl", [False] * 9)
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-unless-within", "0.02"])
+    assert result.exit_code == 1, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("regression gate"))
+    assert "FAILED" in line and "too few questions" in line and "lack of evidence" in " ".join(result.output.split())
+    loose = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0.02"])
+    assert loose.exit_code == 0 and "undecided: undecided" not in loose.output  # the doubled prefix, item 36
+    assert "undecided: 9 questions scored in both runs" in " ".join(loose.output.split())
+
+
+@pytest.mark.parametrize("flag", ["--fail-if-worse", "--fail-unless-within"])
+def test_the_same_file_twice_fails_unless_allowed(tmp_path: Path, flag: str) -> None:
+    """Item 23: the same file twice exited 0 under either rule; now it is said to be the same run and
+    fails, unless --allow-same."""
+    base = _rows(tmp_path / "base.jsonl", [True, False] * 15)
+    result = runner.invoke(app, ["report", str(base), str(base), flag, "0.02", "--json"])
+    assert result.exit_code == 1, result.output
+    gate = json.loads(result.stdout)["gate"]
+    assert gate["failed"] and "same run" in gate["reason"] and "--allow-same" in gate["reason"]
+    allowed = runner.invoke(app, ["report", str(base), str(base), flag, "0.02", "--allow-same"])
+    assert allowed.exit_code == 0 and "same file" in allowed.output and "--allow-same" in allowed.output
+
+
+def test_require_measured_is_not_satisfied_by_one_label(tmp_path: Path) -> None:
+    """Item 24: a rubric run with 1 gold label of 16 rows passed --require-measured; now the gate fails
+    and says what is missing (the 50 labels, 10 of each class, that estimate asks for)."""
+    rubric = "rubric:cites-source.yaml"
+    base = _rows(tmp_path / "base.jsonl", [True, False] * 8, judge=rubric, gold={0: True})
+    new = _rows(tmp_path / "new.jsonl", [True, False] * 8, judge=rubric, gold={0: True})
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0.02", "--require-measured"])
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert "has 1 people labels on scored items (1 yes, 0 no)" in text and "50 people labels" in text
+    assert "10 of each class" in text and "--require-measured" in text
+    many = {i: i % 3 == 0 for i in range(60)}  # 60 labels, 20 yes and 40 no: measured
+    base = _rows(tmp_path / "base60.jsonl", [i % 3 == 0 for i in range(60)], judge=rubric, gold=many)
+    new = _rows(tmp_path / "new60.jsonl", [i % 3 == 0 for i in range(60)], judge=rubric, gold=many)
+    passed = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0.02", "--require-measured"])
+    assert passed.exit_code == 0, passed.output
+
+
+def test_questions_in_nfc_and_nfd_pair_and_what_stays_unpaired_counts_as_missing(tmp_path: Path) -> None:
+    """Item 29: question texts (and ids) differing only by NFC/NFD were "different questions": 10 left
+    out, and the gate passed over the other 90. Now they pair; a question that really differs counts
+    as missing, and the gate fails on it (unless --allow-missing)."""
+    import unicodedata
+
+    questions = [f"Où est née Amélie {i}?" for i in range(100)]
+    ids = [f"é-{i}" for i in range(100)]
+    base = _rows(tmp_path / "base.jsonl", [True] * 100, questions=questions, ids=ids)
+    nfd = [unicodedata.normalize("NFD", q) if i < 10 else q for i, q in enumerate(questions)]
+    nfd_ids = [unicodedata.normalize("NFD", ident) if i < 10 else ident for i, ident in enumerate(ids)]
+    new = _rows(tmp_path / "new.jsonl", [True] * 100, questions=nfd, ids=nfd_ids)
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0.02", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["comparison"]["paired"]["n_pairs"] == 100
+    assert payload["comparison"]["unmatched"]["different_question"]["count"] == 0
+    changed = [q if i >= 10 else f"A different question {i}?" for i, q in enumerate(questions)]
+    other = _rows(tmp_path / "other.jsonl", [True] * 100, questions=changed, ids=ids)
+    gated = runner.invoke(app, ["report", str(base), str(other), "--fail-if-worse", "0.02"])
+    assert gated.exit_code == 1, gated.output
+    assert "NEW lacks 10 of BASELINE's 100 questions (10 of them under ids whose question differs" in " ".join(
+        gated.output.split())
+    allowed = runner.invoke(app, ["report", str(base), str(other), "--fail-if-worse", "0.02", "--allow-missing"])
+    assert allowed.exit_code == 0 and "10 of BASELINE's questions missing from NEW (allowed)" in " ".join(
+        allowed.output.split())
+
+
+def test_a_margin_of_zero_is_zero_points_not_minus_zero(tmp_path: Path) -> None:
+    base = _rows(tmp_path / "base.jsonl", [True] * 30)
+    new = _rows(tmp_path / "new.jsonl", [True] * 30)
+    result = runner.invoke(app, ["report", str(base), str(new), "--fail-if-worse", "0"])
+    assert result.exit_code == 0 and "not shown worse than 0.0 points" in result.output
+    assert "-0.0" not in result.output
+
+
+def test_the_step_summary_is_never_written_into_the_runs_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 36: GITHUB_STEP_SUMMARY pointing at a gated evaluate's --cache appended Markdown to the
+    SQLite database; it is refused with one warning line."""
+    cache = tmp_path / "cache.sqlite"
+    args = ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(DATA / "correctness.jsonl"),
+            "--no-progress", "--cache", str(cache), "--max-unscored", "1"]
+    assert runner.invoke(app, args).exit_code == 0
+    before = cache.read_bytes()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(cache))
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "step summary not written" in result.output and "SQLite" in result.output
+    assert b"### ragjury" not in cache.read_bytes()
+    import sqlite3
+
+    sqlite3.connect(cache).execute("select count(*) from sqlite_master").fetchone()  # still a database
