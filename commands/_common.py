@@ -266,6 +266,21 @@ PeopleLabelsOption = Annotated[
                  "faithfulness).", rich_help_panel=PANEL_INPUT),
 ]
 """``calibrate --labels`` and ``fit --labels``: people's labels beside a labelled dataset."""
+LabelsOption = Annotated[
+    Path | None,
+    typer.Option("--labels", help="People's labels: the labels file of 'ragjury label' (several annotators: each "
+                 "person's last label, the majority, ties left out), or JSONL/CSV rows {id, label[, system, "
+                 "inclusion_probability]} (a filled label-plan, a dataset's label). Read once, joined on id with its "
+                 "weights; every trust command reads it the same way.", rich_help_panel=PANEL_INPUT),
+]
+AllowShownJudgeOption = Annotated[
+    bool,
+    typer.Option("--allow-shown-judge", help="Count labels given with the judge's verdict shown ('ragjury label "
+                 "--reveal'); refused by default, since they measure the judge with its own help.",
+                 rich_help_panel=PANEL_INPUT),
+]
+PEOPLE_LABELS = OptionSet(labels=(LabelsOption, None), allow_shown_judge=(AllowShownJudgeOption, False))
+"""People's labels, as every trust command takes them (``evals.io.people`` reads them, once)."""
 CacheOption = Annotated[
     Path | None,
     typer.Option(
