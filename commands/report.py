@@ -45,7 +45,8 @@ def report(
     predictions: Annotated[
         list[Path],
         typer.Argument(
-            help="One predictions JSONL (from 'ragjury evaluate --out'), or two to compare.",
+            help="One predictions JSONL (from 'ragjury evaluate --out'), two to compare, or more: configs of a "
+            "sweep, ranked with simultaneous intervals (see --baseline).",
             metavar="PRED.jsonl",
         ),
     ],
@@ -107,6 +108,12 @@ def report(
                      "items BASELINE judged yes and NEW no (regressed, the default: failures when the gate fails, "
                      "skipped cases otherwise), or for every item of both runs (all)."),
     ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", metavar="RUN", help="With several runs (RUN1 ... RUNn): the run the others are "
+                     "compared with and --fail-if-worse gates against (by default the first): every config ranked "
+                     "with intervals that hold for all configs at once. Given with two runs, they are ranked so too."),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
@@ -136,6 +143,8 @@ def report(
 
       ragjury report baseline.jsonl new.jsonl --fail-if-worse 0.02   (a CI gate)
 
+      ragjury report base.jsonl chunk256.jsonl chunk512.jsonl top10.jsonl --fail-if-worse 0.02   (a sweep)
+
     Exit codes: 0 done (gate passed, or --fail-if-worse undecided on too few questions), 1 the gate
     failed (--fail-unless-within on too few questions too), 2 bad input.
 
@@ -146,6 +155,14 @@ def report(
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
 
+    if len(predictions) > 2 or baseline is not None:  # many configs in one report (issue #56)
+        from ragjury.commands.report_sweep import sweep_report
+
+        return sweep_report(predictions, baseline=baseline, fail_if_worse=fail_if_worse, allow_missing=allow_missing,
+                            html=html, title=title, junit=junit, json_output=json_output,
+                            unsupported={"--compare": compare is not None, "--labels": labels is not None,
+                                         "--fail-unless-within": fail_unless_within is not None,
+                                         "--require-measured": require_measured})
     if not 1 <= len(predictions) <= 2:
         raise fail(f"give one predictions file, or two to compare (got {len(predictions)})")
     _check_options(predictions, compare=compare, gated=fail_if_worse is not None or fail_unless_within is not None,

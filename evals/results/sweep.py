@@ -26,7 +26,7 @@ import numpy as np
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.results.comparison import FIRST_IDS, IdList, check_margin, judge_of
-from ragjury.evals.stats.simultaneous import CONFIDENCE, RESAMPLES, Simultaneous, simultaneous
+from ragjury.evals.stats.simultaneous import CONFIDENCE, METHOD, RESAMPLES, Simultaneous, simultaneous
 
 BEST = "best"
 NOT_SHOWN = "not shown different from the best"
@@ -258,8 +258,9 @@ class Sweep:
                 f"{shown} {'is' if len(close) == 1 else 'are'} not shown different from it")
 
     def method_line(self) -> str:
-        return (f"intervals are simultaneous: they hold for every rate and difference at once, "
-                f"{self.stats.confidence:.0%} ({self.stats.method()})")
+        s = self.stats
+        return (f"intervals are simultaneous: {s.confidence * 100:g} % for every rate and difference at once "
+                f"({METHOD}, {s.resamples:,} draws, seed {s.seed})")
 
     def lines(self) -> list[str]:
         """The lines before the table: the answer, the method, the baseline, what was left out."""

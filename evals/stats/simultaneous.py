@@ -74,7 +74,8 @@ class Simultaneous:
 
 def resample_weights(n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
     """How often each question is drawn in each bootstrap draw (draws x n counts, each row sums to n)."""
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(np.float64)
+    picks = rng.integers(0, n, size=(draws, n)) + n * np.arange(draws)[:, None]  # one bincount, not a loop
+    return np.bincount(picks.ravel(), minlength=draws * n).reshape(draws, n).astype(np.float64)
 
 
 def pair_index(k: int) -> tuple[np.ndarray, np.ndarray]:

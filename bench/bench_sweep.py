@@ -1,0 +1,198 @@
+"""Familywise coverage, width cost and gate of ``report RUN1 ... RUNn`` (issue #56) on stored data.
+
+EVOUNA-NQ confirm's five systems are five configs; three verdict sources, all stored or computed
+without a model: people's labels, ``contains`` (computed here) and the ``llm`` judge's stored pass
+(bench/data/evouna-nq-correctness-llm.jsonl, 212 of the confirm questions). A source's population
+is every confirm question all five systems answered (1,504; 212 for ``llm``); "true" differences
+are the population's. Each draw takes n questions (50 / 100 / 200) and asks:
+
+- coverage: do the simultaneous intervals (``evals.stats.simultaneous``, as the command makes them)
+  cover every config's true difference to the baseline together? And today's per-pair 95 %
+  intervals (``report A B`` on each pair: ``paired_runs.paired_bootstrap``, the library's)?
+  Draws are i.i.d. from the population (with replacement: the bootstrap's own model, no finite-
+  population help) and, where the population is large (people, contains), without replacement.
+- width: mean width of the simultaneous vs the per-pair interval of each config - baseline.
+- gate (``Sweep``'s rule, ``--fail-if-worse 0``): with one config (chatgpt) planted 8 points below
+  the baseline on the population (its yes verdicts flipped to no on a fixed random set of
+  questions until its population rate is the baseline's - 8 points), the others unchanged: false
+  alarms (the gate fails for a config whose true difference to the baseline is >= 0) over all
+  configs together, and power (it fails for the planted one); also with nothing planted.
+
+Run:  .venv/bin/python bench/bench_sweep.py [--draws 1000] [--out bench/data/sweep-evouna-nq.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from splits import BENCHMARKS, half_of  # noqa: E402
+
+from ragjury.evals.stats.paired_runs import paired_bootstrap  # noqa: E402
+from ragjury.evals.stats.simultaneous import simultaneous  # noqa: E402
+from ragjury.rag_agent.core.items import CorrectnessItem  # noqa: E402
+from ragjury.rag_agent.judges.model_free.contains import ContainsJudge  # noqa: E402
+
+SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
+"""Config order; the first, fid (the retriever-reader), is the baseline."""
+PLANTED = "chatgpt"
+DROP = 0.08
+SIZES = (50, 100, 200)
+SEED = 56
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def populations() -> dict[str, np.ndarray]:
+    """Questions x configs verdicts per source, over the confirm questions all five answered."""
+    by_question: dict[str, dict[str, dict]] = collections.defaultdict(dict)
+    for line in (BENCHMARKS / "evouna-nq" / "correctness.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if half_of("evouna-nq", row) == "confirm" and row.get("label") is not None:
+            by_question[row["id"].rsplit("-", 1)[0]][row["system"]] = row
+    questions = sorted(q for q, rows in by_question.items() if all(s in rows for s in SYSTEMS))
+    people = np.array([[bool(by_question[q][s]["label"]) for s in SYSTEMS] for q in questions], dtype=float)
+    items = [CorrectnessItem(question=by_question[q][s]["question"], answer=by_question[q][s]["answer"] or " ",
+                             references=by_question[q][s]["references"]) for q in questions for s in SYSTEMS]
+    verdicts, _ = ContainsJudge().decide(items)
+    contains = np.array([bool(v) for v in verdicts], dtype=float).reshape(len(questions), len(SYSTEMS))
+    llm_rows = {}
+    for line in (DATA / "evouna-nq-correctness-llm.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if not row["unscored"]:
+            llm_rows[row["id"]] = bool(row["value"]["verdict"])
+    llm_questions = [q for q in questions if all(f"{q}-{s}" in llm_rows for s in SYSTEMS)]
+    llm = np.array([[llm_rows[f"{q}-{s}"] for s in SYSTEMS] for q in llm_questions], dtype=float)
+    return {"people": people, "contains": contains, "llm": llm}
+
+
+def planted(population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The population with PLANTED's verdicts lowered to the baseline's rate - DROP (yes -> no on a
+    fixed random set of its yes questions)."""
+    out = population.copy()
+    k = SYSTEMS.index(PLANTED)
+    target = population[:, 0].mean() - DROP
+    flips = int(round((population[:, k].mean() - target) * len(population)))
+    yes = np.flatnonzero(population[:, k] == 1)
+    out[rng.choice(yes, size=flips, replace=False), k] = 0
+    return out
+
+
+def draw(population: np.ndarray, n: int, replace: bool, rng: np.random.Generator) -> np.ndarray:
+    return population[rng.choice(len(population), size=n, replace=replace)]
+
+
+def coverage(population: np.ndarray, n: int, draws: int, replace: bool, rng: np.random.Generator) -> dict:
+    """Familywise coverage of config - baseline (and of every pair) and mean widths, per design."""
+    truth = population.mean(axis=0)
+    true_diff = truth - truth[0]
+    k = population.shape[1]
+    sim_cover = pair_cover = sim_all_pairs = 0
+    single = np.zeros(k - 1)
+    sim_width = np.zeros(k - 1)
+    pair_width = np.zeros(k - 1)
+    for _ in range(draws):
+        sample = draw(population, n, replace, rng)
+        s = simultaneous(sample, seed=int(rng.integers(1 << 30)))
+        sim = [s.interval(j, 0) for j in range(1, k)]
+        per = [paired_bootstrap(sample[:, 0], sample[:, j], seed=int(rng.integers(1 << 30))) for j in range(1, k)]
+        sim_ok = [lo - 1e-12 <= true_diff[j] <= hi + 1e-12 for j, (lo, hi) in zip(range(1, k), sim)]
+        per_ok = [p.low - 1e-12 <= true_diff[j] <= p.high + 1e-12 for j, p in zip(range(1, k), per)]
+        sim_cover += all(sim_ok)
+        pair_cover += all(per_ok)
+        single += per_ok
+        sim_all_pairs += all(s.diff_low[a, b] - 1e-12 <= truth[a] - truth[b] <= s.diff_high[a, b] + 1e-12
+                             for a in range(k) for b in range(a + 1, k))
+        sim_width += [hi - lo for lo, hi in sim]
+        pair_width += [p.high - p.low for p in per]
+    return {
+        "simultaneous_familywise": sim_cover / draws,
+        "simultaneous_all_pairs": sim_all_pairs / draws,
+        "per_pair_familywise": pair_cover / draws,
+        "per_pair_each": [round(x / draws, 4) for x in single],
+        "simultaneous_width_points": round(float(sim_width.mean() / draws * 100), 2),
+        "per_pair_width_points": round(float(pair_width.mean() / draws * 100), 2),
+        "width_ratio": round(float(sim_width.sum() / pair_width.sum()), 3),
+    }
+
+
+def gate(population: np.ndarray, n: int, draws: int, rng: np.random.Generator) -> dict:
+    """Share of draws the gate (margin 0) fails for a config not truly worse (false alarm, any
+    config), and for each truly worse config (power); ``Sweep.gate``'s rule on the same intervals."""
+    truth = population.mean(axis=0)
+    not_worse = [j for j in range(1, population.shape[1]) if truth[j] - truth[0] >= 0]
+    worse = [j for j in range(1, population.shape[1]) if truth[j] - truth[0] < 0]
+    false_alarms = 0
+    fails = np.zeros(population.shape[1])
+    for _ in range(draws):
+        sample = draw(population, n, True, rng)
+        s = simultaneous(sample, seed=int(rng.integers(1 << 30)))
+        failed = [s.interval(j, 0)[1] < 0 for j in range(population.shape[1]) if j]
+        false_alarms += any(failed[j - 1] for j in not_worse)
+        fails[1:] += failed
+    return {"false_alarms": false_alarms / draws,
+            "power": {SYSTEMS[j]: round(fails[j] / draws, 4) for j in worse},
+            "true_difference_points": {SYSTEMS[j]: round(float(truth[j] - truth[0]) * 100, 2)
+                                       for j in range(1, population.shape[1])}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    pops = populations()
+    rng = np.random.default_rng(SEED)
+    result: dict = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:]), "seed": SEED,
+                    "draws": args.draws, "resamples": 2000, "per_pair_resamples": 1000, "confidence": 0.95,
+                    "configs": list(SYSTEMS), "baseline": SYSTEMS[0], "planted": PLANTED, "drop": DROP,
+                    "populations": {}, "coverage": [], "gate": []}
+    for source, population in pops.items():
+        result["populations"][source] = {"questions": len(population),
+                                         "rates": [round(float(x), 4) for x in population.mean(axis=0)]}
+        print(f"{source}: {len(population):,} questions; rates " + ", ".join(
+            f"{s} {r:.3f}" for s, r in zip(SYSTEMS, population.mean(axis=0))), flush=True)
+    print("| source | draws | n | simultaneous: all 4 covered | all 10 pairs | per-pair 95 %: all 4 covered "
+          "| per-pair each | width simultaneous / per-pair (points) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for source, population in pops.items():
+        for replace in (True, False):
+            if not replace and len(population) < 1000:
+                continue  # 200 of 212 without replacement: the population is all but known
+            for n in SIZES:
+                row = {"source": source, "sampling": "iid" if replace else "without replacement", "n": n,
+                       **coverage(population, n, args.draws, replace, rng)}
+                result["coverage"].append(row)
+                print(f"| {source} | {row['sampling']} | {n} | {row['simultaneous_familywise']:.3f} | "
+                      f"{row['simultaneous_all_pairs']:.3f} | {row['per_pair_familywise']:.3f} | "
+                      f"{', '.join(f'{x:.3f}' for x in row['per_pair_each'])} | "
+                      f"{row['simultaneous_width_points']:.1f} / {row['per_pair_width_points']:.1f} "
+                      f"(x{row['width_ratio']:.2f}) |", flush=True)
+    print("\n| source | world | n | false alarms (any config not worse) | power (truly worse configs) |")
+    print("|---|---|---|---|---|")
+    for source, population in pops.items():
+        worlds = {"nothing planted": population, f"{PLANTED} {DROP * 100:g} points below baseline":
+                  planted(population, np.random.default_rng(SEED))}
+        for world, pop in worlds.items():
+            for n in SIZES:
+                row = {"source": source, "world": world, "n": n, **gate(pop, n, args.draws, rng)}
+                result["gate"].append(row)
+                power = ", ".join(f"{s} ({row['true_difference_points'][s]:+.1f}) {p:.3f}"
+                                  for s, p in row["power"].items()) or "-"
+                print(f"| {source} | {world} | {n} | {row['false_alarms']:.3f} | {power} |", flush=True)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    print(f"\n{result['seconds']} s")
+    if args.out is not None:
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""``report RUN1 ... RUNn``: line 1 the answer, a line saying the intervals are simultaneous, a table
+of 12 configs in 80 columns with no number cut, the gate's exit codes, one --json document, JUnit
+with one case per config, and ``report A B`` left as it was."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+
+runner = CliRunner()
+NAMES = ["baseline", "chunk256-top5-rerank-promptA", "chunk512-top10", "a-very-long-config-name-with-many-parts"] + [
+    f"cfg{i:02d}-topk{i}" for i in range(8)]
+
+
+def write_runs(folder: Path, rates: list[float], names: list[str] = NAMES, n: int = 300) -> list[Path]:
+    rng = np.random.default_rng(5)
+    hard = rng.random(n)
+    paths = []
+    for name, rate in zip(names, rates):
+        verdicts = 0.7 * hard + 0.3 * rng.random(n) < rate
+        path = folder / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({
+            "id": f"q{i}", "task": "correctness", "judge": "contains", "label": bool(verdicts[i]), "unscored": False,
+            "item": {"question": f"Question {i}?", "answer": f"{name} answer {i}", "references": ["x"]}}) + "\n"
+            for i in range(n)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+RATES_12 = [0.6, 0.66, 0.58, 0.3] + list(np.linspace(0.5, 0.7, 8))
+
+
+def test_twelve_configs_fit_80_columns_with_the_answer_first(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, RATES_12)
+    result = runner.invoke(app, ["report", *map(str, paths)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(("no config is clearly best:", "cfg07-topk7 is best"))
+    assert lines[1].startswith("intervals are simultaneous: 95 % for every rate and difference at once (max-t")
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("config ")):]
+    assert len(table) >= 2 * 12 and all(len(line) <= 80 for line in table), max(table, key=len)
+    # every interval whole on one line: 12 rates, 11 differences to the baseline, 11 to the best
+    assert sum(len(re.findall(r"\[\d+\.\d, \d+\.\d\]", line)) for line in table) == 12
+    assert sum(len(re.findall(r"\[[+-]\d+\.\d, [+-]\d+\.\d\]", line)) for line in table) == 22
+    assert "a-very-long-" in result.output  # the long name folded, not dropped
+
+
+def test_the_gate_fails_only_when_a_config_is_shown_worse(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.62, 0.6, 0.58], names=["base", "a", "b", "c"])
+    passed = runner.invoke(app, ["report", *map(str, paths), "--fail-if-worse", "0.02"])
+    assert passed.exit_code == 0, passed.output
+    assert "regression gate (--fail-if-worse 0.02) passed" in passed.output
+    broken = write_runs(tmp_path / "..", [0.2], names=["broken"])[0]
+    failed = runner.invoke(app, ["report", *map(str, paths), str(broken), "--fail-if-worse", "0.02"])
+    assert failed.exit_code == 1, failed.output
+    assert "broken: worse than the baseline by more than 2 points" in failed.output
+
+
+def test_json_is_one_document_with_the_ranking(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
+    result = runner.invoke(app, ["report", *map(str, paths), "--json", "--fail-if-worse", "0.05"])
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["command"] == "report" and doc["sweep"]["best"] == "good"
+    assert [r["name"] for r in doc["sweep"]["ranking"]] == ["good", "base", "bad"]
+    assert doc["gate"]["failed"] and [c["name"] for c in doc["gate"]["configs"] if c["failed"]] == ["bad"]
+    assert doc["sweep"]["intervals"]["method"] == "max-t simultaneous paired bootstrap over questions"
+
+
+def test_junit_has_one_case_per_config_and_regressed_items_as_information(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
+    junit = tmp_path / "sweep.xml"
+    result = runner.invoke(app, ["report", *map(str, paths), "--junit", str(junit), "--fail-if-worse", "0.05"])
+    assert result.exit_code == 1
+    cases = ET.parse(junit).getroot().findall(".//testcase")
+    assert sorted(c.get("name") for c in cases) == ["bad", "base", "good"]
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == ["bad"]
+    bad = next(c for c in cases if c.get("name") == "bad")
+    assert "regressed items" in bad.find("system-out").text
+
+
+def test_baseline_names_a_run_and_an_unknown_one_is_exit_2(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
+    result = runner.invoke(app, ["report", *map(str, paths), "--baseline", str(paths[1]), "--json"])
+    assert json.loads(result.stdout)["sweep"]["baseline"] == "good"
+    result = runner.invoke(app, ["report", *map(str, paths), "--baseline", "nothere.jsonl"])
+    assert result.exit_code == 2 and "--baseline nothere.jsonl: not one of the runs given" in result.output
+
+
+def test_options_of_two_runs_are_refused_with_many(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
+    result = runner.invoke(app, ["report", *map(str, paths), "--fail-unless-within", "0.02"])
+    assert result.exit_code == 2 and "--fail-unless-within compare two runs" in result.output
+
+
+def test_two_runs_stay_report_a_b(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8], names=["base", "good"])
+    result = runner.invoke(app, ["report", *map(str, paths)])
+    assert result.exit_code == 0 and "simultaneous" not in result.output and "B - A" in result.output
+    ranked = runner.invoke(app, ["report", *map(str, paths), "--baseline", str(paths[0])])
+    assert ranked.exit_code == 0 and "intervals are simultaneous" in ranked.output
