@@ -80,6 +80,9 @@ _EXPORTS: dict[str, str] = {
     # two finished runs compared (report A B in Python), and the regression gate
     "compare_predictions": "ragjury.evals.pipelines.compare_predictions",
     "Comparison": "ragjury.evals.results.comparison",
+    # many finished runs compared (report RUN1 ... RUNn in Python): ranking, simultaneous intervals, gate
+    "compare_runs": "ragjury.evals.pipelines.compare_runs",
+    "Sweep": "ragjury.evals.results.sweep",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -142,6 +145,8 @@ if TYPE_CHECKING:  # static type checkers and IDEs see the real names
     )
     from ragjury.evals.pipelines.compare_predictions import compare_predictions
     from ragjury.evals.results.comparison import Comparison
+    from ragjury.evals.pipelines.compare_runs import compare_runs
+    from ragjury.evals.results.sweep import Sweep
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
     from ragjury.evals.stats.run_estimates import EstimatesResult

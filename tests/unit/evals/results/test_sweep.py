@@ -108,3 +108,18 @@ def test_the_document_has_every_config(tmp_path: Path) -> None:
     assert doc["configs"] == 3 and doc["baseline"] == "base" and len(doc["ranking"]) == 3
     assert doc["intervals"]["method"].startswith("max-t simultaneous")
     json.dumps(doc)
+
+
+def test_compare_runs_from_the_top_level(tmp_path: Path) -> None:
+    import ragjury
+
+    rng = np.random.default_rng(2)
+    hard = rng.random(120)
+    paths = [write_run(tmp_path / f"{name}.jsonl", 0.7 * hard + 0.3 * rng.random(120) < rate) and
+             tmp_path / f"{name}.jsonl" for name, rate in (("base", 0.5), ("new", 0.9), ("old", 0.1))]
+    sweep = ragjury.compare_runs([str(p) for p in paths], baseline=str(paths[0]))
+    assert sweep.ranking() == ["new", "base", "old"] and sweep.row("new").verdict == BEST
+    assert sweep.gate(0.02).failed and [c.name for c in sweep.gate(0.02).configs if c.failed] == ["old"]
+    assert ragjury.compare_runs(paths, baseline=1).names[sweep.baseline + 1] == "new"
+    with pytest.raises(ValueError, match="baseline must be one of runs"):
+        ragjury.compare_runs(paths, baseline="elsewhere.jsonl")
