@@ -108,3 +108,50 @@ def test_a_score_a_b_shows_which_run_scored_higher_not_a_one_cell_verdict_table(
     b = write(tmp_path / "b.jsonl", score_rows(0.1, "b"))
     output = " ".join(runner.invoke(app, ["report", str(a), str(b)]).output.split())
     assert "Scores on the questions both runs scored" in output and "Verdicts, A (rows)" not in output
+
+
+# -- issue #54 item 36: options that would do nothing, a broken pipe ------------------------------------
+
+
+def test_gate_modifiers_without_a_gate_are_one_line_errors(tmp_path: Path) -> None:
+    """``--require-measured``, ``--allow-missing`` (and ``--allow-same``) were accepted without a gate
+    and did nothing; now exit 2 saying they need one."""
+    a = write(tmp_path / "a.jsonl", [row(i, True) for i in range(12)])
+    b = write(tmp_path / "b.jsonl", [row(i, True) for i in range(12)])
+    for flag in ("--require-measured", "--allow-missing", "--allow-same"):
+        result = runner.invoke(app, ["report", str(a), str(b), flag])
+        assert result.exit_code == 2, result.output
+        assert f"{flag} changes the regression gate: add --fail-if-worse MARGIN" in " ".join(result.output.split())
+        assert "Traceback" not in result.output
+
+
+def test_junit_items_with_one_run_or_without_junit_is_refused(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [row(i, True) for i in range(12)])
+    b = write(tmp_path / "b.jsonl", [row(i, True) for i in range(12)])
+    one = runner.invoke(app, ["report", str(a), "--junit", str(tmp_path / "j.xml"), "--junit-items", "all"])
+    assert one.exit_code == 2 and "with one run the JUnit file always has a case per item" in " ".join(
+        one.output.split())
+    bare = runner.invoke(app, ["report", str(a), str(b), "--junit-items", "all"])
+    assert bare.exit_code == 2 and "add --junit FILE" in bare.output
+    fine = runner.invoke(app, ["report", str(a), str(b), "--junit", str(tmp_path / "k.xml"), "--junit-items", "all"])
+    assert fine.exit_code == 0, fine.output
+
+
+def test_a_closed_pipe_is_not_the_gate_failed_exit(tmp_path: Path) -> None:
+    """``ragjury report A B | head -1`` exited 1 (the gate-failed code) when the reader closed the pipe;
+    now the rest of the output is dropped quietly and the exit code is the command's own: 0 here, and
+    still 1 where the gate fails."""
+    import subprocess
+    import sys
+
+    ragjury = Path(sys.executable).with_name("ragjury")
+    a = write(tmp_path / "a.jsonl", [row(i, True, answer=f"a{i}") for i in range(30)])
+    b = write(tmp_path / "b.jsonl", [row(i, i < 5, answer=f"b{i}") for i in range(30)])
+    for args, code in (([str(a), str(b)], 0), ([str(a), str(b), "--json"], 0),
+                       ([str(a), str(b), "--fail-if-worse", "0.02"], 1)):
+        process = subprocess.Popen([str(ragjury), "report", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None
+        process.stdout.close()  # the reader is gone before the first line is written
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == code, (args, err)
+        assert b"BrokenPipeError" not in err and b"Traceback" not in err
