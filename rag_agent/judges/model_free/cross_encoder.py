@@ -409,6 +409,8 @@ def _tokenizer(spec: FolderSpec) -> Any:
 
 
 FEEDS = ("input_ids", "attention_mask", "token_type_ids")
+ONNX_THREADS = 8
+"""At most this many threads run one forward pass (a MiniLM-sized model gains little past it)."""
 
 
 class _Onnx:
@@ -422,6 +424,12 @@ class _Onnx:
                                     "pip install 'ragjury[embeddings-onnx]'") from None
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
+        # one pool of the machine's cores (at most ONNX_THREADS) that sleeps between batches: a
+        # spinning pool (onnxruntime's default) halved pairs/s on a 2-core machine shared with other
+        # processes (bench/bench_cross_encoder.py)
+        options.intra_op_num_threads = max(1, min(os.cpu_count() or 1, ONNX_THREADS))
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # noqa: BLE001 - any load failure is "this file does not load"

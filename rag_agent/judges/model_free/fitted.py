@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
-from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity
+from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.value_tags import value_tag
 from ragjury.rag_agent.judges.model_free.contains import normalise_answer
@@ -292,14 +292,36 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         return f"FittedJudge(head={str(self.head_path)!r}, task={self.head.task!r}, threshold={self.threshold:g})"
 
     def score(self, item: Any) -> tuple[FittedScore | None, str | None]:
-        values, reason = feature_values(self.head.task, item)
-        if reason is not None:
-            return None, reason
+        values, reasons = self.scores([item])
+        return values[0], reasons[0]
+
+    def scores(self, items: Sequence[Any]) -> tuple[list[FittedScore | None], list[str | None]]:
+        """Each item's score, or the reason it has none; the cross-encoder signal of every item
+        that has features is read in one batched pass (``CrossEncoder.probabilities``), not one
+        forward pass an item."""
+        features = [feature_values(self.head.task, item) for item in items]
+        logits: list[float | None] = [None] * len(items)
+        logit_reasons: list[str | None] = [None] * len(items)
         if self.cross_encoder is not None:
-            found, reasons = cross_encoder_logits(self.cross_encoder, [item])
-            if found[0] is None:
-                return None, f"cross-encoder: {reasons[0]}"
-            values = [*values, found[0]]
+            live = [index for index, (_, reason) in enumerate(features) if reason is None]
+            found, why = cross_encoder_logits(self.cross_encoder, [items[index] for index in live])
+            for index, logit, reason in zip(live, found, why, strict=True):
+                logits[index], logit_reasons[index] = logit, reason
+        out: list[FittedScore | None] = [None] * len(items)
+        reasons: list[str | None] = [None] * len(items)
+        for index, (values, reason) in enumerate(features):
+            if reason is None and self.cross_encoder is not None:
+                logit = logits[index]
+                if logit is None:
+                    reason = f"cross-encoder: {logit_reasons[index]}"
+                else:
+                    values = [*values, logit]
+            if reason is None:
+                out[index], reason = self._scored(values)
+            reasons[index] = reason
+        return out, reasons
+
+    def _scored(self, values: Sequence[float]) -> tuple[FittedScore | None, str | None]:
         p = self.head.probability(values)
         if not math.isfinite(p):
             return None, "the head's score is not a finite number (its weights overflow on these features): refit it with `ragjury fit`"
@@ -312,6 +334,27 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         else:
             value, reason = self.score(item)
         return self.scored_or_unscored(value, reason, started=started)
+
+    async def ajudge_batch(
+        self, items: Sequence[Any], *, on_result: ResultCallback | None = None
+    ) -> list[Judgment[FittedScore]]:
+        """The whole batch in one pass (its cross-encoder signal in batches, off the event loop);
+        a batch that fails other than by its cross-encoder is judged item by item, each failure
+        contained in its own judgment."""
+        from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
+        from ragjury.rag_agent.judges.model_free.cross_encoder import CrossEncoderError
+
+        started = time.perf_counter()
+        try:
+            if self.cross_encoder is not None:
+                values, reasons = await asyncio.to_thread(self.scores, items)
+            else:
+                values, reasons = self.scores(items)
+        except CrossEncoderError as error:
+            values, reasons = [None] * len(items), [f"cross-encoder: {error}"] * len(items)
+        except Exception:  # noqa: BLE001 - per item, each failure becomes that item's unscored judgment
+            return await super().ajudge_batch(items, on_result=on_result)
+        return batch_envelopes(self, values, reasons, elapsed_s=time.perf_counter() - started, on_result=on_result)
 
 
 def head_cross_encoder(head: Head, where: str | Path) -> Any:
