@@ -12,6 +12,8 @@ are the population's. Each draw takes n questions (50 / 100 / 200) and asks:
   Draws are i.i.d. from the population (with replacement: the bootstrap's own model, no finite-
   population help) and, where the population is large (people, contains), without replacement.
 - width: mean width of the simultaneous vs the per-pair interval of each config - baseline.
+- scale: ``ragjury report`` over 20 runs x 2,000 questions with --html, against ``report A B --html``
+  (subprocess wall time, medians of 3), and the page's size.
 - gate (``Sweep``'s rule, ``--fail-if-worse 0``): with one config (chatgpt) planted 8 points below
   the baseline on the population (its yes verdicts flipped to no on a fixed random set of
   questions until its population rate is the baseline's - 8 points), the others unchanged: false
@@ -129,26 +131,82 @@ def gate(population: np.ndarray, n: int, draws: int, rng: np.random.Generator) -
     truth = population.mean(axis=0)
     not_worse = [j for j in range(1, population.shape[1]) if truth[j] - truth[0] >= 0]
     worse = [j for j in range(1, population.shape[1]) if truth[j] - truth[0] < 0]
-    false_alarms = 0
+    false_alarms = per_pair_false = 0
     fails = np.zeros(population.shape[1])
+    per_pair_fails = np.zeros(population.shape[1])
     for _ in range(draws):
         sample = draw(population, n, True, rng)
         s = simultaneous(sample, seed=int(rng.integers(1 << 30)))
         failed = [s.interval(j, 0)[1] < 0 for j in range(population.shape[1]) if j]
+        # today's gate, report BASELINE CONFIG --fail-if-worse 0, run once per config
+        per_pair = [paired_bootstrap(sample[:, 0], sample[:, j], seed=int(rng.integers(1 << 30))).high < 0
+                    for j in range(population.shape[1]) if j]
         false_alarms += any(failed[j - 1] for j in not_worse)
+        per_pair_false += any(per_pair[j - 1] for j in not_worse)
         fails[1:] += failed
-    return {"false_alarms": false_alarms / draws,
+        per_pair_fails[1:] += per_pair
+    return {"false_alarms": false_alarms / draws, "per_pair_false_alarms": per_pair_false / draws,
             "power": {SYSTEMS[j]: round(fails[j] / draws, 4) for j in worse},
+            "per_pair_power": {SYSTEMS[j]: round(per_pair_fails[j] / draws, 4) for j in worse},
             "true_difference_points": {SYSTEMS[j]: round(float(truth[j] - truth[0]) * 100, 2)
                                        for j in range(1, population.shape[1])}}
+
+
+def scale(runs: int = 20, questions: int = 2000, repeats: int = 3) -> dict:
+    """Wall time of ``ragjury report`` over ``runs`` predictions files of ``questions`` each (with
+    --html), against ``report A B --html`` on two of them, and the page's size; medians of ``repeats``."""
+    import shutil
+    import statistics
+    import subprocess
+    import tempfile
+
+    ragjury = shutil.which("ragjury") or str(Path(sys.executable).parent / "ragjury")
+    rng = np.random.default_rng(SEED)
+    hard = rng.random(questions)
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for k in range(runs):
+            verdicts = 0.7 * hard + 0.3 * rng.random(questions) < 0.5 + 0.01 * k
+            path = Path(folder) / f"config-{k:02d}-chunk{256 * (1 + k % 4)}-top{3 + k % 5}.jsonl"
+            with path.open("w", encoding="utf-8") as handle:
+                for i in range(questions):
+                    handle.write(json.dumps({
+                        "id": f"q{i}", "task": "correctness", "judge": "llm", "label": bool(verdicts[i]),
+                        "unscored": False, "value": {"verdict": bool(verdicts[i]), "reason": "compared with the reference"},
+                        "item": {"question": f"Question number {i}: who or what is asked about here, in a few words?",
+                                 "answer": f"Config {k} answers question {i} with a sentence or two of text. " * 3,
+                                 "references": [f"reference {i}"]}}) + "\n")
+            paths.append(str(path))
+
+        def timed(arguments: list[str]) -> float:
+            seconds = []
+            for _ in range(repeats):
+                started = time.perf_counter()
+                done = subprocess.run([ragjury, "report", *arguments], capture_output=True, text=True)
+                seconds.append(time.perf_counter() - started)
+                assert done.returncode in (0, 1), done.stderr[-2000:]
+            return statistics.median(seconds)
+
+        page = Path(folder) / "sweep.html"
+        many = timed([*paths, "--html", str(page)])
+        size = page.stat().st_size
+        pair = timed([paths[0], paths[1], "--html", str(Path(folder) / "pair.html")])
+        help_only = timed(["--help"])
+    return {"runs": runs, "questions": questions, "repeats": repeats, "report_many_s": round(many, 2),
+            "report_a_b_s": round(pair, 2), "ratio": round(many / pair, 2), "report_help_s": round(help_only, 2),
+            "page_bytes": size}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--scale-only", action="store_true", help="only the 20 runs x 2,000 questions timing")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.scale_only:
+        print(json.dumps(scale(), indent=1))
+        return
     pops = populations()
     rng = np.random.default_rng(SEED)
     result: dict = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:]), "seed": SEED,
@@ -176,7 +234,8 @@ def main() -> None:
                       f"{', '.join(f'{x:.3f}' for x in row['per_pair_each'])} | "
                       f"{row['simultaneous_width_points']:.1f} / {row['per_pair_width_points']:.1f} "
                       f"(x{row['width_ratio']:.2f}) |", flush=True)
-    print("\n| source | world | n | false alarms (any config not worse) | power (truly worse configs) |")
+    print("\n| source | world | n | false alarms (any config not worse): simultaneous / per-pair | power "
+          "(truly worse configs): simultaneous / per-pair |")
     print("|---|---|---|---|---|")
     for source, population in pops.items():
         worlds = {"nothing planted": population, f"{PLANTED} {DROP * 100:g} points below baseline":
@@ -185,9 +244,12 @@ def main() -> None:
             for n in SIZES:
                 row = {"source": source, "world": world, "n": n, **gate(pop, n, args.draws, rng)}
                 result["gate"].append(row)
-                power = ", ".join(f"{s} ({row['true_difference_points'][s]:+.1f}) {p:.3f}"
-                                  for s, p in row["power"].items()) or "-"
-                print(f"| {source} | {world} | {n} | {row['false_alarms']:.3f} | {power} |", flush=True)
+                power = ", ".join(f"{s} ({row['true_difference_points'][s]:+.1f}) {p:.3f} / "
+                                  f"{row['per_pair_power'][s]:.3f}" for s, p in row["power"].items()) or "-"
+                print(f"| {source} | {world} | {n} | {row['false_alarms']:.3f} / {row['per_pair_false_alarms']:.3f} "
+                      f"| {power} |", flush=True)
+    result["scale"] = scale()
+    print("\nscale: " + json.dumps(result["scale"]))
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(f"\n{result['seconds']} s")
     if args.out is not None:
