@@ -3,8 +3,9 @@
 Why its own module: the path comes from the environment, so it may point anywhere — at an input
 of the run (or a symlink to one), a directory, ``/dev/full``, a missing folder, a FIFO nobody reads,
 the run's ``--cache`` database (which no command passes as an input). The summary is a courtesy: it
-is never written to an input, nor into a file that is not text (a SQLite database, anything with a
-NUL byte: Markdown appended there would corrupt it), never blocks (a FIFO or other special file is
+is never written to an input, nor into a file that is not a summary (a SQLite database, anything with
+a NUL byte, a JSON or JSONL file such as a labels or calibration file no command passed as an input:
+Markdown appended there would corrupt it), never blocks (a FIFO or other special file is
 refused before it is opened), and a failure to write it is one warning line that changes neither
 the exit code nor the verdict printed.
 """
@@ -55,13 +56,15 @@ SNIFF = 4096
 
 def _not_text(path: Path) -> str | None:
     """What an existing file is when it cannot be a step summary (a SQLite database such as a
-    judgment cache, or binary data), else None."""
+    judgment cache, binary data, JSON or JSONL data: a summary is Markdown), else None."""
     with open(path, "rb") as handle:
         head = handle.read(SNIFF)
     if head.startswith(b"SQLite format 3\x00"):
         return "a SQLite database (a --cache file?)"
     if b"\x00" in head:
         return "a binary file"
+    if head.lstrip()[:1] in (b"{", b"["):
+        return "a JSON file (an input of a run?)"
     return None
 
 

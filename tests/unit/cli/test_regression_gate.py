@@ -446,3 +446,17 @@ def test_the_step_summary_is_never_written_into_the_runs_cache(tmp_path: Path, m
     import sqlite3
 
     sqlite3.connect(cache).execute("select count(*) from sqlite_master").fetchone()  # still a database
+
+
+def test_the_step_summary_is_never_written_into_a_json_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 36: a gated evaluate's --labels (a JSONL input the summary was not told of) is refused too."""
+    labels = tmp_path / "labels.jsonl"
+    rows = [json.loads(line) for line in (DATA / "correctness.jsonl").read_text().splitlines() if line.strip()]
+    labels.write_text("".join(json.dumps({"id": row["id"], "label": bool(row.get("label"))}) + "\n" for row in rows))
+    before = labels.read_bytes()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(labels))
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
+                                 str(DATA / "correctness.jsonl"), "--labels", str(labels), "--no-progress",
+                                 "--no-cache", "--max-unscored", "1"])
+    assert result.exit_code == 0, result.output
+    assert "step summary not written" in result.output and labels.read_bytes() == before
