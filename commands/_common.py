@@ -459,9 +459,7 @@ def start_trace(trace: bool, settings: RagjurySettings) -> Any:
     try:
         return start_tracing(settings)
     except TracingUnavailable as error:
-        from rich.markup import escape
-
-        raise fail(escape(str(error))) from None
+        raise fail(str(error)) from None
 
 
 def end_trace(session: Any) -> None:
@@ -582,10 +580,13 @@ def one_question(positional: str | None, option: str | None) -> str | None:
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    """Print a one-line error (credentials in a URL hidden) and return the exit to raise."""
+    """Print a one-line error (credentials in a URL hidden) and return the exit to raise. The message
+    is text, never markup: a hint's ``'.[train]'`` or a file's ``[x]`` prints as written (#54 item 9)."""
+    from rich.markup import escape
+
     from ragjury.config.redaction import redact_secrets
 
-    stderr.print(f"[bold red]error:[/] {redact_secrets(message)}", highlight=False, soft_wrap=True)
+    stderr.print(f"[bold red]error:[/] {escape(redact_secrets(message))}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -613,12 +614,10 @@ class _UserErrors(contextlib.ContextDecorator):
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
         if error is None or isinstance(error, typer.Exit):
             return False
-        from rich.markup import escape  # a message is text: '[embeddings]' is not markup
-
-        if isinstance(error, InputError):
-            raise fail(escape(str(error))) from None
+        if isinstance(error, InputError):  # a message is text: fail() prints it without markup
+            raise fail(str(error)) from None
         if isinstance(error, ValueError | OSError):
-            raise fail(escape(_one_line(error))) from None
+            raise fail(_one_line(error)) from None
         return False
 
 

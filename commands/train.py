@@ -20,7 +20,7 @@ from ragjury.commands._common import (
     PANEL_OUTPUT,
     JsonOption,
     NoProgressOption,
-    PeopleLabelsOption,
+    PEOPLE_LABELS,
     RelevancePassagesOption,
     RelevanceTopicsOption,
     fail,
@@ -55,9 +55,14 @@ def _check_out(out: Path, inputs: list[tuple[str, Path | None]]) -> None:
     if out.exists() or out.is_symlink():
         if not out.is_dir() or out.is_symlink():
             raise fail(f"--out {out} is a file: give a folder")
-        if any(out.iterdir()) and not (out / "ragjury.json").is_file():
+        from ragjury.evals.training.model_folder import SIDECAR, WRITTEN_BY, written_by_train
+
+        if any(out.iterdir()) and not (out / SIDECAR).is_file():
             raise fail(f"--out {out} is a folder with other files in it, and it would be replaced: give a new folder "
                        "(or one 'ragjury train' wrote)")
+        if any(out.iterdir()) and not written_by_train(out):
+            raise fail(f"--out {out}: its {SIDECAR} does not say `{WRITTEN_BY}` wrote the folder (written_by), so it "
+                       "is not replaced: give a new folder (or one 'ragjury train' wrote)")
     target = out.resolve()
     for option, path in inputs:
         if path is not None and (path.resolve() == target or target in path.resolve().parents):
@@ -65,6 +70,7 @@ def _check_out(out: Path, inputs: list[tuple[str, Path | None]]) -> None:
 
 
 @user_errors
+@PEOPLE_LABELS.after("passages")
 def train(
     task: Annotated[str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.",
                                       rich_help_panel=PANEL_INPUT)],
@@ -75,7 +81,6 @@ def train(
                                       "one is complete).", rich_help_panel=PANEL_OUTPUT)],
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
-    labels: PeopleLabelsOption = None,
     base: Annotated[Path | None, typer.Option(
         "--base", help="Start from this model folder (one `ragjury train` wrote, e.g. on public labelled data of "
         "the task) instead of all-MiniLM-L6-v2.", rich_help_panel=PANEL_MODEL)] = None,
@@ -100,6 +105,7 @@ def train(
                                       "data and seed give the same weights.")] = 0,
     no_progress: NoProgressOption = False,
     json_output: JsonOption = False,
+    **options: Any,
 ) -> None:
     """Fine-tune a cross-encoder judge on labelled items, with its cross-validated figures.
 
@@ -128,12 +134,13 @@ def train(
         raise fail(f"--task must be relevance, correctness or faithfulness, got '{task}'")
     if task != "relevance" and (topics is not None or passages is not None):
         raise fail(f"--topics and --passages are for --task relevance, not {task}")
+    labels = options["labels"]  # people's labels (PEOPLE_LABELS), read once by calibration_items
     _check_out(out, [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                      ("--base", base), ("--teacher", teacher)])
     _check_base(base, task)
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
-                                        labels=labels)
+                                        labels=labels, allow_shown_judge=options["allow_shown_judge"])
     except ValueError as error:
         raise fail(f"{data}: {error}" if str(data) not in str(error) else str(error)) from None
     binary = [g >= 2 if task == "relevance" else bool(g) for g in gold]
@@ -168,11 +175,15 @@ def train(
                  highlight=False, markup=False)
     from ragjury.evals.training.model_folder import write_folder
 
+    from ragjury.evals.training.cross_encoder import UnloadableModel
+
     with _progress(no_progress) as progress:
         try:
             trained = train_judge(task, items, binary, base=base, recipe=recipe, folds=folds if folds >= 2 else 0,
                                   fitted_on=str(data), progress=progress, teacher=soft,
                                   teacher_weight=teacher_weight)
+        except UnloadableModel as error:
+            raise fail(f"--base {error}" if base is not None else str(error)) from None
         except ValueError as error:
             raise fail(f"{data}: {error}") from None
     write_folder(trained.model, trained.tokenizer, out, trained.sidecar)

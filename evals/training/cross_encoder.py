@@ -61,16 +61,27 @@ def minilm_folder() -> Path:
     return folder
 
 
+TORCH_HINT = ("training needs torch and transformers: install the CPU build of torch first, then the extra: "
+              "pip install torch==2.13.0 (or: pip install torch --index-url https://download.pytorch.org/whl/cpu), "
+              "then pip install -e '.[train]' in a ragjury checkout (else pip install 'ragjury[train]'); "
+              "without torch first, pip resolves several GB of CUDA wheels")
+"""The missing-torch hint (#54 item 9): the CPU build by version first, so the extra finds torch there."""
+
+
 def require_torch() -> Any:
     try:
         import torch
         import transformers
     except ImportError:
-        raise RuntimeError("training needs torch and transformers: pip install torch==2.13.0 "
-                           "'ragjury[train]' (the CPU build of torch first)") from None
+        raise RuntimeError(TORCH_HINT) from None
     transformers.logging.set_verbosity_error()
     transformers.logging.disable_progress_bar()  # "Loading weights" bars are not ragjury's progress
     return torch
+
+
+class UnloadableModel(RuntimeError):
+    """A model folder whose weights, config or tokenizer do not load (a cut or foreign
+    ``pytorch_model.bin``): one line for the command, not the loader's traceback."""
 
 
 def load(folder: Path | None = None, *, seed: int = 0) -> tuple[Any, Any]:
@@ -81,9 +92,13 @@ def load(folder: Path | None = None, *, seed: int = 0) -> tuple[Any, Any]:
 
     folder = folder or minilm_folder()
     torch.manual_seed(seed)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        str(folder), num_labels=2, id2label=LABELS, label2id={v: k for k, v in LABELS.items()})
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(folder), num_labels=2, id2label=LABELS, label2id={v: k for k, v in LABELS.items()})
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    except Exception as error:  # noqa: BLE001 - a broken weights file is the user's folder, said in one line
+        first = " ".join(str(error).split())[:240] or type(error).__name__
+        raise UnloadableModel(f"{folder}: the model does not load ({type(error).__name__}: {first})") from None
     return model, tokenizer
 
 

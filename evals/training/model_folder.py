@@ -17,6 +17,19 @@ from typing import Any
 
 SIDECAR = "ragjury.json"
 ONNX_FILE = "model.onnx"
+WRITTEN_BY = "ragjury train"
+"""The marker ``ragjury.json`` carries in its ``written_by`` field: only a folder that says it was
+written by ``ragjury train`` is replaced by it (docs invite users to put a ``ragjury.json`` beside
+their own cross-encoder: that folder is theirs, never deleted; #54 item 33)."""
+
+
+def written_by_train(folder: Path) -> bool:
+    """True when ``folder``'s ``ragjury.json`` says ``ragjury train`` wrote the folder."""
+    try:
+        sidecar = json.loads((Path(folder) / SIDECAR).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(sidecar, dict) and sidecar.get("written_by") == WRITTEN_BY
 
 
 def export_onnx(model: Any, tokenizer: Any, path: Path) -> None:
@@ -58,8 +71,11 @@ def write_folder(model: Any, tokenizer: Any, out: Path, sidecar: dict[str, Any],
         tokenizer.save_pretrained(staging)
         if onnx:
             export_onnx(model, tokenizer, staging / ONNX_FILE)
-        (staging / SIDECAR).write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        marked = {**sidecar, "written_by": WRITTEN_BY}
+        (staging / SIDECAR).write_text(json.dumps(marked, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         if out.exists():
+            if any(out.iterdir()) and not written_by_train(out):  # the command refused it first; never delete
+                raise ValueError(f"--out {out} was not written by `{WRITTEN_BY}`: not replaced")
             shutil.rmtree(out)
         staging.rename(out)
     except BaseException:
@@ -67,4 +83,4 @@ def write_folder(model: Any, tokenizer: Any, out: Path, sidecar: dict[str, Any],
         raise
 
 
-__all__ = ["ONNX_FILE", "SIDECAR", "export_onnx", "write_folder"]
+__all__ = ["ONNX_FILE", "SIDECAR", "WRITTEN_BY", "export_onnx", "write_folder", "written_by_train"]

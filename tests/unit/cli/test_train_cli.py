@@ -241,7 +241,7 @@ def test_out_is_replaced_only_when_it_is_a_model_folder(tiny: Path, tmp_path: Pa
     assert (busy / "notes.txt").read_text() == "mine"
     holder = tmp_path / "holder"
     holder.mkdir()
-    (holder / "ragjury.json").write_text("{}")
+    (holder / "ragjury.json").write_text(json.dumps({"written_by": "ragjury train"}))
     data = holder / "data.jsonl"
     data.write_text(DATA.read_text())
     refused = invoke(*[a if a != DATA else data for a in args], "--out", holder)
@@ -264,3 +264,39 @@ def test_an_item_without_the_base_judges_signals_is_left_out_of_the_comparison_o
     assert payload["base"]["judge"] == "contains", payload["base"]
     assert (payload["base"]["compared_on"], payload["base"]["left_out"]) == (39, 1)
     assert payload["gain"] is not None
+
+
+def test_out_with_a_users_own_ragjury_json_is_refused_and_left_as_it_was(tiny: Path, tmp_path: Path) -> None:
+    """#54 item 33: docs invite a ragjury.json beside one's own cross-encoder; ``train --out`` there
+    deleted the folder. Only a folder whose ragjury.json says ``ragjury train`` wrote it is replaced."""
+    mine = tmp_path / "my-ce"
+    mine.mkdir()
+    (mine / "ragjury.json").write_text(json.dumps({"task": "correctness"}))
+    (mine / "model.safetensors").write_text("my weights")
+    result = invoke("train", "--task", "correctness", "--data", DATA, "--base", tiny, "--folds", 0, "--epochs", 1,
+                    "--max-length", 64, "--no-progress", "--out", mine)
+    assert result.exit_code == 2 and "ragjury train" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert (mine / "model.safetensors").read_text() == "my weights"
+    assert sorted(p.name for p in mine.iterdir()) == ["model.safetensors", "ragjury.json"]
+
+
+def test_a_folder_train_wrote_carries_the_marker(trained: tuple[Path, dict]) -> None:
+    out, _ = trained
+    assert json.loads((out / "ragjury.json").read_text())["written_by"] == "ragjury train"
+
+
+def test_a_base_with_a_broken_pytorch_model_bin_is_one_line(tiny: Path, tmp_path: Path) -> None:
+    """#54 item 36: ``train --base`` with a bad ``pytorch_model.bin`` printed the loader's traceback."""
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    for weights in broken.glob("*.safetensors"):
+        weights.unlink()
+    (broken / "pytorch_model.bin").write_bytes(b"not a checkpoint at all")
+    result = invoke("train", "--task", "correctness", "--data", DATA, "--base", broken, "--folds", 0, "--epochs", 1,
+                    "--max-length", 64, "--no-progress", "--out", tmp_path / "ce")
+    assert result.exit_code == 2, result.output
+    assert "does not load" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "ce").exists()
