@@ -8,12 +8,13 @@ prediction rows joined on ``id``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ragjury.commands._common import (
     EXIT_BELOW_THRESHOLD,
+    PEOPLE_LABELS,
     JsonOption,
     fail,
     print_json,
@@ -24,11 +25,14 @@ from ragjury.commands._common import (
 
 
 @user_errors
+@PEOPLE_LABELS.after("gold")
 def agreement(
+    *,
     gold: Annotated[
-        Path,
-        typer.Option("--gold", help="Gold labels: TREC qrels (qid 0 docid grade) or JSONL rows {id, label}."),
-    ],
+        Path | None,
+        typer.Option("--gold", help="The same as --labels (its older name): people's labels, or gold TREC qrels "
+                     "(qid 0 docid grade)."),
+    ] = None,
     judged: Annotated[
         Path,
         typer.Option(
@@ -63,6 +67,7 @@ def agreement(
             "coverage, tau (kendall_tau), spearman, graded_cohen_kappa, ...",
         ),
     ] = None,
+    **options: Any,
 ) -> None:
     """Measure agreement between a judge and people, on the items both labelled.
 
@@ -89,9 +94,16 @@ def agreement(
     from ragjury.evals.pipelines.agreement_run import AgreementOptionError, run_agreement
     from ragjury.evals.results.gates import parse_gates
 
+    labels = options["labels"]
+    if labels is not None and gold is not None:
+        raise fail("--gold is the older name of --labels: give one of them")
+    labels = labels if labels is not None else gold
+    if labels is None:
+        raise fail("give people's labels: --labels FILE (a labels file, JSONL/CSV rows {id, label}, or TREC qrels)")
     gates = parse_gates(fail_under or [])
     try:
-        result = run_agreement(gold, judged, runs=runs, rel=rel, k=k, gates=gates, html=html, judged_rel=judged_rel)
+        result = run_agreement(labels, judged, runs=runs, rel=rel, k=k, gates=gates, html=html, judged_rel=judged_rel,
+                               allow_shown_judge=options["allow_shown_judge"])
     except AgreementOptionError as error:
         raise fail(str(error)) from None
     if json_output:

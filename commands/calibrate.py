@@ -15,7 +15,7 @@ import typer
 from ragjury.evals.io.json_contract import paths
 from ragjury.commands._common import (
     EXIT_UNSCORED,
-    PeopleLabelsOption,
+    PEOPLE_LABELS,
     MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -44,6 +44,7 @@ DEFAULT_JUDGES = {"relevance": "llm-graded", "correctness": "llm-guarded", "fait
 @user_errors
 @MODEL_CONNECTION
 @CALIBRATE_RUN
+@PEOPLE_LABELS.after("passages")
 def calibrate(
     task: Annotated[
         str, typer.Option("--task", "-t", help="relevance, correctness or faithfulness.", rich_help_panel=PANEL_INPUT)
@@ -69,7 +70,6 @@ def calibrate(
     ] = None,
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
-    labels: PeopleLabelsOption = None,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -112,13 +112,14 @@ def calibrate(
     from ragjury.evals.io.atomic_io import check_output_paths
 
     cache_file = run.cache_file(settings)
+    labels = options["labels"]  # people's labels (PEOPLE_LABELS), read once by calibration_items
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     from ragjury.evals.pipelines.calibration_data import calibration_items
 
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
-                                        labels=labels)
+                                        labels=labels, allow_shown_judge=options["allow_shown_judge"])
     except ValueError as error:
         raise fail(str(error)) from None
     if len(items) < 2 * folds:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from ragjury.commands._common import (
-    PeopleLabelsOption,
+    PEOPLE_LABELS,
     MODEL_CONNECTION,
     PANEL_INPUT,
     PANEL_MODEL,
@@ -65,6 +65,7 @@ def _gain_text(figures: dict[str, Any]) -> str:
 @user_errors
 @MODEL_CONNECTION
 @FIT_RUN
+@PEOPLE_LABELS.after("passages")
 def fit(
     task: Annotated[
         str, typer.Option("--task", "-t", help="correctness, faithfulness or relevance.", rich_help_panel=PANEL_INPUT)
@@ -80,7 +81,6 @@ def fit(
     ],
     topics: RelevanceTopicsOption = None,
     passages: RelevancePassagesOption = None,
-    labels: PeopleLabelsOption = None,
     signals: Annotated[
         str,
         typer.Option("--signals", help="relevance: what the head reads, comma-separated: llm (the llm judge's "
@@ -142,12 +142,13 @@ def fit(
     run = RunOptions.gather(options)
     settings = settings_for(**MODEL_CONNECTION.pick(options)) if task == "relevance" else None
     cache_file = None if settings is None else run.cache_file(settings)
+    labels = options["labels"]  # people's labels (PEOPLE_LABELS), read once by calibration_items
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     stats = None
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
-                                        labels=labels)
+                                        labels=labels, allow_shown_judge=options["allow_shown_judge"])
         if task == "relevance":
             report, stats = _fit_relevance(items, gold, settings, signals, run, folds=folds, seed=seed,
                                            fitted_on=str(data))

@@ -405,14 +405,15 @@ class LabelRow:
 
 
 def _people_rows(path: str | Path) -> dict[str, LabelRow] | None:
-    """A labels file of ``ragjury label`` read by its several-annotator rule (``label_acts.RULE``),
-    or None when ``path`` is not one."""
-    from ragjury.evals.io.label_acts import is_labels_file, people_labels, read_acts
+    """A labels file of ``ragjury label`` read by the one reader of people's labels
+    (``evals.io.people``, its several-annotator rule), or None when ``path`` is not one."""
+    from ragjury.evals.io.label_acts import is_labels_file
+    from ragjury.evals.io.people import label_rows, read_people_any
 
     if not is_labels_file(path):
         return None
-    people = people_labels(read_acts(path), path=str(path))
-    return {ident: LabelRow(0, value, system) for (system, ident), value in people.labels.items()}
+    return {ident: LabelRow(line, value, system)  # type: ignore[arg-type]
+            for ident, (line, value, system) in label_rows(read_people_any(path)).items()}
 
 
 def load_labels(

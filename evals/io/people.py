@@ -333,6 +333,30 @@ def read_people(path: str | Path, kind: str = "binary", *, allow_shown_judge: bo
     return people
 
 
+def read_people_any(path: str | Path, *, allow_shown_judge: bool = False) -> People:
+    """``read_people`` where the task is not known (``agreement``): yes/no labels, else grades."""
+    try:
+        return read_people(path, "binary", allow_shown_judge=allow_shown_judge)
+    except InputError as error:
+        if error.field not in ("label", "gold"):
+            raise
+    return read_people(path, "score", allow_shown_judge=allow_shown_judge)
+
+
+def label_rows(people: People) -> dict[str, tuple[int, bool | int | float, str | None]]:
+    """id -> (line, label, system): grades as integers where whole; an id labelled under two
+    systems with two labels is refused (agreement joins on the id)."""
+    out: dict[str, tuple[int, bool | int | float, str | None]] = {}
+    for label in people.labels.values():
+        value = label.value if isinstance(label.value, bool) or not float(label.value).is_integer() else int(label.value)
+        previous = out.get(label.id)
+        if previous is not None and previous[1] != value:
+            raise InputError(people.source, f"id {label.id!r} is labelled under two systems with different labels: "
+                             "give each system's items unique ids", line=label.line or None, field="id")
+        out[label.id] = (label.line, value, label.system)
+    return out
+
+
 def people_of_python(labels: object, kind: str = "binary") -> People:
     """Labels given in Python: ``{id: label}`` or a list of ``{"id", "label"}`` dicts (``system``,
     ``inclusion_probability`` and ``fingerprint`` where known); a ``ValueError`` names the entry."""
@@ -468,6 +492,8 @@ __all__ = [
     "fingerprint",
     "join_people",
     "join_records",
+    "label_rows",
+    "read_people_any",
     "people_of_acts",
     "people_of_python",
     "read_people",

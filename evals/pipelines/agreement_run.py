@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # annotations only
 
 Mode = Literal["qrels", "jsonl"]
 
-JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
-"""File names read as JSONL labels whatever their first character."""
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson", ".csv")
+"""File names read as labels rows (JSONL, or a CSV of labels) whatever their first character."""
 
 
 class AgreementOptionError(ValueError):
@@ -50,7 +50,8 @@ class AgreementOptionError(ValueError):
 
 
 def is_jsonl(path: Path) -> bool:
-    """JSONL by extension, else by content: a first non-blank character ``{`` means JSON rows."""
+    """Labels rows (JSONL, CSV) by extension, else by content: a first non-blank character ``{``
+    means JSON rows."""
     if path.suffix.lower() in JSONL_SUFFIXES:
         return True
     text = read_text(path)
@@ -61,10 +62,12 @@ def agreement_mode(gold: Path, judged: Path) -> Mode:
     """``jsonl`` or ``qrels``, the same for both files, else ``AgreementOptionError``."""
     gold_jsonl, judged_jsonl = is_jsonl(gold), is_jsonl(judged)
     if gold_jsonl != judged_jsonl:
-        kinds = {True: "JSONL", False: "TREC qrels"}
+        def kind(path: Path, rows: bool) -> str:
+            return "TREC qrels" if not rows else "a CSV of labels" if path.suffix.lower() == ".csv" else "JSONL"
+
         raise AgreementOptionError(
-            f"--gold is {kinds[gold_jsonl]} but --judged is {kinds[judged_jsonl]}; "
-            "give two qrels or two JSONL files"
+            f"--labels (--gold) is {kind(gold, gold_jsonl)} but --judged is {kind(judged, judged_jsonl)}; "
+            "give two qrels files, or labels rows with the judge's predictions (JSONL)"
         )
     return "jsonl" if gold_jsonl else "qrels"
 
@@ -322,11 +325,15 @@ def qrels_agreement_run(
     return result
 
 
-def labels_agreement_run(gold_path: Path, judged_path: Path) -> AgreementRunResult:
-    """Prediction rows against gold rows, joined on ``id``: a missing or unscored prediction
-    lowers coverage and is never counted wrong; labels other than 0/1/true/false are graded
-    (ordinal figures). Rows naming a ``system`` rank systems by mean label under both."""
-    gold = load_labels(gold_path)
+def labels_agreement_run(gold_path: Path, judged_path: Path, *, allow_shown_judge: bool = False) -> AgreementRunResult:
+    """Prediction rows against people's labels (read once by ``evals.io.people``, any form), joined
+    on ``id``: a missing or unscored prediction lowers coverage and is never counted wrong; labels
+    other than 0/1/true/false are graded (ordinal figures). Rows naming a ``system`` rank systems by
+    mean label under both. What the labels file left out (ties, unsure) is counted (``people``)."""
+    from ragjury.evals.io.people import label_rows, read_people_any
+
+    people = read_people_any(gold_path, allow_shown_judge=allow_shown_judge)
+    gold = {ident: LabelRow(line, value, system) for ident, (line, value, system) in label_rows(people).items()}
     predicted = load_labels(judged_path, allow_unscored=True)
     keys = list(gold)
     gold_labels = [gold[key].label for key in keys]
@@ -341,8 +348,11 @@ def labels_agreement_run(gold_path: Path, judged_path: Path) -> AgreementRunResu
     )
     missing = sum(1 for key in keys if key not in predicted)
     without_gold = sum(1 for key in predicted if key not in gold)
+    from ragjury.evals.stats.people_agreement import people_block
+
     fields: dict[str, object] = {
         "mode": "jsonl",
+        "people": people_block(people),
         "n_missing_predictions": missing,
         "n_predictions_without_gold": without_gold,
         "agreement": label_figures.model_dump(mode="json"),
@@ -400,6 +410,7 @@ def run_agreement(
     gates: Mapping[str, float] | None = None,
     html: Path | None = None,
     judged_rel: int | None = None,
+    allow_shown_judge: bool = False,
 ) -> AgreementRunResult:
     """Measure how far ``judged`` labels agree with ``gold`` labels, in the mode the files say.
 
@@ -417,7 +428,7 @@ def run_agreement(
             raise AgreementOptionError(
                 "--runs applies to qrels mode only (JSONL rows rank systems by their 'system' field)"
             )
-        result = labels_agreement_run(gold, judged)
+        result = labels_agreement_run(gold, judged, allow_shown_judge=allow_shown_judge)
     else:
         result = qrels_agreement_run(gold, judged, runs, rel, k, judged_rel)
     result.inputs = paths(gold=gold, judged=judged, runs=runs)

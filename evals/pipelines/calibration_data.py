@@ -40,12 +40,14 @@ def calibration_items(
     limit: int | None = None,
     seed: int = 0,
     labels: Path | None = None,
+    allow_shown_judge: bool = False,
 ) -> tuple[list[Any], list[bool | int]]:
     """The items to judge and their gold labels: for ``relevance``, the qrels pairs of ``data``
     whose topic and passage texts are known (0-3 grades); otherwise the labelled rows of a
     ``task`` dataset (bool labels). With ``limit``, a seeded sample (per grade for qrels).
     ``labels``: people's labels apart from the dataset (a labels file of ``ragjury label``, or
-    ``{"id", "label"}`` rows), joined on ``id``; they replace the dataset's own.
+    ``{"id", "label"}`` rows), read and joined once (``evals.io.people``); they replace the dataset's own;
+    labels given with the judge shown are refused unless ``allow_shown_judge``.
     ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
     if task == "relevance":
         from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
@@ -64,7 +66,7 @@ def calibration_items(
     if labels is not None:
         from ragjury.evals.io.human_labels import relabelled
 
-        rows = relabelled(rows, labels, "binary", data)
+        rows = relabelled(rows, labels, "binary", data, allow_shown_judge=allow_shown_judge)
     labelled = [row for row in rows if isinstance(row.gold, bool)]
     if limit is not None and limit < len(labelled):
         labelled = random.Random(seed).sample(labelled, limit)

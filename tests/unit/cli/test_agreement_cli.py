@@ -114,7 +114,7 @@ def test_jsonl_mode_with_unscored_and_systems(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("gold_text", "judged_text", "fragment"),
     [
-        ("q1 0 d1 1\n", '{"id": "1", "label": true}\n', "--gold is TREC qrels but --judged is JSONL"),
+        ("q1 0 d1 1\n", '{"id": "1", "label": true}\n', "--labels (--gold) is TREC qrels but --judged is JSONL"),
         ("q1 0 d1 1\nq1 0 d2 x\n", "q1 0 d1 1\n", "gold.txt:2: field 'grade'"),
     ],
 )

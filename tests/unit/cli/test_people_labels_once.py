@@ -222,3 +222,37 @@ def test_one_type_holds_every_form(tmp_path: Path, weighted: Path) -> None:
     people = read_people(csv)
     assert people.form == "csv" and people.labels[("s", "q1")].value is True
     assert people.labels[("s", "q1")].inclusion_probability == 0.25 and people.unlabelled_rows == 1
+
+
+@pytest.mark.parametrize("command", ["estimate", "report", "evaluate", "calibrate", "fit", "train", "agreement"])
+def test_every_trust_command_takes_the_one_option_set(command: str) -> None:
+    """``--labels`` and ``--allow-shown-judge`` are declared once (``PEOPLE_LABELS``) and taken by every one."""
+    import inspect
+
+    from ragjury.commands._common import PEOPLE_LABELS
+
+    module = __import__(f"ragjury.commands.{command}", fromlist=[command])
+    parameters = inspect.signature(getattr(module, command)).parameters
+    for name, (kind, _default) in PEOPLE_LABELS.options.items():
+        assert parameters[name].annotation == kind, name
+
+
+def test_agreement_reads_a_csv_of_labels_and_counts_what_it_left_out(
+    predictions: Path, weighted: Path, tmp_path: Path
+) -> None:
+    """#54 items 22 and 36: ``agreement --gold labels.csv`` is no "TREC qrels"; an acts file's tie and
+    unsure are counted in --json."""
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()][:20]
+    csv = tmp_path / "labels.csv"
+    csv.write_text("id,label\n" + "".join(f"{r['id']},{'true' if r['label'] else 'false'}\n" for r in rows),
+                   encoding="utf-8")
+    result = runner.invoke(app, ["agreement", "--gold", str(csv), "--judged", str(predictions), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "qrels" not in result.output and json.loads(result.stdout)["people"]["labels"] == 20
+    acts = runner.invoke(app, ["agreement", "--labels", str(weighted), "--judged", str(predictions),
+                               "--allow-shown-judge", "--json"])
+    assert acts.exit_code == 0, acts.output
+    people = json.loads(acts.stdout)["people"]
+    assert people["ties_left_out"] == 1 and people["unsure_left_out"] == 1
+    both = runner.invoke(app, ["agreement", "--labels", str(csv), "--gold", str(csv), "--judged", str(predictions)])
+    assert both.exit_code == 2 and "older name of --labels" in both.output

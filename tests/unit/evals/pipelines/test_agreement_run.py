@@ -49,7 +49,7 @@ def test_mode_comes_from_the_files(tmp_path: Path) -> None:
     rows = tmp_path / "rows.txt"
     rows.write_text('{"id": "1", "label": true}\n')
     assert agreement_mode(qrels, qrels) == "qrels" and agreement_mode(rows, rows) == "jsonl"
-    with pytest.raises(AgreementOptionError, match="--gold is TREC qrels but --judged is JSONL"):
+    with pytest.raises(AgreementOptionError, match=r"--labels \(--gold\) is TREC qrels but --judged is JSONL"):
         agreement_mode(qrels, rows)
 
 
