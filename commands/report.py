@@ -9,7 +9,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ragjury.commands._common import EXIT_BELOW_THRESHOLD, JsonOption, fail, print_json, stderr, stdout, user_errors
+from ragjury.commands._common import (
+    EXIT_BELOW_THRESHOLD,
+    PEOPLE_LABELS,
+    JsonOption,
+    fail,
+    print_json,
+    stderr,
+    stdout,
+    user_errors,
+)
 
 
 def _figures_table(all_figures: list[Any]) -> Table:
@@ -41,6 +50,7 @@ def _figures_table(all_figures: list[Any]) -> Table:
 
 
 @user_errors
+@PEOPLE_LABELS.after("junit")
 def report(
     predictions: Annotated[
         list[Path],
@@ -96,12 +106,6 @@ def report(
                      "case per item (a 'no' verdict fails with its reason, an unscored item is an error), and the "
                      "regression gate as its own case."),
     ] = None,
-    labels: Annotated[
-        Path | None,
-        typer.Option("--labels", help="People's labels for the runs' items: the labels file of 'ragjury label' (or "
-                     "{\"id\", \"label\"} rows), joined on id; they replace the predictions' own gold, so agreement, "
-                     "kappa and the judge card are measured against them."),
-    ] = None,
     junit_items: Annotated[
         str | None,
         typer.Option("--junit-items", metavar="regressed|all", help="With --junit and two runs: JUnit cases for the "
@@ -115,6 +119,7 @@ def report(
                      "with intervals that hold for all configs at once. Given with two runs, they are ranked so too."),
     ] = None,
     json_output: JsonOption = False,
+    **options: Any,
 ) -> None:
     """Rebuild the report of a run from its predictions file alone, or compare two runs.
 
@@ -155,6 +160,8 @@ def report(
     from ragjury.evals.io.atomic_io import check_output_paths
     from ragjury.evals.io.predictions import load_predictions, run_names
 
+    labels, allow_shown_judge = options["labels"], options["allow_shown_judge"]
+
     if len(predictions) > 2 or baseline is not None:  # many configs in one report (issue #56)
         from ragjury.commands.report_sweep import sweep_report
 
@@ -174,18 +181,23 @@ def report(
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
     people = None  # two configs with people's labels: each config's rate and B - A as people would judge it
-    if labels is not None and len(runs) == 2:
+    read = None  # people's labels, read once (evals.io.people) and joined once per run
+    if labels is not None:
+        from ragjury.evals.io.people import read_people
+
+        read = read_people(labels, runs[0].kind, allow_shown_judge=allow_shown_judge)
+    if read is not None and len(runs) == 2:
         from ragjury.evals.io.human_labels import with_config_labels
         from ragjury.evals.io.joined_runs import config_names
         from ragjury.evals.pipelines.system_estimates_run import estimate_predictions
 
-        read = runs  # as read: the estimate joins them on the question and keys the labels itself
-        runs = with_config_labels(runs, config_names(predictions, runs), labels)
-        people = estimate_predictions(read, labels=labels)
-    elif labels is not None:
+        as_read = runs  # as read: the estimate joins them on the question and keys the labels itself
+        runs = with_config_labels(runs, config_names(predictions, runs), read)
+        people = estimate_predictions(as_read, labels=read)
+    elif read is not None:
         from ragjury.evals.io.human_labels import with_people_labels
 
-        runs = [with_people_labels(run, labels) for run in runs]
+        runs = [with_people_labels(run, read) for run in runs]
     if compare is not None:
         if len(runs) != 1:
             raise fail("--compare A B splits one file by system; with two files, they are compared as they are")
@@ -227,14 +239,14 @@ def report(
                            allow_same=allow_same)
     gate_document = gate.as_dict() if gate is not None else None
     _views(all_figures, comparison, gate, gate_document, people, predictions=list(predictions), runs=runs,
-           html=html, title=title, junit=junit, junit_items=junit_items, labels=labels, json_output=json_output,
+           html=html, title=title, junit=junit, junit_items=junit_items, labels=read, json_output=json_output,
            rule=rule, margin=fail_if_worse, labels_path=labels)
 
 
 def _views(
     all_figures: list[Any], comparison: Any, gate: Any, gate_document: dict[str, Any] | None, people: Any, *,
     predictions: list[Path], runs: list[Any], html: Path | None, title: str | None, junit: Path | None,
-    junit_items: str, labels: Path | None, json_output: bool, rule: str, margin: float | None,
+    junit_items: str, labels: Any, json_output: bool, rule: str, margin: float | None,
     labels_path: Path | None = None,
 ) -> None:
     """The views of what ``report`` measured: the page, the step summary, JUnit, then ``--json``
@@ -262,6 +274,10 @@ def _views(
             payload["gate"] = gate_document
         if people is not None:
             payload["people_estimate"] = people.as_dict()
+        if labels is not None:  # what the labels file gave, and people against people
+            from ragjury.evals.stats.people_agreement import people_block
+
+            payload["people"] = people_block(labels)
         print_json(payload, command="report")
         if gate is not None and gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)
@@ -341,15 +357,14 @@ def people_lines(people: Any) -> list[str]:
     return out + [f"note: {note}" for note in people.notes]
 
 
-def _people_lines(labels: Path) -> None:
-    """People against people on the items two annotators both labelled (a labels file of several
-    annotators): the ceiling the judge's agreement is read against."""
-    from ragjury.evals.io.label_acts import is_labels_file, read_acts
-    from ragjury.evals.labelling.summary import summarize
+def _people_lines(people: Any) -> None:
+    """What the labels file left out, and people against people on the items two annotators both
+    labelled (a labels file of several annotators): the ceiling the judge's agreement is read against."""
+    from ragjury.evals.stats.people_agreement import pair_agreements
 
-    if not is_labels_file(labels):
-        return
-    for pair in summarize([], read_acts(labels)).pairs:
+    for note in people.notes():
+        stdout.print(f"note: {note}", style="yellow", highlight=False, markup=False, soft_wrap=True)
+    for pair in pair_agreements(people.acts):
         interval = "" if pair.interval is None else f" [{pair.interval.low:.2f}, {pair.interval.high:.2f}]"
         kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
         stdout.print(f"people vs people ({pair.a} · {pair.b}, {pair.n} items both labelled): kappa {kappa}{interval}, "
