@@ -30,8 +30,11 @@ scored, is below -MARGIN; that is, when the data say with about 97.5 % confidenc
 show its answers are no worse is not failed for it (that would be a non-inferiority gate, which
 fails small golden sets for lack of evidence: ``rule="within"``, ``--fail-unless-within``, asks for
 it). What it never lets through: NEW items the judge could not score (a failed judgment is no
-verdict, and no pass), and a comparison with too few shared questions is said to be undecided, not
-passed silently.
+verdict, and no pass), BASELINE's questions NEW lacks (an id whose question differs counts as
+missing), and the same file twice (unless ``allow_same``); a comparison with too few shared questions
+is said to be undecided, not passed silently, and under ``within`` it fails (no evidence, no pass).
+Ids and questions pair in Unicode NFC (``keyed``, ``joined_runs.nfc``), as ``label-plan A B`` and
+``estimate A B`` pair their questions.
 
 Measure first, then draw: ``Comparison.of`` measures both runs (``FinishedRun.measure``), then the
 pair, then what the views show of it (the lines, the tables, the notes, the breakdowns, the JSON),
