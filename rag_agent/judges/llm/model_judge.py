@@ -46,6 +46,19 @@ class ModelJudge(BaseJudge[ItemT, ValueT]):
         self.model: Model = model if isinstance(model, Model) else build_model(settings, model)
         self.caller = StructuredCaller(self.model, settings, self.output_mode)
 
+    @property
+    def server(self) -> str:
+        """Where the model answers, for the cache key: the server's base URL (every server of a
+        pool, sorted), credentials hidden; ``-`` for an in-process model (``TestModel``). Two
+        servers naming the same model may serve different weights: their judgments are never
+        shared (#54 item 28), nor is a nested judge's call memo (it is keyed by identity too)."""
+        from ragjury.config.redaction import redact_url
+
+        pool = getattr(self.model, "pool", None)
+        urls = [e.url for e in pool.endpoints] if pool is not None else [getattr(self.model, "base_url", None)]
+        found = sorted({redact_url(str(url).rstrip("/")) for url in urls if url})
+        return ",".join(found) or "-"
+
     def needs(self) -> Needs:
         """The breaker of the model server every call of this judge goes through."""
         return Needs(breakers=(self.caller.breaker,))

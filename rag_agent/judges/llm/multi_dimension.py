@@ -91,7 +91,8 @@ class JudgeLLM(ModelJudge[ScoreItem, JudgeScore]):
             name=self.name,
             model=self.caller.model_name,
             prompt_version=self.instruction.tag,
-            params=f"budget={self.settings.source_token_budget};weights={weights}",
+            params=f"budget={self.settings.source_token_budget};weights={weights};"
+                   f"temperature={self.settings.temperature:g};server={self.server}",
         )
 
     async def _judge(self, item: ScoreItem) -> Judgment[JudgeScore]:

@@ -231,8 +231,8 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         }
         if self.supports_logprobs:
             params["method"] = self.method
-        if self.samples > 1:
-            params["temperature"] = f"{self.settings.temperature:g}"
+        params["temperature"] = f"{self.settings.temperature:g}"  # always: the structured path samples at it
+        params["server"] = self.server
         return params
 
     @property
