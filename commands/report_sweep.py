@@ -112,7 +112,7 @@ def sweep_table(sweep: Any) -> Table:
     unit = " %" if sweep.binary else ""
     points = " pts" if sweep.binary else ""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 0))
-    table.add_column("config", overflow="fold", max_width=14)
+    table.add_column("config", overflow="fold")
     table.add_column(f"rate{unit}", justify="right", no_wrap=True)
     table.add_column(f"-base{points}", justify="right", no_wrap=True)
     table.add_column(f"-best{points}", justify="right", no_wrap=True)

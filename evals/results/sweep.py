@@ -236,10 +236,11 @@ class Sweep:
         return next(r for r in self.rows if r.name == name)
 
     def amount(self, value: float) -> str:
-        return f"{value * 100:.1f} %" if self.binary else f"{value:.3f}"
+        return f"{round(value * 100, 1) + 0.0:.1f} %" if self.binary else f"{round(value, 3) + 0.0:.3f}"
 
     def shift(self, value: float) -> str:
-        return f"{value * 100:+.1f}" if self.binary else f"{value:+.3f}"
+        """A difference, signed; a zero is "+0.0", never "-0.0"."""
+        return f"{round(value * 100, 1) + 0.0:+.1f}" if self.binary else f"{round(value, 3) + 0.0:+.3f}"
 
     def headline(self) -> str:
         """Line 1: which config is best, or that none is clearly best."""
