@@ -246,7 +246,14 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
         "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
         "(labelled items: agreement of B - A; null when no shared item has a label), transitions}",
-        "gate": "with --fail-if-worse: {failed, decided, margin, reason, rule}",
+        "gate": "with --fail-if-worse: {failed, decided, margin, reason, rule}; with three runs or more (or "
+        "--baseline), also configs: [{name, failed, reason}]",
+        "sweep": "three runs or more, or --baseline (docs/reports.md, Comparing many configs; `runs` is then "
+        "[{name, path, n, unscored}]): {configs, baseline, best, clearly_best, headline, binary, task, n_questions, "
+        "intervals {method, confidence, resamples, seed, critical_value, n_questions}, left_out {count, missing, "
+        "unscored, different_question: {count, ids}, lacking, unscored_by_run}, margin, ranking: [{name, path, "
+        "baseline, rate, interval, to_baseline, to_baseline_interval, to_best, to_best_interval, verdict, "
+        "differs_from_best, regressed: {count, ids}}] highest rate first}; every interval simultaneous",
     },
 }
 """Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""
