@@ -158,6 +158,8 @@ class Check(ABC):
         for row in rows:
             try:
                 out.append(await self.aevaluate(row))
+            except (SystemExit, KeyboardInterrupt) as raised:  # that row's reason, not the run's end
+                out.append(CheckStopped.of(self, raised))
             except Exception as error:  # noqa: BLE001 - one failing row must not end the batch
                 out.append(error)
         return out
@@ -231,6 +233,28 @@ def check(
 ) -> Callable[[CheckFunction], FunctionCheck]: ...
 
 
+class CheckStopped(RuntimeError):
+    """A check raised ``SystemExit`` (``sys.exit()``, ``exit()``) or ``KeyboardInterrupt``: that
+    row's unscored reason, never the run's end (#54 item 26: ``sys.exit()`` in a check ended the
+    whole run with exit 0 and nothing written). asyncio re-raises both out of the event loop from
+    any task they cross, so they are turned into this before they reach one (``stopped_as_error``)."""
+
+    @classmethod
+    def of(cls, check: object, raised: BaseException) -> CheckStopped:
+        name = getattr(check, "name", None) or getattr(check, "__name__", None) or "check"
+        what = (f"called sys.exit({raised.code!r})" if isinstance(raised, SystemExit)
+                else f"raised {type(raised).__name__}")
+        return cls(f"check {name!r} {what}: a check cannot end the run, so this row is unscored")
+
+
+async def stopped_as_error(check: object, awaitable: Awaitable[Any]) -> Any:
+    """``awaitable``, with a ``SystemExit`` or ``KeyboardInterrupt`` it raises as ``CheckStopped``."""
+    try:
+        return await awaitable
+    except (SystemExit, KeyboardInterrupt) as raised:
+        raise CheckStopped.of(check, raised) from None
+
+
 def in_thread(func: Callable[[CheckRow], Any], row: CheckRow) -> asyncio.Future[Any]:
     """``func(row)`` in a daemon thread of its own, as a future of the running loop.
 
@@ -252,6 +276,8 @@ def in_thread(func: Callable[[CheckRow], Any], row: CheckRow) -> asyncio.Future[
     def target() -> None:
         try:
             result, error = func(row), None
+        except (SystemExit, KeyboardInterrupt) as raised:  # never set on a future: asyncio re-raises them
+            result, error = None, CheckStopped.of(func, raised)
         except BaseException as raised:  # noqa: BLE001 - handed to the awaiting row, which unscores it
             result, error = None, raised
         try:
@@ -316,6 +342,8 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
     def _wrap(
         self, raw: RawResult | BaseException, started: float | None = None
     ) -> Judgment[CheckOutcome]:
+        if isinstance(raw, CheckStopped):
+            return self.unscored(str(raw), started=started)
         if isinstance(raw, BaseException):
             return self.unscored(f"{type(raw).__name__}: {raw}", started=started)
         try:
@@ -330,9 +358,11 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
     async def _judge(self, item: CheckRow) -> Judgment[CheckOutcome]:
         started = time.perf_counter()
         try:
-            raw = await asyncio.wait_for(self.check.aevaluate(item), self.timeout_s)
+            raw = await asyncio.wait_for(stopped_as_error(self.check, self.check.aevaluate(item)), self.timeout_s)
         except TimeoutError:
             return self.unscored(self._late(), started=started)
+        except CheckStopped as stopped:
+            return self.unscored(str(stopped), started=started)
         return self._wrap(raw, started)
 
     async def ajudge_batch(
@@ -345,7 +375,7 @@ class CheckJudge(BaseJudge[CheckRow, CheckOutcome]):
         started = time.perf_counter()
         try:
             raws: list[RawResult | Exception] = await asyncio.wait_for(
-                self.check.aevaluate_batch(items), self.timeout_s * max(1, len(items)))
+                stopped_as_error(self.check, self.check.aevaluate_batch(items)), self.timeout_s * max(1, len(items)))
         except TimeoutError:
             raws = [TimeoutError(self._late(len(items)))] * len(items)
         except Exception as error:  # noqa: BLE001 - a failing batch leaves every row unscored with the reason
