@@ -109,11 +109,10 @@ def _cell(sweep: Any, value: float, interval: tuple[float, float] | None, signed
 def sweep_table(sweep: Any) -> Table:
     """Every config, highest rate first: rate [interval], - baseline and - best [simultaneous
     intervals], verdict. Names fold; a figure and its interval are two lines of one cell."""
-    unit = " %" if sweep.binary else ""
     points = " pts" if sweep.binary else ""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 0))
     table.add_column("config", overflow="fold")
-    table.add_column(f"rate{unit}", justify="right", no_wrap=True)
+    table.add_column("rate %" if sweep.binary else "mean", justify="right", no_wrap=True)
     table.add_column(f"-base{points}", justify="right", no_wrap=True)
     table.add_column(f"-best{points}", justify="right", no_wrap=True)
     table.add_column("verdict", overflow="fold", min_width=12)

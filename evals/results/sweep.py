@@ -157,6 +157,7 @@ class SweepGate:
     margin: float
     configs: tuple[ConfigGate, ...]
     decided: bool
+    binary: bool = True
 
     @property
     def failed(self) -> bool:
@@ -169,7 +170,7 @@ class SweepGate:
             return f"{len(failed)} of {len(self.configs)} configs failed: {', '.join(failed)}"
         if not self.decided:
             return "undecided: too few questions every run scored to show a regression"
-        return f"no config shown worse than the baseline by more than {self.margin * 100:g} points"
+        return "no config shown " + worse_than_baseline(self.margin, self.binary)
 
     def as_dict(self) -> dict[str, Any]:
         return {"failed": self.failed, "decided": self.decided, "margin": self.margin, "reason": self.reason,
@@ -235,6 +236,11 @@ class Sweep:
     def row(self, name: str) -> ConfigRow:
         return next(r for r in self.rows if r.name == name)
 
+    @property
+    def measure(self) -> str:
+        """What is ranked: the rate of yes verdicts, or the mean score."""
+        return "rate" if self.binary else "mean score"
+
     def amount(self, value: float) -> str:
         return f"{round(value * 100, 1) + 0.0:.1f} %" if self.binary else f"{round(value, 3) + 0.0:.3f}"
 
@@ -248,15 +254,15 @@ class Sweep:
         if len(self.rows) == 1:
             return f"{top.name}: {self.amount(top.rate)}"
         if self.stats.critical is None:
-            return (f"no config is clearly best: {top.name} has the highest rate ({self.amount(top.rate)}), but "
-                    f"{self.stats.n:,} questions every run scored are too few for intervals")
+            return (f"no config is clearly best: {top.name} has the highest {self.measure} ({self.amount(top.rate)}), "
+                    f"but {self.stats.n:,} questions every run scored are too few for intervals")
         close = [r.name for r in self.rows if r.verdict == NOT_SHOWN]
         if not close:
             return (f"{top.name} is best ({self.amount(top.rate)}): every other config is shown worse, "
                     f"on {self.stats.n:,} questions every run scored")
         shown = ", ".join(close[:3]) + (f" and {len(close) - 3} more" if len(close) > 3 else "")
-        return (f"no config is clearly best: {top.name} has the highest rate ({self.amount(top.rate)}), but "
-                f"{shown} {'is' if len(close) == 1 else 'are'} not shown different from it")
+        return (f"no config is clearly best: {top.name} has the highest {self.measure} ({self.amount(top.rate)}), "
+                f"but {shown} {'is' if len(close) == 1 else 'are'} not shown different from it")
 
     def method_line(self) -> str:
         s = self.stats
@@ -306,7 +312,7 @@ class Sweep:
             else:
                 outcomes.append(ConfigGate(row.name, False, f"not shown worse by more than "
                                            f"{self.shift(-margin)}: {figure}"))
-        return SweepGate(margin, tuple(outcomes), self.stats.critical is not None)
+        return SweepGate(margin, tuple(outcomes), self.stats.critical is not None, self.binary)
 
     # -- N = 2 -------------------------------------------------------------------------------
 

@@ -123,3 +123,20 @@ def test_compare_runs_from_the_top_level(tmp_path: Path) -> None:
     assert ragjury.compare_runs(paths, baseline=1).names[sweep.baseline + 1] == "new"
     with pytest.raises(ValueError, match="baseline must be one of runs"):
         ragjury.compare_runs(paths, baseline="elsewhere.jsonl")
+
+
+def test_mean_scores_are_ranked_and_gated_in_their_own_units(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    runs = []
+    for name, mean in (("base", 0.7), ("same", 0.7), ("low", 0.3)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({
+            "id": f"q{i}", "task": "faithfulness", "judge": "support", "unscored": False,
+            "score": float(np.clip(rng.normal(mean, 0.1), 0, 1)), "item": {"question": f"Q{i}?", "answer": name}})
+            + "\n" for i in range(80)), encoding="utf-8")
+        runs.append(load_predictions(path, name=name))
+    sweep = Sweep.of(runs, margin=0.05)
+    assert not sweep.binary and sweep.row("low").verdict == "worse than the baseline by more than 0.05"
+    assert "highest mean score (0.7" in sweep.headline()
+    gate = sweep.gate(0.05)
+    assert gate.failed and "0.05" in gate.configs[-1].reason and "points" not in gate.configs[-1].reason
