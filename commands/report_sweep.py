@@ -48,6 +48,8 @@ def sweep_report(
         from ragjury.evals.report.sweep_page import write_sweep_html
 
         write_sweep_html(html, sweep, gate, title=title)
+    if gate is not None:
+        _step_summary(sweep, gate, predictions)
     if junit is not None:
         from ragjury.evals.report.sweep_junit import write_sweep_junit
 
@@ -82,6 +84,20 @@ def sweep_report(
                                  soft_wrap=True)
     if gate is not None and gate.failed:
         raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def _step_summary(sweep: Any, gate: Any, inputs: list[Path]) -> None:
+    """The gate's verdict table as a GitHub Actions step summary, when in GitHub Actions."""
+    import os
+
+    if not os.environ.get("GITHUB_STEP_SUMMARY"):
+        return
+    from ragjury.commands._common import stderr
+    from ragjury.evals.io.step_summary import append_step_summary
+
+    warning = append_step_summary(sweep.step_summary(gate) + "\n", inputs=inputs)
+    if warning:
+        stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def baseline_index(predictions: list[Path], baseline: Path | None) -> int:

@@ -272,8 +272,8 @@ class Sweep:
     def lines(self) -> list[str]:
         """The lines before the table: the answer, the method, the baseline, what was left out."""
         base = self.names[self.baseline]
-        out = [self.headline(), self.method_line(),
-               f"baseline: {base}; {self.stats.n:,} questions scored in all {len(self.runs)} runs"]
+        every = "both runs" if len(self.runs) == 2 else f"all {len(self.runs)} runs"
+        out = [self.headline(), self.method_line(), f"baseline: {base}; {self.stats.n:,} questions scored in {every}"]
         out.extend(self.left_out.lines())
         if self.runs and len({judge_of(run) for run in self.runs}) > 1:
             out.append("the runs were judged by different judges, so their differences mix the configs' with the "
@@ -313,6 +313,21 @@ class Sweep:
                 outcomes.append(ConfigGate(row.name, False, f"not shown worse by more than "
                                            f"{self.shift(-margin)}: {figure}"))
         return SweepGate(margin, tuple(outcomes), self.stats.critical is not None, self.binary)
+
+    def step_summary(self, gate: SweepGate) -> str:
+        """The gate as Markdown for a GitHub Actions step summary: the verdict table first."""
+        status = "❌ regression" if gate.failed else ("⚠️ undecided" if not gate.decided else "✅ no regression")
+        failed = {c.name for c in gate.configs if c.failed}
+        lines = [f"### ragjury sweep gate: {status}", "", self.headline(), "",
+                 f"| config | {self.measure} | - baseline | verdict |", "|---|---|---|---|"]
+        for row in self.rows:
+            base = "baseline" if row.is_baseline else (
+                self.shift(row.to_baseline) + ("" if row.to_baseline_interval is None else
+                                               f" [{self.shift(row.to_baseline_interval[0])}, "
+                                               f"{self.shift(row.to_baseline_interval[1])}]"))
+            mark = " ❌" if row.name in failed else ""
+            lines.append(f"| {row.name.replace('|', '/')}{mark} | {self.amount(row.rate)} | {base} | {row.verdict} |")
+        return "\n".join([*lines, "", gate.reason, "", self.method_line(), ""])
 
     # -- N = 2 -------------------------------------------------------------------------------
 

@@ -107,3 +107,16 @@ def test_two_runs_stay_report_a_b(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "simultaneous" not in result.output and "B - A" in result.output
     ranked = runner.invoke(app, ["report", *map(str, paths), "--baseline", str(paths[0])])
     assert ranked.exit_code == 0 and "intervals are simultaneous" in ranked.output
+
+
+def test_the_step_summary_leads_with_the_verdict_table(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
+    summary = tmp_path / "summary.md"
+    result = runner.invoke(app, ["report", *map(str, paths), "--fail-if-worse", "0.05"],
+                           env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.exit_code == 1
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("### ragjury sweep gate: ❌ regression")
+    table = [line for line in text.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| config | rate |") and table[1].startswith("| good |")
+    assert table[-1].startswith("| bad ❌ |") and "worse than the baseline by more than 5 points" in table[-1]
