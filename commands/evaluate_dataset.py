@@ -167,7 +167,7 @@ def report_dataset_run(
         if people is not None:  # what the labels file gave and left out, and people against people
             from ragjury.evals.stats.people_agreement import people_block
 
-            payload["people"] = people_block(people)
+            payload["people_labels"] = people_block(people)
         print_json(payload, command="evaluate")
     elif nothing:  # the cause first, alone: tables of zeros would bury it
         nothing_scored_line(result.why_unscored)

@@ -34,7 +34,8 @@ def run_table(title: str, stats: dict[str, Any]) -> Table:
         shown = f"{latency * 1000:.0f} ms" if latency is not None else "-"
         table.add_row(
             escape(endpoint["url"]),
-            f"{endpoint['answered']:,} answered, {shown}, {endpoint['failures']:,} failed ({endpoint['moved']:,} moved)",
+            f"{endpoint['answered']:,} answered, {shown}, {endpoint['failures']:,} failed ({endpoint['moved']:,} moved)"
+            + (f", {endpoint['unreadable']:,} unreadable" if endpoint.get("unreadable") else ""),
         )
     return table
 

@@ -277,7 +277,7 @@ def _views(
         if labels is not None:  # what the labels file gave, and people against people
             from ragjury.evals.stats.people_agreement import people_block
 
-            payload["people"] = people_block(labels)
+            payload["people_labels"] = people_block(labels)
         print_json(payload, command="report")
         if gate is not None and gate.failed:
             raise typer.Exit(EXIT_BELOW_THRESHOLD)

@@ -51,6 +51,10 @@ SHARED_KEYS: dict[str, str] = {
     "people": "trust: each system's rate as people would judge it where they labelled items: {system, rate, interval, "
     "n_labels, n_items, method, judge_rate}; null without labels",
     "judge_rate": "people: the judge's own rate of that system, beside people's",
+    "people_labels": "with --labels (estimate, evaluate, report, agreement): what the labels file gave, read once "
+    "by one reader: {source, form (acts, rows, csv, python), labels (kept), annotators, ties_left_out, "
+    "unsure_left_out, skipped_left_out, shown_judge, unlabelled_rows, rule (acts files), people_vs_people: "
+    "[{annotators, n, cohen_kappa, kappa_interval, agreement, disagreements: [{system, id}]}] (several annotators)}",
     "people_estimate": "report A B --labels: the `estimate A B --labels` object (each config's rate and B - A as "
     "people would judge it, joined on the question); the gate then decides on its B - A",
     "paired_questions": "label-plan A B: questions both configs answered (the plan draws from them); null for one file",
@@ -68,9 +72,10 @@ SHARED_KEYS: dict[str, str] = {
     "wall_s": "seconds the run took",
     "judgments_per_s": "judged / wall_s",
     "interrupted": "the run was stopped (Ctrl-C); what completed is in the cache",
-    "endpoints": "with several --base-url servers: [{url, answered, failures, moved, hedges, late, mean_latency_s}] "
-    "per server (moved: failed requests sent on to another server; hedges: requests it got because another "
-    "had not answered in time; late: requests another server answered first); absent with one server",
+    "endpoints": "with several --base-url servers: [{url, answered, failures, moved, hedges, late, unreadable, "
+    "mean_latency_s}] per server (moved: failed requests sent on to another server; hedges: requests it got "
+    "because another had not answered in time; late: requests another server answered first; unreadable: answers "
+    "that held no output the judge could read (counted on its breaker, the request sent on)); absent with one server",
     "executor": "where the items were judged: `process` (this one) or `ray` (--executor ray)",
     "cache_unreadable": "cached judgments that could not be read back (a value type this version does not "
     "know, data that no longer validates): judged again; absent when none",
@@ -206,8 +211,8 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "systems": "per system (per config with two files): {system, n_items, n_labels, judge_mean, human_only, "
         "prediction_powered, judge_bias, effective_labels, notes}",
         "comparison": "with --compare A B or two files: B - A as people would judge it, a share (the terminal says "
-        "points): {a (B, the minuend), b (A), difference {estimate, interval, ...}, independent_std_error, p_value, "
-        "paired, method, notes}; null otherwise",
+        "points): {minuend (B), subtrahend (A), a and b (the same two, kept one release as aliases: a is the minuend), "
+        "difference {estimate, interval, ...}, independent_std_error, p_value, paired, method, notes}; null otherwise",
     },
     "doctor": {
         "ok": "every check passed",

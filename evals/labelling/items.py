@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragjury.evals.io.people import fingerprint
 from ragjury.rag_agent.core.input_files import InputError, iter_jsonl
 
 QUESTIONS: dict[str, str] = {
@@ -39,7 +40,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "contexts": ("contexts", "context", "passages", "knowledge"),
     "retrieved_text": ("retrieved_text", "passage", "text", "document"),
 }
-META = {"id", "system", "label", "gold", "inclusion_probability", "judge_label", "judge_probability", "task",
+META = {"id", "system", "label", "gold", "inclusion_probability", "fingerprint", "judge_label", "judge_probability", "task",
         "judge", "judge_name", "value", "unscored", "unscored_reason", "score"}
 
 
@@ -61,6 +62,9 @@ class LabelItem:
     """(heading, text) pairs, in reading order: the only part of an item that reaches a screen."""
     judge: JudgeVerdict | None = None
     inclusion_probability: float | None = None
+    fingerprint: str | None = None
+    """The hash of the judged fields (``evals.io.people.fingerprint``): the plan row's, or a
+    predictions row's item's; each act copies it, so a label knows which answer it judged."""
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -154,7 +158,9 @@ def load_items(path: str | Path, task: str | None = None) -> tuple[str, list[Lab
                              + f" (first on line {seen[key]})", line=line, field="id")
         seen[key] = line
         probability = row.get("inclusion_probability")
-        items.append(LabelItem(str(ident), system, fields, judge, _number(probability)))
+        printed = row.get("fingerprint") if isinstance(row.get("fingerprint"), str) else (
+            fingerprint(row["item"]) if "judge" in row and isinstance(row.get("item"), dict) else None)
+        items.append(LabelItem(str(ident), system, fields, judge, _number(probability), printed))
     if not items:
         raise InputError(name, "no items to label")
     return found_task or "correctness", items

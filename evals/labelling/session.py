@@ -171,6 +171,7 @@ class LabelSession:
             label=label if act == "label" else None, at=now_iso(),
             seconds=None if seconds is None else round(float(seconds), 3), comment=comment or None,
             shown_judge=shown_judge, recheck=current.recheck, inclusion_probability=item.inclusion_probability,
+            fingerprint=item.fingerprint,
         ))
         self.refresh()
         return self.screen()

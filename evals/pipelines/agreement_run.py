@@ -352,7 +352,7 @@ def labels_agreement_run(gold_path: Path, judged_path: Path, *, allow_shown_judg
 
     fields: dict[str, object] = {
         "mode": "jsonl",
-        "people": people_block(people),
+        "people_labels": people_block(people),
         "n_missing_predictions": missing,
         "n_predictions_without_gold": without_gold,
         "agreement": label_figures.model_dump(mode="json"),

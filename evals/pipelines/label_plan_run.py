@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ragjury.evals.io.people import fingerprint
 from ragjury.evals.io.predictions import ItemRecord, load_predictions
 from ragjury.evals.stats.run_estimates import judge_score
 from ragjury.evals.stats.label_plan import (
@@ -92,6 +93,7 @@ def plan_labels(
                         "inclusion_probability": round(float(chance), 9),
                         "judge_label": record.label,
                         "judge_probability": record.probability,
+                        "fingerprint": fingerprint(record.item),
                         **dict(record.item),
                     }
                 )
@@ -131,7 +133,8 @@ def plan_paired_labels(
         for name in names:
             record = by_config[name][key]
             rows.append({"id": record.id, "system": name, "label": None, "inclusion_probability": round(float(chance), 9),
-                         "judge_label": record.label, "judge_probability": record.probability, **dict(record.item)})
+                         "judge_label": record.label, "judge_probability": record.probability,
+                         "fingerprint": fingerprint(record.item), **dict(record.item)})
     left = {name: sum(1 for r in run.records if r.system == name) - len(shared) for name in names}
     systems = {name: (len(shared) + left[name], int(picked.sum())) for name in names}
     return LabelPlan(rows, systems, bool(np.allclose(pi, pi[0])), 2 * float(pi.sum()), 2 * effective_sample_size(pi),

@@ -76,7 +76,7 @@ class EstimatesResult:
             "comparison": self.comparison.as_dict() if self.comparison else None,
             "notes": self.notes,
             **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
-            **({"people": people_block(self.people)} if self.people is not None else {}),
+            **({"people_labels": people_block(self.people)} if self.people is not None else {}),
         }
 
 

@@ -113,7 +113,9 @@ class Difference:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "a": self.a,
+            "minuend": self.a,
+            "subtrahend": self.b,
+            "a": self.a,  # kept one release as aliases (docs/json-contract.md): "a" is the minuend
             "b": self.b,
             "difference": self.estimate.as_dict(),
             "independent_std_error": round(self.independent_std_error, 6) if self.independent_std_error else None,
@@ -135,8 +137,15 @@ def _inclusion(items: Sequence[EstimateItem], n_items: int) -> list[float] | Non
 
 def _label_folds(labelled: Sequence[EstimateItem]) -> np.ndarray:
     """Cross-fitting folds by a seeded hash of each label's question (else its id), not its row:
-    the same labels in another order give the same estimate."""
-    return folds_of([f"{item.pair_key or ''}\x00{item.id}" for item in labelled])
+    the same labels in another order give the same estimate. A config's name before the id
+    (``CONFIG/ID`` in a run of two configs, from the file's name) is left out: renaming the files
+    changes no fold."""
+    return folds_of([f"{item.pair_key or ''}\x00{_own_id(item)}" for item in labelled])
+
+
+def _own_id(item: EstimateItem) -> str:
+    prefix = f"{item.system}/"
+    return item.id[len(prefix):] if item.id.startswith(prefix) else item.id
 
 
 def _p_kind(interval: FiniteIntervalKind) -> str:

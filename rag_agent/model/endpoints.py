@@ -29,7 +29,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models._request_timeout import enforce_request_deadline, start_request_deadline
 from pydantic_ai.models.wrapper import WrapperModel
@@ -70,6 +70,8 @@ class Endpoint:
     """Requests sent here as a hedge: another server had not answered them in time."""
     late: int = 0
     """Requests another server answered first while this one had not (each counted on its breaker)."""
+    unreadable: int = 0
+    """Answers that could not hold the output asked for (``unreadable``): counted on its breaker."""
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -80,6 +82,7 @@ class Endpoint:
             "latency_s": self.latency_s,
             "hedges": self.hedges,
             "late": self.late,
+            "unreadable": self.unreadable,
         }
 
 
@@ -99,6 +102,26 @@ HEDGE_POLL_S = 0.05
 """A request unanswered after max(2 s, 4 × the pool's recent p95 latency) also goes to another
 live server, and the first answer wins (``PooledModel.request``): a hung server costs seconds, not
 the whole request deadline (``bench/bench_scale.py --hedge``)."""
+
+
+def unreadable(response: ModelResponse, parameters: ModelRequestParameters) -> str | None:
+    """Why a completion cannot hold the structured output the request asked for, or None: no tool
+    call where a tool was required, no JSON object at all where native or prompted JSON was. A
+    member answering well-formed junk (``banana``) read as "answered" and kept the run while a
+    healthy member stood idle (#54 item 27): it now counts against its breaker, as a garbage page
+    does, and the request moves on. Lenient on purpose: anything with a ``{`` is left to the
+    judge's own validation (an item's failure, not the server's)."""
+    mode = parameters.output_mode
+    if mode not in ("tool", "native", "prompted"):
+        return None  # plain text (the one-token call): the caller reads it
+    if any(isinstance(part, ToolCallPart) for part in response.parts):
+        return None
+    text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
+    if mode == "tool" and parameters.output_tools and not parameters.allow_text_output:
+        return f"no tool call (answered {text.strip()[:40]!r})"
+    if "{" not in text:
+        return f"no JSON object (answered {text.strip()[:40]!r})"
+    return None
 
 
 def server_failure(error: BaseException) -> bool:
@@ -305,9 +328,12 @@ class PooledModel(WrapperModel):
     ) -> ModelResponse:
         tried: set[Endpoint] = set()
         last: Exception | None = None
+        junk: ModelResponse | None = None
         while True:
             endpoint = await self.pool.acquire(tried)
             if endpoint is None:
+                if junk is not None:  # every live server answered junk: the judge says what it got
+                    return junk
                 if last is not None:
                     raise last
                 raise ModelServerUnreachable(self.model_name, self.breaker.reason)
@@ -335,6 +361,13 @@ class PooledModel(WrapperModel):
                     for task in done:
                         tried_endpoint = attempts.pop(task)
                         outcome = task.result()
+                        if isinstance(outcome, ModelResponse) and unreadable(outcome, model_request_parameters):
+                            tried.add(tried_endpoint)  # counted on its breaker (_send): another server may answer
+                            tried_endpoint.moved += 1
+                            junk = outcome
+                            if attempts:
+                                continue
+                            break
                         if isinstance(outcome, ModelResponse):
                             for loser, slow in attempts.items():  # the slower server: backed off as if it failed
                                 loser.cancel()
@@ -372,7 +405,12 @@ class PooledModel(WrapperModel):
             endpoint.breaker.release()
             raise
         self.pool.release(endpoint)
-        endpoint.breaker.record(None)
+        why = unreadable(response, model_request_parameters)
+        if why is None:
+            endpoint.breaker.record(None)
+        else:  # it answered, but nothing the judge can read: the server's failure, as a garbage page
+            endpoint.unreadable += 1
+            endpoint.breaker.record_failure(f"answered no readable output: {why}")
         endpoint.answered += 1
         seconds = time.perf_counter() - started
         endpoint.latency_s += seconds
@@ -444,6 +482,7 @@ def endpoint_report(before: dict[str, dict[str, Any]], after: dict[str, dict[str
                 "moved": int(delta.get("moved", 0)),
                 "hedges": int(delta.get("hedges", 0)),
                 "late": int(delta.get("late", 0)),
+                "unreadable": int(delta.get("unreadable", 0)),
                 "mean_latency_s": round(delta.get("latency_s", 0.0) / answered, 4) if answered else None,
             }
         )

@@ -90,11 +90,11 @@ def test_estimate_report_evaluate_and_python_give_the_same_figures(predictions: 
         for system, figures in reference.items():
             assert other[system] == pytest.approx(figures, abs=1e-9), system
     # the tie and the unsure are counted and said, in --json, by every reader
-    assert estimated["people"]["ties_left_out"] == 1 and estimated["people"]["unsure_left_out"] == 1
+    assert estimated["people_labels"]["ties_left_out"] == 1 and estimated["people_labels"]["unsure_left_out"] == 1
     assert estimated["n_labels"] == 79  # 81 items: a tie and an unsure left out
-    assert json.loads(report.stdout)["people"]["ties_left_out"] == 1
-    assert json.loads(evaluate.stdout)["people"]["ties_left_out"] == 1
-    pairs = estimated["people"]["people_vs_people"]
+    assert json.loads(report.stdout)["people_labels"]["ties_left_out"] == 1
+    assert json.loads(evaluate.stdout)["people_labels"]["ties_left_out"] == 1
+    pairs = estimated["people_labels"]["people_vs_people"]
     assert len(pairs) == 1 and pairs[0]["n"] == 2 and len(pairs[0]["disagreements"]) == 1
 
 
@@ -248,11 +248,118 @@ def test_agreement_reads_a_csv_of_labels_and_counts_what_it_left_out(
                    encoding="utf-8")
     result = runner.invoke(app, ["agreement", "--gold", str(csv), "--judged", str(predictions), "--json"])
     assert result.exit_code == 0, result.output
-    assert "qrels" not in result.output and json.loads(result.stdout)["people"]["labels"] == 20
+    assert "qrels" not in result.output and json.loads(result.stdout)["people_labels"]["labels"] == 20
     acts = runner.invoke(app, ["agreement", "--labels", str(weighted), "--judged", str(predictions),
                                "--allow-shown-judge", "--json"])
     assert acts.exit_code == 0, acts.output
-    people = json.loads(acts.stdout)["people"]
+    people = json.loads(acts.stdout)["people_labels"]
     assert people["ties_left_out"] == 1 and people["unsure_left_out"] == 1
     both = runner.invoke(app, ["agreement", "--labels", str(csv), "--gold", str(csv), "--judged", str(predictions)])
     assert both.exit_code == 2 and "older name of --labels" in both.output
+
+
+@pytest.fixture(scope="module")
+def two_configs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Config A's and config B's runs, in two folders under one file name (``v1/preds.jsonl``,
+    ``v2/preds.jsonl``, as CI lays them out), rows without a system: A's answers are chatgpt's, B's fid's."""
+    root = tmp_path_factory.mktemp("ab")
+    rows = [json.loads(line) for line in SYSTEMS.read_text(encoding="utf-8").splitlines()]
+    out = []
+    for folder, system in (("v1", "chatgpt"), ("v2", "fid")):
+        data = root / f"{system}.jsonl"
+        data.write_text("".join(json.dumps({**{k: v for k, v in row.items() if k != "system"},
+                                            "id": row["id"].rsplit("-", 1)[0]}) + "\n"
+                                for row in rows if row["system"] == system), encoding="utf-8")
+        (root / folder).mkdir()
+        path = root / folder / "preds.jsonl"
+        result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                     "--out", str(path), "--no-progress"])
+        assert result.exit_code == 0, result.output
+        out.append(path)
+    return out[0], out[1]
+
+
+def _filled_plan(a: Path, b: Path, out: Path) -> Path:
+    result = runner.invoke(app, ["label-plan", str(a), str(b), "--budget", "80", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    truth = {}
+    for line in SYSTEMS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        truth[row["question"]] = truth.get(row["question"], {}) | {row["system"]: row.get("label")}
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert all(row["fingerprint"] for row in rows)  # a plan row knows what it shows
+    for row in rows:
+        system = "chatgpt" if row["id"].startswith("A/") else "fid"
+        given = truth[row["question"]][system]
+        row["label"] = given if isinstance(given, bool) else bool(row["judge_label"])
+    out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return out
+
+
+def test_a_b_gives_the_same_difference_everywhere_and_same_named_files_do_not_swap(
+    two_configs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """#53 item 3 (A/B), #54 item 21: estimate A B, report A B and compare_predictions(a, b, labels=) give one
+    B - A; the same plan given with the files swapped is refused (the labels judged other answers)."""
+    from ragjury.evals.pipelines.compare_predictions import compare_predictions
+
+    a, b = two_configs
+    plan = _filled_plan(a, b, tmp_path / "plan.jsonl")
+    estimate = runner.invoke(app, ["estimate", str(a), str(b), "--labels", str(plan), "--json"])
+    assert estimate.exit_code == 0, estimate.output
+    report = runner.invoke(app, ["report", str(a), str(b), "--labels", str(plan), "--json"])
+    assert report.exit_code == 0, report.output
+    python = compare_predictions(a, b, labels=plan).people.comparison.as_dict()  # type: ignore[union-attr]
+    reference = json.loads(estimate.stdout)["comparison"]
+    reported = json.loads(report.stdout)["people_estimate"]["comparison"]
+    assert (reference["minuend"], reference["subtrahend"]) == ("B", "A")  # #54 item 14: B - A, named
+    for other in (reported, python):
+        assert other["difference"]["estimate"] == pytest.approx(reference["difference"]["estimate"], abs=1e-9)
+        assert other["difference"]["interval"] == pytest.approx(reference["difference"]["interval"], abs=1e-9)
+    swapped = runner.invoke(app, ["estimate", str(b), str(a), "--labels", str(plan)])
+    assert swapped.exit_code == 2 and "this label was given to another answer" in swapped.output
+    swapped = runner.invoke(app, ["report", str(b), str(a), "--labels", str(plan)])
+    assert swapped.exit_code == 2 and "this label was given to another answer" in swapped.output
+
+
+def test_renaming_both_files_changes_no_figure(two_configs: tuple[Path, Path], tmp_path: Path) -> None:
+    """The folds hash the question and the config's own id, never the file's name before it."""
+    a, b = two_configs
+    first, second = tmp_path / "baseline.jsonl", tmp_path / "candidate.jsonl"
+    first.write_bytes(a.read_bytes())
+    second.write_bytes(b.read_bytes())
+    plan = _filled_plan(first, second, tmp_path / "plan.jsonl")
+    renamed = tmp_path / "renamed.jsonl"  # the same labels keyed by the new names
+    renamed.write_text(plan.read_text(encoding="utf-8").replace('"baseline/', '"old/').replace('"candidate/', '"new/')
+                       .replace('"system": "baseline"', '"system": "old"').replace('"system": "candidate"',
+                                                                                    '"system": "new"'), encoding="utf-8")
+    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    old.write_bytes(a.read_bytes())
+    new.write_bytes(b.read_bytes())
+    before = json.loads(runner.invoke(app, ["estimate", str(first), str(second), "--labels", str(plan), "--json"]).stdout)
+    after = json.loads(runner.invoke(app, ["estimate", str(old), str(new), "--labels", str(renamed), "--json"]).stdout)
+    assert after["comparison"]["difference"] == before["comparison"]["difference"]
+    roles = {"baseline": "old", "candidate": "new"}
+    kept = {roles[s["system"]]: s["prediction_powered"] for s in before["systems"]}
+    assert {s["system"]: s["prediction_powered"] for s in after["systems"]} == kept
+
+
+def test_a_label_given_on_the_page_carries_the_plan_rows_fingerprint(predictions: Path, tmp_path: Path) -> None:
+    """#53 item 5: the plan row names what it shows; the session copies it into each act."""
+    from ragjury.evals.io.label_acts import read_acts
+    from ragjury.evals.labelling.items import load_items
+    from ragjury.evals.labelling.session import LabelSession
+
+    plan = tmp_path / "plan.jsonl"
+    assert runner.invoke(app, ["label-plan", str(predictions), "--budget", "10", "--out", str(plan)]).exit_code == 0
+    _task, items = load_items(plan)
+    out = tmp_path / "labels.jsonl"
+    session = LabelSession(items, out, "ana")
+    screen = session.screen()
+    session.act(screen.position, "label", label=True)
+    (act,) = read_acts(out)
+    row = next(json.loads(line) for line in plan.read_text(encoding="utf-8").splitlines()
+               if json.loads(line)["id"] == act.id)
+    assert act.fingerprint == row["fingerprint"] == fingerprint(
+        next(json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["id"] == act.id)["item"])
