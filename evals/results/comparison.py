@@ -333,7 +333,8 @@ def regression_gate(
     if unmeasured is not None:
         said += f"; the judge ({unmeasured}) is not measured against your labels"
     if require_measured and measured_gap:
-        return GateOutcome(True, True, f"{said}; {measured_gap} (--require-measured)", margin, rule)
+        return GateOutcome(True, True, f"not measured against people (--require-measured): {measured_gap}; "
+                           f"the runs: {said}", margin, rule)
     return GateOutcome(outcome.failed, outcome.decided, said, margin, rule)
 
 
@@ -382,8 +383,8 @@ def _decide(
 
 def step_summary(outcome: GateOutcome, names: tuple[str, str], rates: tuple[str, str]) -> str:
     """The gate as Markdown for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY)."""
-    if outcome.failed:
-        status = "❌ regression" if outcome.decided else "❌ failed (not decided by the data)"
+    if outcome.failed:  # a regression shown by the data, or a failure for another reason (missing, unscored, ...)
+        status = "❌ regression" if outcome.reason.startswith(("worse", "not shown within")) else "❌ failed"
     else:
         status = "⚠️ undecided" if not outcome.decided else "✅ no regression"
     return "\n".join([
@@ -400,8 +401,8 @@ def people_gate(difference: Any, margin: float, *, rule: str = "worse", judge_ga
     joined on the question) under the same two rules. The judge's own gate still decides where NEW
     lacks questions or has unscored items, or is the same file: a failed judgment never passes."""
     margin = check_margin(margin)
-    if judge_gate is not None and judge_gate.failed and judge_gate.reason.startswith(("NEW lacks", "NEW has",
-                                                                                      "BASELINE and NEW are")):
+    if judge_gate is not None and judge_gate.failed and judge_gate.reason.startswith((
+            "NEW lacks", "NEW has", "BASELINE and NEW are", "not measured against people")):
         return judge_gate
     d = difference.estimate
     figure = (f"as people would judge it, NEW - BASELINE {_amount(d.value, True)} [{_amount(d.low, True)}, "
