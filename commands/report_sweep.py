@@ -33,8 +33,9 @@ def sweep_report(
 
     given = [flag for flag, value in unsupported.items() if value]
     if given:
-        raise fail(f"{', '.join(given)} compare two runs: with {len(predictions)} runs give --baseline and "
-                   "--fail-if-worse only")
+        raise fail(f"{', '.join(given)} {'compares' if len(given) == 1 else 'compare'} two runs (report A B); with "
+                   f"{len(predictions)} runs ranked (--baseline) the options are --baseline, --fail-if-worse, "
+                   "--allow-missing, --html, --title, --junit and --json")
     check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
     base = baseline_index(predictions, baseline)
     names = run_names(predictions)

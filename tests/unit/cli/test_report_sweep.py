@@ -98,7 +98,7 @@ def test_baseline_names_a_run_and_an_unknown_one_is_exit_2(tmp_path: Path) -> No
 def test_options_of_two_runs_are_refused_with_many(tmp_path: Path) -> None:
     paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"])
     result = runner.invoke(app, ["report", *map(str, paths), "--fail-unless-within", "0.02"])
-    assert result.exit_code == 2 and "--fail-unless-within compare two runs" in result.output
+    assert result.exit_code == 2 and "--fail-unless-within compares two runs (report A B)" in result.output
 
 
 def test_two_runs_stay_report_a_b(tmp_path: Path) -> None:
