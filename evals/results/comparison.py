@@ -579,9 +579,13 @@ class Comparison:
         if p.difference is None:
             return "-"
         scale, digits, unit = (100.0, 1, " points") if self.binary else (1.0, 3, "")
-        text = f"{p.difference * scale:+.{digits}f}{unit}"
+
+        def signed(value: float) -> str:  # rounded first, so a tiny negative is "+0.0", never "-0.0"
+            return f"{round(value * scale, digits) + 0.0:+.{digits}f}"
+
+        text = f"{signed(p.difference)}{unit}"
         if p.interval is not None:
-            text += f" [{p.interval.low * scale:+.{digits}f}, {p.interval.high * scale:+.{digits}f}]"
+            text += f" [{signed(p.interval.low)}, {signed(p.interval.high)}]"
         else:
             text += f" (no interval: {p.n_pairs} paired, fewer than {MIN_BOOTSTRAP_N})"
         return text

@@ -49,3 +49,12 @@ def test_the_step_summary_names_the_rule_and_says_failed_where_no_drop_was_shown
     missing = regression_gate(SAME, 0.02, unscored_new=0, missing_new=3, baseline_n=30)
     text = step_summary(missing, ("base", "new"), ("judged correct: 50 %", "judged correct: 50 %"))
     assert "(--fail-if-worse 0.02): ❌ failed" in text and "❌ regression" not in text
+
+
+def test_b_minus_a_never_prints_minus_zero() -> None:
+    from ragjury.evals.results.comparison import Comparison
+    from ragjury.evals.stats.intervals import Interval
+
+    paired = SimpleNamespace(difference=-0.0001, interval=Interval(-0.0004, 0.02, 1000), n_pairs=30)
+    text = Comparison.difference_text(SimpleNamespace(paired=paired, binary=True))  # type: ignore[arg-type]
+    assert text == "+0.0 points [+0.0, +2.0]"
