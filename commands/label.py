@@ -31,8 +31,16 @@ def _print_summary(items_path: Path, labels_path: Path, items: list, json_output
         return
     predictions = any(item.judge is not None for item in items) and not _is_plan(items_path)
     for line in summary_lines(summary, items_path=str(items_path), labels_path=str(labels_path),
-                              predictions=predictions):
+                              predictions=predictions, sources=_plan_sources(items_path)):
         stdout.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+def _plan_sources(path: Path) -> list[str]:
+    """The predictions files a plan was drawn from (its ``predictions`` column, in order): one, or
+    config A's and B's of an A/B plan; [] for a file that does not say."""
+    found = [row["predictions"] for _, row in iter_jsonl(path)
+             if isinstance(row, dict) and isinstance(row.get("predictions"), str)]
+    return list(dict.fromkeys(found))
 
 
 def _is_plan(path: Path) -> bool:
@@ -95,6 +103,8 @@ def label(
 
     check_output_paths([("--out", out)], [("ITEMS.jsonl", items_file)])
     found_task, items = load_items(items_file, task)
+    if graded and found_task != "relevance":  # a grade given to a yes/no task would be read as yes/no (#54 item 20)
+        raise fail(f"--graded: {found_task} is a yes/no task (grades 0-3 are for relevance): leave out --graded")
     if summary_only:
         if not out.exists():
             raise fail(f"--out {out}: no labels file yet (run 'ragjury label {items_file} --out {out}' first)")

@@ -40,7 +40,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "contexts": ("contexts", "context", "passages", "knowledge"),
     "retrieved_text": ("retrieved_text", "passage", "text", "document"),
 }
-META = {"id", "system", "label", "gold", "inclusion_probability", "fingerprint", "judge_label", "judge_probability", "task",
+META = {"id", "system", "label", "gold", "inclusion_probability", "fingerprint", "predictions", "judge_label", "judge_probability", "task",
         "judge", "judge_name", "value", "unscored", "unscored_reason", "score"}
 
 

@@ -39,8 +39,14 @@ class LabelSummary:
     confusion_labels: list[object] | None = None
     recheck_n: int = 0
     recheck_agree: float | None = None
+    elsewhere: int = 0
+    """People labels of items not in the items file (another plan's labels): counted apart, never as
+    items of this file."""
 
     def as_dict(self) -> dict[str, object]:
+        return _finite(self._as_dict())  # never NaN in --json: an undefined figure is null
+
+    def _as_dict(self) -> dict[str, object]:
         def interval(i: Interval | None) -> list[float] | None:
             return None if i is None else [round(i.low, 4), round(i.high, 4)]
 
@@ -54,6 +60,7 @@ class LabelSummary:
             "ties_left_out": self.ties,
             "items": self.items,
             "items_labelled": self.items_labelled,
+            "labels_of_other_items": self.elsewhere,
             "rule": RULE,
             "people_vs_people": [p.as_dict() for p in self.pairs],
             "judge_vs_people": {
@@ -62,6 +69,19 @@ class LabelSummary:
             },
             "recheck": {"n": self.recheck_n, "same_label": self.recheck_agree},
         }
+
+
+def _finite(value: object) -> object:
+    """``value`` with every NaN or infinite number replaced by None (JSON has no NaN)."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _binary(value: object) -> object:
@@ -84,6 +104,10 @@ def summarize(items: list[LabelItem], acts: list[LabelAct], *, allow_shown_judge
         unsure=people.unsure, skipped=people.skipped, shown_judge=people.shown_judge, ties=len(people.ties),
         items=len(items), items_labelled=len(people.labels), pairs=pairs,
     )
+    if items:  # only the labels of this file's items count as its items labelled; the rest are said apart
+        keys = {item.key for item in items}
+        summary.items_labelled = sum(1 for key in people.labels if key in keys)
+        summary.elsewhere = len(people.labels) - summary.items_labelled
     blind = people if allow_shown_judge else _blind_only(acts)  # the same labels where shown ones count
     judged = [(blind.labels[item.key], item.judge.label) for item in items
               if item.judge is not None and item.key in blind.labels and item.judge.label is not None]
@@ -117,7 +141,8 @@ def _interval(i: Interval | None) -> str:
 
 
 def summary_lines(
-    summary: LabelSummary, *, items_path: str, labels_path: str, predictions: bool = False
+    summary: LabelSummary, *, items_path: str, labels_path: str, predictions: bool = False,
+    sources: list[str] | None = None,
 ) -> list[str]:
     """The summary as plain lines, result first."""
     lines = [
@@ -125,6 +150,9 @@ def summary_lines(
         f"people label); median {_fmt(summary.median_seconds, 1)} s per label; {summary.unsure} unsure, "
         f"{summary.skipped} skipped" + (f", {summary.ties} tied between people (left out)" if summary.ties else ""),
     ]
+    if summary.elsewhere:
+        lines.append(f"{summary.elsewhere} label(s) in {labels_path} are of items not in {items_path} (another plan's "
+                     "labels?): left out of these counts")
     if len(summary.per_annotator) > 1:
         lines.append("annotators: " + ", ".join(f"{k} {v}" for k, v in summary.per_annotator.items()))
     for pair in summary.pairs:
@@ -154,9 +182,22 @@ def summary_lines(
     if summary.shown_judge:
         lines.append(f"{summary.shown_judge} label(s) were given with the judge shown: trust commands refuse them "
                      "unless --allow-shown-judge")
-    source = items_path if predictions else "PRED.jsonl"
-    note = "" if predictions else " (PRED.jsonl: the predictions file the items came from)"
-    lines.append(f"next: ragjury estimate {source} --labels {labels_path}{note}")
+    lines.append(next_command(items_path, labels_path, predictions=predictions, sources=sources))
+    return lines
+
+
+def next_command(items_path: str, labels_path: str, *, predictions: bool = False,
+                 sources: list[str] | None = None) -> str:
+    """The command that reads these labels: ``estimate`` on the predictions the items came from (the
+    plan's ``predictions`` column: one file, or config A's and B's for an A/B plan)."""
+    import shlex
+
+    if sources:
+        return f"next: ragjury estimate {' '.join(shlex.quote(s) for s in sources)} --labels {shlex.quote(labels_path)}"
+    if predictions:
+        return f"next: ragjury estimate {shlex.quote(items_path)} --labels {shlex.quote(labels_path)}"
+    return (f"next: ragjury estimate PRED.jsonl --labels {shlex.quote(labels_path)} (PRED.jsonl: the predictions "
+            "file the items came from)")
     return lines
 
 

@@ -94,6 +94,7 @@ def plan_labels(
                         "judge_label": record.label,
                         "judge_probability": record.probability,
                         "fingerprint": fingerprint(record.item),
+                        **({"predictions": run.path} if "<" not in run.path else {}),
                         **dict(record.item),
                     }
                 )
@@ -111,7 +112,9 @@ def plan_paired_labels(
     from ragjury.evals.io.joined_runs import joined_run
     from ragjury.evals.pipelines.system_estimates_run import run_in_memory
 
-    run, names = joined_run([run_in_memory(source) or source for source in paths])
+    sources = [run_in_memory(source) or source for source in paths]
+    run, names = joined_run(sources)
+    files = {name: str(getattr(source, "path", source)) for name, source in zip(names, sources)}
     by_config: dict[str, dict[str, ItemRecord]] = {name: {} for name in names}
     for record in run.records:
         if judge_score(record) is not None and record.pair is not None:
@@ -134,7 +137,8 @@ def plan_paired_labels(
             record = by_config[name][key]
             rows.append({"id": record.id, "system": name, "label": None, "inclusion_probability": round(float(chance), 9),
                          "judge_label": record.label, "judge_probability": record.probability,
-                         "fingerprint": fingerprint(record.item), **dict(record.item)})
+                         "fingerprint": fingerprint(record.item),
+                         **({"predictions": files[name]} if "<" not in files[name] else {}), **dict(record.item)})
     left = {name: sum(1 for r in run.records if r.system == name) - len(shared) for name in names}
     systems = {name: (len(shared) + left[name], int(picked.sum())) for name in names}
     return LabelPlan(rows, systems, bool(np.allclose(pi, pi[0])), 2 * float(pi.sum()), 2 * effective_sample_size(pi),

@@ -363,3 +363,28 @@ def test_a_label_given_on_the_page_carries_the_plan_rows_fingerprint(predictions
     assert act.fingerprint == row["fingerprint"] == fingerprint(
         next(json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()
              if json.loads(line)["id"] == act.id)["item"])
+
+
+def test_label_summary_counts_only_its_items_and_names_the_real_next_command(
+    two_configs: tuple[Path, Path], predictions: Path, tmp_path: Path
+) -> None:
+    """#54 items 5 and 22: an A/B plan's summary says `ragjury estimate A B --labels L`; another plan's labels
+    are said apart (never "170 of 40"); --json has no NaN. #54 item 20: --graded on a yes/no task is refused."""
+    from ragjury.evals.io.label_acts import LabelAct, append_act
+
+    a, b = two_configs
+    plan = tmp_path / "plan.jsonl"
+    assert runner.invoke(app, ["label-plan", str(a), str(b), "--budget", "10", "--out", str(plan)]).exit_code == 0
+    labels = tmp_path / "labels.jsonl"
+    first = json.loads(plan.read_text(encoding="utf-8").splitlines()[0])
+    append_act(labels, LabelAct(id=first["id"], system=first["system"], act="label", annotator="ana", label=True))
+    for number in range(5):  # labels of another plan's items
+        append_act(labels, LabelAct(id=f"other-{number}", system=None, act="label", annotator="ana", label=False))
+    result = runner.invoke(app, ["label", str(plan), "--out", str(labels), "--summary"])
+    assert result.exit_code == 0, result.output
+    assert f"next: ragjury estimate {a} {b} --labels {labels}" in result.output
+    assert "(1 of " in result.output and "5 label(s)" in result.output and "another plan" in result.output
+    payload = runner.invoke(app, ["label", str(plan), "--out", str(labels), "--summary", "--json"])
+    assert "NaN" not in payload.stdout and json.loads(payload.stdout)["labels_of_other_items"] == 5
+    graded = runner.invoke(app, ["label", str(plan), "--out", str(labels), "--graded", "--no-browser"])
+    assert graded.exit_code == 2 and "yes/no task" in graded.output
