@@ -90,6 +90,8 @@ SHARED_KEYS: dict[str, str] = {
     "unscored_reason": "why one judgment is unscored (null when scored)",
     "attempts": "samples or attempts behind one judgment (--samples N)",
     "method": "how the verdict was read: logprobs or structured; null for single-method judges",
+    "judged_answer": "the text the verdict read where the judge reduces the answer first (llm-guarded: the "
+    "short answer it gives; an empty one is unscored with its reason); null for judges that read the answer as is",
     "sample_agreement": "share of the --samples votes that agree with the verdict",
     "votes": "each --samples vote",
     "result": "what the run scored, first: {measure (judged rate or mean score), rate or mean, interval [low, "

@@ -55,7 +55,8 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _VALUE = {"value"}
 """What ``Judgment.envelope`` leaves out (built once, not per row)."""
 
-_REPLICABLE = frozenset({"latency_s", "usage", "attempts", "fallback_used", "fallback_reason", "method"})
+_REPLICABLE = frozenset({"latency_s", "usage", "attempts", "fallback_used", "fallback_reason", "method",
+                         "judged_answer"})
 """Fields ``replicas`` may change: none of them bears on the scored/unscored invariant."""
 
 
@@ -82,6 +83,10 @@ class Judgment(BaseModel, Generic[ValueT]):
     method: str | None = None
     """How the model's verdict was read: ``logprobs`` (one token's distribution) or ``structured``
     (a typed JSON answer); ``None`` for judges with one way only (model-free ones, JudgeLLM)."""
+    judged_answer: str | None = None
+    """The text the verdict actually read where a judge reduces the answer first (``llm-guarded``:
+    the short answer the answer gives): a reduction swayed by text aimed at the grader shows here,
+    in every predictions row. None for judges that read the answer as it is."""
 
     @field_validator("unscored_reason", "fallback_reason")
     @classmethod

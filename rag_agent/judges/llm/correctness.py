@@ -255,8 +255,15 @@ class GuardedCorrectnessJudge(CorrectnessJudge):
         )
         if not outcome.ok or outcome.output is None:
             return None, outcome.usage, outcome.error or "no short answer"
-        short = outcome.output.answer.strip() or "no answer"
+        short = outcome.output.answer.strip()
+        if not short:  # judged as "no answer" it scored 10/10 blank reductions P 0.091, with no reason
+            return None, outcome.usage, ("the short answer came back empty: nothing to judge (an empty "
+                                         "reduction is unscored, never judged as 'no answer')")
         return item.model_copy(update={"answer": short}), outcome.usage, None
+
+    def judged_text(self, item: CorrectnessItem) -> str | None:
+        """The short answer the verdict read (``judged_answer`` in every predictions row)."""
+        return item.answer
 
 
 class BoolAsVerdict(ValueView[CorrectnessItem, Verdict]):

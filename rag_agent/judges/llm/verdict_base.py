@@ -365,7 +365,9 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
             probe = await self.logprob_caller.distribution(token_text, prompt, self.token_choices)
             judgment = self.read_probe(probe)
             if judgment is not None:
-                return judgment if spent is None else judgment.model_copy(update={"usage": judgment.usage + spent})
+                if spent is not None:
+                    judgment = judgment.replicate(usage=judgment.usage + spent, judged_answer=self.judged_text(item))
+                return judgment
         if self.verdict_instruction is None:
             raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
         ballot = await self.ballot(
@@ -374,11 +376,16 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         ballot.add_usage(probe.usage if probe is not None else None)
         ballot.add_usage(spent)
         if ballot.winner is None:
-            return self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
-        value = self.ballot_value(ballot)
-        return self.sampled(
-            value, usage=ballot.usage, agreement=ballot.agreement, votes=ballot.votes, method="structured"
-        )
+            judgment = self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
+        else:
+            judgment = self.sampled(self.ballot_value(ballot), usage=ballot.usage, agreement=ballot.agreement,
+                                    votes=ballot.votes, method="structured")
+        return judgment if spent is None else judgment.replicate(judged_answer=self.judged_text(item))
+
+    def judged_text(self, item: ItemT) -> str | None:
+        """The text of a reduced item the verdict read (each judgment's ``judged_answer``); None
+        for judges whose reduction has nothing to show."""
+        return None
 
     # -- calls ------------------------------------------------------------------------------------
     async def call(
