@@ -163,9 +163,7 @@ def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None,
 def regressed(baseline: PredictionRun, new: PredictionRun) -> list[tuple[ItemRecord, ItemRecord]]:
     """(BASELINE record, NEW record) of each shared id (in NFC, as the comparison pairs them)
     BASELINE judged yes and NEW judged no."""
-    from ragjury.evals.results.comparison import keyed
-
-    before = keyed(baseline)
+    before = {nfc(ident): record for ident, record in baseline.by_id().items()}
     out = []
     for record in new.records:
         old = before.get(nfc(record.id))
