@@ -52,20 +52,49 @@ def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
     return table
 
 
-def print_estimates(result) -> None:  # type: ignore[no-untyped-def]
-    stdout.print(estimates_table(result))
+def lead_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
+    """The answer first, as ``report`` and ``evaluate`` give it: B - A as people would judge it where
+    two systems are compared, then each system's rate as people would judge it, the judge's beside it."""
+    from ragjury.evals.results.headline import people_lead, rates_of_estimates
+
+    lines = []
     comparison = result.comparison
     if comparison is not None:
         d = comparison.estimate
         verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
         from ragjury.evals.stats.run_estimates import difference_text
 
-        stdout.print(
-            f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
-            f"p = {comparison.p_value:.3g} ({comparison.method}; they {verdict})",
-            highlight=False,
-            soft_wrap=True,
-        )
+        lines.append(f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
+                     f"p = {comparison.p_value:.3g} ({comparison.method}; they {verdict})")
+    rates = rates_of_estimates(result)
+    if not rates:
+        return lines
+    lead = people_lead(result.task)
+    how = (f"the judge on {result.n_items - result.n_unscored:,} items corrected by {result.n_labels:,} people's "
+           f"labels; {result.level * 100:g} % interval")
+    if len(rates) == 1:
+        rate = rates[0]
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        return [*lines, f"{lead}: {rate.text()} ({how}{said})"]
+    lines.append(f"{lead} ({how}):")
+    for rate in rates:
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        lines.append(f"  {rate.system}: {rate.text()} ({rate.n_labels:,} labels{said})")
+    return lines
+
+
+def print_estimates(result, *, lead: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """The estimates: line 1 people's figure (and B - A), then the table; ``lead=False`` where the
+    command's own first lines already said people's rates (``evaluate``)."""
+    lines = lead_lines(result)
+    if lead:
+        for line in lines:
+            stdout.print(line, highlight=False, soft_wrap=True, markup=False)
+    stdout.print(estimates_table(result))
+    comparison = result.comparison
+    if comparison is not None:
+        if not lead:
+            stdout.print(lines[0], highlight=False, soft_wrap=True, markup=False)
         for note in comparison.notes:
             stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for note in result.notes:
@@ -89,4 +118,4 @@ def print_card(card) -> None:  # type: ignore[no-untyped-def]
         stdout.print(summary, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
-__all__ = ["estimates_table", "print_card", "print_estimates"]
+__all__ = ["estimates_table", "lead_lines", "print_card", "print_estimates"]

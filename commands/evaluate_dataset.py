@@ -268,7 +268,7 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     if estimates is not None:  # people labelled some rows: what each system's rate really is
         from ragjury.commands.estimates_output import print_estimates
 
-        print_estimates(estimates)
+        print_estimates(estimates, lead=False)  # line 1 already gave people's rates (the headline)
     if not result.labelled:
         stdout.print("no gold labels in the data: agreement not computed", style="dim")
     if out is not None:

@@ -388,3 +388,19 @@ def test_label_summary_counts_only_its_items_and_names_the_real_next_command(
     assert "NaN" not in payload.stdout and json.loads(payload.stdout)["labels_of_other_items"] == 5
     graded = runner.invoke(app, ["label", str(plan), "--out", str(labels), "--graded", "--no-browser"])
     assert graded.exit_code == 2 and "yes/no task" in graded.output
+
+
+@pytest.mark.parametrize("command", ["estimate", "report", "evaluate"])
+def test_with_labels_line_one_is_peoples_figure(predictions: Path, weighted: Path, command: str) -> None:
+    """#53 item 6: the first line of estimate, evaluate and report is people's figure, the judge's beside it."""
+    args = {"estimate": ["estimate", str(predictions)], "report": ["report", str(predictions)],
+            "evaluate": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                         "--no-progress"]}[command]
+    result = runner.invoke(app, [*args, "--labels", str(weighted), "--allow-shown-judge"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    if command == "report":  # after the line naming the file read
+        lines = lines[1:]
+    assert lines[0].startswith("correct as people would judge it"), lines[:3]
+    assert "the judge said" in lines[1]
+    assert "not yet measured against people" not in result.stdout and "to measure it:" not in result.stdout
