@@ -14,12 +14,9 @@ and refuses a label given to another answer (its fingerprint differs).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import math
-import os
-import stat
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.label_acts import RULE, LabelAct, act_of_row, is_acts_row, replay
-from ragjury.rag_agent.core.input_files import InputError, iter_jsonl, read_text
+from ragjury.rag_agent.core.input_files import InputError, check_regular, iter_jsonl, read_text
 
 Key = tuple[str | None, str]
 """(system, id): a file may hold several systems whose ids repeat."""
@@ -55,25 +52,11 @@ def fingerprint(item: Mapping[str, Any] | None) -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def check_regular_file(path: str | Path, what: str = "") -> None:
-    """Refuse, in one line, what is not a regular file: a FIFO (would hang), a device such as
-    /dev/zero (would read until memory runs out), a symbolic link loop (not "file not found")."""
-    if str(path) == "-":
-        return
-    label = f"{what} " if what else ""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise InputError(path, f"{label}is a symbolic link loop (it never reaches a file)") from None
-        if error.errno == errno.ENOENT:
-            raise InputError(path, "file not found") from None
-        raise InputError(path, error.strerror or str(error)) from None
-    if stat.S_ISDIR(mode):
-        raise InputError(path, "is a directory, expected a file")
-    if not stat.S_ISREG(mode):
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
-        raise InputError(path, f"{label}is {kind}, not a regular file: give a file of labels")
+def check_regular_file(path: str | Path) -> None:
+    """Refuse what is not a regular file (a FIFO, /dev/zero, a link loop) in one line: the check
+    every reader of user files makes (``input_files.check_regular``)."""
+    if str(path) != "-":
+        check_regular(path)
 
 
 @dataclass(frozen=True)
@@ -314,7 +297,7 @@ def read_people(path: str | Path, kind: str = "binary", *, allow_shown_judge: bo
     ``kind``: the task's (``binary`` or ``score``); a label of the other kind is refused naming its
     file, line and field. A file with no label at all is an error (label some items first)."""
     source = str(path)
-    check_regular_file(path, "--labels")
+    check_regular_file(path)
     text = read_text(path)
     if Path(path).suffix.lower() == ".csv":
         people = _from_rows(source, _csv_rows(source, text), kind, "csv")

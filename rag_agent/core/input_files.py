@@ -60,16 +60,35 @@ def read_text(path: str | Path) -> str:
     if str(path) == "-":
         return sys.stdin.read().removeprefix(BOM)
     file = Path(path)
-    if not file.exists():
-        raise InputError(path, "file not found")
-    if file.is_dir():
-        raise InputError(path, "is a directory, expected a file")
+    check_regular(path)
     try:
         return file.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise InputError(path, error.strerror or str(error)) from None
+
+
+def check_regular(path: str | Path) -> None:
+    """Refuse, in one line, what is not a regular file before reading it: a FIFO would hang, a device
+    such as /dev/zero would read until memory runs out, a symbolic link loop is no "file not found"."""
+    import errno
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise InputError(path, "is a symbolic link loop (it never reaches a file)") from None
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise InputError(path, "file not found") from None
+        raise InputError(path, error.strerror or str(error)) from None
+    if stat.S_ISDIR(mode):
+        raise InputError(path, "is a directory, expected a file")
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+        raise InputError(path, f"is {kind}, not a regular file: give a file")
 
 
 def validation_message(error: ValidationError) -> tuple[str | None, str]:

@@ -404,3 +404,15 @@ def test_with_labels_line_one_is_peoples_figure(predictions: Path, weighted: Pat
     assert lines[0].startswith("correct as people would judge it"), lines[:3]
     assert "the judge said" in lines[1]
     assert "not yet measured against people" not in result.stdout and "to measure it:" not in result.stdout
+
+
+@pytest.mark.parametrize("where", ["--data", "--gold", "label-plan"])
+def test_a_fifo_as_any_input_is_one_line_not_a_hang(predictions: Path, tmp_path: Path, where: str) -> None:
+    """#54 item 34: the FIFO is refused before it is opened (opening it would wait for a writer)."""
+    fifo = tmp_path / "input.jsonl"
+    os.mkfifo(fifo)
+    args = {"--data": ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(fifo), "--no-progress"],
+            "--gold": ["agreement", "--gold", str(fifo), "--judged", str(predictions)],
+            "label-plan": ["label-plan", str(fifo), "--budget", "10", "--out", str(tmp_path / "plan.jsonl")]}[where]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "a FIFO" in result.output and "Traceback" not in result.output
