@@ -50,6 +50,7 @@ from ragjury.evals.stats.sequential import (  # noqa: E402
     active_weights,
     confidence_sequence,
     draw_orders,
+    horizons_for,
     parse_decision,
     verdicts_of,
     weighted_stream,
@@ -211,11 +212,12 @@ def run_design(design: Design, draws: int, seed: int) -> dict[str, object]:
     order = draw_orders(uniform, draws, steps, rng)
     result: dict[str, object] = {"design": design.name, "until": design.decision.text, "truth": round(design.truth, 4),
                                  "units": n, "budget": steps, "judge_mean": round(float(design.h.mean()), 4)}
+    horizons = horizons_for(steps)
     seq = confidence_sequence(weighted_stream(design.y, design.h, design.h, order, uniform), n,
-                              y_range=span, h_range=span, level=LEVEL)
+                              y_range=span, h_range=span, level=LEVEL, horizons=horizons)
     result["sequence_uniform"] = summarise(design, seq.low, seq.high)
     people_only = confidence_sequence(weighted_stream(design.y, design.h, design.h, order, uniform), n,
-                                      y_range=span, h_range=span, level=LEVEL, lam=0.0)
+                                      y_range=span, h_range=span, level=LEVEL, lam=0.0, horizons=horizons)
     result["sequence_people_only"] = summarise(design, people_only.low, people_only.high)
     f_low, f_high = fixed_intervals(design.y[order], design.h[order], n, float(design.h.mean()))
     result["fixed_n_peeking"] = summarise(design, f_low[:, 1:], f_high[:, 1:])  # from 2 labels: a t needs 2
@@ -236,7 +238,7 @@ def run_design(design: Design, draws: int, seed: int) -> dict[str, object]:
         rng_active = np.random.default_rng(seed)
         active_order = draw_orders(a, draws, steps, rng_active)
         act = confidence_sequence(weighted_stream(design.y, design.h, design.h, active_order, a), n,
-                                  y_range=span, h_range=span, level=LEVEL)
+                                  y_range=span, h_range=span, level=LEVEL, horizons=horizons)
         result["sequence_active"] = summarise(design, act.low, act.high)
     else:
         result["sequence_active"] = None  # a 0/1 judge gives no per-item uncertainty: the order stays uniform
@@ -276,7 +278,9 @@ def main() -> int:
     payload = {
         "command": "python bench/bench_sequential.py " + " ".join(sys.argv[1:]),
         "seed": args.seed, "draws": args.draws, "level": LEVEL, "cpu_seconds": round(time.process_time() - started, 1),
-        "sequence": "betting CS without replacement (evals/stats/sequential.py), λ predictable",
+        "sequence": "betting CS without replacement (evals/stats/sequential.py), λ predictable, bets a mixture "
+                    "tuned to 1/4, 1/2 and all of the budget",
+        "people_only": "the same sequence with λ = 0 (no judge)",
         "fixed_n": "PPI++ t-interval, λ fitted on the n labels, FPC and Wilson's term, looked at after every label",
         "results": results,
     }

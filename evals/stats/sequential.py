@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -48,6 +48,19 @@ LAMBDA_START = 0.5
 GRID_LIMIT = 4001
 """Candidate values of θ tested: every k/N when N is small enough (θ is one of them), else a grid
 (its interval rounded outwards by one step)."""
+
+HORIZON_SHARES = (0.25, 0.5, 1.0)
+"""The bets are an even mixture of three, each tuned to stop near a share of the budget (WSR's
+fixed-horizon bet ``sqrt(2 log(2/α) / (σ̂² n))``): chosen on DL19's tune half, where WSR's
+horizon-free bet needed 272 labels (median) to settle a rate 8 points from its threshold and the
+mixture 176 (a single bet tuned to half the budget: 165, but wider early). A mixture of
+martingales is one, so the sequence stays valid."""
+
+
+def horizons_for(budget: int) -> tuple[int, ...]:
+    """The mixture's horizons for a budget of ``budget`` labels."""
+    return tuple(max(1, round(share * budget)) for share in HORIZON_SHARES)
+
 
 NO_DIFFERENCE = 0.02
 """``--until "B - A"`` says "no difference" once the sequence lies within ± 2 points."""
@@ -108,10 +121,12 @@ def confidence_sequence(
     h_range: tuple[float, float] = (0.0, 1.0),
     level: float = 0.95,
     lam: float | None = None,
+    horizons: tuple[int, ...] | None = None,
 ) -> ConfidenceSequence:
     """The betting confidence sequence for mean(y) over the ``n_items`` units, after each step.
 
-    ``lam`` fixes λ (0: people only); None fits it on the labels before each step. Returns arrays of
+    ``lam`` fixes λ (0: people only); None fits it on the labels before each step. ``horizons``:
+    the bets' mixture (``horizons_for(budget)``); None is WSR's horizon-free plug-in. Returns arrays of
     shape (draws, T); a value ruled out at any step stays out (running intersection)."""
     y, h = stream.y, stream.h
     draws, steps = y.shape
@@ -122,10 +137,11 @@ def confidence_sequence(
     hlo, hhi = h_range
     grid, exact = grid_for(n_items, ylo, yhi)
     lams = np.full_like(y, float(lam)) if lam is not None else _lambdas(y, h)
-    log_k_plus = np.zeros((draws, grid.shape[0]))
+    scales = (None,) if not horizons else tuple(horizons)
+    log_k_plus = np.zeros((len(scales), draws, grid.shape[0]))
     log_k_minus = np.zeros_like(log_k_plus)
-    alive = np.ones_like(log_k_plus, dtype=bool)
-    threshold = math.log(1.0 / alpha) + math.log(2.0)  # ½K⁺ + ½K⁻ ≥ 1/α
+    alive = np.ones((draws, grid.shape[0]), dtype=bool)
+    threshold = math.log(1.0 / alpha) + math.log(2.0 * len(scales))  # the mean of the 2·H capitals ≥ 1/α
     log_two_over_alpha = math.log(2.0 / alpha)
     prior = 0.25 * (yhi - ylo) ** 2
     seen = np.zeros(draws)  # Σ y of the units labelled so far
@@ -152,13 +168,15 @@ def confidence_sequence(
         increment = r[:, None] - m
         mean_before = (resid_sum + 0.5 * (ylo + yhi)) / (t + 1)
         variance = (prior + resid_sq) / (t + 1)
-        bet = np.sqrt(2 * log_two_over_alpha / (variance * (t + 1) * math.log(t + 2)))[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            bet_plus = np.minimum(bet, TRUNCATION / np.maximum(-lower, 1e-12))
-            bet_minus = np.minimum(bet, TRUNCATION / np.maximum(upper, 1e-12))
-        log_k_plus += np.log1p(np.where(feasible, bet_plus * increment, 0.0))
-        log_k_minus += np.log1p(np.where(feasible, -bet_minus * increment, 0.0))
-        wealth = np.logaddexp(log_k_plus, log_k_minus)
+            cap_plus = TRUNCATION / np.maximum(-lower, 1e-12)
+            cap_minus = TRUNCATION / np.maximum(upper, 1e-12)
+        for k, horizon in enumerate(scales):
+            scale = (t + 1) * math.log(t + 2) if horizon is None else max(horizon, t + 1)
+            bet = np.sqrt(2 * log_two_over_alpha / (variance * scale))[:, None]
+            log_k_plus[k] += np.log1p(np.where(feasible, np.minimum(bet, cap_plus) * increment, 0.0))
+            log_k_minus[k] += np.log1p(np.where(feasible, -np.minimum(bet, cap_minus) * increment, 0.0))
+        wealth = np.logaddexp.reduce(np.concatenate([log_k_plus, log_k_minus]), axis=0)
         alive &= feasible & (wealth < threshold)
         resid_sq += (r - mean_before) ** 2
         resid_sum += r
@@ -311,6 +329,15 @@ class Status:
     verdict: Verdict | None
     budget_reached: bool
     level: float
+    per_unit: int = 1
+    """Labels per unit: 2 where a unit is a question labelled for both A and B."""
+
+    def with_labels_per_unit(self, per_unit: int) -> Status:
+        return replace(self, per_unit=per_unit)
+
+    @property
+    def labels(self) -> int:
+        return self.n_labels * self.per_unit
 
     @property
     def settled(self) -> bool:
@@ -329,7 +356,7 @@ class Status:
 
     @property
     def words(self) -> str:
-        labels = f"{self.n_labels} label{'s' if self.n_labels != 1 else ''}"
+        labels = f"{self.labels} label{'s' if self.labels != 1 else ''}"
         c = self.decision.threshold
         if self.verdict is not None:
             said = {
@@ -355,7 +382,8 @@ class Status:
             "estimate": rnd(self.estimate),
             "sequence": None if self.low is None else [rnd(self.low), rnd(self.high)],
             "level": self.level,
-            "n_labels": self.n_labels,
+            "n_labels": self.labels,
+            "n_units_labelled": self.n_labels,
             "n_units": self.n_units,
             "words": self.words,
             "interval_kind": "confidence sequence (betting, Waudby-Smith & Ramdas 2024; valid at any stop)",
@@ -389,7 +417,8 @@ def status_of(
     before = np.concatenate([[0.0], np.cumsum(h[0])[:-1]])
     ones = np.ones((1, n))
     stream = Stream(y, h, ones, ones, ones, ((h_all.sum() - before) / left)[None, :])
-    seq = confidence_sequence(stream, big_n, y_range=span, h_range=span, level=level, lam=lam)
+    horizons = horizons_for(min(max_labels or big_n, big_n))
+    seq = confidence_sequence(stream, big_n, y_range=span, h_range=span, level=level, lam=lam, horizons=horizons)
     est, low, high = float(seq.estimate[0, -1]), float(seq.low[0, -1]), float(seq.high[0, -1])
     return Status(decision, est, low, high, n, big_n, verdict_of(decision, low, high), reached, level)
 
@@ -404,6 +433,7 @@ __all__ = [
     "confidence_sequence",
     "draw_orders",
     "grid_for",
+    "horizons_for",
     "parse_decision",
     "status_of",
     "uniform_stream",

@@ -78,14 +78,15 @@ def test_non_inferiority_settles_both_ways() -> None:
     assert worse.words.startswith("settled: B is worse than A by 2 points or more")
 
 
+@pytest.mark.parametrize("horizons", [None, (30, 60, 120)])
 @pytest.mark.parametrize("active", [False, True])
-def test_the_sequence_covers_at_every_step_on_a_simulated_stream(active: bool) -> None:
+def test_the_sequence_covers_at_every_step_on_a_simulated_stream(active: bool, horizons: tuple | None) -> None:
     """300 seeded draws of 120 labels out of 150: the sequence misses the people's rate at *any*
     step in at most 5 % of draws (plus Monte-Carlo slack), however the order favours unsure items."""
     y, h = _judge(5, 150, 0.7)
     a = active_weights(np.sqrt(h * (1 - h))) if active else np.ones(150)
     order = draw_orders(a, 300, 120, np.random.default_rng(7))
-    seq = confidence_sequence(weighted_stream(y, h, h, order, a), 150)
+    seq = confidence_sequence(weighted_stream(y, h, h, order, a), 150, horizons=horizons)
     truth = y.mean()
     missed = ((seq.low > truth + 1e-9) | (seq.high < truth - 1e-9)).any(axis=1).mean()
     assert missed <= 0.07
