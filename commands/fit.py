@@ -146,9 +146,15 @@ def fit(
     check_output_paths([("--out", out)], [("--data", data), ("--labels", labels), ("--topics", topics), ("--passages", passages),
                                           ("--cache", cache_file)])
     stats = None
+    people = None  # people's labels, read once (evals.io.people): what they left out is said
+    if labels is not None and task != "relevance":
+        from ragjury.evals.io.people import read_people
+
+        people = read_people(labels, "binary", allow_shown_judge=options["allow_shown_judge"])
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
-                                        labels=labels, allow_shown_judge=options["allow_shown_judge"])
+                                        labels=people if people is not None else labels,
+                                        allow_shown_judge=options["allow_shown_judge"])
         if task == "relevance":
             report, stats = _fit_relevance(items, gold, settings, signals, run, folds=folds, seed=seed,
                                            fitted_on=str(data))
@@ -175,6 +181,7 @@ def fit(
             "head_random": figures["head_random"], "head_by_question": figures["head_by_question"],
             "base": figures["base"], "gain": figures.get("gain"), "gain_interval": figures.get("gain_interval"),
             "beats_base": report.beats_base, **({"judging": stats.as_dict()} if stats is not None else {}),
+            **({"people_labels": people.counts()} if people is not None else {}),
             "inputs": paths(data=data, topics=topics, passages=passages), "outputs": paths(head=out),
         }, command="fit")
         return
@@ -192,6 +199,8 @@ def fit(
     if stats is not None:
         stderr.print(f"llm P('1'): {stats.cached} pairs from the cache, {stats.judged} judged now",
                      highlight=False, markup=False)
+    for note in people.notes() if people is not None else []:
+        stderr.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
     if report.skipped:
         stderr.print(f"{report.skipped} items had no signals and were left out (first: {report.first_reason})",
                      highlight=False, markup=False)

@@ -383,6 +383,7 @@ def labels_agreement_run(gold_path: Path, judged_path: Path, *, allow_shown_judg
         axis_labels=("mean gold label", "mean judge label"),
     )
     report.tau_interval = intervals.get("kendall_tau")
+    report.notes = [*report.notes, *people.notes()]  # what the labels file left out (ties, unsure), said
     figures = label_figures.figures()
     if correlation is not None:
         figures.update({"kendall_tau": correlation.kendall_tau, "spearman": correlation.spearman})

@@ -254,6 +254,9 @@ def test_agreement_reads_a_csv_of_labels_and_counts_what_it_left_out(
     assert acts.exit_code == 0, acts.output
     people = json.loads(acts.stdout)["people_labels"]
     assert people["ties_left_out"] == 1 and people["unsure_left_out"] == 1
+    terminal = runner.invoke(app, ["agreement", "--labels", str(weighted), "--judged", str(predictions),
+                                   "--allow-shown-judge"], env={"COLUMNS": "200"})
+    assert terminal.exit_code == 0 and "left out 1 tied between people, 1 unsure" in terminal.output
     both = runner.invoke(app, ["agreement", "--labels", str(csv), "--gold", str(csv), "--judged", str(predictions)])
     assert both.exit_code == 2 and "older name of --labels" in both.output
 
@@ -416,3 +419,15 @@ def test_a_fifo_as_any_input_is_one_line_not_a_hang(predictions: Path, tmp_path:
             "label-plan": ["label-plan", str(fifo), "--budget", "10", "--out", str(tmp_path / "plan.jsonl")]}[where]
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and "a FIFO" in result.output and "Traceback" not in result.output
+
+
+def test_fit_states_the_tie_and_the_unsure(weighted: Path, tmp_path: Path) -> None:
+    """#54 item 22: fit reads the same labels and says what it left out (terminal and --json)."""
+    args = ["fit", "--task", "correctness", "--data", str(SYSTEMS), "--labels", str(weighted), "--allow-shown-judge",
+            "--out", str(tmp_path / "head.json")]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    people = json.loads(result.stdout)["people_labels"]
+    assert people["ties_left_out"] == 1 and people["unsure_left_out"] == 1
+    terminal = runner.invoke(app, args)
+    assert terminal.exit_code == 0 and "left out 1 tied between people, 1 unsure" in terminal.output
