@@ -342,19 +342,9 @@ def _check_options(
 
 def people_lines(people: Any) -> list[str]:
     """Each config's rate as people would judge it and B - A (``estimate A B --labels``), in points."""
-    from ragjury.evals.results.headline import rates_of_estimates
-    from ragjury.evals.stats.run_estimates import difference_text
+    from ragjury.evals.results.headline import people_difference_lines
 
-    out = []
-    if people.comparison is not None:
-        d = people.comparison
-        verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
-        out.append(f"{difference_text(d)} as people would judge it (95 % interval, p = {d.p_value:.3g}; {verdict}; "
-                   f"{d.method})")
-    for rate in rates_of_estimates(people):
-        out.append(f"  {rate.system}: {rate.text()} as people would judge it ({rate.n_labels:,} labels; the judge said "
-                   f"{rate.judge * 100:.1f} %)")
-    return out + [f"note: {note}" for note in people.notes]
+    return people_difference_lines(people)
 
 
 def _people_lines(people: Any) -> None:

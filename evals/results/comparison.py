@@ -631,7 +631,12 @@ class Comparison:
         return out
 
     def __str__(self) -> str:
-        return "\n".join(self.lines())
+        lines = self.lines()
+        if self.people is not None:  # labelled: people's B - A first, the judges' own after it (#53 item 6)
+            from ragjury.evals.results.headline import people_difference_lines
+
+            lines = [*people_difference_lines(self.people), "the judges' own rates:", *lines]
+        return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
         """``report A B --json``'s ``comparison`` (with ``people_estimate`` where ``people`` is set)."""

@@ -96,6 +96,23 @@ def rates_of_estimates(estimates: Any) -> list[PeopleRate]:
     return out
 
 
+def people_difference_lines(people: Any) -> list[str]:
+    """B - A as people would judge it and each config's rate (an ``estimate A B --labels`` result),
+    in points: what ``report A B --labels`` and ``print()`` of a labelled comparison say first."""
+    from ragjury.evals.stats.run_estimates import difference_text
+
+    out = []
+    if people.comparison is not None:
+        d = people.comparison
+        verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
+        out.append(f"{difference_text(d)} as people would judge it (95 % interval, p = {d.p_value:.3g}; {verdict}; "
+                   f"{d.method})")
+    for rate in rates_of_estimates(people):
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        out.append(f"  {rate.system}: {rate.text()} as people would judge it ({rate.n_labels:,} labels{said})")
+    return out + [f"note: {note}" for note in people.notes]
+
+
 def people_lead(task: str | None) -> str:
     """``correct as people would judge it``; ``meets the criterion as ...`` for a rubric or a check."""
     word = verdict_word(task)

@@ -431,3 +431,16 @@ def test_fit_states_the_tie_and_the_unsure(weighted: Path, tmp_path: Path) -> No
     assert people["ties_left_out"] == 1 and people["unsure_left_out"] == 1
     terminal = runner.invoke(app, args)
     assert terminal.exit_code == 0 and "left out 1 tied between people, 1 unsure" in terminal.output
+
+
+def test_print_of_a_labelled_comparison_leads_with_peoples_difference(two_configs: tuple[Path, Path],
+                                                                      tmp_path: Path) -> None:
+    """#53 item 6: print(compare_predictions(a, b, labels=L)) shows people's B - A first."""
+    from ragjury.evals.pipelines.compare_predictions import compare_predictions
+
+    a, b = two_configs
+    plan = _filled_plan(a, b, tmp_path / "plan.jsonl")
+    shown = str(compare_predictions(a, b, labels=plan)).splitlines()
+    assert "as people would judge it" in shown[0] and shown[0].startswith("B − A:")
+    assert "the judges' own rates:" in shown
+    assert "as people would judge it" not in str(compare_predictions(a, b)).splitlines()[0]
