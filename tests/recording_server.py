@@ -10,12 +10,16 @@ APIs do); ``401-chat`` lists its models but refuses chat requests; ``404-model``
 ``phi3:mini`` and ``llama3.2:3b`` and answers 404 "model not found" to a chat request for any
 other model (Ollama's wording); ``404`` answers every request 404 (no API at that path); ``html``
 answers every request 200 with an HTML page (a web app at that URL, not an API); ``redirect``
-answers every request 301 to a login page.
+answers every request 301 to a login page. ``logprobs`` answers a one-token request (``logprobs``
+asked) with a distribution over "1"/"0" drawn from the prompt's hash (the same prompt, the same P),
+every other request as ``ok``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import socket
 import threading
 from collections.abc import Iterator
@@ -138,6 +142,20 @@ def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
             if server.mode == "empty-choices":
                 self._send(200, {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [],
                                  "usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}})
+                return
+            if server.mode == "logprobs" and body.get("logprobs"):  # a one-token call: P("1") from the prompt
+                text = json.dumps(body.get("messages", []), sort_keys=True)
+                p_one = 0.05 + 0.9 * (int(hashlib.sha256(text.encode()).hexdigest(), 16) % 1000) / 1000
+                top = [{"token": "1", "logprob": math.log(p_one)}, {"token": "0", "logprob": math.log(1 - p_one)}]
+                self._send(200, {
+                    "id": "x", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": "1" if p_one >= 0.5 else "0"},
+                                 "logprobs": {"content": [{"token": top[0 if p_one >= 0.5 else 1]["token"],
+                                                           "logprob": max(t["logprob"] for t in top),
+                                                           "top_logprobs": top}]}}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+                })
                 return
             if server.mode in ("positive-logprobs", "nan-logprobs"):
                 first = 5.0 if server.mode == "positive-logprobs" else float("nan")

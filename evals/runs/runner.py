@@ -241,6 +241,9 @@ async def run_judgments(
     traced_run = tracing.start_batch(identity, description, len(items))  # None unless --trace
     unreadable_before = cache.unreadable if cache is not None else 0
     hits = cache.get_many(keys) if cache is not None else {}
+    from_cache = getattr(judge, "from_cache", None)  # a cut-off the key leaves out, applied again
+    if hits and callable(from_cache):
+        hits = {key: from_cache(judgment) for key, judgment in hits.items()}
     # Identical items are judged once; ``positions[key]`` lists every input index they fill.
     positions: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
@@ -311,6 +314,8 @@ async def run_judgments(
 
     def on_shared(key: str, judgment: Judgment[Any]) -> None:
         """A judgment another process made during this run: take it like a cache hit."""
+        if callable(from_cache):
+            judgment = from_cache(judgment)
         stored.add(index_of[key])
         tracing.cached(traced_run, judgment)
         filled = positions[key]

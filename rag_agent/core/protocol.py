@@ -97,6 +97,12 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
             parts.append(f"params={who.params!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    def from_cache(self, judgment: Judgment[ValueT]) -> Judgment[ValueT]:
+        """A judgment read back under this judge's identity (the cache, a run's call memo), as this
+        judge gives it: as it is here; a judge whose key leaves out a setting that only changes
+        how the model's answer is read (a cut-off on P("1")) applies it again."""
+        return judgment
+
     @abstractmethod
     async def _judge(self, item: ItemT) -> Judgment[ValueT]:
         """Judge one item; may raise, ``ajudge`` turns any exception into an unscored judgment."""
@@ -113,7 +119,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         if memo is not None:
             kept = memo.recall(identity, item)
             if kept is not None:  # a model call this run's cache already holds: no call now
-                return kept.replicate(usage=Usage(), latency_s=0.0)
+                return self.from_cache(kept.replicate(usage=Usage(), latency_s=0.0))
         span = tracing.judgment_span(identity) if tracing.active() else nullcontext(None)
         nested = NESTED.set(identity.key())
         try:

@@ -69,6 +69,11 @@ class EmptyAnswerIsWrong(BaseJudge[Any, Any]):
     def needs(self) -> Needs:
         return needs_of(self.inner)
 
+    def from_cache(self, judgment: Judgment[Any]) -> Judgment[Any]:
+        """The wrapped judge's reading of its cached judgment (one identity, one cut-off)."""
+        inner = getattr(self.inner, "from_cache", None)
+        return inner(judgment) if callable(inner) else judgment
+
     def __getattr__(self, name: str) -> Any:  # the wrapped judge's own attributes (executor, ...)
         if name == "inner":
             raise AttributeError(name)

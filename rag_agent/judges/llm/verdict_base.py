@@ -229,8 +229,8 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
             "output": self.output_mode,
             "budget": str(self.settings.source_token_budget),
         }
-        if self.supports_logprobs:
-            params["method"] = self.method
+        if self.supports_logprobs:  # auto and logprobs make the same one-token call: one key (#54 item 2)
+            params["method"] = "auto" if self.method == "logprobs" else self.method
         params["temperature"] = f"{self.settings.temperature:g}"  # always: the structured path samples at it
         params["server"] = self.server
         return params
@@ -243,6 +243,15 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
             prompt_version=self.prompt_version,
             params=";".join(f"{key}={value}" for key, value in self.params().items()),
         )
+
+    def from_cache(self, judgment: Judgment[ValueT]) -> Judgment[ValueT]:
+        """A judgment read back from the cache (or a run's call memo) as this judge would give it:
+        ``auto`` and ``logprobs`` share a key, so a structured verdict an ``auto`` run cached (its
+        server gave no logprobs) is, for a ``logprobs`` judge, what a new call would be: unscored."""
+        if self.method == "logprobs" and judgment.scored and judgment.method == "structured":
+            return self.failed("the cached verdict was read from a structured answer (the server gave no logprobs); "
+                               "method 'logprobs' needs P('1'): use 'auto' or 'structured'", method="structured")
+        return judgment
 
     # -- the logprob path ---------------------------------------------------------------------------
     supports_logprobs: bool = False
@@ -483,7 +492,23 @@ class ThresholdVerdictJudge(ModelVerdictJudge[ItemT, ValueT]):
         self.threshold = probability_threshold(threshold)
 
     def params(self) -> dict[str, str]:
-        return {**super().params(), "threshold": f"{self.threshold:g}"}
+        """No ``threshold``: the model call is the same whatever the cut-off applied to its P("1"),
+        so ``calibrate`` and a ``--calibration`` run take the judgments a plain run paid for, and
+        the cut-off is applied again on the way out of the cache (``from_cache``; #54 item 2)."""
+        return super().params()
+
+    def from_cache(self, judgment: Judgment[ValueT]) -> Judgment[ValueT]:
+        """A cached judgment under this judge's cut-off: a P("1") read from one token is cut again at
+        ``threshold`` (a plain run's 0.5 becomes a calibrated run's 0.37); the rest as ``super``."""
+        judgment = super().from_cache(judgment)
+        value = judgment.value
+        p_true = getattr(value, "probability", None)
+        if judgment.unscored or getattr(value, "method", None) != "logprobs" or not isinstance(p_true, float):
+            return judgment
+        again = self.probability_value(p_true)
+        if again == value:
+            return judgment
+        return judgment.model_copy(update={"value": again})
 
     def read_probe(self, outcome: DistributionOutcome) -> SampledJudgment[ValueT] | None:
         """The judgment of one token's P("1") against ``threshold`` (``token_judgment``)."""

@@ -180,7 +180,9 @@ def test_registry_passes_calibration_options() -> None:
     judge = build_judge("relevance", "llm-graded", settings(), cuts=(0.4, 1.6, 2.6), method="logprobs")
     assert isinstance(judge, GradedRelevanceJudge) and judge.cuts == (0.4, 1.6, 2.6)
     attribution = build_judge("faithfulness", "llm-attribution", settings(), threshold=0.7)
-    assert isinstance(attribution, AttributionJudge) and "threshold=0.7" in attribution.identity.params
+    assert isinstance(attribution, AttributionJudge) and attribution.threshold == 0.7
+    # the cut-off is applied to the cached P("1"), not keyed (#54 item 2: calibrate reuses a run's calls)
+    assert "threshold" not in attribution.identity.params
 
 
 def test_value_round_trips_through_json() -> None:
