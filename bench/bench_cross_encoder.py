@@ -57,14 +57,17 @@ def pairs_of(kind: str, count: int) -> list[tuple[str, str]]:
             ((i, base[i % len(base)]) for i in range(count))]
 
 
-def rate(model: object, pairs: list[tuple[str, str]], batch: int, repeats: int) -> tuple[float, object]:
-    """Median pairs/s of ``repeats`` passes over ``pairs`` at ``batch``, and the last pass's P."""
-    times, found = [], None
+def rate(model: object, pairs: list[tuple[str, str]], batch: int, repeats: int) -> tuple[float, float, object]:
+    """Median pairs/s (wall) of ``repeats`` passes over ``pairs`` at ``batch``, pairs per CPU
+    second of this process (all its threads: less disturbed by other processes than wall time),
+    and the last pass's P."""
+    times, cpus, found = [], [], None
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         found = model.probabilities(pairs, batch)  # type: ignore[attr-defined]
         times.append(time.perf_counter() - started)
-    return len(pairs) / statistics.median(times), found
+        cpus.append(time.process_time() - cpu)
+    return len(pairs) / statistics.median(times), len(pairs) / statistics.median(cpus), found
 
 
 def main() -> None:
@@ -90,16 +93,21 @@ def main() -> None:
         for backend in backends:
             model = CrossEncoder(read_folder(folder, backend=backend))  # type: ignore[arg-type]
             model.probabilities(pairs[:8], 8)  # warm
-            one_rate, one = rate(model, pairs, 1, 1)
-            row = {1: one_rate}
+            one_rate, one_cpu, one = rate(model, pairs, 1, 1)
+            row, per_cpu = {1: one_rate}, {1: one_cpu}
             worst = 0.0
             for batch in BATCHES[1:]:
-                row[batch], found = rate(model, pairs, batch, args.repeats)
+                row[batch], per_cpu[batch], found = rate(model, pairs, batch, args.repeats)
                 worst = max(worst, float(np.nanmax(np.abs(np.asarray(found) - np.asarray(one)))))
             results.setdefault(kind, {})[backend] = row
+            results.setdefault(f"{kind} per CPU-s", {})[backend] = per_cpu
             best = max(row, key=row.get)  # type: ignore[arg-type]
-            cells = "  ".join(f"{b}: {row[b]:6.0f}" for b in BATCHES)
-            print(f"{kind:<13} {backend:<6} pairs/s by batch  {cells}   best {best}; max |P - P(batch 1)| {worst:.1e}")
+            cells = "  ".join(f"{b}: {row[b]:5.0f}" for b in BATCHES)
+            cpu_cells = "  ".join(f"{b}: {per_cpu[b]:5.0f}" for b in BATCHES)
+            tokens = statistics.mean(sum(e.attention_mask) for e in model.tokenizer.encode_batch(pairs[:64]))
+            print(f"{kind:<13} {backend:<6} (~{tokens:.0f} tokens a pair) pairs/s by batch {cells}  best {best}; "
+                  f"max |P - P(batch 1)| {worst:.1e}")
+            print(f"{'':<13} {'':<6} {'':<22} pairs per CPU-s {cpu_cells}")
     print(f"load average {os.getloadavg()[0]:.2f} after")
     if args.json:
         args.json.write_text(json.dumps({"folder": str(folder), "pairs": args.pairs, "load_before": load_before,

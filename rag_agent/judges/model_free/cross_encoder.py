@@ -52,7 +52,11 @@ MAX_LENGTH_CAP = 512
 MAX_JSON_BYTES = 8 * 1024 * 1024
 """``config.json``, ``ragjury.json`` and ``tokenizer_config.json`` are a few kB: past this, refused unread."""
 MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
-DEFAULT_BATCH = 32
+DEFAULT_BATCH = 4
+"""Pairs a forward pass, chosen by ``bench/bench_cross_encoder.py`` (MiniLM, 2 cores, onnx): pairs
+per CPU-second were highest at batch 1-4 and fell past 8 (correctness pairs of ~107 tokens: 63, 61,
+61, 55, 50, 39 at 1, 4, 8, 16, 32, 64; faithfulness pairs of 256: 26, 26, 22, 22, 18, 17), larger
+batches' activations outgrowing the cache; 4 keeps both cores busy on one pass."""
 PAIR_VERSION = "1"
 """How items become text pairs (``PAIR_FIELDS``, ``pair_texts``): in the judge's identity, so a
 change to it never reuses cached verdicts read from other pairs."""

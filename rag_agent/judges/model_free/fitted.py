@@ -31,6 +31,7 @@ from ragjury.rag_agent.core.items import CorrectnessItem, FaithfulnessItem
 from ragjury.rag_agent.core.protocol import BaseJudge, JudgeIdentity, ResultCallback
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.value_tags import value_tag
+from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
 from ragjury.rag_agent.judges.model_free.contains import normalise_answer
 from ragjury.rag_agent.judges.model_free.stacked import FEATURES as SUPPORT_SIGNALS
 from ragjury.rag_agent.judges.model_free.stacked import signals, standardised_logistic
@@ -341,7 +342,6 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
         """The whole batch in one pass (its cross-encoder signal in batches, off the event loop);
         a batch that fails other than by its cross-encoder is judged item by item, each failure
         contained in its own judgment."""
-        from ragjury.rag_agent.judges.model_free.batch_envelopes import batch_envelopes
         from ragjury.rag_agent.judges.model_free.cross_encoder import CrossEncoderError
 
         started = time.perf_counter()
