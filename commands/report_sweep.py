@@ -16,6 +16,7 @@ from typing import Any
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from ragjury.commands._common import EXIT_BELOW_THRESHOLD, fail, print_json, stdout
 
@@ -137,7 +138,7 @@ def sweep_table(sweep: Any) -> Table:
         name = row.name + ("\n(baseline)" if row.is_baseline else "")
         base = "baseline" if row.is_baseline else _cell(sweep, row.to_baseline, row.to_baseline_interval, True)
         best = "best" if row.index == sweep.best else _cell(sweep, row.to_best, row.to_best_interval, True)
-        table.add_row(name, _cell(sweep, row.rate, row.interval, False), base, best, row.verdict)
+        table.add_row(Text(name), _cell(sweep, row.rate, row.interval, False), base, best, row.verdict)  # names are data
     return table
 
 

@@ -120,3 +120,19 @@ def test_the_step_summary_leads_with_the_verdict_table(tmp_path: Path) -> None:
     table = [line for line in text.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| config | rate |") and table[1].startswith("| good |")
     assert table[-1].startswith("| bad ❌ |") and "worse than the baseline by more than 5 points" in table[-1]
+
+
+def test_a_config_name_is_text_not_markup(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "[red]hot", "bad"])
+    result = runner.invoke(app, ["report", *map(str, paths)], env={"COLUMNS": "80"})
+    lines = result.output.splitlines()
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("config ")):]
+    assert result.exit_code == 0 and any(line.startswith("[red]hot ") for line in table)
+
+
+def test_too_few_shared_questions_say_so_and_the_gate_is_undecided(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8, 0.4], names=["base", "good", "bad"], n=6)
+    result = runner.invoke(app, ["report", *map(str, paths), "--fail-if-worse", "0.02"])
+    assert result.exit_code == 0, result.output
+    assert "too few for intervals" in result.output.splitlines()[0]
+    assert "regression gate (--fail-if-worse 0.02) undecided" in result.output
