@@ -326,7 +326,7 @@ def evaluate(
         check_criterion_outputs(
             criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
             junit=junit, inputs=[("--data", data), ("--calibration", calibration), ("--cache", run.cache_file(settings))])
-    _check_agent_options(agent, junit=junit, calibration=calibration)
+    _check_agent_options(agent, junit=junit, calibration=calibration, labels=labels)
     judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task else {}
     people = None  # people's labels, read once before judging (evals.io.people), joined to the rows with their weights
     if labels is not None and task is not None and not agent:
@@ -414,11 +414,14 @@ def _resolved(checks: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
     return out
 
 
-def _check_agent_options(agent: bool, *, junit: Path | None, calibration: Path | None) -> None:
+def _check_agent_options(agent: bool, *, junit: Path | None, calibration: Path | None,
+                         labels: Path | None = None) -> None:
     if junit is not None and agent:
         raise fail("--junit applies to dataset evaluation (--task), not to --agent")
     if calibration is not None and agent:
         raise fail("--calibration applies to dataset evaluation (--task), not to --agent")
+    if labels is not None and agent:  # accepted without effect would read as measured
+        raise fail("--labels applies to dataset evaluation (--task), not to --agent")
 
 
 def _print_interrupted(task: str | None, judge: object, planned: list[tuple[str, int]], started: list[Any]) -> None:

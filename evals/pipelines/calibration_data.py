@@ -50,6 +50,8 @@ def calibration_items(
     labels given with the judge shown are refused unless ``allow_shown_judge``.
     ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
     if task == "relevance":
+        if labels is not None:  # the qrels in --data are people's grades: a second labels file would be ignored
+            raise ValueError("--labels: relevance reads people's grades from the qrels in --data; give them there")
         from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
         from ragjury.rag_agent.core.items import RelevanceItem
 

@@ -325,6 +325,10 @@ def test_a_b_gives_the_same_difference_everywhere_and_same_named_files_do_not_sw
     reference = json.loads(estimate.stdout)["comparison"]
     reported = json.loads(report.stdout)["people_estimate"]["comparison"]
     assert (reference["minuend"], reference["subtrahend"]) == ("B", "A")  # #54 item 14: B - A, named
+    document = json.loads(report.stdout)  # one figure per config in report A B --json, not two
+    people_rates = {row["system"]: row["prediction_powered"] for row in document["people_estimate"]["systems"]}
+    for letter, run in zip("AB", document["runs"]):
+        assert run["system_estimates"]["systems"][0]["prediction_powered"] == people_rates[letter]
     for other in (reported, python):
         assert other["difference"]["estimate"] == pytest.approx(reference["difference"]["estimate"], abs=1e-9)
         assert other["difference"]["interval"] == pytest.approx(reference["difference"]["interval"], abs=1e-9)
@@ -453,3 +457,16 @@ def test_print_of_a_labelled_comparison_leads_with_peoples_difference(two_config
     assert "as people would judge it" in shown[0] and shown[0].startswith("B − A:")
     assert "the judges' own rates:" in shown
     assert "as people would judge it" not in str(compare_predictions(a, b)).splitlines()[0]
+
+
+def test_labels_where_they_would_do_nothing_are_refused(weighted: Path, tmp_path: Path) -> None:
+    """--labels is never accepted without effect: fit --task relevance (qrels are its labels)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 2\n", encoding="utf-8")
+    topics, passages = tmp_path / "topics.jsonl", tmp_path / "passages.jsonl"
+    topics.write_text('{"qid": "q1", "query": "x"}\n', encoding="utf-8")
+    passages.write_text('{"docid": "d1", "text": "y"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["fit", "--task", "relevance", "--data", str(qrels), "--topics", str(topics),
+                                 "--passages", str(passages), "--labels", str(weighted), "--out",
+                                 str(tmp_path / "h.json")])
+    assert result.exit_code == 2 and "relevance reads people's grades" in result.output
