@@ -20,7 +20,20 @@ from ragjury.rag_agent.core.sync import run_sync
 def _item(judge: Any, item: BaseModel | Mapping[str, Any], task: str | None) -> BaseModel:
     if isinstance(item, BaseModel):
         return item
-    return build_item(judge, item, task=task)
+    return build_item(judge, item, task=task or _rubric_task(judge, item))
+
+
+def _rubric_task(judge: Any, fields: Mapping[str, Any]) -> str | None:
+    """The task whose item carries what a rubric judge sees (it judges any task's item): a rubric
+    that sees the context reads a faithfulness item, one that sees a reference a correctness item
+    (docs/rubrics.md: ``assert_judged(judge, item)`` with a dict). None for other judges."""
+    rubric = getattr(judge, "rubric", None)
+    sees = getattr(rubric, "sees", None)
+    if sees is None:
+        return None
+    if "context" in sees or ("reference" not in sees and any(k in fields for k in ("contexts", "context"))):
+        return "faithfulness"
+    return "correctness"
 
 
 def check_outcome(outcome: Outcome, threshold: float | None) -> Outcome:
@@ -85,6 +98,9 @@ def _check_threshold(threshold: float | None) -> None:
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int | float)
                                   or not math.isfinite(threshold)):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    if threshold is not None and threshold < 0:  # every score and grade is >= 0: a "no" would pass
+        raise ValueError(f"threshold must be 0 or more (scores and grades are never below 0, so every verdict, "
+                         f"a 'no' included, would pass), got {threshold!r}")
 
 
 __all__ = ["assert_judged", "assert_judged_async", "check_outcome"]

@@ -11,6 +11,7 @@ version and the digest of its text: editing a rubric re-judges, never reuses a c
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import re
@@ -65,15 +66,24 @@ class Rubric(BaseModel):
     steps: tuple[str, ...] = ()
     examples: tuple[RubricExample, ...] = ()
     version: str = "1"
-    strict: bool = True
+    strict: bool = Field(default=True, strict=True)  # true/false only: the string "no" is no answer
     """An item lacking a field the rubric sees is unscored (True), or judged on what it has (a one-line
     ``--rubric`` sees every field an item may have)."""
 
     @classmethod
     def inline(cls, criterion: str) -> Rubric:
         """``--rubric "TEXT"``: one criterion in words, seeing whatever each item has."""
+        if not isinstance(criterion, str):
+            raise TypeError(f"Rubric.inline takes the criterion as text, got {type(criterion).__name__}")
         return cls(name="rubric", criterion=criterion.strip(), sees=("question", "answer", "context", "reference"),
                    strict=False)
+
+    @field_validator("criterion")
+    @classmethod
+    def _said(cls, value: str) -> str:
+        if len(value.strip()) < 3:
+            raise ValueError("the criterion is blank: say in words what the answer must do")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -99,8 +109,7 @@ class Rubric(BaseModel):
         """A rubric file (YAML or JSON); ``InputError`` names the file and the field."""
         path = Path(path)
         try:
-            if not path.is_file():
-                raise InputError(str(path), "no such rubric file (give --judge rubric:PATH.yaml)")
+            _regular_file(path)
             if path.stat().st_size > MAX_RUBRIC_BYTES:
                 raise InputError(str(path), f"larger than {MAX_RUBRIC_BYTES:,} bytes: not a rubric")
             text = path.read_text(encoding="utf-8")
@@ -111,11 +120,12 @@ class Rubric(BaseModel):
                              f"{error.start}): save the rubric as UTF-8") from None
         try:
             if path.suffix.lower() == ".json":
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_pairs_without_duplicates)
             else:
-                import yaml
-
-                data = yaml.safe_load(text)
+                data = _yaml_without_duplicates(text)
+        except DuplicateKey as error:
+            raise InputError(str(path), f"{error.key!r} is given twice: give each key once", field=str(error.key),
+                             line=error.line) from None
         except Exception as error:  # noqa: BLE001 - json's and YAML's errors share no base but Exception
             line = getattr(getattr(error, "problem_mark", None), "line", None)
             raise InputError(str(path), f"not YAML or JSON: {str(error).splitlines()[0]}",
@@ -128,6 +138,65 @@ class Rubric(BaseModel):
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise InputError(str(path), str(first["msg"]).removeprefix("Value error, "), field=where or None) from None
+
+
+def _regular_file(path: Path) -> None:
+    """A rubric is a regular file: a FIFO would hang the read, a symlink loop is no missing file;
+    each says what it is, in one line (``InputError``)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise InputError(str(path), "a symbolic link loop (the link points back to itself): give the rubric file "
+                             "itself") from None
+        if path.is_symlink():
+            raise InputError(str(path), "a symbolic link to a file that does not exist") from None
+        raise InputError(str(path), "no such rubric file (give --judge rubric:PATH.yaml)") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(str(path), "a folder, not a rubric file (give --judge rubric:FOLDER for every rubric in it)")
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise InputError(str(path), f"{kind}: give a rubric file (YAML or JSON)")
+
+
+class DuplicateKey(ValueError):
+    """A key given twice in a rubric file (YAML and JSON keep the last one without a word)."""
+
+    def __init__(self, key: object, line: int | None = None) -> None:
+        super().__init__(f"{key!r} given twice")
+        self.key, self.line = key, line
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def _yaml_without_duplicates(text: str) -> Any:
+    """``yaml.safe_load`` that refuses a key given twice (YAML keeps the last one silently: a second
+    ``name:`` would rename the verdict column without a word)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise DuplicateKey(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return loader.construct_mapping(node, deep=deep)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
 
 
 def _examples_text(rubric: Rubric) -> str:
