@@ -204,6 +204,9 @@ def test_a_label_given_to_another_answer_is_refused(predictions: Path, tmp_path:
     good.write_text("".join(json.dumps({"id": r["id"], "system": r["system"], "label": bool(r["gold"]),
                                         "fingerprint": fingerprint(r["item"])}) + "\n" for r in records), encoding="utf-8")
     assert runner.invoke(app, ["estimate", str(predictions), "--labels", str(good)]).exit_code == 0
+    judged = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                                 "--no-progress", "--labels", str(good)])  # the dataset's items: the same prints
+    assert judged.exit_code == 0, judged.output
     other = tmp_path / "other.jsonl"  # the same ids, the labels given to other answers
     moved = [{**r, "item": {**r["item"], "answer": "something else"}} for r in records]
     other.write_text("".join(json.dumps({"id": r["id"], "system": r["system"], "label": bool(r["gold"]),
