@@ -166,8 +166,9 @@ def report(
         from ragjury.commands.report_sweep import sweep_report
 
         return sweep_report(predictions, baseline=baseline, fail_if_worse=fail_if_worse, allow_missing=allow_missing,
-                            html=html, title=title, junit=junit, json_output=json_output,
-                            unsupported={"--compare": compare is not None, "--labels": labels is not None,
+                            html=html, title=title, junit=junit, json_output=json_output, labels=labels,
+                            allow_shown_judge=allow_shown_judge,
+                            unsupported={"--compare": compare is not None,
                                          "--fail-unless-within": fail_unless_within is not None,
                                          "--require-measured": require_measured})
     if not 1 <= len(predictions) <= 2:

@@ -20,12 +20,13 @@ from rich.text import Text
 
 from ragjury.commands._common import EXIT_BELOW_THRESHOLD, fail, print_json, stdout
 
-UNSUPPORTED = ("--compare", "--labels", "--fail-unless-within", "--require-measured")
+UNSUPPORTED = ("--compare", "--fail-unless-within", "--require-measured")
 
 
 def sweep_report(
     predictions: list[Path], *, baseline: Path | None, fail_if_worse: float | None, allow_missing: bool,
     html: Path | None, title: str | None, junit: Path | None, json_output: bool, unsupported: dict[str, Any],
+    labels: Path | None = None, allow_shown_judge: bool = False,
 ) -> None:
     """Read, measure, gate, draw: ``report RUN1 ... RUNn [--baseline RUN] [--fail-if-worse M]``."""
     from ragjury.evals.io.atomic_io import check_output_paths
@@ -36,13 +37,18 @@ def sweep_report(
     if given:
         raise fail(f"{', '.join(given)} {'compares' if len(given) == 1 else 'compare'} two runs (report A B); with "
                    f"{len(predictions)} runs ranked (--baseline) the options are --baseline, --fail-if-worse, "
-                   "--allow-missing, --html, --title, --junit and --json")
-    check_output_paths([("--html", html), ("--junit", junit)], [("PRED.jsonl", path) for path in predictions])
+                   "--allow-missing, --labels, --html, --title, --junit and --json")
+    check_output_paths([("--html", html), ("--junit", junit)],
+                       [*[("PRED.jsonl", path) for path in predictions], ("--labels", labels)])
     base = baseline_index(predictions, baseline)
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    if labels is not None:  # people's labels of each config's answers: CONFIG/ID, or a system column
+        from ragjury.evals.results.sweep import with_sweep_labels
+
+        runs = with_sweep_labels(runs, labels, allow_shown_judge=allow_shown_judge)
     try:
-        sweep = Sweep.of(runs, baseline=base, margin=fail_if_worse)
+        sweep = Sweep.of(runs, baseline=base, margin=fail_if_worse, people=labels is not None)
     except ValueError as error:
         raise fail(str(error)) from None
     gate = sweep.gate(fail_if_worse, allow_missing=allow_missing) if fail_if_worse is not None else None
@@ -72,7 +78,9 @@ def sweep_report(
     else:
         for line in sweep.lines():
             stdout.print(line, highlight=False, markup=False, soft_wrap=True)
-        stdout.print(sweep_table(sweep))
+        if sweep.people is not None:
+            stdout.print(sweep_table(sweep.people, title="as people would judge it"))
+        stdout.print(sweep_table(sweep, title="the judge's verdicts" if sweep.people is not None else None))
         if html is not None:
             stdout.print(f"HTML report written to {html}", highlight=False, markup=False)
         if gate is not None:
@@ -124,11 +132,12 @@ def _cell(sweep: Any, value: float, interval: tuple[float, float] | None, signed
     return f"{text(value)}\n[{text(interval[0])}, {text(interval[1])}]".replace(" %", "")
 
 
-def sweep_table(sweep: Any) -> Table:
+def sweep_table(sweep: Any, title: str | None = None) -> Table:
     """Every config, highest rate first: rate [interval], - baseline and - best [simultaneous
     intervals], verdict. Names fold; a figure and its interval are two lines of one cell."""
     points = " pts" if sweep.binary else ""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 0))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 0), title=title,
+                  title_justify="left")
     table.add_column("config", overflow="fold")
     table.add_column("rate %" if sweep.binary else "mean", justify="right", no_wrap=True)
     table.add_column(f"-base{points}", justify="right", no_wrap=True)

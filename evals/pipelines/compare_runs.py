@@ -19,10 +19,13 @@ from ragjury.evals.results.sweep import Sweep
 
 
 def compare_runs(runs: Sequence[Any], *, baseline: Any = None, margin: float | None = None,
-                 seed: int = 0) -> Sweep:
+                 labels: Any = None, seed: int = 0) -> Sweep:
     """Compare two runs or more on the questions every run scored; ``baseline`` is one of ``runs``
     (the object itself, or its index; by default the first). ``margin`` adds the verdict "worse than
-    the baseline by more than M points" (``.gate(margin)`` decides either way)."""
+    the baseline by more than M points" (``.gate(margin)`` decides either way). ``labels`` (a labels
+    file, or ``People``; ids ``CONFIG/ID`` with CONFIG a run's name, or a ``system`` column): also each
+    config's rate as people would judge it (``.people``, prediction-powered, simultaneous), which
+    then decides the verdicts' gate."""
     from ragjury.evals.pipelines.system_estimates_run import run_in_memory
 
     runs = list(runs)
@@ -37,7 +40,11 @@ def compare_runs(runs: Sequence[Any], *, baseline: Any = None, margin: float | N
     names = run_names(paths)
     read = [source if source is not None else load_predictions(run, name=name)
             for source, run, name in zip(sources, runs, names, strict=True)]
-    return Sweep.of(read, baseline=_index(runs, baseline), margin=margin, seed=seed)
+    if labels is not None:
+        from ragjury.evals.results.sweep import with_sweep_labels
+
+        read = with_sweep_labels(read, labels)
+    return Sweep.of(read, baseline=_index(runs, baseline), margin=margin, seed=seed, people=labels is not None)
 
 
 def _index(runs: list[Any], baseline: Any) -> int:

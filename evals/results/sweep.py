@@ -26,7 +26,14 @@ import numpy as np
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.results.comparison import FIRST_IDS, IdList, check_margin, judge_of
-from ragjury.evals.stats.simultaneous import CONFIDENCE, METHOD, RESAMPLES, Simultaneous, simultaneous
+from ragjury.evals.stats.simultaneous import (
+    CONFIDENCE,
+    METHOD,
+    RESAMPLES,
+    Simultaneous,
+    prediction_powered,
+    simultaneous,
+)
 
 BEST = "best"
 NOT_SHOWN = "not shown different from the best"
@@ -195,12 +202,19 @@ class Sweep:
     best: int
     rows: list[ConfigRow]
     margin: float | None = None
+    people: Sweep | None = None
+    """The same sweep as people would judge it, where they labelled answers of every config on the
+    shared questions (prediction-powered, ``simultaneous.prediction_powered``): its verdicts and
+    its gate decide."""
+    labelled: list[int] = field(default_factory=list)
+    """Per config (in the order given), its labelled answers among the shared questions."""
 
     @classmethod
     def of(cls, runs: Sequence[PredictionRun], *, baseline: int = 0, margin: float | None = None,
-           confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = 0) -> Sweep:
+           confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = 0, people: bool = False) -> Sweep:
         """Measure the sweep once. ``ValueError`` for fewer than two runs, two tasks or kinds, a
-        repeated id with two rows, or no question every run scored."""
+        repeated id with two rows, or no question every run scored. ``people``: also as people
+        would judge it, from the labels on the records' ``gold`` (``with_sweep_labels``)."""
         runs = list(runs)
         check_sweep(runs)
         if not 0 <= baseline < len(runs):
@@ -213,10 +227,23 @@ class Sweep:
                              + "; ".join(left_out.lines()))
         indexes = [run.by_id() for run in runs]
         values = np.array([[float(index[i].label) for index in indexes] for i in shared])  # type: ignore[arg-type]
+        made = cls._measured(runs, shared, left_out, values, baseline, margin, confidence, resamples, seed)
+        if people:  # people's labels on the shared questions: their rates decide
+            z, made.labelled = people_values(runs, shared, values)
+            made.people = cls._measured(runs, shared, left_out, z, baseline, margin, confidence, resamples, seed,
+                                        people=True)
+            made.people.labelled = made.labelled
+        return made
+
+    @classmethod
+    def _measured(cls, runs: list[PredictionRun], shared: list[str], left_out: LeftOut, values: np.ndarray,
+                  baseline: int, margin: float | None, confidence: float, resamples: int, seed: int, *,
+                  people: bool = False) -> Sweep:
         stats = simultaneous(values, confidence=confidence, resamples=resamples, seed=seed)
         binary = runs[0].kind == "binary"
         best = int(np.argmax(stats.means))  # the first of tied configs, in the order given
-        rows = [_row(k, runs, values, shared, stats, best, baseline, margin, binary) for k in range(len(runs))]
+        rows = [_row(k, runs, values, shared, stats, best, baseline, margin, binary, per_item=not people)
+                for k in range(len(runs))]
         rows.sort(key=lambda r: (-r.rate, r.index))
         task = next((run.task for run in runs if run.task), None)
         return cls(runs, [run.name for run in runs], baseline, binary, task, shared, left_out, stats, best, rows,
@@ -274,6 +301,13 @@ class Sweep:
         base = self.names[self.baseline]
         every = "both runs" if len(self.runs) == 2 else f"all {len(self.runs)} runs"
         out = [self.headline(), self.method_line(), f"baseline: {base}; {self.stats.n:,} questions scored in {every}"]
+        if self.people is not None:  # the answer first: as people would judge it
+            labels = ", ".join(f"{name} {n:,}" for name, n in zip(self.names, self.labelled, strict=True))
+            out = [f"as people would judge it: {self.people.headline()}", self.method_line(),
+                   f"people's rates are prediction-powered (the judge's verdicts corrected by people's labels, each "
+                   f"weighted by 1 / its inclusion probability); labelled answers: {labels}",
+                   f"baseline: {base}; {self.stats.n:,} questions scored in {every}",
+                   f"the judge's own ranking: {self.headline()}"]
         out.extend(self.left_out.lines())
         if self.runs and len({judge_of(run) for run in self.runs}) > 1:
             out.append("the runs were judged by different judges, so their differences mix the configs' with the "
@@ -290,14 +324,16 @@ class Sweep:
         margin = check_margin(margin)
         base = self.runs[self.baseline].by_id()
         outcomes = []
-        for row in sorted(self.rows, key=lambda r: r.index):
+        decider = self.people if self.people is not None else self  # people's differences decide where they labelled
+        for row in sorted(decider.rows, key=lambda r: r.index):
             if row.is_baseline:
                 continue
             index = self.runs[row.index].by_id()
             lacking = sum(1 for i in base if i not in index)
             unscored = sum(1 for i in base if i in index and (index[i].unscored or index[i].label is None))
             interval = row.to_baseline_interval
-            figure = f"{row.name} - baseline {self.shift(row.to_baseline)}" + (
+            figure = ("as people would judge it, " if decider is not self else "") + \
+                f"{row.name} - baseline {self.shift(row.to_baseline)}" + (
                 "" if interval is None else f" [{self.shift(interval[0])}, {self.shift(interval[1])}]")
             if lacking and not allow_missing:
                 outcomes.append(ConfigGate(row.name, True, f"lacks {lacking:,} of the baseline's {len(base):,} "
@@ -345,7 +381,13 @@ class Sweep:
                 "clearly_best": self.clearly_best if self.stats.critical is not None else False,
                 "headline": self.headline(), "binary": self.binary, "task": self.task,
                 "n_questions": self.stats.n, "intervals": self.stats.as_dict(), "left_out": self.left_out.as_dict(),
-                "margin": self.margin, "ranking": [r.as_dict() for r in self.rows]}
+                "margin": self.margin, "ranking": [r.as_dict() for r in self.rows],
+                **({"people": {"labelled": dict(zip(self.names, self.labelled, strict=True)),
+                               "method": "prediction-powered: the judge's verdict corrected by people's label, "
+                               "weighted by 1 / its inclusion probability",
+                               **{key: value for key, value in self.people.as_dict().items()
+                                  if key in ("best", "clearly_best", "headline", "intervals", "ranking")}}}
+                   if self.people is not None else {})}
 
 
 def check_sweep(runs: Sequence[PredictionRun]) -> None:
@@ -368,8 +410,54 @@ def check_sweep(runs: Sequence[PredictionRun]) -> None:
                              "make ids unique (one row per id) before comparing")
 
 
+def with_sweep_labels(runs: Sequence[PredictionRun], labels: Any, *, allow_shown_judge: bool = False) -> list[PredictionRun]:
+    """Each run with people's labels of its own answers on its records' ``gold`` and
+    ``inclusion_probability``: a label keyed ``CONFIG/ID`` (CONFIG: the run's name) or with a
+    ``system`` column goes to that config only (what ``label-plan A B`` writes, for N configs); a
+    bare id that several runs have is refused (whose answer was it?)."""
+    from dataclasses import replace
+
+    from ragjury.evals.io.people import People, join_records, read_people
+
+    people = labels if isinstance(labels, People) else read_people(labels, runs[0].kind,
+                                                                    allow_shown_judge=allow_shown_judge)
+    names = [run.name for run in runs]
+    keyed = [replace(record, id=f"{run.name}/{record.id}", system=run.name) for run in runs for record in run.records]
+    joined = join_records(keyed, people, kind=runs[0].kind, where=" + ".join(run.path for run in runs), configs=names)
+    out, at = [], 0
+    for run in runs:
+        mine = joined[at:at + len(run.records)]
+        at += len(run.records)
+        out.append(replace(run, records=[replace(record, gold=new.gold, inclusion_probability=new.inclusion_probability)
+                                         for record, new in zip(run.records, mine, strict=True)]))
+    return out
+
+
+MIN_LABELS = 10
+"""Labelled answers each config needs among the shared questions for people's figures."""
+
+
+def people_values(runs: Sequence[PredictionRun], shared: list[str],
+                  judge: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Per shared question and config, the prediction-powered value (the judge's verdict corrected by
+    people's label, weighted by 1 / its inclusion probability; where a label carries none, the
+    config's labelled share), and each config's label count; ``ValueError`` unless every config has
+    ``MIN_LABELS`` labels (people's labels joined on the records' ``gold``: ``with_sweep_labels``)."""
+    indexes = [run.by_id() for run in runs]
+    gold = np.array([[np.nan if index[i].gold is None else float(index[i].gold) for index in indexes]  # type: ignore[arg-type]
+                     for i in shared])
+    counts = (~np.isnan(gold)).sum(axis=0)
+    if (counts < MIN_LABELS).any():
+        short = ", ".join(f"{run.name} {c}" for run, c in zip(runs, counts, strict=True) if c < MIN_LABELS)
+        raise ValueError(f"people's figures need {MIN_LABELS} labelled answers of every config among the questions "
+                         f"every run scored; labelled: {short}")
+    share = counts / len(shared)
+    pi = np.array([[index[i].inclusion_probability or share[k] for k, index in enumerate(indexes)] for i in shared])
+    return prediction_powered(judge, gold, pi), [int(c) for c in counts]
+
+
 def _row(k: int, runs: Sequence[PredictionRun], values: np.ndarray, shared: list[str], stats: Simultaneous,
-         best: int, baseline: int, margin: float | None, binary: bool) -> ConfigRow:
+         best: int, baseline: int, margin: float | None, binary: bool, per_item: bool = True) -> ConfigRow:
     to_best = stats.interval(k, best) if k != best else None
     to_base = stats.interval(k, baseline) if k != baseline else None
     if margin is not None and to_base is not None and to_base[1] < -margin:
@@ -381,8 +469,9 @@ def _row(k: int, runs: Sequence[PredictionRun], values: np.ndarray, shared: list
     else:
         verdict = NOT_SHOWN
     column, top, base = values[:, k], values[:, best], values[:, baseline]
-    differs = tuple(shared[q] for q in np.flatnonzero(column != top))
-    regressed = tuple(shared[q] for q in np.flatnonzero((base >= 0.5) & (column < 0.5))) if binary else ()
+    differs = tuple(shared[q] for q in np.flatnonzero(column != top)) if per_item else ()
+    regressed = (tuple(shared[q] for q in np.flatnonzero((base >= 0.5) & (column < 0.5)))
+                 if binary and per_item else ())
     rate_interval = stats.rate_interval(k)
     return ConfigRow(k, runs[k].name, runs[k].path, float(stats.means[k]), rate_interval,
                      float(stats.diff[k, baseline]), to_base, float(stats.diff[k, best]), to_best, verdict,
@@ -406,6 +495,8 @@ __all__ = [
     "SweepGate",
     "check_sweep",
     "match_all",
+    "people_values",
     "records_of",
+    "with_sweep_labels",
     "worse_than_baseline",
 ]

@@ -139,6 +139,20 @@ def simultaneous(
                         int(weights.shape[0]), seed)
 
 
+def prediction_powered(judge: np.ndarray, people: np.ndarray, inclusion: np.ndarray) -> np.ndarray:
+    """Per question and config, the judge's verdict corrected by people's label where there is one:
+    ``z = y + r (h - y) / pi`` (``people`` NaN where unlabelled, ``inclusion`` the chance the label
+    was drawn). ``mean(z)`` is the rate as people would judge it, unbiased when labels were drawn
+    with those chances; ``simultaneous(z)`` gives its intervals (the questions resampled with their
+    labels, so the labelling's own randomness is in them)."""
+    y = np.asarray(judge, dtype=np.float64)
+    h = np.asarray(people, dtype=np.float64)
+    pi = np.asarray(inclusion, dtype=np.float64)
+    labelled = ~np.isnan(h)
+    correction = np.where(labelled, (np.nan_to_num(h) - y) / np.where(labelled, pi, 1.0), 0.0)
+    return y + correction
+
+
 __all__ = [
     "CONFIDENCE",
     "METHOD",
@@ -147,6 +161,7 @@ __all__ = [
     "Simultaneous",
     "max_t",
     "pair_index",
+    "prediction_powered",
     "resample_weights",
     "simultaneous",
 ]

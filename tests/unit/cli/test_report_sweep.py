@@ -136,3 +136,21 @@ def test_too_few_shared_questions_say_so_and_the_gate_is_undecided(tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert "too few for intervals" in result.output.splitlines()[0]
     assert "regression gate (--fail-if-worse 0.02) undecided" in result.output
+
+
+def test_labels_lead_with_the_ranking_as_people_would_judge_it(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals" / "results"))
+    from test_sweep import people_world
+
+    paths, labels, _ = people_world(tmp_path)
+    result = runner.invoke(app, ["report", *map(str, paths), "--labels", str(labels)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("as people would judge it: careful is best") or lines[0].startswith(
+        "as people would judge it: no config is clearly best: careful")
+    assert "labelled answers: base 90, careful 90, lenient 90" in result.output
+    assert "the judge's own ranking:" in result.output and "the judge's verdicts" in result.output
+    doc = json.loads(runner.invoke(app, ["report", *map(str, paths), "--labels", str(labels), "--json"]).stdout)
+    assert doc["sweep"]["people"]["best"] == "careful" and doc["sweep"]["best"] == "lenient"

@@ -140,3 +140,50 @@ def test_mean_scores_are_ranked_and_gated_in_their_own_units(tmp_path: Path) -> 
     assert "highest mean score (0.7" in sweep.headline()
     gate = sweep.gate(0.05)
     assert gate.failed and "0.05" in gate.configs[-1].reason and "points" not in gate.configs[-1].reason
+
+
+def people_world(tmp_path: Path, n: int = 300, labelled: int = 90) -> tuple[list[Path], Path, dict[str, float]]:
+    """Three configs whose judge is lenient with one of them: people rank 'careful' first, the judge
+    'lenient'. People labelled every config's answer to the same ``labelled`` questions (uniform,
+    inclusion probability labelled / n)."""
+    rng = np.random.default_rng(8)
+    hard = rng.random(n)
+    truth = {"base": 0.55, "careful": 0.75, "lenient": 0.5}
+    picked = set(rng.choice(n, size=labelled, replace=False).tolist())
+    paths, label_rows = [], []
+    for name, rate in truth.items():
+        right = 0.7 * hard + 0.3 * rng.random(n) < rate
+        judged = right | (rng.random(n) < (0.8 if name == "lenient" else 0.05))  # the judge's yes
+        write_run(tmp_path / f"{name}.jsonl", judged)
+        paths.append(tmp_path / f"{name}.jsonl")
+        label_rows += [{"id": f"{name}/q{i}", "label": bool(right[i]), "inclusion_probability": labelled / n}
+                       for i in sorted(picked)]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in label_rows), encoding="utf-8")
+    return paths, labels, truth
+
+
+def test_people_labels_rank_the_configs_as_people_would(tmp_path: Path) -> None:
+    import ragjury
+
+    paths, labels, _ = people_world(tmp_path)
+    judge_only = ragjury.compare_runs(paths)
+    assert judge_only.ranking()[0] == "lenient" and judge_only.people is None
+    sweep = ragjury.compare_runs(paths, labels=labels, margin=0.0)
+    assert sweep.people is not None and sweep.labelled == [90, 90, 90]
+    assert sweep.people.ranking()[0] == "careful" and sweep.people.row("careful").verdict == BEST
+    assert sweep.lines()[0].startswith("as people would judge it: ")
+    doc = sweep.as_dict()["people"]
+    assert doc["best"] == "careful" and doc["labelled"] == {"base": 90, "careful": 90, "lenient": 90}
+    # the gate decides on people's differences: the judge's lenient config is no regression, by people's it is
+    outcome = {c.name: c for c in sweep.gate(0.0).configs}
+    assert outcome["careful"].failed is False and outcome["lenient"].reason.startswith(
+        ("worse than the baseline", "not shown worse")) and "as people would judge it" in outcome["lenient"].reason
+
+
+def test_too_few_labels_of_a_config_is_refused(tmp_path: Path) -> None:
+    import ragjury
+
+    paths, labels, _ = people_world(tmp_path, labelled=5)
+    with pytest.raises(ValueError, match="people's figures need 10 labelled answers of every config"):
+        ragjury.compare_runs(paths, labels=labels)
