@@ -14,6 +14,7 @@ as the environment is.
 
     python bench/bench_cold_start.py                  # 15 rounds
     python bench/bench_cold_start.py --runs 31 --all-commands --json cold-start.json
+    git archive REV | tar -x -C /tmp/before/ragjury; python bench/bench_cold_start.py --before /tmp/before
 """
 
 from __future__ import annotations
@@ -93,8 +94,16 @@ def main() -> None:
         help="the command that runs ragjury, e.g. 'python -m ragjury.cli' with PYTHONPATH set to compare an"
         " older checkout (default: the console script beside this interpreter)",
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a folder holding an older checkout as ragjury/ (git archive REV | tar -x -C DIR/ragjury): its three "
+        "commands run in the same rounds through 'python -m ragjury.cli' with PYTHONPATH=DIR",
+    )
     args = parser.parse_args()
     base = shlex.split(args.ragjury) if args.ragjury else ragjury_command()
+    if args.before and not args.ragjury:  # both checkouts started the same way
+        base = [sys.executable, "-m", "ragjury.cli"]
     work = Path(tempfile.mkdtemp(prefix="ragjury-cold-start-"))
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
     if not args.no_bytecode:
@@ -107,6 +116,12 @@ def main() -> None:
         CONTAINS: [*base, "evaluate", "--task", "correctness", "--judge", "contains", "--data", str(ROWS_40),
                    "--no-progress"],
     }
+    envs: dict[str, dict[str, str]] = {}
+    if args.before:
+        old = [sys.executable, "-m", "ragjury.cli"]
+        for name in (HELP, EVALUATE_HELP, CONTAINS):
+            cases[f"before: {name}"] = [*old, *cases[name][len(base):]]
+            envs[f"before: {name}"] = {**env, "PYTHONPATH": str(args.before.resolve())}
     if args.all_commands:
         for name in command_names(base, env):
             cases.setdefault(f"ragjury {name} --help", [*base, name, "--help"])
@@ -118,7 +133,7 @@ def main() -> None:
         for name in order:
             cwd = work / f"run-{round_}-{names.index(name)}"  # a fresh folder: no judgment cache carried over
             cwd.mkdir()
-            seconds = wall(cases[name], env, cwd)
+            seconds = wall(cases[name], envs.get(name, env), cwd)
             if round_:
                 times[name].append(seconds)
     load_after = os.getloadavg()
@@ -134,6 +149,9 @@ def main() -> None:
         ratios[name] = median[name] / median[over]
         verdict = "ok" if ratios[name] <= target else "MISSED"
         print(f"ratio {name} / {over}: {ratios[name]:.2f} (target <= {target:g}: {verdict})")
+        if args.before:
+            earlier = median[f"before: {name}"] / median[f"before: {over}" if over != BARE else BARE]
+            print(f"   before: {earlier:.2f}")
     if args.json:
         args.json.write_text(json.dumps({"runs": args.runs, "load_before": load_before, "load_after": load_after,
                                          "median_s": median, "ratios": ratios, "times_s": times}, indent=2))
