@@ -170,6 +170,18 @@ def evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
     max_unscored: MaxUnscoredOption = None,
+    max_sampled: Annotated[
+        float | None,
+        typer.Option(
+            "--max-sampled",
+            min=0.0,
+            metavar="N|SHARE",
+            help="Fail (exit 1) when P(yes) could not be read (the server returned no logprobs) for more than N "
+            "judgments (1 or more), or more than this share of them (below 1): their verdict is the sampled "
+            "answer's, not a probability. 0 allows none.",
+            rich_help_panel=PANEL_GATES,
+        ),
+    ] = None,
     fail_on_injection: Annotated[
         bool,
         typer.Option(
@@ -301,7 +313,8 @@ def evaluate(
     """
     from ragjury.evals.results.gates import Gates
 
-    gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection)
+    gates = Gates.parse(fail_under or [], max_fallback, max_unscored, fail_on_injection=fail_on_injection,
+                        max_sampled=max_sampled)
     settings = settings_for(**MODEL_CONNECTION.pick(options))
     run = RunOptions.gather(options)
     labels = options["labels"]

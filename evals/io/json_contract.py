@@ -51,7 +51,7 @@ SHARED_KEYS: dict[str, str] = {
     "people": "trust: each system's rate as people would judge it where they labelled items: {system, rate, interval, "
     "n_labels, n_items, method, judge_rate}; null without labels",
     "judge_rate": "people: the judge's own rate of that system, beside people's",
-    "people_labels": "with --labels (estimate, evaluate, report, agreement): what the labels file gave, read once "
+    "people_labels": "with --labels (estimate, evaluate, report, agreement, fit): what the labels file gave, read once "
     "by one reader: {source, form (acts, rows, csv, python), labels (kept), annotators, ties_left_out, "
     "unsure_left_out, skipped_left_out, shown_judge, unlabelled_rows, rule (acts files), people_vs_people: "
     "[{annotators, n, cohen_kappa, kappa_interval, agreement, disagreements: [{system, id}]}] (several annotators)}",
@@ -89,7 +89,12 @@ SHARED_KEYS: dict[str, str] = {
     "usage": "{input_tokens, output_tokens, requests} of one judgment or answer",
     "unscored_reason": "why one judgment is unscored (null when scored)",
     "attempts": "samples or attempts behind one judgment (--samples N)",
-    "method": "how the verdict was read: logprobs or structured; null for single-method judges",
+    "method": "how the verdict was read: logprobs (P(yes) of one token), sampled (P(yes) asked for but the server "
+    "gave no logprobs: the sampled answer's verdict) or structured (a typed answer by choice: --samples, "
+    "method structured); null for single-method judges",
+    "sampled": "{judgments, of}: scored model judgments whose P(yes) could not be read (no logprobs from the "
+    "server: method 'sampled' in their rows, the verdict from the sampled answer) of those read either way "
+    "(method 'logprobs' or 'sampled'); gated by --max-sampled; null when no judgment was read from a model",
     "judged_answer": "the text the verdict read where the judge reduces the answer first (llm-guarded: the "
     "short answer it gives; an empty one is unscored with its reason); null for judges that read the answer as is",
     "sample_agreement": "share of the --samples votes that agree with the verdict",

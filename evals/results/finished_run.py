@@ -381,6 +381,14 @@ class FinishedRun:
             ],
         }
 
+    def sampled_share(self) -> tuple[int, int]:
+        """(judgments whose P(yes) could not be read, so the verdict is the sampled answer's, scored
+        model judgments read either way): ``method`` "sampled" against "sampled" + "logprobs"
+        (#54 item 6; gated by ``--max-sampled``)."""
+        methods = [r.method for r in self.records if not r.unscored]
+        sampled = sum(m == "sampled" for m in methods)
+        return sampled, sampled + sum(m == "logprobs" for m in methods)
+
     def unscored_share(self) -> UnscoredShare:
         """The items left unscored, with their commonest reasons (gated by ``--max-unscored``)."""
         from ragjury.evals.results.unscored_share import UnscoredShare
@@ -407,7 +415,8 @@ class FinishedRun:
         """Failed ``--fail-under`` thresholds on ``figures()``, then the ``--max-unscored`` and
         ``--max-fallback`` limits; empty when the run passes."""
         flagged = len(self.injection_flags) if gates.fail_on_injection else 0
-        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()}, flagged=flagged)
+        return gates.failures(self.figures(), {"": self.sources}, {"": self.unscored_share()}, flagged=flagged,
+                              sampled=self.sampled_share())
 
     # -- the rows of a run just judged ---------------------------------------------------------
 
@@ -453,6 +462,8 @@ class FinishedRun:
         if self.task == "correctness":
             out["empty_answers"] = self.empty_answers
         out["injection_flags"] = self.injection_dict()
+        sampled, read = self.sampled_share()
+        out["sampled"] = {"judgments": sampled, "of": read} if read else None
         out["trust"] = trust_block(self)
         out["result"] = self.result.as_dict()
         out["figures"] = self.figures()

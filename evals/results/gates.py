@@ -208,11 +208,14 @@ class Gates:
     """Whether the user gave ``--max-unscored``."""
     fail_on_injection: bool = False
     """``--fail-on-injection``: fail when any item's text addresses its judge (``injection_flags``)."""
+    max_sampled: float | None = None
+    """``--max-sampled N|FRACTION``: how many judgments (a count from 1 up, or a share below 1) may have
+    their verdict from the sampled answer because P(yes) could not be read (no logprobs); None: no limit."""
 
     @classmethod
     def parse(
         cls, fail_under: Sequence[str] = (), max_fallback: float | None = None, max_unscored: float | None = None,
-        fail_on_injection: bool = False,
+        fail_on_injection: bool = False, max_sampled: float | None = None,
     ) -> Gates:
         """The gates of ``--fail-under METRIC=VALUE ...``, ``--max-fallback`` and ``--max-unscored``
         (``InputError`` on a malformed threshold); under any threshold both limits default to 0."""
@@ -225,12 +228,14 @@ class Gates:
             max_unscored=max_unscored_limit(max_unscored, gated=gated),
             explicit_unscored=max_unscored is not None,
             fail_on_injection=fail_on_injection,
+            max_sampled=max_sampled,
         )
 
     @property
     def any(self) -> bool:
         """Whether the run is gated at all (a threshold, a limit, or ``--fail-on-injection``)."""
-        return bool(self.thresholds) or self.explicit_fallback or self.explicit_unscored or self.fail_on_injection
+        return (bool(self.thresholds) or self.explicit_fallback or self.explicit_unscored or self.fail_on_injection
+                or self.max_sampled is not None)
 
     def check_names(self, known: Collection[str]) -> None:
         """``InputError`` (exit 2) before any judging when a threshold names a figure outside ``known``."""
@@ -243,6 +248,7 @@ class Gates:
         unscored: Mapping[str, UnscoredShare] | None = None,
         *,
         flagged: int = 0,
+        sampled: tuple[int, int] = (0, 0),
     ) -> list[str]:
         """Failed thresholds on ``figures``, then each stage whose unscored share, then each whose
         fallback share, is over its limit.
@@ -264,7 +270,23 @@ class Gates:
                 failed.append(failure)
         if self.fail_on_injection and flagged:
             failed.append(f"injection: {flagged:,} item(s) hold text addressed to the judge (--fail-on-injection)")
+        failure = sampled_failure(*sampled, self.max_sampled)
+        if failure:
+            failed.append(failure)
         return failed
+
+
+def sampled_failure(sampled: int, read: int, limit: float | None) -> str | None:
+    """The ``--max-sampled`` failure: more judgments than ``limit`` (a count from 1 up, a share of
+    ``read`` below 1) had their verdict from the sampled answer, P(yes) unread; None within it."""
+    if limit is None or sampled == 0:
+        return None
+    allowed = limit if limit >= 1 else limit * read
+    if sampled <= allowed:
+        return None
+    said = f"{limit:g}" if limit >= 1 else f"{limit:.0%} of {read:,}"
+    return (f"sampled: P(yes) could not be read for {sampled:,} of {read:,} judgments (the server returned no "
+            f"logprobs; verdict from the sampled answer), more than --max-sampled {said}")
 
 
 def run_step_summary(title: str, lines: Sequence[str], failures: Sequence[str]) -> str:

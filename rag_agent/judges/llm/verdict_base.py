@@ -248,7 +248,7 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         """A judgment read back from the cache (or a run's call memo) as this judge would give it:
         ``auto`` and ``logprobs`` share a key, so a structured verdict an ``auto`` run cached (its
         server gave no logprobs) is, for a ``logprobs`` judge, what a new call would be: unscored."""
-        if self.method == "logprobs" and judgment.scored and judgment.method == "structured":
+        if self.method == "logprobs" and judgment.scored and judgment.method in ("structured", "sampled"):
             return self.failed("the cached verdict was read from a structured answer (the server gave no logprobs); "
                                "method 'logprobs' needs P('1'): use 'auto' or 'structured'", method="structured")
         return judgment
@@ -280,6 +280,13 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         if self.method == "logprobs":
             return True
         return self.samples == 1 and self.logprob_caller.available is not False
+
+    @property
+    def lacks_logprobs(self) -> bool:
+        """P("1") would be read here, but this server is known to give no logprobs: each verdict is
+        the sampled answer's (its judgments say ``method="sampled"``, counted and gated)."""
+        return (self.supports_logprobs and self.method == "auto" and self.samples == 1
+                and self.logprob_caller.available is False)
 
     def token_judgment(
         self, outcome: DistributionOutcome, value_of: Callable[[dict[str, float]], ValueT]
@@ -384,11 +391,13 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         )
         ballot.add_usage(probe.usage if probe is not None else None)
         ballot.add_usage(spent)
+        # P("1") was asked for and could not be read (no logprobs): the verdict is the sampled answer's
+        read = "sampled" if probe is not None or self.lacks_logprobs else "structured"
         if ballot.winner is None:
-            judgment = self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method="structured")
+            judgment = self.failed(ballot.failure_reason(), usage=ballot.usage, votes=ballot.votes, method=read)
         else:
             judgment = self.sampled(self.ballot_value(ballot), usage=ballot.usage, agreement=ballot.agreement,
-                                    votes=ballot.votes, method="structured")
+                                    votes=ballot.votes, method=read)
         return judgment if spent is None else judgment.replicate(judged_answer=self.judged_text(item))
 
     def judged_text(self, item: ItemT) -> str | None:

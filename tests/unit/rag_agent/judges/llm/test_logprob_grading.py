@@ -129,7 +129,7 @@ async def test_server_without_logprobs_falls_back_to_structured_once_and_says_so
     judge = GradedRelevanceJudge(FunctionModel(script), settings=settings())
     first = await judge.ajudge(CONTEXT)
     second = await judge.ajudge(CONTEXT)
-    assert first.method == second.method == "structured"
+    assert first.method == second.method == "sampled"  # P(1) asked for, unreadable: the sampled answer (#54 item 6)
     assert first.value.grade == 2 and first.value.probabilities is None  # type: ignore[union-attr]
     assert script.logprob_calls == 1  # remembered: the second item went straight to the structured path
     assert script.structured_calls == 2

@@ -228,7 +228,7 @@ async def test_correctness_verdict_with_reason_and_all_references_in_prompt() ->
     judgment = await judge.ajudge(CORRECTNESS_ITEM)
     assert judgment.value == Verdict(verdict=True, reason="Names Röntgen.")
     assert judgment.value.label is True and judgment.prompt_version.startswith(ANSWER_CORRECTNESS.tag + "+")
-    assert judgment.method == "structured" and script.probes == 1  # no logprobs here: the structured path
+    assert judgment.method == "sampled" and script.probes == 1  # no logprobs here: the sampled answer's verdict
     prompt = script.prompts(ANSWER_CORRECTNESS)[0]
     assert '<reference index="1">Wilhelm Conrad Röntgen</reference>' in prompt
     assert '<reference index="2">Röntgen</reference>' in prompt
@@ -241,7 +241,7 @@ async def test_correctness_malformed_output_retried_then_unscored_and_bool_raise
     judgment = await judge.ajudge(CORRECTNESS_ITEM)
     assert judgment.unscored and judgment.value is None
     assert "invalid model output after 2 retries" in (judgment.unscored_reason or "")
-    assert judgment.method == "structured"  # the path that failed, as every verdict judge says it
+    assert judgment.method == "sampled"  # the path that failed (P(1) unreadable: the sampled answer), as every verdict judge says it
     assert judgment.usage.requests == 4  # the logprob probe (answered without logprobs) + 3 attempts
     with pytest.raises(JudgmentUnscored, match="invalid model output"):
         judge.judge(CORRECTNESS_ITEM)
