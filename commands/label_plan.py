@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragjury.commands._common import JsonOption, check_one_or_two_runs, print_json, stdout, user_errors
+from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, stdout, user_errors
 
 
 @user_errors
@@ -16,7 +16,8 @@ def label_plan(
     predictions: Annotated[
         list[Path],
         typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'; two files (config A's, then config "
-                       "B's) give a paired plan: the same questions for both.", metavar="PRED.jsonl [B.jsonl]"),
+                       "B's) give a paired plan: the same questions for both; more give one for every config of a "
+                       "sweep ('report RUN1 ... RUNn --labels').", metavar="PRED.jsonl [B.jsonl ...]"),
     ],
     budget: Annotated[int, typer.Option("--budget", min=1, help="About how many items people will label, in all.")],
     out: Annotated[Path, typer.Option("--out", help="The plan: one JSONL row per item to label, 'label': null to fill in.")],
@@ -54,9 +55,22 @@ def label_plan(
     from ragjury.evals.pipelines.label_plan_run import plan_labels
     from ragjury.evals.stats.label_plan import MIN_EFFECTIVE_SHARE
 
-    check_one_or_two_runs(predictions)
+    many = len(predictions) > 2  # many configs (issue #56): every picked question labelled for every config
+    if not many:
+        check_one_or_two_runs(predictions)
     check_output_paths([("--out", out)], [(f"PRED.jsonl #{k + 1}", path) for k, path in enumerate(predictions)])
-    plan = plan_labels(predictions if len(predictions) == 2 else predictions[0], budget, seed=seed)
+    if many:
+        from ragjury.commands.report_sweep import check_distinct
+        from ragjury.evals.pipelines.sweep_label_plan import plan_from_files
+
+        check_distinct(predictions)
+
+        try:
+            plan = plan_from_files(predictions, budget, seed=seed)
+        except ValueError as error:
+            raise fail(str(error)) from None
+    else:
+        plan = plan_labels(predictions if len(predictions) == 2 else predictions[0], budget, seed=seed)
     write_text_atomic(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in plan.rows))
     if json_output:
         print_json(
@@ -86,7 +100,11 @@ def label_plan(
             highlight=False,
             soft_wrap=True,
         )
-    if plan.paired:
+    if plan.paired and many:
+        stdout.print(f"paired: the same {len(plan.rows) // len(predictions)} questions for all {len(predictions)} "
+                     f"configs, drawn from the {plan.paired:,} every run scored; questions where the configs that "
+                     "could be best and the baseline disagree favoured", highlight=False, soft_wrap=True)
+    elif plan.paired:
         stdout.print(f"paired: the same {len(plan.rows) // 2} questions for both configs, drawn from the {plan.paired:,} "
                      "both answered", highlight=False, soft_wrap=True)
         for name, count in (plan.unpaired or {}).items():
@@ -95,7 +113,8 @@ def label_plan(
                              "unscored): not in the plan", style="yellow", highlight=False, soft_wrap=True)
     runs = " ".join(str(path) for path in predictions)
     stdout.print(f"plan written to {out}: label it with 'ragjury label {out} --out LABELS.jsonl', then "
-                 f"'ragjury estimate {runs} --labels LABELS.jsonl'", highlight=False, soft_wrap=True)
+                 f"'ragjury {'report' if many else 'estimate'} {runs} --labels LABELS.jsonl'", highlight=False,
+                 soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -38,6 +38,7 @@ def sweep_report(
         raise fail(f"{', '.join(given)} {'compares' if len(given) == 1 else 'compare'} two runs (report A B); with "
                    f"{len(predictions)} runs ranked (--baseline) the options are --baseline, --fail-if-worse, "
                    "--allow-missing, --labels, --html, --title, --junit and --json")
+    check_distinct(predictions)
     check_output_paths([("--html", html), ("--junit", junit)],
                        [*[("PRED.jsonl", path) for path in predictions], ("--labels", labels)])
     base = baseline_index(predictions, baseline)
@@ -110,6 +111,16 @@ def _step_summary(sweep: Any, gate: Any, inputs: list[Path]) -> None:
         stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
+def check_distinct(predictions: list[Path]) -> None:
+    """Each run one file: the same file twice compares nothing with itself (exit 2, naming it)."""
+    from ragjury.evals.io.atomic_io import one_existing_file
+
+    for i, first in enumerate(predictions):
+        for second in predictions[i + 1:]:
+            if first.resolve() == second.resolve() or one_existing_file(first, second):
+                raise fail(f"{second} is {first} again: give each config's run once")
+
+
 def baseline_index(predictions: list[Path], baseline: Path | None) -> int:
     """Which of the runs is the baseline: the first, or the one ``--baseline`` names (a path given
     as a run, or its file name)."""
@@ -151,4 +162,4 @@ def sweep_table(sweep: Any, title: str | None = None) -> Table:
     return table
 
 
-__all__ = ["baseline_index", "sweep_report", "sweep_table"]
+__all__ = ["baseline_index", "check_distinct", "sweep_report", "sweep_table"]

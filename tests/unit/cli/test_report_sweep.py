@@ -8,6 +8,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from typer.testing import CliRunner
@@ -154,3 +155,48 @@ def test_labels_lead_with_the_ranking_as_people_would_judge_it(tmp_path: Path) -
     assert "the judge's own ranking:" in result.output and "the judge's verdicts" in result.output
     doc = json.loads(runner.invoke(app, ["report", *map(str, paths), "--labels", str(labels), "--json"]).stdout)
     assert doc["sweep"]["people"]["best"] == "careful" and doc["sweep"]["best"] == "lenient"
+
+
+def test_label_plan_for_many_configs_then_report_with_the_labels(tmp_path: Path) -> None:
+    """label-plan RUN1 RUN2 RUN3: the same questions for every config, each row CONFIG/ID with its
+    inclusion probability; the plan filled in is --labels for report RUN1 RUN2 RUN3."""
+    rng = np.random.default_rng(9)
+    n = 300
+    hard = rng.random(n)
+    truth: dict[str, np.ndarray] = {}
+    paths = []
+    for name, rate, lenient in (("base", 0.55, 0.05), ("careful", 0.75, 0.05), ("lenient", 0.5, 0.8)):
+        truth[name] = 0.7 * hard + 0.3 * rng.random(n) < rate
+        judged = truth[name] | (rng.random(n) < lenient)
+        paths.append(write_runs_from(tmp_path / f"{name}.jsonl", judged))
+    plan = tmp_path / "plan.jsonl"
+    made = runner.invoke(app, ["label-plan", *map(str, paths), "--budget", "240", "--out", str(plan)])
+    assert made.exit_code == 0, made.output
+    assert "the same" in made.output and "for all 3 configs" in made.output
+    rows = [json.loads(line) for line in plan.read_text(encoding="utf-8").splitlines()]
+    questions = {r["id"].split("/", 1)[1] for r in rows}
+    assert {r["system"] for r in rows} == {"base", "careful", "lenient"} and len(rows) == 3 * len(questions)
+    assert all(0 < r["inclusion_probability"] <= 1 for r in rows)
+    for r in rows:  # a person labels them
+        r["label"] = bool(truth[r["system"]][int(r["id"].rsplit("/q", 1)[1])])
+    plan.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = runner.invoke(app, ["report", *map(str, paths), "--labels", str(plan), "--json"])
+    assert result.exit_code == 0, result.output
+    people = json.loads(result.stdout)["sweep"]["people"]
+    assert people["best"] == "careful" and set(people["labelled"].values()) == {len(questions)}
+
+
+def write_runs_from(path: Path, verdicts: Any) -> Path:
+    path.write_text("".join(json.dumps({
+        "id": f"q{i}", "task": "correctness", "judge": "contains", "label": bool(v), "unscored": False,
+        "item": {"question": f"Question {i}?", "answer": f"{path.stem} answer {i}", "references": ["x"]}}) + "\n"
+        for i, v in enumerate(verdicts)), encoding="utf-8")
+    return path
+
+
+def test_one_file_twice_is_refused(tmp_path: Path) -> None:
+    paths = write_runs(tmp_path, [0.6, 0.8], names=["base", "good"])
+    for command in (["report", *map(str, paths), str(paths[0])],
+                    ["label-plan", *map(str, paths), str(paths[1]), "--budget", "30", "--out", str(tmp_path / "p.jsonl")]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2 and "again: give each config's run once" in result.output, result.output
