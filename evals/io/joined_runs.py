@@ -48,15 +48,23 @@ def question_key(record: ItemRecord) -> str:
 
 def config_names(paths: Sequence[str | Path], runs: Sequence[PredictionRun]) -> list[str]:
     """Each file's config name: the one system its rows name where both files name one and they
-    differ, else the file stems, else (stems alike, or runs in memory) A and B."""
+    differ, else the file stems, else (stems alike: ``v1/preds.jsonl``, ``v2/preds.jsonl``) the folders
+    they are in, else (runs in memory, or nothing tells them apart) A and B. A name comes from the
+    file, never from its place in the command line: the same plan given with the files swapped keeps
+    each label with its own file."""
     systems = [{record.system for record in run.records} for run in runs]
     if all(len(found) == 1 and None not in found for found in systems):
         names = [next(iter(found)) for found in systems]
         if len(set(names)) == len(names) and all(SEPARATOR not in str(name) for name in names):
             return [str(name) for name in names]
     stems = [Path(str(path)).stem for path in paths]
-    if len(set(stems)) < len(stems) or any(not stem or "<" in stem for stem in stems):
-        return ["A", "B"]  # two files of one name, or runs in memory: the letters
+    if any(not stem or "<" in str(path) for stem, path in zip(stems, paths)):
+        return ["A", "B"]  # runs in memory: the letters
+    if len(set(stems)) < len(stems):  # two files of one name: the folders they are in
+        folders = [Path(str(path)).resolve().parent.name for path in paths]
+        if len(set(folders)) < len(folders) or any(not folder for folder in folders):
+            return ["A", "B"]
+        return [folder.replace(SEPARATOR, "-") for folder in folders]
     return [stem.replace(SEPARATOR, "-") for stem in stems]
 
 

@@ -303,8 +303,9 @@ def _filled_plan(a: Path, b: Path, out: Path) -> Path:
         truth[row["question"]] = truth.get(row["question"], {}) | {row["system"]: row.get("label")}
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert all(row["fingerprint"] for row in rows)  # a plan row knows what it shows
+    first = a.resolve().parent.name if a.stem == b.stem else a.stem  # the config's name: its folder or its stem
     for row in rows:
-        system = "chatgpt" if row["id"].startswith("A/") else "fid"
+        system = "chatgpt" if row["id"].startswith(f"{first}/") else "fid"
         given = truth[row["question"]][system]
         row["label"] = given if isinstance(given, bool) else bool(row["judge_label"])
     out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -327,18 +328,29 @@ def test_a_b_gives_the_same_difference_everywhere_and_same_named_files_do_not_sw
     python = compare_predictions(a, b, labels=plan).people.comparison.as_dict()  # type: ignore[union-attr]
     reference = json.loads(estimate.stdout)["comparison"]
     reported = json.loads(report.stdout)["people_estimate"]["comparison"]
-    assert (reference["minuend"], reference["subtrahend"]) == ("B", "A")  # #54 item 14: B - A, named
+    assert (reference["minuend"], reference["subtrahend"]) == ("v2", "v1")  # #54 item 14: B - A, named
     document = json.loads(report.stdout)  # one figure per config in report A B --json, not two
     people_rates = {row["system"]: row["prediction_powered"] for row in document["people_estimate"]["systems"]}
-    for letter, run in zip("AB", document["runs"]):
-        assert run["system_estimates"]["systems"][0]["prediction_powered"] == people_rates[letter]
+    for name, run in zip(("v1", "v2"), document["runs"]):
+        assert run["system_estimates"]["systems"][0]["prediction_powered"] == people_rates[name]
     for other in (reported, python):
         assert other["difference"]["estimate"] == pytest.approx(reference["difference"]["estimate"], abs=1e-9)
         assert other["difference"]["interval"] == pytest.approx(reference["difference"]["interval"], abs=1e-9)
-    swapped = runner.invoke(app, ["estimate", str(b), str(a), "--labels", str(plan)])
-    assert swapped.exit_code == 2 and "this label was given to another answer" in swapped.output
-    swapped = runner.invoke(app, ["report", str(b), str(a), "--labels", str(plan)])
-    assert swapped.exit_code == 2 and "this label was given to another answer" in swapped.output
+    # the same files swapped: each label stays with its file (named by its folder, not its place), B - A flips
+    swapped = runner.invoke(app, ["estimate", str(b), str(a), "--labels", str(plan), "--json"])
+    assert swapped.exit_code == 0, swapped.output
+    flipped = json.loads(swapped.stdout)["comparison"]
+    assert (flipped["minuend"], flipped["subtrahend"]) == ("v1", "v2")
+    assert flipped["difference"]["estimate"] == pytest.approx(-reference["difference"]["estimate"], abs=1e-9)
+    # labels keyed by position (A/, B/) as an older plan wrote them, given with the files swapped: refused
+    positional = tmp_path / "positional.jsonl"
+    positional.write_text(plan.read_text(encoding="utf-8").replace('"v1/', '"B/').replace('"v2/', '"A/')
+                          .replace('"system": "v1"', '"system": "B"').replace('"system": "v2"', '"system": "A"'),
+                          encoding="utf-8")
+    for command in ("estimate", "report"):
+        refused = runner.invoke(app, [command, str(b), str(a), "--labels", str(positional)])
+        assert refused.exit_code == 2, refused.output
+        assert any(why in refused.output for why in ("given to another answer", "no id in this file matches", "no label matches"))
 
 
 def test_renaming_both_files_changes_no_figure(two_configs: tuple[Path, Path], tmp_path: Path) -> None:
@@ -457,7 +469,7 @@ def test_print_of_a_labelled_comparison_leads_with_peoples_difference(two_config
     a, b = two_configs
     plan = _filled_plan(a, b, tmp_path / "plan.jsonl")
     shown = str(compare_predictions(a, b, labels=plan)).splitlines()
-    assert "as people would judge it" in shown[0] and shown[0].startswith("B − A:")
+    assert "as people would judge it" in shown[0] and shown[0].startswith("v2 − v1:")
     assert "the judges' own rates:" in shown
     assert "as people would judge it" not in str(compare_predictions(a, b)).splitlines()[0]
 
