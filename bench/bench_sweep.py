@@ -72,7 +72,8 @@ def populations() -> dict[str, np.ndarray]:
             llm_rows[row["id"]] = bool(row["value"]["verdict"])
     llm_questions = [q for q in questions if all(f"{q}-{s}" in llm_rows for s in SYSTEMS)]
     llm = np.array([[llm_rows[f"{q}-{s}"] for s in SYSTEMS] for q in llm_questions], dtype=float)
-    return {"people": people, "contains": contains, "llm": llm}
+    people_llm = np.array([[bool(by_question[q][s]["label"]) for s in SYSTEMS] for q in llm_questions], dtype=float)
+    return {"people": people, "contains": contains, "llm": llm, "people_llm": people_llm}
 
 
 def planted(population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -197,17 +198,95 @@ def scale(runs: int = 20, questions: int = 2000, repeats: int = 3) -> dict:
             "page_bytes": size}
 
 
+def people_rates(pops: dict[str, np.ndarray], draws: int, rng: np.random.Generator, n: int = 200,
+                 budgets: tuple[int, ...] = (100, 250, 500)) -> list[dict]:
+    """People's rates from ``label-plan RUN...`` draws (``--labels``): per sample of n questions, a
+    plan of ``budget`` labels in all (budget / 5 questions, each labelled for every config) drawn
+    uniformly or focused on the decision (``sweep_label_plan``'s rule), people's labels from the
+    data, the prediction-powered simultaneous intervals. Coverage of all four true people's
+    differences to the baseline (and of all ten pairs), mean width of the pairs' intervals, and how
+    many of the four other configs are shown worse than the best; the truly best config called
+    worse than the best counts as an error."""
+    from ragjury.evals.pipelines.sweep_label_plan import decision_scores
+    from ragjury.evals.stats.label_plan import UNIFORM_SHARE, draw as plan_draw, guarded_probabilities
+    from ragjury.evals.stats.simultaneous import prediction_powered
+
+    out = []
+    for source in ("contains", "llm"):
+        judge_pop = pops[source]
+        people_pop = pops["people"] if source == "contains" else pops["people_llm"]
+        truth = people_pop.mean(axis=0)
+        k = truth.shape[0]
+        top = int(np.argmax(truth))
+        for budget in budgets:
+            questions = budget / k
+            cells = {plan: {"covered": 0, "all_pairs": 0, "width": 0.0, "resolved": 0, "errors": 0}
+                     for plan in ("uniform", "focused")}
+            for _ in range(draws):
+                rows = rng.choice(len(judge_pop), size=n, replace=True)
+                y, h = judge_pop[rows], people_pop[rows]
+                judged = simultaneous(y, resamples=500, seed=int(rng.integers(1 << 30)))
+                best = int(np.argmax(judged.means))
+                relevant = sorted({best, 0, *(j for j in range(k) if j != best and judged.interval(j, best)[1] >= 0)})
+                seed = int(rng.integers(1 << 30))
+                for plan in ("uniform", "focused"):
+                    if plan == "uniform":
+                        pi = np.full(n, questions / n)
+                    else:
+                        pi, _ = guarded_probabilities(decision_scores(y, relevant), questions, uniform_share=UNIFORM_SHARE)
+                    picked = plan_draw(pi, seed)
+                    labels = np.where(picked[:, None], h, np.nan)
+                    s = simultaneous(prediction_powered(y, labels, np.repeat(pi[:, None], k, axis=1)),
+                                     seed=int(rng.integers(1 << 30)))
+                    cell = cells[plan]
+                    cell["covered"] += all(s.diff_low[j, 0] - 1e-12 <= truth[j] - truth[0] <= s.diff_high[j, 0] + 1e-12
+                                           for j in range(1, k))
+                    cell["all_pairs"] += all(s.diff_low[a, b] - 1e-12 <= truth[a] - truth[b] <= s.diff_high[a, b] + 1e-12
+                                             for a in range(k) for b in range(a + 1, k))
+                    cell["width"] += float(np.mean([s.diff_high[a, b] - s.diff_low[a, b]
+                                                    for a in range(k) for b in range(a + 1, k)]))
+                    best_p = int(np.argmax(s.means))
+                    worse = [j for j in range(k) if j != best_p and s.diff_high[j, best_p] < 0]
+                    cell["resolved"] += len(worse)
+                    cell["errors"] += top in worse
+            for plan, cell in cells.items():
+                out.append({"source": source, "n": n, "budget": budget, "plan": plan,
+                            "coverage": cell["covered"] / draws, "all_pairs": cell["all_pairs"] / draws,
+                            "pair_width_points": round(cell["width"] / draws * 100, 2),
+                            "shown_worse_than_best": round(cell["resolved"] / draws, 3),
+                            "best_called_worse": cell["errors"] / draws})
+                row = out[-1]
+                print(f"| {source} | {n} | {budget} | {plan} | {row['coverage']:.3f} | {row['all_pairs']:.3f} | "
+                      f"{row['pair_width_points']:.1f} | {row['shown_worse_than_best']:.2f} of 4 | "
+                      f"{row['best_called_worse']:.3f} |", flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--scale-only", action="store_true", help="only the 20 runs x 2,000 questions timing")
+    parser.add_argument("--people", action="store_true", help="only people's rates from label-plan draws (--labels)")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.scale_only:
         print(json.dumps(scale(), indent=1))
         return
-    pops = populations()
+    if args.people:
+        pops = populations()
+        print("| judge | questions | labels in all | plan | people's differences to the baseline: all 4 covered | "
+              "all 10 pairs | pair width (points) | configs shown worse than the best | true best called worse |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        rows = people_rates(pops, args.draws, np.random.default_rng(SEED))
+        result = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:]), "seed": SEED,
+                  "draws": args.draws, "resamples": 2000, "people": rows,
+                  "seconds": round(time.perf_counter() - started, 1)}
+        print(f"{result['seconds']} s")
+        if args.out is not None:
+            args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        return
+    pops = {source: population for source, population in populations().items() if source != "people_llm"}
     rng = np.random.default_rng(SEED)
     result: dict = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:]), "seed": SEED,
                     "draws": args.draws, "resamples": 2000, "per_pair_resamples": 1000, "confidence": 0.95,
