@@ -265,7 +265,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "intervals {method, confidence, resamples, seed, critical_value, n_questions}, left_out {count, missing, "
         "unscored, different_question: {count, ids}, lacking, unscored_by_run}, margin, ranking: [{name, path, "
         "baseline, rate, interval, to_baseline, to_baseline_interval, to_best, to_best_interval, verdict, "
-        "differs_from_best, regressed: {count, ids}}] highest rate first}; every interval simultaneous",
+        "differs_from_best, regressed: {count, ids}}] highest rate first, people (with --labels: {labelled, method, best, "
+        "clearly_best, headline, intervals, ranking}, each config's rate as people would judge it, which decides the "
+        "gate)}; every interval simultaneous",
     },
 }
 """Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""
