@@ -191,7 +191,15 @@ def render_sweep(sweep: Any, gate: Any = None, *, title: str | None = None) -> s
            f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
            f"<title>{_e(title)}</title><style>{_CSS}{_SWEEP_CSS}</style></head><body>",
-           f"<h1>{_e(title)}</h1>", f"<section class='lead'><h2>{_e(sweep.headline())}</h2>",
+           f"<h1>{_e(title)}</h1>"]
+    if sweep.people is not None:  # the answer first: as people would judge it
+        labels = ", ".join(f"{name} {n:,}" for name, n in zip(sweep.names, sweep.labelled, strict=True))
+        out += [f"<section class='lead'><h2>As people would judge it: {_e(sweep.people.headline())}</h2>",
+                "<p class='note'>Prediction-powered: the judge's verdicts corrected by people's labels, each weighted "
+                f"by 1 / its inclusion probability; labelled answers: {_e(labels)}. Intervals are simultaneous, as "
+                "below.</p>", chart_svg(sweep.people), table_html(sweep.people), "</section>",
+                "<h2>The judge's verdicts</h2>"]
+    out += [f"<section class='lead'><h2>{_e(sweep.headline())}</h2>",
            f"<p class='note'>{_e(sweep.method_line()[:1].upper() + sweep.method_line()[1:])}. Each bar is a config's "
            "rate with its interval; the hollow square is the baseline. Click a config to see its questions where "
            "it differs from the best.</p>", chart_svg(sweep), "</section>"]

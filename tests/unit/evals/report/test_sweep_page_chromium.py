@@ -112,3 +112,17 @@ def test_the_chart_is_sorted_and_a_click_shows_that_configs_questions(tmp_path: 
     assert seen["rows"] == 1 + min(len(target.differs_from_best), 200)
     assert seen["img"] == 0  # the hostile text stayed text
     assert seen["width"] <= 800 and seen["chart"] <= 800  # usable at 800 px: nothing runs off the side
+
+
+def test_with_labels_the_page_leads_with_people(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results"))
+    from test_sweep import people_world
+
+    import ragjury
+
+    paths, labels, _ = people_world(tmp_path)
+    page = render_sweep(ragjury.compare_runs(paths, labels=labels))
+    people, judge = page.index("As people would judge it: careful is best"), page.index("The judge's verdicts")
+    assert people < judge and page.count("<svg class='chart'") == 2 and "<script" not in page
