@@ -7,9 +7,10 @@ labelled and through the items already labelled, so no unlabelled item's verdict
 
 Units: for ``rate >= c`` each item is one unit; for ``B - A`` / ``B >= A - m`` the file holds two
 systems (A the first in the file, B the second) and a unit is a question both answered, complete
-once both answers are labelled (B's label minus A's, the judge's P for B minus A's). The page shows
-items in a seeded shuffle, independent of labels, so the order in which units complete is a
-uniform draw without replacement: the sequence of ``evals/stats/sequential`` applies.
+once both answers are labelled (B's label minus A's, the judge's P for B minus A's); the page then
+shows a question's two answers one after the other (``paired_order``). The page's order is a seeded
+shuffle, independent of labels, so the order in which units complete is a uniform draw without
+replacement: the sequence of ``evals/stats/sequential`` applies.
 """
 
 from __future__ import annotations
@@ -65,6 +66,27 @@ class LiveStatus:
             raise ValueError("no question was answered by both systems: nothing to compare")
         judge = np.array([_judge_value(b) - _judge_value(a) for a, b in pairs])
         return cls(decision, [(a.key, b.key) for a, b in pairs], judge, level, max_labels, systems)
+
+    def paired_order(self, order: list[Key]) -> list[Key]:
+        """``order`` with each question's second answer moved right after its first: a pair then
+        completes after 2 labels, not after ~√(2N) as in a plain shuffle, and the questions still
+        come in a uniform random order (that of their first answer), whatever the labels."""
+        partner = {}
+        for unit in self.units:
+            if len(unit) == 2:
+                partner[unit[0]], partner[unit[1]] = unit[1], unit[0]
+        placed: set[Key] = set()
+        out: list[Key] = []
+        for key in order:
+            if key in placed:
+                continue
+            out.append(key)
+            placed.add(key)
+            other = partner.get(key)
+            if other is not None and other not in placed and other in order:
+                out.append(other)
+                placed.add(other)
+        return out
 
     @property
     def mark(self) -> str:
