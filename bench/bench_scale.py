@@ -154,6 +154,9 @@ def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)
         stats.sort_stats("tottime").print_stats(18)
+        print("  where the client CPU goes, by library (cProfile own time):")
+        for share, name in by_library(stats):
+            print(f"    {share * 100:5.1f} %  {name}")
         print("  where the client CPU goes (cProfile, top functions by own time):")
         for line in out.getvalue().splitlines():
             if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
@@ -161,6 +164,25 @@ def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def by_library(stats: pstats.Stats, top: int = 12) -> list[tuple[float, str]]:
+    """Shares of the profiled own time per installed package (``pydantic_ai``, ``openai``, ...),
+    ragjury's folders, stdlib modules and built-ins: whose code a judgment's CPU is spent in."""
+    shares: dict[str, float] = {}
+    total = 0.0
+    for (file, _, _), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        total += own
+        if "site-packages/" in file:
+            name = file.split("site-packages/", 1)[1].split("/", 1)[0].removesuffix(".py")
+        elif file.startswith(str(ROOT) + "/"):
+            name = "ragjury " + file[len(str(ROOT)) + 1:].split("/", 1)[0]
+        elif file.startswith(("~", "<")):
+            name = "built-ins and frozen importlib"
+        else:
+            name = "stdlib " + Path(file).stem
+        shares[name] = shares.get(name, 0.0) + own
+    return sorted(((own / total, name) for name, own in shares.items()), reverse=True)[:top]
 
 
 def main() -> None:
