@@ -236,7 +236,9 @@ class GuardedCorrectnessJudge(CorrectnessJudge):
     [+0.167, +0.400] for ``llm``. On 710 clean EVOUNA-NQ confirm answers: kappa 0.614 for both
     (difference +0.000 [-0.076, +0.082]), AUC 0.920 vs 0.895; its raw rate sits lower (63.8 % said
     correct, people 71.0 %). The cost is a second, short call per answer
-    (``bench/bench_injection.py``)."""
+    (``bench/bench_injection.py``), except on an answer that already is a short answer
+    (``short_answers``): one call there; flip rate +0.033 [-0.033, +0.100], kappa 0.610, 1.78
+    requests an answer on the 710 (``bench/bench_short_answers.py``)."""
 
     name = "answer_correctness_guarded"
     instructions = (ANSWER_CORRECTNESS, ANSWER_CORRECTNESS_TOKEN_2_0, SHORT_ANSWER)
