@@ -76,13 +76,40 @@ def populations() -> dict[str, np.ndarray]:
     return {"people": people, "contains": contains, "llm": llm, "people_llm": people_llm}
 
 
+def populations_of(path: Path, baseline: str | None = None) -> dict[str, np.ndarray]:
+    """People's labels and ``contains`` over every question all systems of a correctness JSONL
+    answered (EVOUNA's layout: question, references, system, answer, label; no half split): how
+    the team re-checks the coverage on held-out data (``--data``). Sets the config order, the
+    baseline first, and plants the drop on the third config."""
+    global SYSTEMS, PLANTED
+    by_question: dict[str, dict[str, dict]] = collections.defaultdict(dict)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("label") is not None:
+                by_question[" ".join(str(row["question"]).split())][row["system"]] = row
+    systems = sorted({s for rows in by_question.values() for s in rows})
+    if baseline is not None:
+        systems.remove(baseline)
+        systems.insert(0, baseline)
+    SYSTEMS = tuple(systems)
+    PLANTED = SYSTEMS[min(2, len(SYSTEMS) - 1)]
+    questions = sorted(q for q, rows in by_question.items() if all(s in rows for s in SYSTEMS))
+    people = np.array([[bool(by_question[q][s]["label"]) for s in SYSTEMS] for q in questions], dtype=float)
+    items = [CorrectnessItem(question=q, answer=by_question[q][s]["answer"] or " ",
+                             references=by_question[q][s]["references"]) for q in questions for s in SYSTEMS]
+    verdicts, _ = ContainsJudge().decide(items)
+    contains = np.array([bool(v) for v in verdicts], dtype=float).reshape(len(questions), len(SYSTEMS))
+    return {"people": people, "contains": contains}
+
+
 def planted(population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The population with PLANTED's verdicts lowered to the baseline's rate - DROP (yes -> no on a
     fixed random set of its yes questions)."""
     out = population.copy()
     k = SYSTEMS.index(PLANTED)
     target = population[:, 0].mean() - DROP
-    flips = int(round((population[:, k].mean() - target) * len(population)))
+    flips = max(0, int(round((population[:, k].mean() - target) * len(population))))  # already that low: unchanged
     yes = np.flatnonzero(population[:, k] == 1)
     out[rng.choice(yes, size=flips, replace=False), k] = 0
     return out
@@ -268,6 +295,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--scale-only", action="store_true", help="only the 20 runs x 2,000 questions timing")
     parser.add_argument("--people", action="store_true", help="only people's rates from label-plan draws (--labels)")
+    parser.add_argument("--data", type=Path, default=None, help="a held-out correctness JSONL in EVOUNA's layout "
+                        "(e.g. TriviaQA's five systems): coverage and gate on people's labels and contains; no scale")
+    parser.add_argument("--baseline", default=None, help="with --data: the baseline system (default: the first, sorted)")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.scale_only:
@@ -286,7 +316,10 @@ def main() -> None:
         if args.out is not None:
             args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         return
-    pops = {source: population for source, population in populations().items() if source != "people_llm"}
+    if args.data is not None:
+        pops = populations_of(args.data, args.baseline)
+    else:
+        pops = {source: population for source, population in populations().items() if source != "people_llm"}
     rng = np.random.default_rng(SEED)
     result: dict = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:]), "seed": SEED,
                     "draws": args.draws, "resamples": 2000, "per_pair_resamples": 1000, "confidence": 0.95,
@@ -327,8 +360,9 @@ def main() -> None:
                                   f"{row['per_pair_power'][s]:.3f}" for s, p in row["power"].items()) or "-"
                 print(f"| {source} | {world} | {n} | {row['false_alarms']:.3f} / {row['per_pair_false_alarms']:.3f} "
                       f"| {power} |", flush=True)
-    result["scale"] = scale()
-    print("\nscale: " + json.dumps(result["scale"]))
+    if args.data is None:
+        result["scale"] = scale()
+        print("\nscale: " + json.dumps(result["scale"]))
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(f"\n{result['seconds']} s")
     if args.out is not None:
