@@ -166,6 +166,44 @@ def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
         process.wait(timeout=10)
 
 
+def raw_floor(args: argparse.Namespace) -> None:
+    """The same chat request sent by httpx alone (one client, the same requests in flight, JSON in
+    and out, no pydantic-ai, no OpenAI SDK, no ragjury): the CPU a judgment costs when only HTTP is
+    paid, i.e. how far a direct request path could take the client."""
+    import json
+
+    import httpx
+
+    process, urls = start_servers(1, 0.0, args.ceiling_slots)
+    try:
+        body = {"model": "phi3:mini", "temperature": 0, "max_tokens": 64, "messages": [
+            {"role": "system", "content": "Judge whether the answer is correct. Reply in JSON."},
+            {"role": "user", "content": "Question: q\nReference: r\nAnswer: a"}]}
+
+        async def run(count: int) -> None:
+            limits = httpx.Limits(max_connections=args.ceiling_slots, max_keepalive_connections=args.ceiling_slots)
+            async with httpx.AsyncClient(base_url=urls[0], limits=limits, timeout=30) as client:
+                gate = asyncio.Semaphore(args.ceiling_slots)
+
+                async def one(i: int) -> None:
+                    async with gate:
+                        answer = await client.post("/chat/completions", content=json.dumps({**body, "user": str(i)}),
+                                                   headers={"content-type": "application/json"})
+                        json.loads(json.loads(answer.content)["choices"][0]["message"]["content"])
+
+                await asyncio.gather(*(one(i) for i in range(count)))
+
+        asyncio.run(run(200))
+        cpu, wall = time.process_time(), time.perf_counter()
+        asyncio.run(run(args.ceiling_items))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"  httpx alone (the floor of a direct request path): {args.ceiling_items / wall:.0f} requests/s, "
+              f"{cpu / args.ceiling_items * 1000:.2f} ms CPU per request", flush=True)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def by_library(stats: pstats.Stats, top: int = 12) -> list[tuple[float, str]]:
     """Shares of the profiled own time per installed package (``pydantic_ai``, ``openai``, ...),
     ragjury's folders, stdlib modules and built-ins: whose code a judgment's CPU is spent in."""
@@ -194,6 +232,7 @@ def main() -> None:
     parser.add_argument("--ceiling-slots", type=int, default=16)
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--only-ceiling", action="store_true")
+    parser.add_argument("--raw-floor", action="store_true", help="also the same requests through httpx alone")
     args = parser.parse_args()
     print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -218,6 +257,8 @@ def main() -> None:
                 process.terminate()
                 process.wait(timeout=10)
         client_ceiling(args, workdir)
+        if args.raw_floor:
+            raw_floor(args)
     print(f"load average after: {load()}")
 
 
