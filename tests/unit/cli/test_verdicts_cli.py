@@ -111,7 +111,7 @@ def test_correctness_and_relevance_and_goal_with_a_model(fake_model: None) -> No
         "-q",
         "who got the first nobel prize in physics",
         "-a",
-        "It was Röntgen, in 1901.",
+        "The first one went to Wilhelm Röntgen in 1901.",
         "-r",
         "Wilhelm Conrad Röntgen",
         "--json",
