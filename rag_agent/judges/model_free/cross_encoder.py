@@ -52,11 +52,12 @@ MAX_LENGTH_CAP = 512
 MAX_JSON_BYTES = 8 * 1024 * 1024
 """``config.json``, ``ragjury.json`` and ``tokenizer_config.json`` are a few kB: past this, refused unread."""
 MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
-DEFAULT_BATCH = 4
-"""Pairs a forward pass, chosen by ``bench/bench_cross_encoder.py`` (MiniLM, 2 cores, onnx): pairs
-per CPU-second were highest at batch 1-4 and fell past 8 (correctness pairs of ~107 tokens: 63, 61,
-61, 55, 50, 39 at 1, 4, 8, 16, 32, 64; faithfulness pairs of 256: 26, 26, 22, 22, 18, 17), larger
-batches' activations outgrowing the cache; 4 keeps both cores busy on one pass."""
+DEFAULT_BATCH = 8
+"""Pairs a forward pass, chosen by ``bench/bench_cross_encoder.py --torch`` (MiniLM-L6, 2 cores,
+load 1.9-2.1, pairs/s at batch 1 / 4 / 8 / 16 / 32 / 64): onnx 56 / 79 / 106 / 108 / 85 / 58 on
+correctness pairs (~53 tokens) and 48 / 49 / 47 / 36 / 28 / 17 on faithfulness pairs (~130 tokens);
+torch 74 / 112 / 115 / 109 / 88 / 60 and 34 / 45 / 51 / 40 / 35 / 23. 8 is at or near the best of
+each; past 16 the padding and the activations outgrowing the cache cost more than the pass saves."""
 PAIR_VERSION = "1"
 """How items become text pairs (``PAIR_FIELDS``, ``pair_texts``): in the judge's identity, so a
 change to it never reuses cached verdicts read from other pairs."""
