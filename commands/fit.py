@@ -36,6 +36,8 @@ FIT_RUN = OptionSet.of(RunOptions, leave_out=["no_retry_unscored", "concurrency"
 
 
 def _kappa_text(figures: dict[str, Any] | None) -> str:
+    if figures is not None and figures.get("unmeasurable"):
+        return "kappa not measurable (the verdict is constant within each fold: no signal)"
     if figures is None or figures.get("kappa") is None:
         return "kappa —"
     low, high = figures["kappa_interval"] or (float("nan"), float("nan"))
@@ -50,6 +52,8 @@ def gain_verdict(figures: dict[str, Any], base: str, *, keep: str) -> str:
     shown, text = gain_shown(figures), _gain_text(figures)
     if shown == "beats":
         return f"beats {base} by {text} kappa"
+    if shown == "unmeasured" and (figures.get("head_random") or {}).get("unmeasurable"):
+        return f"no better than {base} shown (the head's kappa is not measurable: its verdict is constant within each fold)"
     if shown == "unshown":
         return f"no better than {base} shown ({text} kappa; the interval holds 0): {keep}"
     return f"does NOT beat {base} ({text} kappa): {keep}"
@@ -151,10 +155,11 @@ def fit(
         from ragjury.evals.io.people import read_people
 
         people = read_people(labels, "binary", allow_shown_judge=options["allow_shown_judge"])
+    left_out: list[str] = []  # qrels pairs whose query or passage has no text: counted in "skipped"
     try:
         items, gold = calibration_items(task, data, topics=topics, passages=passages, limit=limit, seed=seed,
                                         labels=people if people is not None else labels,
-                                        allow_shown_judge=options["allow_shown_judge"])
+                                        allow_shown_judge=options["allow_shown_judge"], left_out=left_out)
         if task == "relevance":
             report, stats = _fit_relevance(items, gold, settings, signals, run, folds=folds, seed=seed,
                                            fitted_on=str(data))
@@ -173,7 +178,7 @@ def fit(
     head, figures = report.head, report.head.figures
     if run.json_output:
         print_json({
-            "task": task, "n": head.n, "positives": head.positives, "skipped": report.skipped,
+            "task": task, "n": head.n, "positives": head.positives, "skipped": report.skipped + len(left_out),
             "threshold": head.threshold, "l2": head.l2, "features": list(head.features),
             "model": head.model, "prompt_version": head.prompt_version,
             "cross_encoder": None if head.cross_encoder is None else head.cross_encoder.model_dump(),
@@ -204,6 +209,9 @@ def fit(
     if report.skipped:
         stderr.print(f"{report.skipped} items had no signals and were left out (first: {report.first_reason})",
                      highlight=False, markup=False)
+    if left_out:
+        stderr.print(f"{len(left_out)} qrels pairs name a query or passage that --topics / --passages do not have, "
+                     f"left out (first: {left_out[0]})", highlight=False, markup=False)
     stderr.print(f"written {out}: use it with --judge fitted:{out}", highlight=False, markup=False)
 
 

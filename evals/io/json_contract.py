@@ -183,7 +183,7 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
     },
     "fit": {
         "positives": "labelled items whose label is yes",
-        "skipped": "labelled items without signals (left out)",
+        "skipped": "labelled items left out: without signals, or (relevance) qrels pairs whose query or passage --topics / --passages do not have",
         "threshold": "the head's cut-off on P(yes), chosen on out-of-fold probabilities",
         "l2": "the penalty strength chosen by cross-validation",
         "features": "the signals the head reads, in its weights' order",

@@ -21,6 +21,7 @@ from ragjury.evals.stats.logistic import (
     best_threshold,
     cross_validate,
     fit_logistic,
+    fold_ids,
     kappa_of,
     nested_cross_validate,
 )
@@ -91,7 +92,24 @@ class FitReport:
         return gain_shown(self.head.figures) == "beats"
 
 
-def _kappa_figures(gold: np.ndarray, verdict: np.ndarray, probability: np.ndarray | None, seed: int) -> dict[str, Any]:
+CONSTANT_PER_FOLD = ("not measurable: the head's verdict is constant within each fold (it has no signal to "
+                     "use), so a pooled kappa would only measure the folds' different constants")
+"""Why a head's kappa is left out (#54 item 30): a signal-free head answers each fold with the training
+folds' majority, which runs against the held-out fold's own share; pooled, those constants gave
+kappa -0.468 [-0.578, -0.348] on a head that judged nothing."""
+
+
+def constant_per_fold(verdict: np.ndarray, ids: np.ndarray) -> bool:
+    """True when every fold's out-of-fold verdicts are one value, and the folds differ."""
+    folds = [verdict[ids == fold] for fold in np.unique(ids)]
+    return all(len(set(v.tolist())) <= 1 for v in folds) and len(set(verdict.tolist())) > 1
+
+
+def _kappa_figures(gold: np.ndarray, verdict: np.ndarray, probability: np.ndarray | None, seed: int,
+                   ids: np.ndarray | None = None) -> dict[str, Any]:
+    if ids is not None and constant_per_fold(verdict, ids):
+        return {"kappa": None, "kappa_interval": None, "accuracy": round(float(np.mean(gold == verdict)), 4),
+                "auc": None, "unmeasurable": CONSTANT_PER_FOLD}
     k = kappa_of(gold, verdict)
     interval = bootstrap_agreement(list(gold), list(verdict), seed=seed)["cohen_kappa"]
     return {
@@ -175,15 +193,19 @@ def fit_signals(task: str, x: np.ndarray, y: np.ndarray, groups: list[str], *, f
         grouped_cv = (nested_cross_validate(x, y, folds=grouped_folds, seed=seed, groups=groups)
                       if grouped_folds >= 2 else None)
         base = base_verdicts(task, x)
-        gain = bootstrap_kappa_gain(y, honest.verdict, base, seed=seed)
-        k_head, k_base = kappa_of(y, honest.verdict), kappa_of(y, base)
+        random_ids = fold_ids(len(y), folds, seed)  # the folds nested_cross_validate drew
+        head_random = _kappa_figures(y, honest.verdict, honest.probability, seed, random_ids)
+        measured = head_random["kappa"] is not None
+        gain = bootstrap_kappa_gain(y, honest.verdict, base, seed=seed) if measured else None
+        k_head, k_base = (kappa_of(y, honest.verdict) if measured else None), kappa_of(y, base)
         report = {
             "folds": folds,
             "seed": seed,
             "cross_validation": "nested: strength and cut-off chosen inside each training fold",
-            "head_random": _kappa_figures(y, honest.verdict, honest.probability, seed),
+            "head_random": head_random,
             "head_by_question": None if grouped_cv is None
-            else _kappa_figures(y, grouped_cv.verdict, grouped_cv.probability, seed),
+            else _kappa_figures(y, grouped_cv.verdict, grouped_cv.probability, seed,
+                                fold_ids(len(y), grouped_folds, seed, groups)),
             "base": {"judge": BASE_JUDGES[task], **_kappa_figures(y, base, x[:, 0], seed)},
             "gain": None if k_head is None or k_base is None else round(k_head - k_base, 4),
             "gain_interval": None if gain is None else gain.as_list(),

@@ -121,3 +121,47 @@ def test_a_relevance_head_with_features_out_of_order_is_refused(tmp_path: Path, 
     (tmp_path / "swapped.json").write_text(json.dumps(data))
     with pytest.raises(HeadError, match="in that order"):
         load_head(tmp_path / "swapped.json")
+
+
+def test_pairs_with_unknown_ids_are_counted_in_skipped(tmp_path: Path, scripted: type[ScriptedLLM]) -> None:
+    """#54 item 30: a qrels pair whose query or passage has no text was dropped with "skipped": 0."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((TREC / "qrels.txt").read_text() + "no-such-query 0 d1 2\nq1 0 no-such-passage 1\n")
+    args = fit_args(tmp_path, "--json")
+    args[args.index("--data") + 1] = str(qrels)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["n"] == 86 and payload["skipped"] == 2
+
+
+@pytest.mark.parametrize("grade", ["-1", "4"])
+def test_grades_outside_0_to_3_are_refused_with_file_and_line(
+        tmp_path: Path, scripted: type[ScriptedLLM], grade: str) -> None:
+    lines = (TREC / "qrels.txt").read_text().splitlines()
+    first = lines[0].split()
+    lines[2] = f"{first[0]} 0 {first[2]}x {grade}"
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("\n".join(lines) + "\n")
+    args = fit_args(tmp_path)
+    args[args.index("--data") + 1] = str(qrels)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "grade must be 0, 1, 2 or 3" in result.output and f"{qrels}:3" in result.output.replace("\n", "")
+
+
+def test_a_signal_free_head_reports_no_kappa_not_an_artefact() -> None:
+    """#54 item 30: a head with no signal answers each fold with a constant; pooled, those gave a kappa
+    (-0.468 [-0.578, -0.348] in the report; -0.027 on this draw) for a head that judged nothing."""
+    import numpy as np
+
+    from ragjury.evals.pipelines.fit_run import FeatureSpec, fit_signals, gain_shown
+
+    rng = np.random.default_rng(0)
+    y = rng.random(60) < 0.45
+    x = np.ones((60, 1)) + rng.normal(size=(60, 1)) * 1e-9  # no signal
+    head = fit_signals("relevance", x, y, [f"q{i % 12}" for i in range(60)], fitted_on="t",
+                       spec=FeatureSpec(("llm_logit",)))
+    figures = head.figures
+    assert figures["head_random"]["kappa"] is None and "constant within each fold" in figures["head_random"]["unmeasurable"]
+    assert figures["gain"] is None and gain_shown(figures) == "unmeasured"
