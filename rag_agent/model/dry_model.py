@@ -134,6 +134,10 @@ class DryRunModel(Model):
         self._system = real.system
         self.provider_url = getattr(real, "base_url", None)
         """Where the real model would be called: the price of a hosted model is looked up by it."""
+        from ragjury.rag_agent.model.server_model import server_urls
+
+        self.server_urls = server_urls(real)
+        """The real model's servers: a dry run's judge keys its judgments as the real run would."""
         self.log = log
         self._generator = TestModel()
 

@@ -218,6 +218,17 @@ def model_base_url(model: Model | str) -> str | None:
     return str(url).rstrip("/") if url else None
 
 
+def server_urls(model: Model | str) -> list[str]:
+    """Every base URL ``model`` sends to (a pool's endpoints; a dry run's real model's), sorted;
+    empty for an in-process model. Part of a model judge's cache key (``ModelJudge.server``)."""
+    own = getattr(model, "server_urls", None)
+    if isinstance(own, list):
+        return own
+    pool = getattr(model, "pool", None)
+    urls = [e.url for e in pool.endpoints] if pool is not None else [getattr(model, "base_url", None)]
+    return sorted({str(url).rstrip("/") for url in urls if url})
+
+
 def new_breaker(where: str | None, settings: RagjurySettings, *, model: str | None = None) -> CircuitBreaker:
     """A circuit breaker for the server at ``where``, configured from the settings; ``model``, the
     name requests send, is checked against the server's list at preflight."""
@@ -242,5 +253,6 @@ __all__ = [
     "model_label",
     "model_settings",
     "new_breaker",
+    "server_urls",
     "token_cap_body",
 ]

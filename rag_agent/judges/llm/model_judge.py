@@ -53,11 +53,9 @@ class ModelJudge(BaseJudge[ItemT, ValueT]):
         servers naming the same model may serve different weights: their judgments are never
         shared (#54 item 28), nor is a nested judge's call memo (it is keyed by identity too)."""
         from ragjury.config.redaction import redact_url
+        from ragjury.rag_agent.model.server_model import server_urls
 
-        pool = getattr(self.model, "pool", None)
-        urls = [e.url for e in pool.endpoints] if pool is not None else [getattr(self.model, "base_url", None)]
-        found = sorted({redact_url(str(url).rstrip("/")) for url in urls if url})
-        return ",".join(found) or "-"
+        return ",".join(sorted({redact_url(url) for url in server_urls(self.model)})) or "-"
 
     def needs(self) -> Needs:
         """The breaker of the model server every call of this judge goes through."""
