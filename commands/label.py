@@ -12,6 +12,9 @@ import typer
 from ragjury.commands._common import JsonOption, fail, print_json, stderr, stdout, user_errors
 from ragjury.rag_agent.core.input_files import iter_jsonl
 
+TASKS = ("correctness", "faithfulness", "relevance")
+"""The tasks ``--task`` names."""
+
 
 def _annotator() -> str:
     try:
@@ -78,6 +81,13 @@ def label(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
     summary_only: Annotated[bool, typer.Option("--summary", help="Print the summary of LABELS.jsonl and exit "
                                                "(no labelling).")] = False,
+    until: Annotated[str | None, typer.Option("--until", help='Label until this is settled: "rate >= 0.8" (one '
+                                              'run), "B - A" or "B >= A - 0.02" (a predictions file of two '
+                                              'systems); prints the live answer after every label.')] = None,
+    confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.999, help="With --until: the "
+                                              "confidence sequence's level.")] = 0.95,
+    max_labels: Annotated[int | None, typer.Option("--max-labels", min=1, help="With --until: the budget; "
+                                                   "'budget reached: not settled' after N labels.", metavar="N")] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Label items one per screen, by keys alone, blind to the judge; labels go to an append-only file.
@@ -102,6 +112,10 @@ def label(
     from ragjury.evals.labelling.items import load_items, question_for
 
     check_output_paths([("--out", out)], [("ITEMS.jsonl", items_file)])
+    if task is not None and task not in TASKS:
+        raise fail(f"--task {task!r}: not a task; choose one of {', '.join(TASKS)}")
+    if terminal and reveal:
+        raise fail("--reveal works in the page only (the terminal never shows the judge): leave out --terminal or --reveal")
     found_task, items = load_items(items_file, task)
     if graded and found_task != "relevance":  # a grade given to a yes/no task would be read as yes/no (#54 item 20)
         raise fail(f"--graded: {found_task} is a yes/no task (grades 0-3 are for relevance): leave out --graded")
@@ -114,30 +128,98 @@ def label(
     from ragjury.evals.labelling.session import LabelSession
 
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
+    _check_writable(out)
     who = annotator or _annotator()
-    session = LabelSession(items, out, who, seed=seed, overlap=overlap, recheck=recheck)
+    live = _live_status(items_file, items, until, confidence, max_labels, graded)
+    session = LabelSession(items, out, who, seed=seed, overlap=overlap, recheck=recheck,
+                           sequential=None if live is None else live.mark)
+    if live is not None and live.decision.paired:
+        session.order = live.paired_order(session.order)  # a question's two answers one after the other
     question = question_for(found_task, graded, criterion)
     if terminal:
         from ragjury.evals.labelling.terminal import LabelApp
 
         LabelApp(session, question=question, graded=graded).run()
+        if live is not None:  # the terminal app has no hook yet: the status once, when it ends
+            _say_status(live, out)
     else:
-        _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser)
+        _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser,
+               on_act=None if live is None else (lambda: _say_status(live, out)))
     _print_summary(items_file, out, items, json_output)
 
 
-def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, open_browser: bool) -> None:  # type: ignore[no-untyped-def]
+def _live_status(items_file: Path, items: list, until: str | None, level: float, max_labels: int | None,  # type: ignore[type-arg]
+                 graded: bool):  # type: ignore[no-untyped-def]
+    """``--until``'s live status over the items, or None; a decision that does not fit ends in one line."""
+    if until is None:
+        if max_labels is not None:
+            raise fail("--max-labels is the budget of --until: add --until")
+        return None
+    from ragjury.evals.labelling.live_status import LiveStatus
+    from ragjury.evals.stats.sequential import parse_decision
+
+    try:
+        decision = parse_decision(until)
+    except ValueError as error:
+        raise fail(f"--until {error}") from None
+    if graded:
+        raise fail("--until reads yes/no labels: leave out --graded")
+    if _is_plan(items_file):
+        raise fail(f"--until: {items_file} is a label plan (already a sample); give the predictions file "
+                   "itself ('evaluate --out'): the sequence draws the order from all of its items")
+    try:
+        return LiveStatus.of(items, decision, level=level, max_labels=max_labels)
+    except ValueError as error:
+        raise fail(f"--until: {items_file}: {error}") from None
+
+
+def _say_status(live, out: Path) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """Print the live status line (stderr) and give it to the page: an aggregate, never an item's verdict."""
+    from ragjury.evals.io.label_acts import read_acts
+
+    status = live.status(read_acts(out))
+    stderr.print(status.words, highlight=False, soft_wrap=True, markup=False)
+    return status.as_dict()
+
+
+def _check_writable(out: Path) -> None:
+    """A labels file that cannot be appended to stops here in one line, not with an error per key."""
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise fail(f"--out {out}: cannot write the labels file ({error.strerror or error})") from None
+    os.close(fd)
+
+
+def _open_privately(url: str) -> Path:
+    """Open the page through a 0600 file that redirects to ``url``: the secret never reaches the
+    browser's command line (``ps`` and /proc/PID/cmdline show that to every local user)."""
+    import html
+    import tempfile
+    import webbrowser
+
+    folder = Path(tempfile.mkdtemp(prefix="ragjury-label-"))  # 0700
+    opener = folder / "open.html"
+    fd = os.open(opener, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
+                     f'<title>ragjury label</title><p>Opening the labelling page…</p>')
+    webbrowser.open(opener.as_uri())
+    return opener
+
+
+def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, open_browser: bool,  # type: ignore[no-untyped-def]
+           on_act=None) -> None:  # type: ignore[no-untyped-def]
     """Serve the page on 127.0.0.1 until the labeller quits (q) or Ctrl-C."""
     import secrets
     import socket
-    import webbrowser
 
     import uvicorn
 
     from ragjury.evals.labelling.page import PageState, build_app
 
     token = secrets.token_urlsafe(24)
-    state = PageState(session, token, question, graded=graded, reveal=reveal)
+    state = PageState(session, token, question, graded=graded, reveal=reveal, on_act=on_act)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -146,6 +228,7 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
         raise fail(f"--port {port}: cannot listen on 127.0.0.1 ({error.strerror})") from None
     sock.listen(128)  # connections made as soon as the address is printed wait in the backlog
     bound = sock.getsockname()[1]
+    state.hosts = frozenset({f"127.0.0.1:{bound}", f"localhost:{bound}"})
     server = uvicorn.Server(uvicorn.Config(build_app(state), log_level="warning", access_log=False, lifespan="off"))
     state.on_quit = lambda: setattr(server, "should_exit", True)
     url = f"http://127.0.0.1:{bound}/?token={token}"
@@ -155,7 +238,7 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
     stderr.print("press q in the page to finish (every label is already saved); Ctrl-C here works too",
                  highlight=False, soft_wrap=True)
     if open_browser:
-        webbrowser.open(url)
+        _open_privately(url)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ the judge with its own help).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -55,6 +56,9 @@ class LabelAct:
     fingerprint: str | None = None
     """The hash of what the person saw (``people.fingerprint``), copied from the plan row: a trust
     command refuses the label where the prediction it joins judged another answer."""
+    sequential: str | None = None
+    """The decision of a sequential session (``label --until "B - A"``): the labels were gathered
+    until it was settled, so only a confidence sequence is valid for them (``estimate`` says so)."""
     line: int = field(default=0, compare=False)
 
     @property
@@ -67,6 +71,8 @@ class LabelAct:
         row.pop("line")
         if row["fingerprint"] is None:
             row.pop("fingerprint")
+        if row["sequential"] is None:
+            row.pop("sequential")
         return row
 
 
@@ -78,22 +84,40 @@ def append_act(path: str | Path, act: LabelAct) -> None:
     """Append one act as one line, under an exclusive lock, and sync it to disk before returning.
 
     Two annotators' processes may append to one file at once: the lock keeps their lines whole.
-    A file whose last line was cut by a crash gets a newline first, so the new act starts its own line.
+    A last line cut by a crash (no newline) was never acknowledged: it is cut off before the new
+    act is written, so it never becomes a middle line the readers refuse. A short ``write`` (a full
+    disk, a file size limit) is undone and raised as ``OSError``: the act is not acknowledged.
     """
-    data = json.dumps(act.as_row(), ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    data = (json.dumps(act.as_row(), ensure_ascii=False, allow_nan=False) + "\n").encode()
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as handle:
-                handle.seek(size - 1)
-                if handle.read(1) != b"\n":
-                    data = "\n" + data
-        os.write(fd, data.encode())
+        size = _cut_tail(fd, os.fstat(fd).st_size)
+        written = os.write(fd, data)
+        if written != len(data):
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+            raise OSError(errno.ENOSPC, f"short write to {path} ({written} of {len(data)} bytes): the act was not saved")
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _cut_tail(fd: int, size: int) -> int:
+    """Cut an unterminated last line (a write a crash or a short write left) off the file; the new size."""
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    start = size
+    while start > 0:
+        step = min(65536, start)
+        chunk = os.pread(fd, step, start - step)
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            start = start - step + newline + 1
+            break
+        start -= step
+    os.ftruncate(fd, start)
+    return start
 
 
 def _bool(raw: object) -> bool:
@@ -134,7 +158,8 @@ def act_of_row(path: str, line: int, row: object) -> LabelAct:
         comment=comment if isinstance(comment, str) else None,
         shown_judge=_bool(row.get("shown_judge")), recheck=_bool(row.get("recheck")),
         inclusion_probability=_probability(path, line, row.get("inclusion_probability")),
-        fingerprint=row["fingerprint"] if isinstance(row.get("fingerprint"), str) else None, line=line,
+        fingerprint=row["fingerprint"] if isinstance(row.get("fingerprint"), str) else None,
+        sequential=row["sequential"] if isinstance(row.get("sequential"), str) else None, line=line,
     )
 
 
@@ -172,6 +197,33 @@ def read_acts(path: str | Path) -> list[LabelAct]:
     return acts
 
 
+def read_acts_from(path: str | Path, offset: int = 0, lines: int = 0) -> tuple[list[LabelAct], int, int]:
+    """The acts on the complete lines after byte ``offset`` (``lines`` lines before it), and the new
+    offset and line count: a session reads only what was appended since its last read. An
+    unterminated last line is left for the next read (a write in progress, or one a crash cut)."""
+    name = str(path)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return [], 0, 0
+    except OSError as error:
+        raise InputError(name, f"cannot read the labels file: {error}") from None
+    end = data.rfind(b"\n") + 1
+    acts: list[LabelAct] = []
+    for raw in data[:end].split(b"\n")[:-1]:
+        lines += 1
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise InputError(name, f"not JSON: {error}", line=lines) from None
+        acts.append(act_of_row(name, lines, row))
+    return acts, offset + end, lines
+
+
 def is_acts_row(row: Mapping[str, Any]) -> bool:
     """True for a row of a labels file written by ``ragjury label`` (it has ``act`` and ``annotator``)."""
     return "act" in row and "annotator" in row
@@ -196,6 +248,8 @@ class PersonState:
     shown_judge: bool = False
     seconds: float | None = None
     recheck_label: LabelValue | None = None
+    rechecked: bool = False
+    """A recheck act was given (a label, unsure or skip: kept apart from the first label)."""
     comment: str | None = None
 
     @property
@@ -221,8 +275,9 @@ def replay(acts: Iterable[LabelAct]) -> dict[str, dict[tuple[str | None, str], P
             state = table.setdefault(act.key, PersonState())
             if act.comment:
                 state.comment = act.comment
-            if act.recheck and act.act == "label":
-                state.recheck_label = act.label
+            if act.recheck:  # every recheck act is kept apart: it never touches the first label
+                state.rechecked = True
+                state.recheck_label = act.label if act.act == "label" else None
                 continue
             if act.act == "label":
                 state.label, state.unsure, state.skipped = act.label, False, False
@@ -310,5 +365,6 @@ __all__ = [
     "now_iso",
     "people_labels",
     "read_acts",
+    "read_acts_from",
     "replay",
 ]

@@ -116,6 +116,18 @@ def _fields(task: str, row: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _check_task(name: str, line: int, task: str, body: Mapping[str, Any], named: str | None, said: str | None) -> None:
+    """``--task`` must fit the file: a row naming another task, or one without the field the task
+    judges (a correctness file labelled as relevance would show no passage), is refused."""
+    if named is not None and named != task:
+        raise InputError(name, f"--task {task}: this row is a {named} item", line=line, field="task")
+    spec = TEXT_FIELDS.get(task)
+    judged = spec[-1][0] if spec else None
+    if judged is not None and _pick(body, judged) is None:
+        looks = f" (its fields are a {said} item's)" if said and said != task else ""
+        raise InputError(name, f"--task {task}: this row has no {judged!r} to judge{looks}", line=line, field=judged)
+
+
 def _number(raw: Any) -> float | None:
     return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
 
@@ -145,9 +157,12 @@ def load_items(path: str | Path, task: str | None = None) -> tuple[str, list[Lab
             judge = JudgeVerdict(row.get("judge_label"), _number(row.get("judge_probability")))
         else:
             judge = None
-        row_task = found_task or infer_task({**body, **({"task": row["task"]} if "task" in row else {})})
+        said = infer_task({**body, **({"task": row["task"]} if "task" in row else {})})
+        row_task = found_task or said
         if row_task is None:
             raise InputError(name, "cannot tell the task from this row's fields: pass --task", line=line)
+        if task is not None:
+            _check_task(name, line, task, body, row.get("task") if isinstance(row.get("task"), str) else None, said)
         found_task = found_task or row_task
         fields = _fields(found_task, body)
         if not fields:

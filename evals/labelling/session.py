@@ -8,25 +8,43 @@ the order, the resume point, the share of items each person gets and the recheck
 - **Overlap**: a fixed share of items (``overlap``, chosen by a seeded hash of the item) goes to
   every annotator; any other item goes to whoever reaches it first (the file is re-read before each
   item, so a second person skips what the first has done).
-- **Resume**: the next item is the first in this person's order they have not labelled, marked
-  unsure or skipped; re-opening the file continues there.
+- **Resume**: the next item is the first in this person's order they have not passed (labelled,
+  marked unsure or skipped); once none is left, their rechecks, then their unsure and skipped items
+  come back, in order, until each is labelled. Re-opening the file continues there.
+- **Acts name the item** (system, id), never a place in the queue: the queue changes while a person
+  reads (another annotator takes an item), so an act on an item no longer in this person's queue is
+  refused (``ItemGone``), and one from a tab that saw an older state of the item is refused too
+  (``StaleAct``: ``seen`` is the item's version, the number of this person's acts on it).
 - **Recheck**: with ``recheck=K`` this person's first K labelled items come back at the end,
-  unannounced; the second label is kept apart (``recheck``) and measures their own consistency.
+  unannounced; every act on a recheck screen (label, unsure, skip) is kept apart (``recheck``) and
+  never touches the first label.
 - **Durability**: ``act`` returns only after the act is appended and synced (``append_act``).
+- **Reading**: the file is read from where the last read ended (new complete lines only), so the
+  time per label does not grow with the file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragjury.evals.io.label_acts import LabelAct, PersonState, append_act, now_iso, read_acts, replay
+from ragjury.evals.io.label_acts import LabelAct, PersonState, append_act, now_iso, read_acts_from, replay
 from ragjury.evals.labelling.items import LabelItem
 
 Key = tuple[str | None, str]
+NOBODY = PersonState()
+
+
+class ItemGone(Exception):
+    """The item named by an act is not in this person's queue (another annotator took it)."""
+
+
+class StaleAct(Exception):
+    """The act was made on an older state of the item (another tab of the same person changed it)."""
 
 
 def _unit(seed: int, text: str) -> float:
@@ -42,9 +60,16 @@ class Screen:
     item: LabelItem | None
     recheck: bool
     done: int
+    """Items labelled (and rechecks given); unsure and skipped ones are not done: they come back."""
     total: int
     state: PersonState | None
     finished: bool
+    version: int = 0
+    """This person's acts on the item so far: an act says which version it saw (``seen``)."""
+    unsure: int = 0
+    skipped: int = 0
+    acts: int = 0
+    """This person's acts in the file (an ``undo`` says how many it saw)."""
 
 
 @dataclass
@@ -57,10 +82,15 @@ class LabelSession:
     seed: int = 0
     overlap: float = 1.0
     recheck: int = 0
+    sequential: str | None = None
+    """``label --until``'s decision, written into every act (the labels were gathered sequentially)."""
     started: float = field(default_factory=time.monotonic)
     _states: dict[str, dict[Key, PersonState]] = field(default_factory=dict, init=False)
     _acts: list[LabelAct] = field(default_factory=list, init=False)
     _read: tuple[int, int] = field(default=(-1, -1), init=False)
+    _offset: int = field(default=0, init=False)
+    _lines: int = field(default=0, init=False)
+    _versions: dict[Key, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap <= 1.0:
@@ -74,7 +104,8 @@ class LabelSession:
 
     # -- reading the file --------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Re-read the labels file where it changed (another annotator, or a resumed session)."""
+        """Read what was appended to the labels file since the last read (another annotator, or a
+        resumed session): complete lines from the offset where the last read ended."""
         try:
             stat = self.out.stat()
             mark = (stat.st_size, stat.st_mtime_ns)
@@ -82,8 +113,15 @@ class LabelSession:
             mark = (0, 0)
         if mark == self._read:
             return
-        self._acts = read_acts(self.out)
-        self._states = replay(self._acts)
+        if mark[0] < self._offset:  # the file was replaced or cut: read it again from the start
+            self._offset, self._lines, self._acts, self._versions = 0, 0, [], {}
+        new, self._offset, self._lines = read_acts_from(self.out, self._offset, self._lines)
+        if new:
+            self._acts.extend(new)
+            for act in new:
+                if act.annotator == self.annotator:
+                    self._versions[act.key] = self._versions.get(act.key, 0) + 1
+            self._states = replay(self._acts)
         self._read = mark
 
     @property
@@ -112,69 +150,118 @@ class LabelSession:
         return live[: self.recheck]
 
     # -- screens -----------------------------------------------------------------------------------
-    def screen(self, position: int | None = None) -> Screen:
-        """The screen at ``position`` of this person's queue (rechecks after it), or the next undone one."""
+    def _mine_count(self) -> int:
+        return sum(self._versions.values())
+
+    def screen(self, position: int | None = None, *, after: int | None = None) -> Screen:
+        """The screen at ``position`` of this person's queue (rechecks after it), or the next one to do:
+        the first item not passed, then a pending recheck, then the next unsure or skipped item after
+        ``after`` (the position just acted on)."""
         self.refresh()
         queue = self.queue()
         mine = self.mine
+        states = [mine.get(key, NOBODY) for key in queue]
+        fresh = [i for i, state in enumerate(states) if not state.done]
+        reopen = [i for i, state in enumerate(states) if state.done and state.label is None]
         rechecks = self._recheck_keys()
-        done = sum(1 for key in queue if mine.get(key, PersonState()).done)
-        pending_rechecks = [key for key in rechecks if mine[key].recheck_label is None]
-        all_done = done == len(queue)
+        pending = [key for key in rechecks if not mine[key].rechecked]
+        labelled = sum(1 for state in states if state.label is not None)
         total = len(queue) + len(rechecks)
-        done_total = done + len(rechecks) - len(pending_rechecks)
+        done = labelled + len(rechecks) - len(pending)
+        counts = {"version": 0, "unsure": sum(1 for s in states if s.unsure),
+                  "skipped": sum(1 for s in states if s.skipped and s.label is None), "acts": self._mine_count()}
+        finished = not fresh and not pending and not reopen
+        end = Screen(len(queue), None, False, done, total, None, True, **counts)
         if position is None:
-            position = next((i for i, key in enumerate(queue) if not mine.get(key, PersonState()).done), None)
-            if position is None and pending_rechecks:
-                position = len(queue) + rechecks.index(pending_rechecks[0])
-        if position is None or position < 0 or position >= len(queue) + (len(rechecks) if all_done else 0):
-            if all_done and not pending_rechecks:
-                return Screen(len(queue), None, False, done_total, total, None, True)
-            position = max(0, min(position or 0, len(queue) - 1))
+            if fresh:
+                position = fresh[0]
+            elif pending:
+                position = len(queue) + rechecks.index(pending[0])
+            elif reopen:
+                position = next((i for i in reopen if after is None or i > after), reopen[0])
+            else:
+                return end
+        limit = len(queue) + (0 if fresh else len(rechecks))
+        if position < 0 or position >= limit:
+            if finished or not queue:
+                return end
+            position = max(0, min(position, len(queue) - 1))
         if position < len(queue):
             key = queue[position]
-            return Screen(position, self.by_key[key], False, done_total, total, mine.get(key), False)
+            counts["version"] = self._versions.get(key, 0)
+            return Screen(position, self.by_key[key], False, done, total, mine.get(key), False, **counts)
         key = rechecks[position - len(queue)]
-        return Screen(position, self.by_key[key], True, done_total, total, None, False)
+        counts["version"] = self._versions.get(key, 0)
+        return Screen(position, self.by_key[key], True, done, total, None, False, **counts)
 
     def act(
         self,
-        position: int,
+        target: Key | int | None,
         act: str,
         *,
+        recheck: bool = False,
+        seen: int | None = None,
         label: bool | int | None = None,
         seconds: float | None = None,
         comment: str | None = None,
         shown_judge: bool = False,
     ) -> Screen:
-        """Save one act on the item at ``position`` (synced before returning) and give the next screen.
+        """Save one act on the item ``target`` names (synced before returning) and give the next screen.
 
-        ``undo`` takes back this person's last act wherever it was and shows that item again."""
+        ``target`` is the item's (system, id) as shown; an int is a position of this person's queue
+        (in-process callers only: the page and the terminal name the item). ``recheck`` says the
+        item was shown as a recheck; ``seen`` is the item's version the screen showed (for ``undo``:
+        the person's act count). Raises ``ItemGone`` where the item is not in this person's queue,
+        ``StaleAct`` where ``seen`` is out of date. ``undo`` takes back this person's last act wherever
+        it was and shows that item again."""
         self.refresh()
         if act == "undo":
+            if seen is not None and seen != self._mine_count():
+                raise StaleAct("your labels changed in another tab or window since this page was drawn")
             last = next((a for a in reversed(self._live_mine()) if a.act != "undo"), None)
             if last is None:
-                return self.screen(position)
+                return self.screen()
             append_act(self.out, LabelAct(id=last.id, system=last.system, act="undo", annotator=self.annotator,
                                           at=now_iso()))
             self.refresh()
             queue = self.queue()
+            if last.recheck and last.key in self._recheck_keys():
+                return self.screen(len(queue) + self._recheck_keys().index(last.key))
             if last.key in queue:
                 return self.screen(queue.index(last.key))
             return self.screen()
-        current = self.screen(position)
-        if current.item is None:
-            return current
-        item = current.item
+        if isinstance(target, int):
+            shown = self.screen(target)
+            if shown.item is None:
+                return shown
+            key, recheck = shown.item.key, shown.recheck
+        elif target is None or target not in self.by_key:
+            raise ItemGone(f"no item {target!r} in this session")
+        else:
+            key = target
+        queue = self.queue()
+        if recheck:
+            if key not in self._recheck_keys() or any(not self.mine.get(k, NOBODY).done for k in queue):
+                raise ItemGone("this item is not a recheck of yours now")
+        elif key not in queue:
+            taker = next((name for name, table in sorted(self._states.items())
+                          if name != self.annotator and table.get(key, NOBODY).done), "another annotator")
+            raise ItemGone(f"{taker} labelled this item first; it is theirs (nothing was saved)")
+        if seen is not None and seen != self._versions.get(key, 0):
+            raise StaleAct("this item was changed in another tab or window since this page was drawn")
+        item = self.by_key[key]
+        if seconds is not None and (not math.isfinite(seconds) or seconds < 0):
+            seconds = None
         append_act(self.out, LabelAct(
             id=item.id, system=item.system, act=act, annotator=self.annotator,  # type: ignore[arg-type]
             label=label if act == "label" else None, at=now_iso(),
             seconds=None if seconds is None else round(float(seconds), 3), comment=comment or None,
-            shown_judge=shown_judge, recheck=current.recheck, inclusion_probability=item.inclusion_probability,
-            fingerprint=item.fingerprint,
+            shown_judge=shown_judge, recheck=recheck, inclusion_probability=item.inclusion_probability,
+            fingerprint=item.fingerprint, sequential=self.sequential,
         ))
         self.refresh()
-        return self.screen()
+        queue = self.queue()
+        return self.screen(after=queue.index(key) if key in queue else None)
 
     def _live_mine(self) -> list[LabelAct]:
         live: list[LabelAct] = []
@@ -192,4 +279,4 @@ class LabelSession:
         return time.monotonic() - self.started
 
 
-__all__ = ["LabelSession", "Screen"]
+__all__ = ["ItemGone", "LabelSession", "Screen", "StaleAct"]

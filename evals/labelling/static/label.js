@@ -2,11 +2,14 @@
 // never as HTML; the judge's verdict arrives only in the answer to this item's own label (--reveal).
 "use strict";
 (function () {
-  const token = new URLSearchParams(location.search).get("token") || "";
-  const q = (path) => path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+  // the session's secret is now an HttpOnly cookie: drop it from the address bar and the history
+  if (location.search) history.replaceState(null, "", "/");
   const $ = (id) => document.getElementById(id);
   let screen = null, shownAt = performance.now(), started = performance.now(), busy = false;
-  let pendingComment = null, revealed = null, quitting = false;
+  let pendingComment = null, revealed = null, quitting = false, ended = false;
+  const ENDED = "This labelling session has ended (its server is not answering, or it was started again). " +
+    "Every label you were answered for is saved. If you started ragjury label again, open the new address " +
+    "it printed in its terminal.";
   // milliseconds from a label's key press to the next item drawn (saved on the server in between),
   // read by bench/bench_label.py
   const timings = [];
@@ -15,7 +18,10 @@
   function render(s) {
     screen = s;
     $("question").textContent = s.question;
-    $("progress").textContent = s.done + "/" + s.total;
+    let progress = s.done + "/" + s.total + " labelled";
+    if (s.unsure) progress += " · " + s.unsure + " unsure";
+    if (s.skipped) progress += " · " + s.skipped + " skipped";
+    $("progress").textContent = progress;
     $("who").textContent = s.annotator;
     $("binary-buttons").hidden = s.graded;
     $("graded-buttons").hidden = !s.graded;
@@ -44,6 +50,7 @@
     }
     document.body.dataset.position = String(s.position);
     document.body.dataset.itemId = s.item ? s.item.id : "";
+    document.body.dataset.system = s.item && s.item.system !== null ? s.item.system : "";
     document.body.dataset.done = String(s.done);
     shownAt = performance.now();
     window.scrollTo(0, 0);
@@ -61,11 +68,54 @@
     box.hidden = false;
   }
 
+  function notice(text) {
+    const box = $("notice");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  function sessionEnded() {
+    ended = true;
+    $("item").replaceChildren();
+    $("done").hidden = true;
+    notice(ENDED);
+    document.body.dataset.ended = "1";
+  }
+
+  // fetch, and say plainly what went wrong: a refused act (409) carries the fresh screen
   async function call(method, path, body) {
-    const res = await fetch(q(path), { method, headers: { "Content-Type": "application/json" },
-      body: body ? JSON.stringify(body) : undefined, cache: "no-store" });
-    if (!res.ok) throw new Error(await res.text());
-    return res.json();
+    let res;
+    try {
+      res = await fetch(path, { method, headers: { "Content-Type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined, cache: "no-store", credentials: "same-origin" });
+    } catch (e) {
+      sessionEnded();
+      throw new Error("ended");
+    }
+    const data = await res.json().catch(() => ({ error: "HTTP " + res.status }));
+    if (res.status === 403 && data.session === "ended") { sessionEnded(); throw new Error("ended"); }
+    if (res.status === 409 && data.screen) { const e = new Error(data.error); e.screen = data.screen; throw e; }
+    if (!res.ok) throw new Error(data.error || ("HTTP " + res.status));
+    return data;
+  }
+
+  function target(body) {
+    return Object.assign(body, { id: screen.item.id, system: screen.item.system, recheck: screen.recheck,
+      seen: screen.version });
+  }
+
+  // label --until: the live answer, an aggregate over the labels so far (never an item's verdict)
+  function showStatus(st) {
+    if (!st) return;
+    let el = $("live-status");
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "live-status";
+      el.className = "status";
+      $("progress").parentNode.after(el);
+    }
+    el.textContent = st.words;
+    document.body.dataset.liveState = st.state;
   }
 
   async function load(position) {
@@ -78,19 +128,27 @@
     if (!screen.item && kind !== "undo") return;
     busy = true;
     const pressed = performance.now();
-    const body = Object.assign({ act: kind, position: screen.position,
-      seconds: (performance.now() - shownAt) / 1000 }, extra || {});
+    const body = Object.assign({ act: kind, seconds: (performance.now() - shownAt) / 1000 }, extra || {});
+    if (kind === "undo") body.seen = screen.acts; else target(body);
     if (label !== undefined) body.label = label;
     if (pendingComment) { body.comment = pendingComment; pendingComment = null; }
     try {
       const s = await call("POST", "/api/act", body);
+      notice(null);
       showReveal(s.revealed || null);
+      showStatus(s.status);
       render(s);
       requestAnimationFrame(() => timings.push(performance.now() - pressed));
       document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
     } catch (e) {
-      $("item").classList.add("saved-error");
-      $("item").textContent = "Not saved: " + e.message + ". Press the key again.";
+      if (ended) return;
+      if (e.screen) {  // taken by another annotator, or changed in another tab: say so, show the fresh state
+        notice(e.message);
+        render(e.screen);
+        document.body.dataset.refused = String(Number(document.body.dataset.refused || 0) + 1);
+      } else {
+        notice("Not saved: " + e.message + ". Press the key again.");
+      }
     } finally { busy = false; }
   }
 
@@ -98,11 +156,14 @@
     if (!revealed || busy) return;
     busy = true;
     try {
-      const s = await call("POST", "/api/act", { act: "label", position: revealed.position, label,
+      const s = await call("POST", "/api/act", { act: "label", id: revealed.id, system: revealed.system, label,
         shown_judge: true, seconds: 0 });
       revealed.your_label = label;
       showReveal(revealed);
       render(s);
+    } catch (e) {
+      if (!ended) notice(e.message);
+      if (e.screen) render(e.screen);
     } finally { busy = false; }
   }
 
@@ -125,8 +186,8 @@
     yes: () => act("label", true), no: () => act("label", false),
     g0: () => act("label", 0), g1: () => act("label", 1), g2: () => act("label", 2), g3: () => act("label", 3),
     unsure: () => act("unsure"), skip: () => act("skip"), undo: () => act("undo"),
-    prev: () => screen && load(Math.max(0, screen.position - 1)),
-    next: () => screen && load(screen.position + 1),
+    prev: () => screen && !ended && load(Math.max(0, screen.position - 1)).catch(() => {}),
+    next: () => screen && !ended && load(screen.position + 1).catch(() => {}),
     comment: () => commentBox(true), help: () => { $("help").hidden = !$("help").hidden; }, quit,
   };
 
@@ -166,5 +227,5 @@
     const s = Math.floor((performance.now() - started) / 1000);
     $("clock").textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }, 1000);
-  load().catch((e) => { $("item").textContent = "Cannot load: " + e.message; });
+  load().catch((e) => { if (!ended) notice("Cannot load: " + e.message); });
 })();

@@ -41,7 +41,7 @@ def label_as(plan: Path, out: Path, who: str, *, overlap: float = 1.0, flip: set
     _, items = load_items(plan)
     session = LabelSession(items, out, who, overlap=overlap, seed=5)
     screen = session.screen()
-    while not screen.finished:
+    while not screen.finished and not (screen.state is not None and screen.state.skipped):  # skipped ones come back
         ident = screen.item.id  # type: ignore[union-attr]
         if ident in truth:
             screen = session.act(screen.position, "label", label=truth[ident] != (ident in flip), seconds=2.0)

@@ -39,8 +39,9 @@ def test_killed_twenty_times_no_acknowledged_label_is_lost_or_doubled(tmp_path: 
                 nonlocal screen
                 while not stop.is_set():
                     try:
-                        answer = client.post("/api/act", json={"act": "label", "position": screen["position"],
-                                                               "label": True, "seconds": 0.01})
+                        answer = client.post("/api/act", json={"act": "label", "id": screen["item"]["id"],
+                                                               "system": screen["item"]["system"], "label": True,
+                                                               "seconds": 0.01})
                     except httpx.HTTPError:
                         return
                     if answer.status_code == 200:

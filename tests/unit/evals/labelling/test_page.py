@@ -25,6 +25,13 @@ def make(tmp_path: Path, *, reveal: bool = False) -> tuple[TestClient, PageState
     return TestClient(build_app(state)), state
 
 
+def on(screen: dict, act: str = "label", **more: object) -> dict:
+    """An act's body as the page sends it: the item shown (id, system) and the version it saw."""
+    item = screen["item"]
+    return {"act": act, "id": item["id"], "system": item["system"], "recheck": screen["recheck"],
+            "seen": screen["version"], **more}
+
+
 def test_every_route_needs_the_token(tmp_path: Path) -> None:
     client, _ = make(tmp_path)
     for method, path in (("GET", "/"), ("GET", "/static/label.js"), ("GET", "/api/screen"),
@@ -56,8 +63,7 @@ def test_blind_no_response_before_a_label_carries_the_judge(tmp_path: Path) -> N
         responses.append(client.get(f"/api/screen?token={TOKEN}&position={position}"))
     screen = responses[0].json()
     while not screen["finished"]:
-        answer = client.post(f"/api/act?token={TOKEN}", json={"act": "label", "position": screen["position"],
-                                                              "label": True, "seconds": 1.0})
+        answer = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True, seconds=1.0))
         revealed = answer.json().get("revealed")
         # the verdict comes only for the item just labelled
         assert revealed is not None and revealed["id"] == screen["item"]["id"]
@@ -72,8 +78,7 @@ def test_without_reveal_the_judge_never_leaves_the_server(tmp_path: Path) -> Non
     client, _ = make(tmp_path)
     screen = client.get(f"/api/screen?token={TOKEN}").json()
     while not screen["finished"]:
-        answer = client.post(f"/api/act?token={TOKEN}", json={"act": "label", "position": screen["position"],
-                                                              "label": False})
+        answer = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=False))
         assert "revealed" not in answer.json() and not _carries_the_judge(answer.text, set())
         screen = answer.json()
 
@@ -81,28 +86,29 @@ def test_without_reveal_the_judge_never_leaves_the_server(tmp_path: Path) -> Non
 def test_an_act_is_in_the_file_when_it_is_answered(tmp_path: Path) -> None:
     client, state = make(tmp_path)
     screen = client.get(f"/api/screen?token={TOKEN}").json()
-    answer = client.post(f"/api/act?token={TOKEN}", json={"act": "label", "position": 0, "label": True,
-                                                          "comment": "close call"})
+    answer = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True, comment="close call"))
     assert answer.status_code == 200
     (saved,) = read_acts(state.session.out)
     assert saved.id == screen["item"]["id"] and saved.label is True and saved.comment == "close call"
     assert saved.annotator == "ana" and saved.shown_judge is False
 
 
-@pytest.mark.parametrize("body", [{"act": "label", "position": 0, "label": 2}, {"act": "drop", "position": 0},
-                                  {"act": "label"}, "not json"])
+@pytest.mark.parametrize("body", [{"act": "label", "id": "q0", "system": "sys", "label": 2},
+                                  {"act": "drop", "id": "q0", "system": "sys"}, {"act": "label"},
+                                  {"act": "label", "position": 0, "label": True}, "not json"])
 def test_bad_acts_are_refused_and_nothing_is_written(tmp_path: Path, body: object) -> None:
     client, state = make(tmp_path)
-    kwargs = {"content": body} if isinstance(body, str) else {"json": body}
+    kwargs = {"content": body, "headers": {"content-type": "application/json"}} if isinstance(body, str) else {"json": body}
     assert client.post(f"/api/act?token={TOKEN}", **kwargs).status_code == 400  # type: ignore[arg-type]
     assert read_acts(state.session.out) == []
 
 
 def test_a_label_changed_after_the_reveal_is_recorded_as_given_with_the_judge_shown(tmp_path: Path) -> None:
     client, state = make(tmp_path, reveal=True)
-    first = client.post(f"/api/act?token={TOKEN}", json={"act": "label", "position": 0, "label": True}).json()
-    position = first["revealed"]["position"]
-    client.post(f"/api/act?token={TOKEN}", json={"act": "label", "position": position, "label": False,
-                                                  "shown_judge": True})
+    screen = client.get(f"/api/screen?token={TOKEN}").json()
+    first = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True)).json()
+    revealed = first["revealed"]
+    client.post(f"/api/act?token={TOKEN}", json={"act": "label", "id": revealed["id"], "system": revealed["system"],
+                                                  "label": False, "shown_judge": True})
     acts = read_acts(state.session.out)
     assert [(a.label, a.shown_judge) for a in acts] == [(True, False), (False, True)]
