@@ -170,6 +170,19 @@ def evaluate(
     ] = None,
     max_fallback: MaxFallbackOption = None,
     max_unscored: MaxUnscoredOption = None,
+    repeats: Annotated[
+        int,
+        typer.Option(
+            "--repeats",
+            min=1,
+            max=20,
+            metavar="K",
+            help="Judge every item K times with the same judge (each repeat cached under its own key) and report "
+            "how stable the verdicts are: Fleiss' kappa across the repeats and the share of items whose verdict "
+            "changed (summary, --json 'stability', the judge card). The figures and gates are repeat 1's.",
+            rich_help_panel=PANEL_OUTPUT,
+        ),
+    ] = 1,
     max_sampled: Annotated[
         float | None,
         typer.Option(
@@ -319,6 +332,8 @@ def evaluate(
     run = RunOptions.gather(options)
     labels = options["labels"]
     _check_executor(executor, agent)
+    if repeats > 1 and (agent or executor == "ray" or (judge is not None and len(judge) > 1)):
+        raise fail("--repeats applies to one judge over a dataset (--task, --executor process)")
     if agent:
         judge_name, checks = agent_judges(
             corpus=corpus, task=task.value if task else None, retrieval=retrieval, mapping=mapping, rubric=rubric,
@@ -368,7 +383,8 @@ def evaluate(
                 junit=junit, labels=people, **common)
         return prepare_dataset_run(
             task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
-            mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=people, **common)
+            mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=people,
+            repeats=repeats, **common)
 
     from ragjury.evals.runs.runner import interrupted_message, recording_runs
 

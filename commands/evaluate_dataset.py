@@ -48,6 +48,7 @@ def prepare_dataset_run(
     executor: str = "process",
     junit: Path | None = None,
     labels: Any = None,
+    repeats: int = 1,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
     (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
@@ -84,12 +85,34 @@ def prepare_dataset_run(
             task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress, judge_name=judge_name
         )
 
+    stable: dict[str, Any] = {}
+    if repeats > 1:
+        judging = _with_repeats(judging, judge, [row.item for row in dataset.rows], repeats, cache, run, stable)
+
     def finish(result: Any) -> None:
         report_dataset_run(result, dataset=dataset, data=data, out=out, html=html, gates=gates,
                            json_output=run.json_output, junit=junit,
-                           people=labels if labels is not None and not isinstance(labels, str | Path) else None)
+                           people=labels if labels is not None and not isinstance(labels, str | Path) else None,
+                           stability=stable or None)
 
     return judging, finish
+
+
+async def _with_repeats(judging: Any, judge: Any, items: list[Any], repeats: int, cache: Any, run: RunOptions,
+                        into: dict[str, Any]) -> Any:
+    """The run, then ``repeats - 1`` more of the same judge on the same items (``evals.runs.repeats``);
+    their stability figures go ``into`` the dict the summary reads."""
+    from ragjury.evals.runs.repeats import Repeat, stability
+    from ragjury.evals.runs.runner import run_judgments
+
+    result = await judging
+    labels = [[p.label if not p.judgment.unscored else None for p in result.predictions]]
+    for k in range(1, repeats):
+        judgments, _ = await run_judgments(Repeat(judge, k), items, cache=cache, concurrency=run.concurrency,
+                                           progress=run.progress, description=f"repeat {k + 1} of {repeats}")
+        labels.append([None if j.unscored else j.label for j in judgments])
+    into.update(stability(labels))
+    return result
 
 
 def load_for_run(task: str, data: Path, mapping: list[str], limit: int | None, labels: Any = None) -> Any:
@@ -143,7 +166,7 @@ def on_ray(judge: Any, *, task: str, judge_name: str, settings: Any, options: di
 
 def report_dataset_run(
     result: Any, *, dataset: Any, data: Path, out: Path | None, html: Path | None, gates: Gates, json_output: bool,
-    junit: Path | None = None, people: Any = None,
+    junit: Path | None = None, people: Any = None, stability: dict[str, Any] | None = None,
 ) -> None:
     """Gate, write and print a finished dataset run (``people``: the labels ``--labels`` gave). With a page to draw, every figure is measured
     first (``FinishedRun.measure``), before the gates and the views; without one, the JSON and the
@@ -168,6 +191,10 @@ def report_dataset_run(
             from ragjury.evals.stats.people_agreement import people_block
 
             payload["people_labels"] = people_block(people)
+        if stability is not None:  # --repeats: the judge's stability, also on its card
+            payload["stability"] = stability
+            if isinstance(payload.get("judge_card"), dict):
+                payload["judge_card"]["stability"] = {k: v for k, v in stability.items() if k != "item_agreement"}
         print_json(payload, command="evaluate")
     elif nothing:  # the cause first, alone: tables of zeros would bury it
         nothing_scored_line(result.why_unscored)
@@ -175,6 +202,11 @@ def report_dataset_run(
             stdout.print(f"predictions (all unscored, with their reasons) written to {out}", highlight=False)
     else:
         print_dataset_result(result, data, out)
+        if stability is not None:
+            from ragjury.evals.runs.repeats import stability_line
+
+            stdout.print(stability_line(stability), style="yellow" if stability["changed"] else None,
+                         highlight=False, markup=False, soft_wrap=True)
         for note in people.notes() if people is not None else []:
             stdout.print(f"note: {note}", style="yellow", highlight=False, markup=False, soft_wrap=True)
         print_run_warnings([p.label for p in result.predictions])

@@ -95,6 +95,10 @@ SHARED_KEYS: dict[str, str] = {
     "sampled": "{judgments, of}: scored model judgments whose P(yes) could not be read (no logprobs from the "
     "server: method 'sampled' in their rows, the verdict from the sampled answer) of those read either way "
     "(method 'logprobs' or 'sampled'); gated by --max-sampled; null when no judgment was read from a model",
+    "stability": "with --repeats K: {repeats, items, scored_in_every_repeat, changed (items whose verdict changed "
+    "across the repeats), changed_share, fleiss_kappa (across the repeats; null when every verdict is one value), "
+    "mean_item_agreement, item_agreement (per item, in data order: the share of its verdicts equal to its "
+    "commonest one; null where a repeat left it unscored)}; the judge card carries the same without item_agreement",
     "judged_answer": "the text the verdict read where the judge reduces the answer first (llm-guarded: the "
     "short answer it gives; an empty one is unscored with its reason); null for judges that read the answer as is",
     "sample_agreement": "share of the --samples votes that agree with the verdict",

@@ -134,9 +134,9 @@ class DryRunModel(Model):
         self._system = real.system
         self.provider_url = getattr(real, "base_url", None)
         """Where the real model would be called: the price of a hosted model is looked up by it."""
-        from ragjury.rag_agent.model.server_model import server_urls
-
-        self.server_urls = server_urls(real)
+        pool = getattr(real, "pool", None)  # (server_model.server_urls reads this; it imports this module)
+        urls = [e.url for e in pool.endpoints] if pool is not None else [getattr(real, "base_url", None)]
+        self.server_urls = sorted({str(url).rstrip("/") for url in urls if url})
         """The real model's servers: a dry run's judge keys its judgments as the real run would."""
         self.log = log
         self._generator = TestModel()
