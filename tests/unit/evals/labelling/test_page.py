@@ -112,3 +112,90 @@ def test_a_label_changed_after_the_reveal_is_recorded_as_given_with_the_judge_sh
                                                   "label": False, "shown_judge": True})
     acts = read_acts(state.session.out)
     assert [(a.label, a.shown_judge) for a in acts] == [(True, False), (False, True)]
+
+
+@pytest.mark.parametrize("query", ["--5", "9" * 5000, "1e3", "+-1"])
+def test_a_bad_position_is_a_one_line_400(tmp_path: Path, query: str) -> None:
+    """#54 item 35."""
+    client, _ = make(tmp_path)
+    answer = client.get(f"/api/screen?token={TOKEN}&position={query}")
+    assert answer.status_code == 400 and "\n" not in answer.json()["error"]
+
+
+@pytest.mark.parametrize("raw", ['{"act": "label", "position": ' + "9" * 5000 + "}", "[" * 200_000 + "]" * 200_000,
+                                 '{"act": "label", "position": true, "id": "q0", "system": "sys", "label": true}',
+                                 '{"act": "label", "id": "q0", "system": "sys", "label": true, "seconds": NaN}',
+                                 '{"act": "label", "id": "q0", "system": "sys", "label": true, "seconds": Infinity}',
+                                 '{"act": "label", "id": "q0", "system": "sys", "label": true, "seconds": 1e400}',
+                                 '{"act": "label", "id": "q0", "system": "sys", "label": true, "seconds": -5}'])
+def test_hostile_bodies_are_refused_in_one_line_and_nothing_is_written(tmp_path: Path, raw: str) -> None:
+    """#54 item 35: no 500, no traceback, never NaN or Infinity in the labels file."""
+    client, state = make(tmp_path)
+    answer = client.post(f"/api/act?token={TOKEN}", content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 400, answer.text
+    assert "\n" not in answer.json()["error"] and "Traceback" not in answer.text
+    assert not state.session.out.exists() or state.session.out.read_text() == ""
+
+
+def test_a_huge_field_is_cut_and_says_so(tmp_path: Path) -> None:
+    from ragjury.evals.labelling.page import FIELD_CHARS
+
+    items = [LabelItem("big", None, (("Answer", "x" * 500_000),))]
+    state = PageState(LabelSession(items, tmp_path / "l.jsonl", "ana"), TOKEN, "Q?")
+    text = TestClient(build_app(state)).get(f"/api/screen?token={TOKEN}").json()["item"]["fields"][0]["text"]
+    assert len(text) < FIELD_CHARS + 200 and "400,000 more characters not shown" in text
+
+
+def test_host_origin_and_content_type_are_checked(tmp_path: Path) -> None:
+    """#54 item 32: DNS rebinding (Host) and cross-origin text/plain writes are refused."""
+    client, state = make(tmp_path)
+    state.hosts = frozenset({"testserver"})
+    assert client.get(f"/api/screen?token={TOKEN}", headers={"host": "evil.example"}).status_code == 421
+    assert client.get(f"/?token={TOKEN}", headers={"host": "evil.example"}).status_code == 421
+    screen = client.get(f"/api/screen?token={TOKEN}").json()
+    plain = client.post(f"/api/act?token={TOKEN}", content=json.dumps(on(screen, label=True)),
+                        headers={"content-type": "text/plain", "origin": "http://evil.example"})
+    assert plain.status_code == 403
+    plain = client.post(f"/api/act?token={TOKEN}", content=json.dumps(on(screen, label=True)),
+                        headers={"content-type": "text/plain"})
+    assert plain.status_code == 415
+    assert read_acts(state.session.out) == []
+    ok = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True), headers={"origin": "http://testserver"})
+    assert ok.status_code == 200
+
+
+def test_the_token_becomes_an_httponly_cookie_and_no_token_gets_a_page_saying_where(tmp_path: Path) -> None:
+    client, _ = make(tmp_path)
+    bare = client.get("/")
+    assert bare.status_code == 403 and "printed in its terminal" in bare.text
+    page = client.get(f"/?token={TOKEN}")
+    cookie = page.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "__TOKEN__" not in page.text and TOKEN not in page.text
+    assert client.get("/api/screen").status_code == 200  # the cookie alone now
+
+
+def test_after_a_reveal_every_later_act_on_the_item_is_shown_judge(tmp_path: Path) -> None:
+    """#54 item 18: ← then n, and z then a label, are given with the judge shown."""
+    client, state = make(tmp_path, reveal=True)
+    first = client.get(f"/api/screen?token={TOKEN}").json()
+    client.post(f"/api/act?token={TOKEN}", json=on(first, label=True))
+    back = client.get(f"/api/screen?token={TOKEN}&position={first['position']}").json()
+    client.post(f"/api/act?token={TOKEN}", json=on(back, label=False))  # ← then n, no shown_judge sent
+    undone = client.post(f"/api/act?token={TOKEN}", json={"act": "undo"}).json()
+    assert undone["item"]["id"] == first["item"]["id"]
+    client.post(f"/api/act?token={TOKEN}", json=on(undone, "unsure"))
+    acts = [a for a in read_acts(state.session.out) if a.act != "undo"]
+    assert [(a.act, a.shown_judge) for a in acts] == [("label", False), ("label", True), ("unsure", True)]
+
+
+def test_an_act_on_an_item_another_annotator_took_is_answered_409_with_the_next_screen(tmp_path: Path) -> None:
+    client, state = make(tmp_path)
+    screen = client.get(f"/api/screen?token={TOKEN}").json()
+    other = LabelSession(state.session.items, state.session.out, "bob", overlap=0.0)
+    state.session.overlap = 0.0
+    state.session.shared = set()
+    other.act((screen["item"]["system"], screen["item"]["id"]), "label", label=False)
+    answer = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True))
+    assert answer.status_code == 409 and "bob labelled this item first" in answer.json()["error"]
+    assert answer.json()["screen"]["item"]["id"] != screen["item"]["id"]
+    assert [a.annotator for a in read_acts(state.session.out)] == ["bob"]

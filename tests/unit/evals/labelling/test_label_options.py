@@ -1,0 +1,70 @@
+"""#54 items 35/36: ``ragjury label``'s options are checked in one line, before anything is served."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from label_page import write_items  # noqa: E402
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def plan(tmp_path: Path) -> Path:
+    path = tmp_path / "plan.jsonl"
+    write_items(path, 4)
+    return path
+
+
+def one_line_refusal(args: list[str]) -> str:
+    result = runner.invoke(app, ["label", *args, "--no-browser"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 2, result.output
+    return " ".join(result.output.split())
+
+
+def test_a_bogus_task_lists_the_tasks(plan: Path, tmp_path: Path) -> None:
+    text = one_line_refusal([str(plan), "--out", str(tmp_path / "l.jsonl"), "--task", "bogus"])
+    assert "correctness, faithfulness, relevance" in text
+
+
+def test_relevance_on_a_correctness_file_is_refused(plan: Path, tmp_path: Path) -> None:
+    text = one_line_refusal([str(plan), "--out", str(tmp_path / "l.jsonl"), "--task", "relevance"])
+    assert "relevance" in text and "correctness" in text
+
+
+def test_terminal_with_reveal_is_refused(plan: Path, tmp_path: Path) -> None:
+    assert "--reveal" in one_line_refusal([str(plan), "--out", str(tmp_path / "l.jsonl"), "--terminal", "--reveal"])
+
+
+def test_an_unwritable_labels_file_is_refused_at_start(plan: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    out = tmp_path / "labels.jsonl"
+    out.write_text("")
+    if subprocess.run(["chattr", "+i", str(out)], capture_output=True).returncode != 0:
+        out.chmod(0o444)
+        if os.geteuid() == 0:
+            pytest.skip("no chattr here and root writes a 0444 file")
+    try:
+        text = one_line_refusal([str(plan), "--out", str(out)])
+    finally:
+        subprocess.run(["chattr", "-i", str(out)], capture_output=True)
+    assert "cannot write the labels file" in text
+
+
+def test_a_task_that_fits_is_accepted(tmp_path: Path) -> None:
+    from ragjury.evals.labelling.items import load_items
+
+    data = tmp_path / "rel.jsonl"
+    data.write_text(json.dumps({"id": "1", "query": "q", "retrieved_text": "p"}) + "\n")
+    assert load_items(data, "relevance")[0] == "relevance"
