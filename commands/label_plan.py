@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ragjury.commands._common import JsonOption, check_one_or_two_runs, fail, print_json, stdout, user_errors
+from ragjury.rag_agent.core.text import printable
 
 
 @user_errors
@@ -90,7 +91,7 @@ def label_plan(
             command="label-plan",
         )
         return
-    per_system = ", ".join(f"{name} {k} of {n}" for name, (n, k) in plan.systems.items())
+    per_system = ", ".join(f"{printable(str(name))} {k} of {n}" for name, (n, k) in plan.systems.items())
     how = "every item the same chance (the judge gave 0/1 verdicts only)" if plan.uniform else "uncertain items favoured"
     stdout.print(f"{len(plan.rows)} items to label ({per_system}); {how}", highlight=False, soft_wrap=True)
     if not plan.uniform:

@@ -1,8 +1,11 @@
 """The labelling session in a terminal (``ragjury label --terminal``), for a person on SSH.
 
 The same session, keys and fields as the page, drawn by Textual (it sits on the ``rich`` ragjury
-already uses); item text is shown as text (``rich.text.Text``, never markup), and the layout reads
-at 80 columns. The judge's verdict is not shown here at all.
+already uses); item text is shown as text (``rich.text.Text``, never markup) with its control
+characters removed (``printable``: an escape sequence in an answer must not repaint the screen),
+and the layout reads at 80×24: the judged field (the answer, or the passage) is pinned in its own
+pane under the others, so 16 references never push it off the screen. Acts name the item shown
+(id, system), as the page's do. The judge's verdict is not shown here at all.
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
-from ragjury.evals.labelling.session import LabelSession, Screen
+from ragjury.evals.labelling.session import ItemGone, LabelSession, Screen, StaleAct
+from ragjury.rag_agent.core.text import printable
+
+HELP = ("Keys: y/1 yes · n/0 no (0-3 graded) · u unsure · s skip · z undo · ←/→ move · PgUp/PgDn scroll the "
+        "item · Shift+↑/↓ scroll the answer · c comment · ? help (Esc closes it) · q save and quit. Each label is "
+        "saved before the next item. Unsure and skipped items come back after the others.")
 
 
 class LabelApp(App[None]):
@@ -25,6 +33,9 @@ class LabelApp(App[None]):
     #question { background: $boost; padding: 0 1; text-style: bold; }
     #status { color: $text-muted; padding: 0 1; }
     #item { padding: 0 1; }
+    #scroll { height: 1fr; }
+    #answer-pane { height: auto; max-height: 50%; border-top: solid $accent; }
+    #answer { padding: 0 1; }
     .heading { color: $accent; text-style: bold; margin-top: 1; }
     #comment { dock: bottom; display: none; }
     #help { display: none; border: round $accent; padding: 0 1; }
@@ -35,6 +46,10 @@ class LabelApp(App[None]):
         Binding("2", "digit(2)", "2", show=False), Binding("3", "digit(3)", "3", show=False),
         Binding("u", "unsure", "unsure"), Binding("s", "skip", "skip"), Binding("z", "undo", "undo"),
         Binding("left", "move(-1)", "prev", show=False), Binding("right", "move(1)", "next", show=False),
+        Binding("pagedown", "scroll_item(1)", "scroll", key_display="PgDn", priority=True),
+        Binding("pageup", "scroll_item(-1)", "up", show=False, priority=True),
+        Binding("shift+down", "scroll_answer(1)", "answer", key_display="⇧↓", priority=True),
+        Binding("shift+up", "scroll_answer(-1)", "answer up", show=False, priority=True),
         Binding("c", "comment", "comment"), Binding("question_mark", "help", "help"), Binding("q", "quit_", "quit"),
     ]
 
@@ -46,15 +61,16 @@ class LabelApp(App[None]):
         self.current: Screen | None = None
         self.shown_at = time.monotonic()
         self.pending_comment: str | None = None
+        self.notice: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.question), id="question")
+        yield Static(Text(printable(self.question)), id="question")
         yield Static("", id="status")
-        yield Static(Text("Keys: y/1 yes · n/0 no (0-3 graded) · u unsure · s skip · z undo · ←/→ move · "
-                          "c comment · ? help · q save and quit. Each label is saved before the next item."),
-                     id="help")
+        yield Static(Text(HELP), id="help")
         with VerticalScroll(id="scroll"):
             yield Static("", id="item")
+        with VerticalScroll(id="answer-pane"):
+            yield Static("", id="answer")
         yield Input(placeholder="comment, Enter saves it with your next key, Esc cancels", id="comment")
         yield Footer()
 
@@ -64,9 +80,14 @@ class LabelApp(App[None]):
     def show(self, screen: Screen) -> None:
         self.current = screen
         self.shown_at = time.monotonic()
-        status = f"{screen.done}/{screen.total} · {self.session.annotator}"
+        status = Text(printable(f"{screen.done}/{screen.total} labelled"
+                                + (f" · {screen.unsure} unsure" if screen.unsure else "")
+                                + (f" · {screen.skipped} skipped" if screen.skipped else "")
+                                + f" · {self.session.annotator}" + (f" · {self.notice}" if self.notice else "")))
+        self.notice = None
         if screen.finished:
             self.query_one("#item", Static).update(Text("All items labelled and saved. Press q to finish."))
+            self.query_one("#answer", Static).update("")
             self.query_one("#status", Static).update(status)
             return
         body = Text()
@@ -75,19 +96,37 @@ class LabelApp(App[None]):
                 f"grade {screen.state.label}" if self.graded else ("yes" if screen.state.label else "no"))
             body.append(f"You gave this item: {given} (a new key replaces it)\n", style="green")
         assert screen.item is not None
-        for heading, text in screen.item.fields:
-            body.append(f"\n{heading.upper()}\n", style="bold cyan")
-            body.append(text + "\n")
+        *others, judged = screen.item.fields
+        for heading, text in others:
+            body.append(f"\n{printable(heading).upper()}\n", style="bold cyan")
+            body.append(printable(text) + "\n")
+        pinned = Text()
+        pinned.append(f"{printable(judged[0]).upper()}\n", style="bold cyan")
+        pinned.append(printable(judged[1]))
         self.query_one("#item", Static).update(body)
+        self.query_one("#answer", Static).update(pinned)
         self.query_one("#status", Static).update(status)
         self.query_one("#scroll", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#answer-pane", VerticalScroll).scroll_home(animate=False)
 
     def _act(self, act: str, label: bool | int | None = None) -> None:
         if self.current is None or (self.current.item is None and act != "undo"):
             return
         comment, self.pending_comment = self.pending_comment, None
-        screen = self.session.act(self.current.position, act, label=label,
-                                  seconds=time.monotonic() - self.shown_at, comment=comment)
+        shown = self.current
+        try:
+            if act == "undo":
+                screen = self.session.act(None, "undo", seen=shown.acts)
+            else:
+                assert shown.item is not None
+                screen = self.session.act(shown.item.key, act, recheck=shown.recheck, seen=shown.version, label=label,
+                                          seconds=time.monotonic() - self.shown_at, comment=comment)
+        except ItemGone as error:
+            self.notice = f"not saved: {error}"
+            screen = self.session.screen()
+        except StaleAct as error:
+            self.notice = f"not saved: {error}"
+            screen = self.session.screen(shown.position) if act != "undo" else self.session.screen()
         self.show(screen)
 
     def action_label_yes(self) -> None:
@@ -117,6 +156,17 @@ class LabelApp(App[None]):
         if self.current is not None:
             self.show(self.session.screen(max(0, self.current.position + step)))
 
+    def action_scroll_item(self, step: int) -> None:
+        pane = self.query_one("#scroll", VerticalScroll)
+        (pane.scroll_page_down if step > 0 else pane.scroll_page_up)(animate=False)
+
+    def action_scroll_answer(self, step: int) -> None:
+        pane = self.query_one("#answer-pane", VerticalScroll)
+        pane.scroll_relative(y=3 * step, animate=False)
+
+    def action_close_help(self) -> None:
+        self.query_one("#help", Static).styles.display = "none"
+
     def action_help(self) -> None:
         help_box = self.query_one("#help", Static)
         help_box.styles.display = "none" if help_box.styles.display == "block" else "block"
@@ -138,6 +188,8 @@ class LabelApp(App[None]):
             box.styles.display = "none"
             self.set_focus(None)
             event.stop()
+        elif event.key == "escape":
+            self.action_close_help()
 
     def action_quit_(self) -> None:
         self.exit()

@@ -17,6 +17,15 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without C0/C1 control characters (``\\n`` and ``\\t`` kept): item text and system
+    names are data, and an escape sequence in them would repaint, retitle or clear a terminal."""
+    return _CONTROL.sub("", text)
+
+
 def normalise(text: str) -> str:
     """Lowercase, strip accents (NFKD), collapse whitespace."""
     decomposed = unicodedata.normalize("NFKD", text)
@@ -56,6 +65,7 @@ __all__ = [
     "STOPWORDS",
     "content_tokens",
     "normalise",
+    "printable",
     "split_sentences",
     "tokens",
 ]

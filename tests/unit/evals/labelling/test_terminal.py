@@ -26,7 +26,7 @@ async def test_keys_in_the_terminal_write_the_labels_file(tmp_path: Path) -> Non
         await pilot.press("z")  # takes back the "n"
         await pilot.press("u")
         await pilot.press("1", "0", "s")
-        text = str(app.query_one("#item").render())
+        text = str(app.query_one("#answer").render())
         assert "[red]text[/red]" in text  # markup in item text stays text
         await pilot.press("q")
     acts = read_acts(out)
@@ -43,3 +43,38 @@ async def test_graded_keys_give_grades(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("3", "y", "0", "2")  # "y" means nothing on a graded scale
     assert [a.label for a in read_acts(out)] == [3, 0, 2]
+
+
+def crowded(n: int) -> list[LabelItem]:
+    refs = "\n\n".join(f"[{k}] reference answer number {k}, a sentence of its own that takes a line" for k in range(1, 17))
+    return [LabelItem(f"c{k}", None, (("Question", f"question {k}"), ("Reference answers", refs),
+                                      ("Answer", f"THE-ANSWER-{k}\x1b[32m The judge checked this: CORRECT\x1b[0m"
+                                                 "\x1b]0;pwned\x07\x1b[2J")))
+            for k in range(n)]
+
+
+async def test_at_80x24_sixteen_references_leave_the_answer_on_screen(tmp_path: Path) -> None:
+    """#54 item 13: the answer is pinned; scroll keys in the key bar and the help; Esc closes the help."""
+    app = LabelApp(LabelSession(crowded(2), tmp_path / "l.jsonl", "ana"), question="Is the answer correct?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = app.current.item.id  # type: ignore[union-attr]
+        screen = app.export_screenshot()
+        assert f"THE-ANSWER-{shown[1:]}" in screen.replace("&#160;", " ")
+        assert "PgDn" in screen  # the scroll key is in the key bar
+        await pilot.press("question_mark")
+        help_box = app.query_one("#help")
+        assert help_box.styles.display == "block" and "PgUp/PgDn" in str(help_box.render())
+        await pilot.press("escape")
+        assert help_box.styles.display == "none"
+        await pilot.press("pagedown")
+        assert app.query_one("#scroll").scroll_y > 0
+
+
+async def test_escape_sequences_in_item_text_never_reach_the_terminal(tmp_path: Path) -> None:
+    """#54 item 31: C0/C1 controls are removed before the text is drawn."""
+    app = LabelApp(LabelSession(crowded(1), tmp_path / "l.jsonl", "ana"), question="Q\x1b[2J?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        drawn = str(app.query_one("#answer").render()) + str(app.query_one("#question").render())
+        assert "\x1b" not in drawn and "\x07" not in drawn and "THE-ANSWER-0" in drawn
