@@ -78,3 +78,9 @@ async def test_escape_sequences_in_item_text_never_reach_the_terminal(tmp_path: 
         await pilot.pause()
         drawn = str(app.query_one("#answer").render()) + str(app.query_one("#question").render())
         assert "\x1b" not in drawn and "\x07" not in drawn and "THE-ANSWER-0" in drawn
+
+
+def test_printable_keeps_newlines_and_tabs_and_drops_every_other_control() -> None:
+    from ragjury.rag_agent.core.text import printable
+
+    assert printable("a\x1b[32mb\x1b]0;title\x07\tc\nd\r\x9b\x85e\x7f") == "a[32mb]0;title\tc\nde"
