@@ -84,3 +84,19 @@ def test_printable_keeps_newlines_and_tabs_and_drops_every_other_control() -> No
     from ragjury.rag_agent.core.text import printable
 
     assert printable("a\x1b[32mb\x1b]0;title\x07\tc\nd\r\x9b\x85e\x7f") == "a[32mb]0;title\tc\nde"
+
+
+async def test_in_the_terminal_an_item_another_annotator_took_is_refused_and_said(tmp_path: Path) -> None:
+    """#54 item 16, terminal part: the key names the item shown, never a queue position."""
+    out = tmp_path / "labels.jsonl"
+    ana = LabelSession(items(20), out, "ana", overlap=0.0)
+    bob = LabelSession(items(20), out, "bob", overlap=0.0)
+    app = LabelApp(ana, question="Is the answer correct?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = app.current.item  # type: ignore[union-attr]
+        bob.act(shown.key, "label", label=False)  # type: ignore[union-attr]
+        await pilot.press("y")
+        await pilot.pause()
+        assert "bob labelled this item first" in str(app.query_one("#status").render())
+        assert app.current.item != shown  # type: ignore[union-attr]
+    assert [(a.annotator, a.id) for a in read_acts(out)] == [("bob", shown.id)]  # type: ignore[union-attr]
