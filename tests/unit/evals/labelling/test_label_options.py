@@ -68,3 +68,21 @@ def test_a_task_that_fits_is_accepted(tmp_path: Path) -> None:
     data = tmp_path / "rel.jsonl"
     data.write_text(json.dumps({"id": "1", "query": "q", "retrieved_text": "p"}) + "\n")
     assert load_items(data, "relevance")[0] == "relevance"
+
+
+def test_label_plan_prints_system_names_without_control_characters(tmp_path: Path) -> None:
+    """#54 item 31: a system name is data; its escape sequences never reach the terminal."""
+    systems = Path(__file__).resolve().parents[4] / "examples" / "data" / "systems.jsonl"
+    data = tmp_path / "data.jsonl"
+    rows = [json.loads(line) for line in systems.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for row in rows:
+        if "system" in row:
+            row["system"] = "\x1b]0;pwned\x07\x1b[2J" + str(row["system"])
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    preds = tmp_path / "preds.jsonl"
+    done = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                               "--out", str(preds), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    result = runner.invoke(app, ["label-plan", str(preds), "--budget", "20", "--out", str(tmp_path / "plan.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output and "]0;pwned" in result.output
