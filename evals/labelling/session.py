@@ -91,6 +91,7 @@ class LabelSession:
     _offset: int = field(default=0, init=False)
     _lines: int = field(default=0, init=False)
     _versions: dict[Key, int] = field(default_factory=dict, init=False)
+    _cache: dict[str, list[Key]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap <= 1.0:
@@ -122,6 +123,7 @@ class LabelSession:
                 if act.annotator == self.annotator:
                     self._versions[act.key] = self._versions.get(act.key, 0) + 1
             self._states = replay(self._acts)
+            self._cache = {}
         self._read = mark
 
     @property
@@ -135,19 +137,24 @@ class LabelSession:
 
     def queue(self) -> list[Key]:
         """This annotator's items, in their order: shared ones and the others nobody else has done."""
-        mine = self.mine
-        return [key for key in self.order if key in mine or not self._taken_by_other(key)]
+        if "queue" not in self._cache:  # kept until the file changes
+            mine = self.mine
+            self._cache["queue"] = [key for key in self.order if key in mine or not self._taken_by_other(key)]
+        return self._cache["queue"]
 
     def _recheck_keys(self) -> list[Key]:
         """This person's first ``recheck`` labelled items, in the order they labelled them."""
         if not self.recheck:
             return []
+        if "rechecks" in self._cache:
+            return self._cache["rechecks"]
         first: list[Key] = []
         for act in self._acts:
             if act.annotator == self.annotator and act.act == "label" and not act.recheck and act.key not in first:
                 first.append(act.key)
         live = [key for key in first if self.mine.get(key, PersonState()).label is not None]
-        return live[: self.recheck]
+        self._cache["rechecks"] = live[: self.recheck]
+        return self._cache["rechecks"]
 
     # -- screens -----------------------------------------------------------------------------------
     def _mine_count(self) -> int:
