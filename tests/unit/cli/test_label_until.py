@@ -68,3 +68,9 @@ def test_estimate_reports_the_sequence_and_says_it_is_the_valid_one(predictions:
     text = runner.invoke(app, ["estimate", str(predictions), "--labels", str(labels)])
     assert text.exit_code == 0, text.output
     assert 'labels gathered until settled (label --until "B - A"): only the confidence sequence is valid' in text.stdout
+
+
+def test_a_budget_without_a_decision_is_one_line(predictions: Path, tmp_path: Path) -> None:
+    done = runner.invoke(app, ["label", str(predictions), "--out", str(tmp_path / "l.jsonl"), "--max-labels", "40",
+                               "--no-browser"])
+    assert done.exit_code == 2 and "--max-labels is the budget of --until: add --until" in done.output
