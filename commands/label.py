@@ -237,14 +237,17 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
                  highlight=False, soft_wrap=True, markup=False)
     stderr.print("press q in the page to finish (every label is already saved); Ctrl-C here works too",
                  highlight=False, soft_wrap=True)
-    if open_browser:
-        _open_privately(url)
+    opener = _open_privately(url) if open_browser else None
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
+        if opener is not None:  # the token's file is of no use once the session ends
+            import shutil
+
+            shutil.rmtree(opener.parent, ignore_errors=True)
 
 
 def register(app: typer.Typer) -> None:

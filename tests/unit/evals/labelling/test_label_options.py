@@ -86,3 +86,46 @@ def test_label_plan_prints_system_names_without_control_characters(tmp_path: Pat
     result = runner.invoke(app, ["label-plan", str(preds), "--budget", "20", "--out", str(tmp_path / "plan.jsonl")])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "\x07" not in result.output and "]0;pwned" in result.output
+
+
+def test_the_browser_is_started_without_the_token_on_its_command_line(tmp_path: Path) -> None:
+    """#54 item 32, with the real ``webbrowser`` module and command: $BROWSER records its argv and
+    the mode of the file it was given; the file is gone when the session ends."""
+    import re
+    import subprocess
+    import time
+
+    import httpx
+
+    plan, out, seen = tmp_path / "plan.jsonl", tmp_path / "labels.jsonl", tmp_path / "argv.json"
+    write_items(plan, 3)
+    fake = tmp_path / "fake-browser"
+    fake.write_text(f"""#!{sys.executable}
+import json, os, stat, sys
+path = sys.argv[1].removeprefix("file://")
+json.dump({{"argv": sys.argv, "mode": stat.S_IMODE(os.stat(path).st_mode), "path": path}}, open({str(seen)!r}, "w"))
+""")
+    fake.chmod(0o755)
+    env = {**os.environ, "BROWSER": f"{fake} %s", "COLUMNS": "200"}
+    proc = subprocess.Popen([sys.executable, "-m", "ragjury.cli", "label", str(plan), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = None
+        while url is None:
+            line = proc.stderr.readline()  # type: ignore[union-attr]
+            assert line, proc.stdout.read()  # type: ignore[union-attr]
+            found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
+            url = found and found.groups()
+        deadline = time.monotonic() + 30
+        while not seen.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        record = json.loads(seen.read_text())
+        base, token = url
+        assert token not in " ".join(record["argv"]) and record["mode"] == 0o600
+        assert token in Path(record["path"]).read_text()
+        httpx.post(f"{base}/api/quit", params={"token": token}, json={})
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and not Path(record["path"]).exists()
