@@ -176,3 +176,24 @@ def test_after_a_reveal_back_and_n_is_shown_judge_and_u_on_a_recheck_keeps_the_l
     assert [(a.act, a.label, a.shown_judge, a.recheck) for a in acts if a.id == first] == [
         ("label", True, False, False), ("label", False, True, False), ("unsure", None, True, True)]
     assert replay(acts)[acts[0].annotator][acts[0].key].label is False
+
+
+def test_unsure_and_skipped_items_come_back_before_all_items_labelled(tmp_path: Path) -> None:
+    """#54 item 7 by keys: u and s items come back; 'All items labelled.' only when none is left."""
+    items, out = tmp_path / "plan.jsonl", tmp_path / "labels.jsonl"
+    write_items(items, 3)
+    with serving(items, out) as (_, url), browser() as driver:
+        driver.get(url)  # type: ignore[attr-defined]
+        wait_for(driver, lambda: body_data(driver, "itemId") != "")
+        order = []
+        for key in ("u", "s", "y"):
+            order.append(body_data(driver, "itemId"))
+            key_then(driver, key)
+        assert body_data(driver, "itemId") == order[0]  # the unsure one is back
+        assert driver.find_element("id", "done").is_displayed() is False  # type: ignore[attr-defined]
+        assert "1 unsure" in driver.find_element("id", "progress").text  # type: ignore[attr-defined]
+        key_then(driver, "n")
+        assert body_data(driver, "itemId") == order[1]  # then the skipped one
+        key_then(driver, "y")
+        assert body_data(driver, "itemId") == ""
+        assert "All items labelled" in driver.find_element("id", "done").text  # type: ignore[attr-defined]
