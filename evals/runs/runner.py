@@ -299,7 +299,11 @@ async def run_judgments(
         tracing.judged(traced_run, judgment)
         for position in filled:
             results[position] = judgment
-        stats.judged += 1
+        if judgment.recalled:  # every model call of it was in the cache already (a panel's members)
+            stats.cached += len(filled)
+            stats.duplicates -= len(filled) - 1
+        else:
+            stats.judged += 1
         if unscored:
             stats.unscored += len(filled)
             stats.not_attempted += not_attempted * len(filled)

@@ -119,7 +119,7 @@ class BaseJudge(ABC, Generic[ItemT, ValueT]):
         if memo is not None:
             kept = memo.recall(identity, item)
             if kept is not None:  # a model call this run's cache already holds: no call now
-                return self.from_cache(kept.replicate(usage=Usage(), latency_s=0.0))
+                return self.from_cache(kept.replicate(usage=Usage(), latency_s=0.0, recalled=True))
         span = tracing.judgment_span(identity) if tracing.active() else nullcontext(None)
         nested = NESTED.set(identity.key())
         try:

@@ -56,7 +56,7 @@ _VALUE = {"value"}
 """What ``Judgment.envelope`` leaves out (built once, not per row)."""
 
 _REPLICABLE = frozenset({"latency_s", "usage", "attempts", "fallback_used", "fallback_reason", "method",
-                         "judged_answer"})
+                         "judged_answer", "recalled"})
 """Fields ``replicas`` may change: none of them bears on the scored/unscored invariant."""
 
 
@@ -83,6 +83,10 @@ class Judgment(BaseModel, Generic[ValueT]):
     method: str | None = None
     """How the model's verdict was read: ``logprobs`` (one token's distribution) or ``structured``
     (a typed JSON answer); ``None`` for judges with one way only (model-free ones, JudgeLLM)."""
+    recalled: bool = Field(default=False, exclude=True)
+    """Served from what the run's cache already held (a nested judge's call memo; a panel whose
+    every model member was): counted as cached, not judged. Never serialised: a stored row is read
+    back as a cache hit anyway."""
     judged_answer: str | None = None
     """The text the verdict actually read where a judge reduces the answer first (``llm-guarded``:
     the short answer the answer gives): a reduction swayed by text aimed at the grader shows here,

@@ -194,6 +194,8 @@ class Panel(BaseJudge[ItemT, PanelVerdict]):
             else self.unscored(reason or "unscored", usage=usage)
         )
         judgment.latency_s = latency
+        models = [j for j, member in zip(judgments, self.members) if member.identity.model]
+        judgment.recalled = bool(models) and all(j.recalled for j in models)  # every model call from the cache
         if value is not None:
             partial = self._partial_reason(votes)
             if partial is not None:  # counted, gated (--max-fallback) and reported like a fallback

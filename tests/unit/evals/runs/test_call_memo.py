@@ -44,7 +44,8 @@ async def test_a_panel_after_a_plain_run_pays_for_no_model_call_again() -> None:
     judgments, stats = await run_judgments(panel, items(6), cache=cache, progress=False)
 
     assert len(calls) == 6  # the member's six calls were the plain run's
-    assert stats.judged == 6 and not any(j.unscored for j in judgments)
+    # served wholly from the cache: counted cached, not judged (#54 item 28: it said "judged 6, cached 0")
+    assert (stats.cached, stats.judged) == (6, 0) and not any(j.unscored for j in judgments)
     assert sum(j.usage.requests for j in judgments) == 0  # nothing paid in this run
 
 
