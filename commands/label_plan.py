@@ -91,7 +91,10 @@ def label_plan(
             command="label-plan",
         )
         return
-    per_system = ", ".join(f"{printable(str(name))} {k} of {n}" for name, (n, k) in plan.systems.items())
+    unnamed = list(plan.systems) == ["all"] and all(row.get("system") is None for row in plan.rows)
+    per_system = ", ".join(
+        f"{k} of {n}" if unnamed else f"{printable(str(name))} {k} of {n}" for name, (n, k) in plan.systems.items()
+    )
     how = "every item the same chance (the judge gave 0/1 verdicts only)" if plan.uniform else "uncertain items favoured"
     stdout.print(f"{len(plan.rows)} items to label ({per_system}); {how}", highlight=False, soft_wrap=True)
     if not plan.uniform:
