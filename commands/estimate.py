@@ -25,8 +25,10 @@ def estimate(
     predictions: Annotated[
         list[Path],
         typer.Argument(help="Predictions JSONL from 'ragjury evaluate --out'; two files (config A's, then "
-                       "config B's) estimate each config and B − A, joined on the question.",
-                       metavar="PRED.jsonl [B.jsonl]"),
+                       "config B's) estimate each config and B − A, joined on the question; three or more "
+                       "(with --labels) rank the configs as people would judge them, as 'report RUN1 ... RUNn "
+                       "--labels' does.",
+                       metavar="PRED.jsonl [B.jsonl ...]"),
     ],
     compare: Annotated[
         tuple[str, str] | None,
@@ -100,6 +102,11 @@ def estimate(
     labels, allow_shown_judge = options["labels"], options["allow_shown_judge"]
     if compare and compare[0] == compare[1]:
         raise fail(f"--compare: A and B are both {compare[0]!r}; give two different systems")
+    if len(predictions) > 2:
+        _many_configs(predictions, labels=labels, allow_shown_judge=allow_shown_judge, json_output=json_output,
+                      refused={"--compare": bool(compare), "--overall": overall, "--fit": fit, "--train": train,
+                               "--level": level != 0.95})
+        return
     check_one_or_two_runs(predictions)
     if fit and train:
         raise fail("--fit and --train each replace the judge's scores: give one")
@@ -136,6 +143,25 @@ def estimate(
                      f"sequence is valid for them: {sequence['words']}", highlight=False, soft_wrap=True, markup=False)
         stdout.print("the fixed-n intervals above assume the number of labels was fixed in advance; stopping at "
                      "'settled' makes them cover less than they say", highlight=False, soft_wrap=True, markup=False)
+
+
+def _many_configs(predictions: list[Path], *, labels: Path | None, allow_shown_judge: bool, json_output: bool,
+                  refused: dict[str, bool]) -> None:
+    """``estimate RUN1 ... RUNn --labels L``: each config's rate as people would judge it and the ranking,
+    the very figures ``report RUN1 ... RUNn --labels L`` gives (one ``Sweep``, its simultaneous intervals)."""
+    from ragjury.commands.report_sweep import sweep_report
+
+    given = [flag for flag, value in refused.items() if value]
+    if given:
+        raise fail(f"{', '.join(given)}: with {len(predictions)} runs each config is estimated against the others "
+                   "at once (as report RUN1 ... RUNn --labels does); leave out " + ", ".join(given))
+    if labels is None:
+        raise fail(f"estimate with {len(predictions)} runs needs people's labels: --labels L (from 'ragjury "
+                   f"label-plan {' '.join(str(p) for p in predictions)} --budget B', then 'ragjury label'); without "
+                   "labels, 'ragjury report RUN1 ... RUNn' ranks the judge's rates")
+    sweep_report(predictions, baseline=None, fail_if_worse=None, allow_missing=False, html=None, title=None,
+                 junit=None, json_output=json_output, unsupported={}, labels=labels,
+                 allow_shown_judge=allow_shown_judge, command="estimate")
 
 
 def _sequence(predictions: list[Path], people: Any) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ UNSUPPORTED = ("--compare", "--fail-unless-within", "--require-measured")
 def sweep_report(
     predictions: list[Path], *, baseline: Path | None, fail_if_worse: float | None, allow_missing: bool,
     html: Path | None, title: str | None, junit: Path | None, json_output: bool, unsupported: dict[str, Any],
-    labels: Path | None = None, allow_shown_judge: bool = False,
+    labels: Path | None = None, allow_shown_judge: bool = False, command: str = "report",
 ) -> None:
     """Read, measure, gate, draw: ``report RUN1 ... RUNn [--baseline RUN] [--fail-if-worse M]``."""
     from ragjury.evals.io.atomic_io import check_output_paths
@@ -75,7 +75,7 @@ def sweep_report(
         }
         if gate is not None:
             payload["gate"] = gate.as_dict()
-        print_json(payload, command="report")
+        print_json(payload, command=command)
     else:
         for line in sweep.lines():
             stdout.print(line, highlight=False, markup=False, soft_wrap=True)

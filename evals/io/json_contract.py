@@ -228,6 +228,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "confidence sequence, {until, state (settled, not settled, budget reached), verdict, estimate, sequence "
         "[low, high], level, n_labels, n_units_labelled, n_units, words, interval_kind, valid: \"sequence\", "
         "fixed_n_valid: false, why}: the fixed-n intervals beside it are not valid for labels gathered until settled",
+        "runs": "three runs or more (with --labels): [{name, path, n, unscored}], and no systems or comparison",
+        "sweep": "three runs or more (with --labels): report RUN1 ... RUNn --labels's own sweep object, people's "
+        "ranking included (see report's sweep)",
     },
     "doctor": {
         "ok": "every check passed",

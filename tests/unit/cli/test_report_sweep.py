@@ -184,6 +184,16 @@ def test_label_plan_for_many_configs_then_report_with_the_labels(tmp_path: Path)
     assert result.exit_code == 0, result.output
     people = json.loads(result.stdout)["sweep"]["people"]
     assert people["best"] == "careful" and set(people["labelled"].values()) == {len(questions)}
+    # estimate RUN1 RUN2 RUN3 --labels gives the very same figures (one Sweep), and says what it needs
+    estimated = runner.invoke(app, ["estimate", *map(str, paths), "--labels", str(plan), "--json"])
+    assert estimated.exit_code == 0, estimated.output
+    assert json.loads(estimated.stdout)["sweep"] == json.loads(result.stdout)["sweep"]
+    text = runner.invoke(app, ["estimate", *map(str, paths), "--labels", str(plan)], env={"COLUMNS": "80"})
+    assert text.exit_code == 0 and "as people would judge it" in text.output, text.output
+    unlabelled = runner.invoke(app, ["estimate", *map(str, paths)])
+    assert unlabelled.exit_code == 2 and "needs people's labels" in unlabelled.output
+    compared = runner.invoke(app, ["estimate", *map(str, paths), "--labels", str(plan), "--compare", "a", "b"])
+    assert compared.exit_code == 2 and "--compare" in compared.output
 
 
 def write_runs_from(path: Path, verdicts: Any) -> Path:
