@@ -76,8 +76,11 @@ def prepare_dataset_run(
         )
 
         async def run_in_session() -> Any:
-            with session:
-                return await inner
+            try:
+                with session:
+                    return await inner
+            finally:
+                inner.close()  # never started (Ray stopped while starting): no "never awaited" warning
 
         judging = run_in_session()
     else:

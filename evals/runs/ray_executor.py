@@ -272,8 +272,17 @@ def start_ray(**local: Any) -> bool:
     if os.environ.get("RAY_ADDRESS"):
         options = {"log_to_driver": False}
     handlers = _signal_handlers()
-    with _native_notices_dropped(), _daemons_in_a_session_of_their_own():
-        ray.init(logging_level=logging.ERROR, **options)
+    try:
+        with _native_notices_dropped(), _daemons_in_a_session_of_their_own():
+            ray.init(logging_level=logging.ERROR, **options)
+    except SystemExit as ended:  # Ray's own SIGTERM handler, while it starts: exit 15 and no word
+        _restore_signal_handlers(handlers)
+        if ended.code not in (signal.SIGTERM, -signal.SIGTERM, 128 + signal.SIGTERM):
+            raise
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        print("stopped by SIGTERM while Ray was starting: nothing was judged (exit 143)", file=sys.stderr)
+        raise SystemExit(128 + signal.SIGTERM) from None
     _restore_signal_handlers(handlers)  # SIGTERM ends a run as Ctrl-C does (cli.main), not in Ray's abort
     context = DataContext.get_current()
     context.enable_progress_bars = False  # ragjury draws its own progress

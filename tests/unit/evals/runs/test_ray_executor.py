@@ -296,3 +296,21 @@ def test_a_ray_run_prints_no_line_of_ray_s_own(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr
     assert json.loads(done.stdout)["scored"] == 20
+
+
+def test_sigterm_while_ray_starts_prints_a_line_and_exits_143(monkeypatch, capsys) -> None:
+    """#54 item 36: Ray's own SIGTERM handler ends the process with exit 15 and nothing printed when
+    the signal lands during ``ray.init``; it is now one line and the SIGTERM exit code."""
+    import pytest
+
+    from ragjury.evals.runs import ray_executor
+
+    def init(**_: object) -> None:
+        raise SystemExit(15)  # what Ray's handler raises for SIGTERM
+
+    monkeypatch.setattr(ray_executor.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray_executor.ray, "init", init)
+    with pytest.raises(SystemExit) as ended:
+        ray_executor.start_ray()
+    assert ended.value.code == 143
+    assert "SIGTERM while Ray was starting" in capsys.readouterr().err
