@@ -268,7 +268,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "answers judged twice; unknown: no answer text in the files), items_shared, unmatched {only_a, only_b, different_question: {count, ids}}, "
         "paired (B - A over the questions both scored: {n_pairs, n_unpaired, a, b, difference, interval, "
         "interval_method, p_value, test, counts}), caveat, verdicts_changed, paired_difference "
-        "(labelled items: agreement of B - A; null when no shared item has a label), transitions}",
+        "(labelled items: agreement of B - A; null when no shared item has a label), transitions, judged_differently "
+        "(how the two runs' headers, STEM.run.json beside each file, say they were judged differently: judge, model, "
+        "prompt versions, options; [] where they agree or a file has no header)}",
         "gate": "with --fail-if-worse: {failed, decided, margin, reason, rule}; with three runs or more (or "
         "--baseline), also configs: [{name, failed, reason}]",
         "sweep": "three runs or more, or --baseline (docs/reports.md, Comparing many configs; `runs` is then "

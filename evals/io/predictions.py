@@ -192,6 +192,9 @@ class PredictionRun:
     """Rows whose (system, id) appeared earlier in the file (the later one is kept, the count is shown)."""
     conflicting: tuple[str, int] | None = None
     """The first id repeated with another verdict, system or answer, and its line (``report A B`` refuses it)."""
+    header: dict[str, Any] | None = None
+    """How the run was made (``evals.io.run_header``: judge, identity, data digest, stats), read from
+    the file beside the predictions; None where there is none."""
 
     @property
     def has_text(self) -> bool:
@@ -474,8 +477,13 @@ def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> None:
 
 
 def load_predictions(path: str | Path, *, name: str | None = None) -> PredictionRun:
-    """Read a predictions JSONL (``ragjury evaluate --out``) into a ``PredictionRun``."""
-    return run_of_rows(iter_jsonl(path), path=str(path), name=name)
+    """Read a predictions JSONL (``ragjury evaluate --out``) into a ``PredictionRun``, with its run
+    header where ``evaluate`` wrote one beside it."""
+    from ragjury.evals.io.run_header import read_run_header
+
+    run = run_of_rows(iter_jsonl(path), path=str(path), name=name)
+    run.header = read_run_header(path)
+    return run
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:

@@ -58,10 +58,28 @@ def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Seque
         from ragjury.evals.io.predictions import write_jsonl
 
         write_jsonl(files.predictions, run.rows)
+        write_header(run, files)
     if files.html is not None:
         from ragjury.evals.report.page import write_html
 
         write_html(files.html, html_report(run, files.data, gate_failures=gate_failures))
+
+
+def write_header(run: FinishedRun, files: DatasetFiles) -> None:
+    """The run header beside the predictions (``evals.io.run_header``): how this run was made."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ragjury.evals.io.run_header import make_header, write_run_header
+
+    assert files.predictions is not None
+    try:
+        made_by = version("ragjury")
+    except PackageNotFoundError:
+        made_by = None
+    stats = run.stats.as_dict() if run.stats is not None else None
+    header = make_header(task=run.task, judge=run.judge, identity=run.identity, stats=stats, rows=len(run.records),
+                         data=files.data, version=made_by)
+    write_run_header(files.predictions, header)
 
 
 def run_payload(
@@ -91,4 +109,4 @@ def run_summary(run: FinishedRun) -> dict[str, Any]:
     return run.as_dict()
 
 
-__all__ = ["DatasetFiles", "html_report", "run_payload", "run_summary", "write_outputs"]
+__all__ = ["DatasetFiles", "html_report", "run_payload", "run_summary", "write_header", "write_outputs"]

@@ -566,7 +566,19 @@ class Comparison:
 
     # -- the lines ---------------------------------------------------------------------------
 
+    @property
+    def judged_differently(self) -> list[str]:
+        """How the two runs' headers say they were judged differently (``evals.io.run_header``):
+        model, prompt versions, options...; empty where they agree or a run has no header."""
+        from ragjury.evals.io.run_header import differences
+
+        return differences(self.first.run.header, self.second.run.header)
+
     def headline(self) -> str:
+        apart = self.judged_differently
+        if apart and self.kind == "runs":
+            return (f"run comparison: two runs judged DIFFERENTLY by their run headers ({'; '.join(apart)}), so B - A "
+                    "mixes the answers' difference with the judges'")
         if self.kind == "runs" and not self.same_judge:
             assert self.judges is not None
             return (f"run comparison: two runs' answers to the same questions, judged by DIFFERENT judges (A: "
@@ -652,6 +664,7 @@ class Comparison:
             "paired_items_labels_differ": self.labels_differ if self.labelled else None,
             "paired_difference": self.differences or None,
             "transitions": self.transitions,
+            "judged_differently": self.judged_differently,
             **({"people_estimate": self.people.as_dict()} if self.people is not None else {}),
         }
 
