@@ -269,14 +269,18 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
     from ragjury.evals.results.headline import headline, trust_note
 
     sampled, read = result.sampled_share()
-    for index, line in enumerate(headline(result)):  # the run's result first: people's rate where they labelled
-        stdout.print(escape(line), highlight=False, soft_wrap=True)
-        if index == 0 and sampled:  # line 2: a verdict without its probability, said (and --max-sampled gates it)
-            stdout.print(f"P(yes) could not be read for {sampled:,} of {read:,} judgments: verdict from the sampled "
-                         "token (the server returned no logprobs; --max-sampled gates it)", style="yellow",
-                         highlight=False, soft_wrap=True, markup=False)
+    lines = headline(result)  # the run's result first: people's rate where they labelled items
     note = trust_note(result.task, result.judge, result.labelled, str(out) if out is not None else "PRED.jsonl")
-    if note is not None:  # whose rate line 1 is, and how to measure it against people
+    stdout.print(escape(lines[0]), highlight=False, soft_wrap=True)
+    if note is not None and len(lines) == 1:  # whose rate line 1 is, right under it
+        stdout.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)
+    if sampled:  # line 2 (after a one-line headline's note): a verdict without its probability, said and gated
+        stdout.print(f"P(yes) could not be read for {sampled:,} of {read:,} judgments: verdict from the sampled "
+                     "token (the server returned no logprobs; --max-sampled gates it)", style="yellow",
+                     highlight=False, soft_wrap=True, markup=False)
+    for line in lines[1:]:
+        stdout.print(escape(line), highlight=False, soft_wrap=True)
+    if note is not None and len(lines) > 1:  # whose rate line 1 is, and how to measure it against people
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)
     if result.task == "correctness" and result.empty_answers:
         stdout.print(f"empty answers {result.empty_answers:,}: judged wrong (in the rate), with no model call",
