@@ -28,12 +28,13 @@ from ragjury.rag_agent.judges.llm.correctness import Verdict
 from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult, StatementVerdict
 
 ROW_KEYS = ("id", "system", "task", "label", "gold", "value", "judge", "model", "prompt_version", "fallback_used",
-            "fallback_reason", "latency_s", "usage", "unscored", "unscored_reason", "attempts", "method", "judge_name",
-            "item")
+            "fallback_reason", "latency_s", "usage", "unscored", "unscored_reason", "attempts", "method", "judged_answer",
+            "judge_name", "item")
 """Every key of a predictions row, in the order the writer writes them (``score`` for ``label`` in
 a score task): a new field is added here, in the writer and in the reader."""
-UNREAD = {"attempts"}
-"""Written, kept in the file, read by no view."""
+UNREAD = {"attempts", "judged_answer"}
+"""Written, kept in the file, read by no view (judged_answer: the short answer llm-guarded judged,
+#54 item 25, for the person reading the file)."""
 NOT_FROM_THE_ROW = {"line", "pair"}
 """Record fields that are not a row's: its line in the file, and what pairs it with another run."""
 ROW_OF_FIELD = {"label": "label", "input_tokens": "usage", "output_tokens": "usage", "requests": "usage",
@@ -107,7 +108,7 @@ def test_scores_read_back_as_floats_and_a_rows_price_is_read() -> None:
     record = record_of_prediction(score, 1, "score")
     assert list(row_of(score, "score")) == ["id", "task", "score", "gold", "judge", "model", "prompt_version",
                                             "fallback_used", "fallback_reason", "latency_s", "usage", "unscored",
-                                            "unscored_reason", "attempts", "method"]
+                                            "unscored_reason", "attempts", "method", "judged_answer"]
     assert (record.label, record.gold) == (1.0, 1.0) and isinstance(record.label, float)
     row = correct().as_dict()
     priced = record_of("<run>", 1, {**row, "usage": {**row["usage"], "cost_usd": 0.002}}, "label")  # type: ignore[dict-item]
