@@ -258,7 +258,10 @@ def _views(
     if html is not None:  # the page, a view of the finished runs like the terminal and --json
         from ragjury.evals.report.page import write_html
 
-        page, _figures = build_report([], title=title, measured=all_figures, comparison=comparison)
+        from dataclasses import replace as with_people
+
+        shown = comparison if comparison is None or people is None else with_people(comparison, people=people)
+        page, _figures = build_report([], title=title, measured=all_figures, comparison=shown, labels=labels)
         write_html(html, page)
     if gate is not None:
         _step_summary(comparison, gate, [*predictions, *([labels_path] if labels_path is not None else [])])

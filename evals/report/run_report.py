@@ -25,7 +25,7 @@ from ragjury.evals.report.item_table import item_table
 from ragjury.evals.report.page import HtmlReport, Ranking
 from ragjury.evals.results.finished_run import FinishedRun, figure_intervals, finished_run
 from ragjury.evals.results.formatting import fmt, percent
-from ragjury.evals.results.headline import people_lead
+from ragjury.evals.results.headline import people_difference_cards, people_lead
 from ragjury.evals.results.comparison import Comparison, measure_runs
 from ragjury.evals.stats.intervals import RESAMPLES, Interval
 from ragjury.evals.stats.run_result import VERDICT_WORDS, RunResult
@@ -153,6 +153,7 @@ def build_report(
     resamples: int = RESAMPLES,
     measured: Sequence[FinishedRun] | None = None,
     comparison: Comparison | None = None,
+    labels: Any = None,
 ) -> tuple[HtmlReport, list[FinishedRun]]:
     """The report of one run (summary, figures with intervals, plots, per-item table), or of two
     runs side by side (figures of each, paired differences, verdict changes, per-item diff).
@@ -162,6 +163,8 @@ def build_report(
     ``measured``: the runs measured already (``measure_runs``; a finished ``evaluate`` run), in
     place of ``runs``, with their ``comparison``, so nothing is measured twice. The page reads what
     was measured (``FinishedRun.measured``, the comparison's fields) and measures nothing itself.
+    ``labels``: the people's labels read (``evals.io.people``), for people against people where
+    several annotators labelled; a ``comparison`` with ``people`` leads with people's B − A.
     """
     if measured is not None:
         all_figures = list(measured)
@@ -185,6 +188,8 @@ def build_report(
     )
     report.meta = dict(meta) if meta is not None else _meta(all_figures, section)
     report.notes = list(notes) if notes is not None else _notes(all_figures, section, comparison)
+    if comparison is not None and comparison.people is not None:  # labelled: no "go and label" caveat
+        report.notes = [note for note in report.notes if "is the judge's difference" not in note]
     if comparison is None:
         report.summary = summary_cards(first)
         estimates = first.measured.estimates
@@ -195,6 +200,12 @@ def build_report(
             report.sections = [*report.sections, card_html(card)]
     else:
         report.summary = _compare_cards(all_figures, comparison)
+    if labels is not None:  # several annotators: people against people, the judge's ceiling
+        from ragjury.evals.report.people_view import people_vs_people_html
+
+        pairs = people_vs_people_html(labels)
+        if pairs:
+            report.sections = [pairs, *report.sections]
     agreed = [f.measured for f in all_figures if f.measured.agreement is not None]
     report.summary_bands = _card_bands(all_figures)
     report.summary_band_n = {
@@ -309,13 +320,15 @@ def _notes(
 
 def _compare_cards(all_figures: Sequence[FinishedRun], comparison: Comparison) -> dict[str, str]:
     """The rate cards first (each run's, then B - A with its interval and p-value), then agreement."""
-    cards: dict[str, str] = {}
+    cards: dict[str, str] = people_difference_cards(comparison.people, all_figures[0].run.task)
+    lead = bool(cards)  # people's figures first: the judges' own after, named so
     for letter, f in zip("AB", all_figures):
         title, value = result_card(f.measured.result, f.run.task, prefix=f"{letter}: ")
-        cards[title] = value
+        cards[(f"the judge's own rate, {title}" if lead else title)] = value
     paired = comparison.paired
     if paired.p_value is not None:
-        cards[f"B − A ({paired.n_pairs:,} pairs, paired bootstrap)"] = (
+        judges = "the judges' own " if lead else ""
+        cards[f"{judges}B − A ({paired.n_pairs:,} pairs, paired bootstrap)"] = (
             f"{comparison.difference_shown} · p = {paired.p_value:.3g} ({paired.test})"
         )
     for k, f in enumerate(all_figures):

@@ -113,6 +113,24 @@ def people_difference_lines(people: Any) -> list[str]:
     return out + [f"note: {note}" for note in people.notes]
 
 
+def people_difference_cards(people: Any, task: str | None) -> dict[str, str]:
+    """The page's first cards of a labelled comparison: B − A as people would judge it, then each
+    config's rate as people would judge it; {} without people (the judges' cards lead then)."""
+    if people is None:
+        return {}
+    from ragjury.evals.stats.run_estimates import difference_text
+
+    cards: dict[str, str] = {}
+    if people.comparison is not None:
+        d = people.comparison
+        verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
+        cards["B − A as people would judge it (95 %)"] = f"{difference_text(d)} · p = {d.p_value:.3g} ({verdict})"
+    for rate in rates_of_estimates(people):
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        cards[f"{rate.system}: {people_lead(task)} (95 %)"] = f"{rate.text()} ({rate.n_labels:,} labels{said})"
+    return cards
+
+
 def people_lead(task: str | None) -> str:
     """``correct as people would judge it``; ``meets the criterion as ...`` for a rubric or a check."""
     word = verdict_word(task)
@@ -235,6 +253,6 @@ def trust_block(figures: Any) -> dict[str, object]:
     return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "people_lead",
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "people_difference_cards", "people_lead",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]
