@@ -55,9 +55,9 @@ def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
 def lead_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
     """The answer first, as ``report`` and ``evaluate`` give it: B - A as people would judge it where
     two systems are compared, then each system's rate as people would judge it, the judge's beside it."""
-    from ragjury.evals.results.headline import people_lead, rates_of_estimates
+    from ragjury.evals.results.headline import judged_differently_lines, people_lead, rates_of_estimates
 
-    lines = []
+    lines = judged_differently_lines(result)  # the run headers differ: said before the difference
     comparison = result.comparison
     if comparison is not None:
         d = comparison.estimate
@@ -93,8 +93,11 @@ def print_estimates(result, *, lead: bool = True) -> None:  # type: ignore[no-un
     stdout.print(estimates_table(result))
     comparison = result.comparison
     if comparison is not None:
-        if not lead:
-            stdout.print(lines[0], highlight=False, soft_wrap=True, markup=False)
+        if not lead:  # B - A (after the line saying the runs were judged differently, where they were)
+            from ragjury.evals.results.headline import judged_differently_lines
+
+            for line in lines[:len(judged_differently_lines(result)) + 1]:
+                stdout.print(line, highlight=False, soft_wrap=True, markup=False)
         for note in comparison.notes:
             stdout.print(f"note: {note}", style="yellow", highlight=False, soft_wrap=True)
     for note in result.notes:

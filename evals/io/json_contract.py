@@ -223,7 +223,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "prediction_powered, judge_bias, effective_labels, notes}",
         "comparison": "with --compare A B or two files: B - A as people would judge it, a share (the terminal says "
         "points): {minuend (B), subtrahend (A), a and b (the same two, kept one release as aliases: a is the minuend), "
-        "difference {estimate, interval, ...}, independent_std_error, p_value, paired, method, notes}; null otherwise",
+        "difference {estimate, interval, ...}, independent_std_error, p_value, paired, method, notes, judged_differently "
+        "(two files: how their run headers say they were judged differently, e.g. \"model a vs b\"; [] where alike or "
+        "a header is missing)}; null otherwise",
         "sequential": "only where the labels were gathered by `label --until` (the acts say so): that session's "
         "confidence sequence, {until, state (settled, not settled, budget reached), verdict, estimate, sequence "
         "[low, high], level, n_labels, n_units_labelled, n_units, words, interval_kind, valid: \"sequence\", "

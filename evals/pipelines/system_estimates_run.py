@@ -44,10 +44,15 @@ def estimate_predictions(
     or a list of two files, config A's and config B's, joined on the question (``joined_runs``),
     with B − A estimated. ``labels`` may also be ``{id: label}`` or a list of ``{"id", "label"}`` dicts."""
     joined = None
+    apart: list[str] = []
     if isinstance(predictions, list | tuple):  # config A's and config B's runs: joined on the question
         if len(predictions) != 2:
             raise ValueError(f"predictions: give one run, or a list of two (config A's and B's), not {len(predictions)}")
-        run, joined = joined_run([run_in_memory(source) or source for source in predictions])
+        from ragjury.evals.io.run_header import differences
+
+        sources = [run_in_memory(source) or load_predictions(source) for source in predictions]
+        apart = differences(sources[0].header, sources[1].header)  # their run headers: judged alike?
+        run, joined = joined_run(sources)
         compare = compare or joined
         predictions = run.path
     else:
@@ -105,6 +110,7 @@ def estimate_predictions(
     result.notes.extend(notes)
     result.card = run_card(run, None, by_system=by_system)
     result.people = people
+    result.judged_differently = apart
     return result
 
 

@@ -101,7 +101,7 @@ def people_difference_lines(people: Any) -> list[str]:
     in points: what ``report A B --labels`` and ``print()`` of a labelled comparison say first."""
     from ragjury.evals.stats.run_estimates import difference_text
 
-    out = []
+    out = judged_differently_lines(people)
     if people.comparison is not None:
         d = people.comparison
         verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
@@ -111,6 +111,15 @@ def people_difference_lines(people: Any) -> list[str]:
         said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
         out.append(f"  {rate.system}: {rate.text()} as people would judge it ({rate.n_labels:,} labels{said})")
     return out + [f"note: {note}" for note in people.notes]
+
+
+def judged_differently_lines(people: Any) -> list[str]:
+    """One line before B − A where the two configs' run headers say they were judged differently."""
+    apart = getattr(people, "judged_differently", None)
+    if not apart:
+        return []
+    return [f"A and B were judged DIFFERENTLY by their run headers ({'; '.join(apart)}): each judge's rate is "
+            "corrected by people's labels of its own config, but the judges' own rates do not compare"]
 
 
 def people_difference_cards(people: Any, task: str | None) -> dict[str, str]:
@@ -253,6 +262,6 @@ def trust_block(figures: Any) -> dict[str, object]:
     return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "people_difference_cards", "people_lead",
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines", "people_difference_cards", "people_lead",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]

@@ -50,6 +50,8 @@ class EstimatesResult:
     """The judge card of the labelled items (``evals.stats.run_card``), where one was made."""
     people: Any = None
     """The labels read (``evals.io.people.People``), where a labels file or Python labels were given."""
+    judged_differently: list[str] = field(default_factory=list)
+    """Two configs: how their run headers say they were judged differently (``run_header.differences``)."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
@@ -73,7 +75,8 @@ class EstimatesResult:
             "level": self.level,
             "interval": self.interval,
             "systems": [system.as_dict() for system in self.systems],
-            "comparison": self.comparison.as_dict() if self.comparison else None,
+            "comparison": {**self.comparison.as_dict(), "judged_differently": self.judged_differently}
+            if self.comparison else None,
             "notes": self.notes,
             **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
             **({"people_labels": people_block(self.people)} if self.people is not None else {}),
