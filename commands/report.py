@@ -264,12 +264,12 @@ def _views(
         page, _figures = build_report([], title=title, measured=all_figures, comparison=shown, labels=labels)
         write_html(html, page)
     if gate is not None:
-        _step_summary(comparison, gate, [*predictions, *([labels_path] if labels_path is not None else [])])
+        _step_summary(comparison, gate, [*predictions, *([labels_path] if labels_path is not None else [])], people)
     if junit is not None:
         from ragjury.evals.report.junit import regressed, write_junit
 
         pairs = regressed(runs[0], runs[1]) if len(runs) == 2 and junit_items == "regressed" else None
-        write_junit(junit, runs, gate, regressions=pairs)
+        write_junit(junit, runs, gate, regressions=pairs, people=people)
     if json_output:
         payload = report_payload(all_figures, predictions, html, comparison)
         if junit is not None:
@@ -366,8 +366,9 @@ def _people_lines(people: Any) -> None:
                      markup=False, soft_wrap=True)
 
 
-def _step_summary(comparison: Any, outcome: Any, inputs: list[Path]) -> None:
-    """The gate's verdict as a GitHub Actions step summary, when in GitHub Actions."""
+def _step_summary(comparison: Any, outcome: Any, inputs: list[Path], people: Any = None) -> None:
+    """The gate's verdict as a GitHub Actions step summary, when in GitHub Actions; with people's
+    labels, their B − A and rates lead it."""
     import os
 
     if not os.environ.get("GITHUB_STEP_SUMMARY"):
@@ -376,7 +377,10 @@ def _step_summary(comparison: Any, outcome: Any, inputs: list[Path]) -> None:
     from ragjury.evals.results.comparison import step_summary
 
     names = (comparison.baseline.name, comparison.new.name)
-    warning = append_step_summary(step_summary(outcome, names, comparison.rates()) + "\n", inputs=inputs)
+    from ragjury.evals.results.headline import people_step_summary
+
+    text = people_step_summary(step_summary(outcome, names, comparison.rates()), people)
+    warning = append_step_summary(text + "\n", inputs=inputs)
     if warning:
         stderr.print(warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 

@@ -80,7 +80,7 @@ def _suite(parent: ET.Element, name: str, records: Sequence[ItemRecord], classna
 
 
 def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Sequence[str] | None = None,
-              regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None) -> str:
+              regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None, people: Any = None) -> str:
     """The JUnit document of ``runs`` (a suite per run and system), of the regression gate
     (``GateOutcome``) and of ``evaluate``'s gates (``gate_failures``: one failure each).
 
@@ -122,6 +122,7 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Se
         option = getattr(gate, "option", "--fail-if-worse")  # the case is named for its own rule's option
         case = ET.SubElement(suite, "testcase", name=f"{option.lstrip('-')} {gate.margin:g}", classname="ragjury.gate",
                              time="0.000")
+        _people_properties(case, people)
         if gate.failed:
             failure = ET.SubElement(case, "failure", message=gate.reason[:200], type="regression")
             failure.text = gate.reason
@@ -142,6 +143,22 @@ def junit_xml(runs: Sequence[PredictionRun], gate: Any = None, gate_failures: Se
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_safe(ET.tostring(root, encoding="unicode")) + "\n"
 
 
+def _people_properties(case: ET.Element, people: Any) -> None:
+    """Where people's labels decided the gate (``estimate A B --labels``'s B − A): their figures as
+    the case's properties, B − A first, so CI shows people's figure, not only the judges'."""
+    if people is None or people.comparison is None:
+        return
+    from ragjury.evals.results.headline import rates_of_estimates
+    from ragjury.evals.stats.run_estimates import difference_text
+
+    properties = ET.SubElement(case, "properties")
+    ET.SubElement(properties, "property", name="decided_by", value="people's labels (B - A as people would judge it)")
+    ET.SubElement(properties, "property", name="people_difference", value=difference_text(people.comparison))
+    for rate in rates_of_estimates(people):
+        ET.SubElement(properties, "property", name=f"people_rate {rate.system}",
+                      value=f"{rate.text()} ({rate.n_labels:,} labels)")
+
+
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Characters XML 1.0 cannot hold at all (not even escaped): an id or a system with ``\\u0001`` or a
 vertical tab made the whole report unreadable to CI."""
@@ -154,10 +171,10 @@ def xml_safe(text: str) -> str:
 
 def write_junit(path: Path, runs: Sequence[PredictionRun], gate: Any = None,
                 gate_failures: Sequence[str] | None = None,
-                regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None) -> None:
+                regressions: Sequence[tuple[ItemRecord, ItemRecord]] | None = None, people: Any = None) -> None:
     from ragjury.evals.io.atomic_io import write_text_atomic
 
-    write_text_atomic(path, junit_xml(runs, gate, gate_failures, regressions))
+    write_text_atomic(path, junit_xml(runs, gate, gate_failures, regressions, people))
 
 
 def regressed(baseline: PredictionRun, new: PredictionRun) -> list[tuple[ItemRecord, ItemRecord]]:

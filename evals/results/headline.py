@@ -122,6 +122,17 @@ def judged_differently_lines(people: Any) -> list[str]:
             "corrected by people's labels of its own config, but the judges' own rates do not compare"]
 
 
+def people_step_summary(text: str, people: Any) -> str:
+    """A gate's step summary (Markdown) led by people's B − A and rates under its title, the
+    judges' own table after them; ``text`` as it was without people."""
+    if people is None or people.comparison is None:
+        return text
+    title, _, rest = text.partition("\n")
+    said = "\n".join(f"- **{line.strip()}**" if number == 0 else f"- {line.strip()}"
+                     for number, line in enumerate(people_difference_lines(people)))
+    return f"{title}\n\n{said}\n\nthe judges' own rates:\n{rest}"
+
+
 def people_difference_cards(people: Any, task: str | None) -> dict[str, str]:
     """The page's first cards of a labelled comparison: B − A as people would judge it, then each
     config's rate as people would judge it; {} without people (the judges' cards lead then)."""
@@ -262,6 +273,6 @@ def trust_block(figures: Any) -> dict[str, object]:
     return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines", "people_difference_cards", "people_lead",
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines", "people_difference_cards", "people_lead", "people_step_summary",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]
