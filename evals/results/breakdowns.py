@@ -9,20 +9,28 @@ that the HTML page (the view ``page`` in the report package) renders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import median
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ragjury.evals.io.predictions import ItemRecord, PredictionRun
 from ragjury.evals.stats.system_statistics import statistics_of
 
-if TYPE_CHECKING:
-    from ragjury.evals.results.finished_run import FinishedRun
-
 Table = dict[str, dict[str, Any]]
 
 
-def system_table(finished: Sequence[FinishedRun]) -> Table:
+class MeasuredRun(Protocol):
+    """What ``system_table`` reads of a measured run (``finished_run.FinishedRun``), said here so
+    that ``finished_run``, which imports this module, is not imported back (no circle)."""
+
+    @property
+    def run(self) -> PredictionRun: ...
+
+    @property
+    def per_system(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
+def system_table(finished: Sequence[MeasuredRun]) -> Table:
     """System -> the declared per-system statistics (``evals.stats.system_statistics``), as each
     run measured them (``FinishedRun.per_system``): those of the items once (n, labelled, people's
     rate or mean), those of the judge per run (binary: the share judged yes, accuracy and Cohen's
@@ -107,4 +115,4 @@ def labelled_probabilities(run: PredictionRun) -> tuple[list[float], list[bool]]
     return [p for p, _ in pairs], [g for _, g in pairs]  # type: ignore[misc]
 
 
-__all__ = ["cost_table", "duration", "labelled_probabilities", "system_table"]
+__all__ = ["MeasuredRun", "cost_table", "duration", "labelled_probabilities", "system_table"]

@@ -17,16 +17,25 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ragjury.rag_agent.core.protocol import JudgeIdentity
     from ragjury.rag_agent.core.results import Judgment
+
+
+class Identity(Protocol):
+    """What this module reads of a judge's identity (``protocol.JudgeIdentity``), said as a
+    Protocol so that ``protocol``, which imports this module, is not imported back (no circle)."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    def key(self) -> str: ...
 
 
 class CallMemo(Protocol):
     """Where a run keeps its judgments (the cache, in ``evals.runs``), seen from a judge."""
 
-    def recall(self, identity: JudgeIdentity, item: object) -> Judgment[Any] | None: ...
+    def recall(self, identity: Identity, item: object) -> Judgment[Any] | None: ...
 
-    def keep(self, identity: JudgeIdentity, item: object, judgment: Judgment[Any]) -> None: ...
+    def keep(self, identity: Identity, item: object, judgment: Judgment[Any]) -> None: ...
 
 
 MEMO: ContextVar[CallMemo | None] = ContextVar("ragjury_call_memo", default=None)
@@ -35,7 +44,7 @@ NESTED: ContextVar[str | None] = ContextVar("ragjury_nested_judge", default=None
 judge called there is nested. A wrapper of the same identity (the empty-answer guard) is not."""
 
 
-def shared_with(identity: JudgeIdentity) -> CallMemo | None:
+def shared_with(identity: Identity) -> CallMemo | None:
     """The memo a judge of ``identity`` may recall from and keep in, or None: a nested judge that
     calls a model, under another judge's identity, in a run that shares its cache."""
     memo = MEMO.get()
@@ -46,7 +55,7 @@ def shared_with(identity: JudgeIdentity) -> CallMemo | None:
 
 
 @contextmanager
-def inside(identity: JudgeIdentity) -> Iterator[None]:
+def inside(identity: Identity) -> Iterator[None]:
     """Judges called in the block are nested in the judge of ``identity`` (a composite's batch)."""
     token = NESTED.set(identity.key())
     try:

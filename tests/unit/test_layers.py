@@ -3,7 +3,8 @@
 Why: a reader should be able to learn ragjury from the bottom up (the envelope, the model client,
 the judges, the runner, the reports, the commands) without meeting a call back into a layer above.
 The graph counts every import, deferred ones inside functions included, and module names given to
-``importlib`` as strings; only ``if TYPE_CHECKING:`` imports (never run) are left out.
+``importlib`` as strings. ``if TYPE_CHECKING:`` imports (never run) may point up a layer, but they
+count as edges of a circle: two modules that name each other's types are one concern split in two.
 """
 
 from __future__ import annotations
@@ -70,13 +71,14 @@ def _type_checking_blocks(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
-    """The ragjury modules ``module`` imports, each resolved to the longest known module name."""
+def imports_of(module: str, path: Path, known: set[str], *, type_checking: bool = False) -> set[str]:
+    """The ragjury modules ``module`` imports, each resolved to the longest known module name: those
+    it runs, or (``type_checking``) only those under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = _type_checking_blocks(tree)
     names: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
+        if (id(node) in skipped) != type_checking:
             continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
@@ -98,10 +100,15 @@ def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
-def graph() -> dict[str, set[str]]:
+def graph(*, type_checking: bool = False) -> dict[str, set[str]]:
+    """Each module's imports that run; with ``type_checking``, its ``if TYPE_CHECKING:`` ones too."""
     files = module_files()
     known = set(files)
-    return {module: imports_of(module, path, known) for module, path in files.items()}
+    edges = {module: imports_of(module, path, known) for module, path in files.items()}
+    if type_checking:
+        for module, path in files.items():
+            edges[module] |= imports_of(module, path, known, type_checking=True)
+    return edges
 
 
 def test_imports_only_go_down_the_layers() -> None:
@@ -117,8 +124,9 @@ def test_imports_only_go_down_the_layers() -> None:
     assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
 
 
-def test_no_import_cycles() -> None:
-    edges = {m: {t for t in ts if t not in FACADES} for m, ts in graph().items() if m not in FACADES}
+def cycles_of(graph_edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles (strongly connected components of more than one module), each sorted."""
+    edges = {m: {t for t in ts if t not in FACADES} for m, ts in graph_edges.items() if m not in FACADES}
     # strongly connected components (Tarjan), iterative enough for a few hundred modules
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -150,9 +158,30 @@ def test_no_import_cycles() -> None:
     for node in sorted(edges):
         if node not in index:
             visit(node)
-    assert not cycles, "modules that import each other (deferred imports included):\n" + "\n".join(
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    cycles = cycles_of(graph(type_checking=True))
+    assert not cycles, "modules that import each other (deferred and TYPE_CHECKING imports included):\n" + "\n".join(
         " <-> ".join(c) for c in cycles
     )
+
+
+def test_the_check_sees_a_type_checking_circle(tmp_path: Path) -> None:
+    """A circle made only of ``if TYPE_CHECKING:`` imports is a circle: the two modules still know
+    each other, whatever runs."""
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ragjury.evals.io.b import B\n",
+                 encoding="utf-8")
+    b.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ragjury.evals.io.a import A\n",
+                 encoding="utf-8")
+    known = {"ragjury.evals.io.a", "ragjury.evals.io.b"}
+    files = {"ragjury.evals.io.a": a, "ragjury.evals.io.b": b}
+    runs = {m: imports_of(m, p, known) for m, p in files.items()}
+    typed = {m: imports_of(m, p, known, type_checking=True) for m, p in files.items()}
+    assert cycles_of(runs) == []
+    assert cycles_of({m: runs[m] | typed[m] for m in files}) == [sorted(known)]
 
 
 def test_the_layer_table_knows_every_folder() -> None:
