@@ -181,7 +181,7 @@ def report_dataset_run(
     if html is not None:
         result.measure()
     failures = result.gate(gates)
-    result.write(files, gate_failures=failures)
+    result.write(files, gate_failures=failures, labels=people)  # the page: people vs people too
     if junit is not None:  # CI's view: a case per item, the run's gate failures as one more case
         from ragjury.evals.pipelines.system_estimates_run import run_in_memory
         from ragjury.evals.report.junit import write_junit

@@ -47,10 +47,10 @@ class DatasetEvaluation(FinishedRun):
         """The HTML report of ``data``'s run, as ``ragjury report PRED.jsonl`` builds it."""
         return html_report(self, data, gate_failures=gate_failures)
 
-    def write(self, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+    def write(self, files: DatasetFiles, *, gate_failures: Sequence[str] = (), labels: Any = None) -> None:
         """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
         and the exit code agree), each where ``files`` names a path; both atomically."""
-        write_outputs(self, files, gate_failures=gate_failures)
+        write_outputs(self, files, gate_failures=gate_failures, labels=labels)
 
     def payload(self, files: DatasetFiles, *, input_mapping: Any = None, gate_failures: Sequence[str] = ()) -> dict[str, Any]:
         """The ``evaluate --json`` document (before ``schema_version`` and ``command``)."""

@@ -27,7 +27,7 @@ class DatasetFiles:
     html: Path | None = None
 
 
-def html_report(run: FinishedRun, data: Path, *, gate_failures: Sequence[str] = ()) -> HtmlReport:
+def html_report(run: FinishedRun, data: Path, *, gate_failures: Sequence[str] = (), labels: Any = None) -> HtmlReport:
     """The HTML report of ``data``'s run, built from its records exactly as ``ragjury report
     PRED.jsonl`` builds it (so the two pages agree), with the figures the run measured already,
     plus what only the run knows: the data file, the judge asked for, its identity, the run's
@@ -37,7 +37,7 @@ def html_report(run: FinishedRun, data: Path, *, gate_failures: Sequence[str] = 
 
     shown = run.renamed(str(data), data.stem)  # the page names the data file; what was measured comes along
     stats = run.stats.as_dict() if run.stats is not None else None
-    report, _figures = build_report([], run_stats=stats, measured=[shown])
+    report, _figures = build_report([], run_stats=stats, measured=[shown], labels=labels)  # labels: people vs people
     report.title = f"ragjury evaluate: {run.task} judged by {run.verdict_judges}"
     report.meta = {
         "data": str(data),
@@ -51,7 +51,7 @@ def html_report(run: FinishedRun, data: Path, *, gate_failures: Sequence[str] = 
     return report
 
 
-def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Sequence[str] = ()) -> None:
+def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Sequence[str] = (), labels: Any = None) -> None:
     """Write the predictions JSONL, then the HTML report (with ``gate_failures``, so the page
     and the exit code agree), each where ``files`` names a path; both atomically."""
     if files.predictions is not None:
@@ -62,7 +62,7 @@ def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Seque
     if files.html is not None:
         from ragjury.evals.report.page import write_html
 
-        write_html(files.html, html_report(run, files.data, gate_failures=gate_failures))
+        write_html(files.html, html_report(run, files.data, gate_failures=gate_failures, labels=labels))
 
 
 def write_header(run: FinishedRun, files: DatasetFiles) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from test_people_labels_once import _filled_plan, runner, two_configs  # noqa: F401
+import json
+
+from test_people_labels_once import _filled_plan, predictions, runner, two_configs, weighted  # noqa: F401
 
 from ragjury.cli import app
 
@@ -31,3 +33,14 @@ def test_step_summary_and_junit_lead_with_peoples_difference(two_configs: tuple[
     said = case.find("failure")
     text = said.get("message") if said is not None else case.findtext("system-out")
     assert "as people would judge it" in (text or "")
+
+
+def test_report_json_carries_people_vs_people_with_interval_and_items(predictions: Path,  # noqa: F811
+                                                                      weighted: Path) -> None:  # noqa: F811
+    """#53 item 3: two annotators (ana on every item, bob on two, one split): kappa, its interval
+    where 5 items allow one (none here: 2 shared), the item they split on."""
+    result = runner.invoke(app, ["report", str(predictions), "--labels", str(weighted), "--allow-shown-judge", "--json"])
+    assert result.exit_code == 0, result.output
+    (pair,) = json.loads(result.stdout)["people_labels"]["people_vs_people"]
+    assert pair["annotators"] == ["ana", "bob"] and pair["n"] == 2
+    assert "kappa_interval" in pair and "cohen_kappa" in pair and len(pair["disagreements"]) == 1

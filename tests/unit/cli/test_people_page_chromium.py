@@ -59,9 +59,10 @@ def test_evaluate_page_leads_with_peoples_rate(weighted: Path, tmp_path: Path) -
                                  "--no-progress", "--labels", str(weighted), "--allow-shown-judge",
                                  "--html", str(page)])
     assert result.exit_code == 0, result.output
-    found, _dom = cards(page, tmp_path)
+    found, dom = cards(page, tmp_path)
     assert found[0][0].startswith("correct as people would judge it"), found[:3]
     assert found[1][0].startswith("the judge's own rate"), found[:3]
+    assert "People vs people" in dom and "ana · bob" in html.unescape(dom)
 
 
 def test_a_b_page_leads_with_peoples_difference(two_configs: tuple[Path, Path], tmp_path: Path) -> None:  # noqa: F811
