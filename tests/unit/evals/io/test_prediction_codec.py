@@ -27,7 +27,7 @@ from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.judges.llm.correctness import Verdict
 from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessResult, StatementVerdict
 
-ROW_KEYS = ("id", "system", "task", "label", "gold", "value", "judge", "model", "prompt_version", "fallback_used",
+ROW_KEYS = ("id", "system", "task", "label", "gold", "inclusion_probability", "value", "judge", "model", "prompt_version", "fallback_used",
             "fallback_reason", "latency_s", "usage", "unscored", "unscored_reason", "attempts", "method", "judged_answer",
             "judge_name", "item")
 """Every key of a predictions row, in the order the writer writes them (``score`` for ``label`` in
@@ -53,7 +53,7 @@ def correct(**changes: Any) -> Prediction:
         method="logprobs",
     )
     fields: dict[str, Any] = {"id": "q1", "system": "s1", "gold": True, "judgment": judgment, "label": True,
-                              "task": "correctness", "item": ITEM, "judge_name": "llm"}
+                              "task": "correctness", "item": ITEM, "judge_name": "llm", "inclusion_probability": 0.5}
     return Prediction(**{**fields, **changes})
 
 
@@ -91,7 +91,7 @@ def test_a_prediction_and_its_row_read_back_are_the_same_record_over_every_field
         "judge": "answer_correctness", "judge_name": "llm", "model": "m", "prompt_version": "answer_correctness@2",
         "fallback_used": True, "fallback_reason": "timeout", "unscored": False, "unscored_reason": None,
         "input_tokens": 120, "output_tokens": 7, "requests": 2, "latency_s": 0.5, "method": "logprobs",
-        "cost_usd": None, "inclusion_probability": None, "pair": None,
+        "cost_usd": None, "inclusion_probability": 0.5, "pair": None,
     }
     assert (verdict.probability, verdict.reason, verdict.tokens) == (0.875, "the reference says Paris", 127)
     assert (verdict.question, verdict.answer, verdict.references) == (ITEM.question, "Paris", ["In Paris."])
@@ -121,6 +121,8 @@ def changed(key: str, value: Any) -> Any:
         return "faithfulness"
     if key == "value":
         return {"reason": "another reason"}
+    if key == "inclusion_probability":
+        return value / 2
     if value is None:
         return "why"
     if isinstance(value, bool):

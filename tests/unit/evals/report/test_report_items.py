@@ -391,7 +391,7 @@ def test_report_command_errors_are_one_line(tmp_path: Path) -> None:
     for args, fragment in (
         (("bad.jsonl",), "bad.jsonl:2: field 'id': missing"),
         (("missing.jsonl",), "missing.jsonl: file not found"),
-        (("p.jsonl", "p.jsonl", "p.jsonl"), "give one predictions file, or two"),
+        (("p.jsonl", "p.jsonl", "p.jsonl"), "p.jsonl is p.jsonl again: give each config's run once"),  # three runs: a sweep
         (("p.jsonl", "--html", "p.jsonl"), "ragjury never overwrites an input"),
     ):
         result = report_cli(*args)

@@ -26,6 +26,7 @@ from ragjury.rag_agent.core.items import FaithfulnessItem
 from ragjury.rag_agent.judges.llm.correctness import correctness_prompt
 from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 from ragjury.rag_agent.model.dry_model import recording_models, tokens_of
+from ragjury.rag_agent.judges.llm.short_answers import is_short_answer
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CORRECTNESS = FIXTURES / "pipeline_correctness.jsonl"  # 20 evouna-nq rows
@@ -207,7 +208,10 @@ def test_calibrate_dry_run_counts_its_one_token_prompts(tmp_path: Path) -> None:
     assert (counts["prompts"], counts["models"][0]["logprob_prompts"]) == (20, 20)
     assert counts["input_tokens"] == sum(expected_correctness_tokens())
     guarded = dry_run_of(default)["dry_run"]
-    assert (guarded["prompts"], guarded["models"][0]["logprob_prompts"]) == (40, 20)
+    answers = [json.loads(line)["answer"] for line in CORRECTNESS.read_text(encoding="utf-8").splitlines()]
+    reduced = sum(not is_short_answer(answer) for answer in answers)  # a short answer is judged as it is
+    assert 0 < reduced < len(answers) == 20
+    assert (guarded["prompts"], guarded["models"][0]["logprob_prompts"]) == (20 + reduced, 20)
     assert not out.exists()
 
 
