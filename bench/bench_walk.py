@@ -12,7 +12,9 @@ runs (class bodies, the methods ``@dataclass`` makes), whichever call first impo
 The walks: ``evaluate --out --json`` and ``--out --json --html`` (model-free judge), ``report A B
 --html --json`` of their two predictions files, with and without ``--fail-if-worse``, and
 ``evaluate --judge rubric:FILE`` against the fake model server of ``tests/fake_endpoints.py`` (in
-this process, on a free loopback port), so nothing waits on a real server.
+this process, on a free loopback port), so nothing waits on a real server; and, with people's labels
+(a ``label-plan A B --budget 60`` filled from the judge's verdicts, every fifth one turned, so that
+people and judge disagree somewhere), ``estimate A B --labels`` and ``report A B --labels --json``.
 
 Run:  .venv/bin/python bench/bench_walk.py
 """
@@ -93,6 +95,24 @@ def quiet(argv: list[str]) -> list[str]:
         return walk(argv)
 
 
+def filled_plan(a: Path, b: Path, out: Path) -> Path:
+    """A ``label-plan A B`` of 60 items (not walked), each labelled with the judge's verdict and
+    every fifth turned: the labels file of the two ``--labels`` walks."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragjury.cli import app
+
+    result = CliRunner().invoke(app, ["label-plan", str(a), str(b), "--budget", "60", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for k, row in enumerate(rows):
+        row["label"] = bool(row["judge_label"]) != (k % 5 == 0)
+    out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return out
+
+
 def main() -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from fake_endpoints import fake_endpoint
@@ -112,6 +132,9 @@ def main() -> None:
         report = ["report", str(a), str(b), "--html", str(folder / "r.html"), "--json"]
         walks["report A B --html --json"] = quiet(report)
         walks["report A B --html --json --fail-if-worse 0.02"] = quiet([*report, "--fail-if-worse", "0.02"])
+        plan = filled_plan(a, b, folder / "plan.jsonl")
+        walks["estimate A B --labels"] = quiet(["estimate", str(a), str(b), "--labels", str(plan)])
+        walks["report A B --labels --json"] = quiet(["report", str(a), str(b), "--labels", str(plan), "--json"])
         with fake_endpoint() as server:
             walks["evaluate --task faithfulness --judge rubric:FILE --out"] = quiet([
                 "evaluate", "--task", "faithfulness", "--judge", f"rubric:{rubric / 'cites-source.yaml'}", "--data",
