@@ -44,3 +44,17 @@ def test_report_json_carries_people_vs_people_with_interval_and_items(prediction
     (pair,) = json.loads(result.stdout)["people_labels"]["people_vs_people"]
     assert pair["annotators"] == ["ana", "bob"] and pair["n"] == 2
     assert "kappa_interval" in pair and "cohen_kappa" in pair and len(pair["disagreements"]) == 1
+
+
+def test_evaluate_step_summary_leads_with_peoples_rate(weighted: Path, tmp_path: Path) -> None:  # noqa: F811
+    """evaluate --labels with a gate: the step summary's first line under its title is people's rate."""
+    from test_people_labels_once import SYSTEMS
+
+    summary = tmp_path / "summary.md"
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(SYSTEMS),
+                                 "--no-progress", "--labels", str(weighted), "--allow-shown-judge",
+                                 "--fail-under", "accuracy=0.1"], env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.exit_code == 0, result.output
+    lines = [line.strip() for line in summary.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert lines[0].startswith("### ragjury evaluate gate") and lines[1].startswith("correct as people would judge it")
+    assert any(line.startswith("the judge's own rate") for line in lines[2:])
