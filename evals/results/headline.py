@@ -273,6 +273,7 @@ def trust_block(figures: Any) -> dict[str, object]:
     return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines", "people_difference_cards", "people_lead", "people_step_summary",
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines",
+           "people_difference_cards", "people_lead", "people_step_summary",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]
