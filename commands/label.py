@@ -79,6 +79,12 @@ def label(
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the page's address; do not open a "
                                              "browser.")] = False,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    annotators: Annotated[str | None, typer.Option("--annotators", help="A team on one page server: names, "
+                                                   "comma-separated; one link (its own secret) per person, "
+                                                   "the annotator taken from the link.", metavar="ANA,BOB")] = None,
+    host: Annotated[str | None, typer.Option("--host", help="Listen on this address instead of 127.0.0.1 "
+                                             "(others on the network can reach the page; its secret and "
+                                             "Host checks stay).", metavar="ADDR")] = None,
     summary_only: Annotated[bool, typer.Option("--summary", help="Print the summary of LABELS.jsonl and exit "
                                                "(no labelling).")] = False,
     until: Annotated[str | None, typer.Option("--until", help='Label until this is settled: "rate >= 0.8" (one '
@@ -127,6 +133,8 @@ def label(
     from ragjury.evals.io.label_acts import read_acts
     from ragjury.evals.labelling.session import LabelSession
 
+    team = _team(annotators, annotator, terminal)
+    listen = _listen_address(host, terminal)
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
     _check_writable(out)
     who = annotator or _annotator()
@@ -136,7 +144,15 @@ def label(
     if live is not None and live.decision.paired:
         session.order = live.paired_order(session.order)  # a question's two answers one after the other
     question = question_for(found_task, graded, criterion)
-    if terminal:
+    if team:
+        sessions = {name: LabelSession(items, out, name, seed=seed, overlap=overlap, recheck=recheck,
+                                       sequential=None if live is None else live.mark) for name in team}
+        if live is not None and live.decision.paired:
+            for one in sessions.values():
+                one.order = live.paired_order(one.order)
+        _serve_team(sessions, question, graded=graded, reveal=reveal, port=port, listen=listen,
+                    on_act=None if live is None else (lambda: _say_status(live, out)))
+    elif terminal:
         from ragjury.evals.labelling.terminal import LabelApp
 
         LabelApp(session, question=question, graded=graded).run()
@@ -144,7 +160,7 @@ def label(
             _say_status(live, out)
     else:
         _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser,
-               on_act=None if live is None else (lambda: _say_status(live, out)))
+               on_act=None if live is None else (lambda: _say_status(live, out)), listen=listen)
     _print_summary(items_file, out, items, json_output)
 
 
@@ -171,6 +187,44 @@ def _live_status(items_file: Path, items: list, until: str | None, level: float,
         return LiveStatus.of(items, decision, level=level, max_labels=max_labels)
     except ValueError as error:
         raise fail(f"--until: {items_file}: {error}") from None
+
+
+NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _team(names: str | None, annotator: str | None, terminal: bool) -> list[str]:
+    """``--annotators``' names, checked (each is part of its link's path); [] without it."""
+    import re
+
+    if names is None:
+        return []
+    if annotator is not None:
+        raise fail("--annotators names every person (each link carries its annotator): leave out --annotator")
+    if terminal:
+        raise fail("--annotators serves a page per person: leave out --terminal")
+    team = [name.strip() for name in names.split(",") if name.strip()]
+    bad = next((name for name in team if not re.fullmatch(NAME, name)), None)
+    if bad is not None:
+        raise fail(f"--annotators {bad[:60]!r}: a name is 1-40 letters, digits, '.', '_' or '-'")
+    if len(set(team)) != len(team) or not team:
+        raise fail("--annotators: give each person once (e.g. --annotators ana,bob,cy)")
+    return team
+
+
+def _listen_address(host: str | None, terminal: bool) -> str:
+    """The address the page listens on: 127.0.0.1 unless ``--host`` asks, said in one warning line."""
+    if host is None:
+        return "127.0.0.1"
+    if terminal:
+        raise fail("--host serves the page: leave out --terminal")
+    if host.strip() in WILDCARDS:
+        raise fail(f"--host {host!r}: name the address people will open (this machine's IP or name): the page "
+                   "answers only requests whose Host header is that address")
+    stderr.print(f"warning: --host {host}: the page listens beyond this machine; anyone who can reach "
+                 f"{host} and has a link can label (use SSH forwarding or a TLS proxy: docs/labelling.md)",
+                 highlight=False, soft_wrap=True, markup=False)
+    return host.strip()
 
 
 def _say_status(live, out: Path) -> dict:  # type: ignore[no-untyped-def, type-arg]
@@ -208,11 +262,32 @@ def _open_privately(url: str) -> Path:
     return opener
 
 
-def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, open_browser: bool,  # type: ignore[no-untyped-def]
-           on_act=None) -> None:  # type: ignore[no-untyped-def]
-    """Serve the page on 127.0.0.1 until the labeller quits (q) or Ctrl-C."""
-    import secrets
+def _bind(listen: str, port: int):  # type: ignore[no-untyped-def]
+    """A listening socket on ``listen``:``port`` and the Host values the page answers there."""
     import socket
+
+    try:
+        family = socket.getaddrinfo(listen, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as error:
+        raise fail(f"--host {listen}: not an address here ({error.strerror or error})") from None
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((listen, port))
+    except OSError as error:
+        sock.close()
+        raise fail(f"--port {port}: cannot listen on {listen} ({error.strerror})") from None
+    sock.listen(128)  # connections made as soon as the address is printed wait in the backlog
+    bound = sock.getsockname()[1]
+    shown = f"[{listen}]" if ":" in listen else listen
+    hosts = {f"127.0.0.1:{bound}", f"localhost:{bound}", f"{shown}:{bound}"}
+    return sock, bound, frozenset(hosts), f"http://{shown}:{bound}"
+
+
+def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, open_browser: bool,  # type: ignore[no-untyped-def]
+           on_act=None, listen: str = "127.0.0.1") -> None:  # type: ignore[no-untyped-def]
+    """Serve the page on 127.0.0.1 (or ``--host``) until the labeller quits (q) or Ctrl-C."""
+    import secrets
 
     import uvicorn
 
@@ -220,18 +295,10 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
 
     token = secrets.token_urlsafe(24)
     state = PageState(session, token, question, graded=graded, reveal=reveal, on_act=on_act)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as error:
-        raise fail(f"--port {port}: cannot listen on 127.0.0.1 ({error.strerror})") from None
-    sock.listen(128)  # connections made as soon as the address is printed wait in the backlog
-    bound = sock.getsockname()[1]
-    state.hosts = frozenset({f"127.0.0.1:{bound}", f"localhost:{bound}"})
+    sock, _, state.hosts, base = _bind(listen, port)
     server = uvicorn.Server(uvicorn.Config(build_app(state), log_level="warning", access_log=False, lifespan="off"))
     state.on_quit = lambda: setattr(server, "should_exit", True)
-    url = f"http://127.0.0.1:{bound}/?token={token}"
+    url = f"{base}/?token={token}"
     screen = session.screen()
     stderr.print(f"labelling {screen.total} items as {session.annotator} ({screen.done} done) at {url}",
                  highlight=False, soft_wrap=True, markup=False)
@@ -248,6 +315,67 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
             import shutil
 
             shutil.rmtree(opener.parent, ignore_errors=True)
+
+
+def progress_line(sessions: dict) -> str:  # type: ignore[type-arg]
+    """The team's progress in one line: each person's labels of their queue (``ana 12/40 · bob 3/38``)."""
+    parts = []
+    for name, one in sessions.items():
+        screen = one.screen()
+        parts.append(f"{name} {screen.done}/{screen.total}" + (" (done)" if screen.finished else ""))
+    return "progress: " + " · ".join(parts)
+
+
+def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, port: int, listen: str,  # type: ignore[no-untyped-def, type-arg]
+                on_act=None) -> None:  # type: ignore[no-untyped-def]
+    """One page server for a team: a link per person (its own secret), a progress line here after
+    every act; it ends when everyone has pressed q, or on Ctrl-C."""
+    import secrets
+
+    import uvicorn
+
+    from ragjury.evals.labelling.page import PageState, build_team_app
+
+    sock, _, hosts, base = _bind(listen, port)
+    quit_: set[str] = set()
+    states: dict[str, PageState] = {}
+
+    def acted() -> dict | None:  # type: ignore[type-arg]
+        stderr.print(progress_line(sessions), highlight=False, soft_wrap=True, markup=False)
+        return None if on_act is None else on_act()
+
+    for name, one in sessions.items():
+        states[name] = PageState(one, secrets.token_urlsafe(24), question, graded=graded, reveal=reveal,
+                                 on_act=acted, hosts=hosts)
+    server = uvicorn.Server(uvicorn.Config(build_team_app(states), log_level="warning", access_log=False,
+                                           lifespan="off"))
+
+    def quitter(name: str):  # type: ignore[no-untyped-def]
+        def done() -> None:
+            quit_.add(name)
+            stderr.print(f"{name} finished for now ({len(quit_)} of {len(states)})", highlight=False,
+                         soft_wrap=True, markup=False)
+            if len(quit_) == len(states):
+                server.should_exit = True
+        return done
+
+    for name, state in states.items():
+        state.on_quit = quitter(name)
+    total = next(iter(sessions.values())).screen().total if sessions else 0
+    stderr.print(f"labelling {total} items as a team of {len(states)}: one link per person (send each only "
+                 "their own; the annotator comes from the link)", highlight=False, soft_wrap=True, markup=False)
+    for name, state in states.items():
+        stderr.print(f"  {name}: {base}/p/{name}/?token={state.token}", highlight=False, soft_wrap=True,
+                     markup=False)
+    stderr.print(progress_line(sessions), highlight=False, soft_wrap=True, markup=False)
+    stderr.print("the server ends when everyone has pressed q (every label is already saved); Ctrl-C works too",
+                 highlight=False, soft_wrap=True)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
 
 
 def register(app: typer.Typer) -> None:

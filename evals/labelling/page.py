@@ -79,6 +79,9 @@ class PageState:
     on_quit: Any = None
     on_act: Any = None
     """``label --until``: called after each saved act, returns the live status (an aggregate, never an item's verdict)."""
+    prefix: str = ""
+    """Where this person's page lives (``/p/NAME`` on a team server, ``label --annotators``; "" alone):
+    the page's requests are relative to it and its cookie is scoped to it."""
     hosts: frozenset[str] | None = None
     """The Host values answered (``127.0.0.1:PORT``, ``localhost:PORT``); None answers any (tests)."""
     acts: int = 0
@@ -202,7 +205,7 @@ def build_app(state: PageState) -> Starlette:
             return _forbidden()
         if write:
             origin = request.headers.get("origin")
-            ours = {f"http://{h}" for h in state.hosts} if state.hosts is not None else {
+            ours = {f"{scheme}://{h}" for h in state.hosts for scheme in ("http", "https")} if state.hosts is not None else {
                 f"{request.url.scheme}://{request.url.netloc}"}
             if origin is not None and origin not in ours:
                 return _error(f"a write from another origin ({origin[:100]}) is refused", 403)
@@ -218,7 +221,8 @@ def build_app(state: PageState) -> Starlette:
         if not (same(given) or same(request.cookies.get(cookie_name(request), ""))):
             return Response(NO_TOKEN, status_code=403, media_type="text/html; charset=utf-8", headers=HEADERS)
         response = Response(_static("label.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
-        response.set_cookie(cookie_name(request), state.token, httponly=True, samesite="strict", path="/")
+        response.set_cookie(cookie_name(request), state.token, httponly=True, samesite="strict",
+                            path=f"{state.prefix}/")
         return response
 
     async def static(request: Request) -> Response:
@@ -295,4 +299,23 @@ def build_app(state: PageState) -> Starlette:
     ])
 
 
-__all__ = ["CSP", "FIELD_CHARS", "PageState", "build_app", "screen_payload"]
+def build_team_app(states: dict[str, PageState]) -> Starlette:
+    """One server for a team (``label --annotators``): each person's page under ``/p/NAME/`` with
+    its own secret and cookie (scoped to that path), so the annotator comes from the link."""
+    from starlette.routing import Mount
+
+    hosts = next(iter(states.values())).hosts if states else None
+
+    async def root(request: Request) -> Response:
+        if hosts is not None and request.headers.get("host", "") not in hosts:
+            return Response("wrong host", status_code=421, headers=HEADERS)
+        return Response(NO_TOKEN, status_code=403, media_type="text/html; charset=utf-8", headers=HEADERS)
+
+    routes: list[Any] = [Route("/", root)]
+    for name, person in states.items():
+        person.prefix = f"/p/{name}"
+        routes.append(Mount(person.prefix, app=build_app(person)))
+    return Starlette(routes=routes)
+
+
+__all__ = ["CSP", "FIELD_CHARS", "PageState", "build_app", "build_team_app", "screen_payload"]

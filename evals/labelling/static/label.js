@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   // the session's secret is now an HttpOnly cookie: drop it from the address bar and the history
-  if (location.search) history.replaceState(null, "", "/");
+  if (location.search) history.replaceState(null, "", location.pathname);
   const $ = (id) => document.getElementById(id);
   let screen = null, shownAt = performance.now(), started = performance.now(), busy = false;
   let pendingComment = null, revealed = null, quitting = false, ended = false;
@@ -119,7 +119,7 @@
   }
 
   async function load(position) {
-    const s = await call("GET", "/api/screen" + (position === undefined ? "" : "?position=" + position));
+    const s = await call("GET", "api/screen" + (position === undefined ? "" : "?position=" + position));
     render(s);
   }
 
@@ -133,7 +133,7 @@
     if (label !== undefined) body.label = label;
     if (pendingComment) { body.comment = pendingComment; pendingComment = null; }
     try {
-      const s = await call("POST", "/api/act", body);
+      const s = await call("POST", "api/act", body);
       notice(null);
       showReveal(s.revealed || null);
       showStatus(s.status);
@@ -156,7 +156,7 @@
     if (!revealed || busy) return;
     busy = true;
     try {
-      const s = await call("POST", "/api/act", { act: "label", id: revealed.id, system: revealed.system, label,
+      const s = await call("POST", "api/act", { act: "label", id: revealed.id, system: revealed.system, label,
         shown_judge: true, seconds: 0 });
       revealed.your_label = label;
       showReveal(revealed);
@@ -170,7 +170,7 @@
   async function quit() {
     if (quitting) return;
     quitting = true;
-    await call("POST", "/api/quit");
+    await call("POST", "api/quit");
     $("item").replaceChildren();
     $("done").hidden = false;
     $("done").firstElementChild.textContent = "Saved. You can close this tab.";

@@ -1,0 +1,86 @@
+"""#57 item 7: a team on one page server (``label --annotators``): each person's page under
+/p/NAME/ answers only that person's secret, acts are recorded as the link's annotator, the Host
+check holds for --host, and cross-origin or non-JSON writes change nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from ragjury.commands.label import progress_line
+from ragjury.evals.io.label_acts import read_acts
+from ragjury.evals.labelling.items import JudgeVerdict, LabelItem
+from ragjury.evals.labelling.page import PageState, build_team_app
+from ragjury.evals.labelling.session import LabelSession
+
+TOKENS = {"ana": "tok-ana", "bob": "tok-bob"}
+
+
+def make(tmp_path: Path) -> tuple[TestClient, dict[str, PageState]]:
+    items = [LabelItem(f"q{k}", "sys", (("Answer", f"answer {k}"),), JudgeVerdict(k % 2 == 0, 0.3)) for k in range(6)]
+    out = tmp_path / "labels.jsonl"
+    states = {name: PageState(LabelSession(items, out, name, overlap=0.5), token, "Is it correct?",
+                              hosts=frozenset({"testserver", "10.1.2.3:8000"}))
+              for name, token in TOKENS.items()}
+    return TestClient(build_team_app(states)), states
+
+
+def on(screen: dict, **more: object) -> dict:
+    item = screen["item"]
+    return {"act": "label", "id": item["id"], "system": item["system"], "seen": screen["version"], "label": True,
+            **more}
+
+
+def test_each_link_is_its_own_person_and_another_token_is_refused(tmp_path: Path) -> None:
+    client, states = make(tmp_path)
+    assert client.get("/").status_code == 403
+    assert client.get("/p/ana/?token=tok-bob").status_code == 403  # bob's secret does not open ana's page
+    assert client.get("/p/ana/api/screen?token=tok-bob").status_code == 403
+    page = client.get("/p/ana/?token=tok-ana")
+    assert page.status_code == 200 and "path=/p/ana/" in page.headers["set-cookie"].lower()
+    assert 'src="static/label.js"' in page.text  # relative: /p/ana/static/label.js
+    assert client.get("/p/ana/static/label.js?token=tok-ana").status_code == 200
+    screen = client.get("/p/ana/api/screen?token=tok-ana").json()
+    assert screen["annotator"] == "ana"
+    assert client.post("/p/ana/api/act?token=tok-ana", json=on(screen)).status_code == 200
+    bob = client.get("/p/bob/api/screen?token=tok-bob").json()
+    assert client.post("/p/bob/api/act?token=tok-bob", json=on(bob, label=False)).status_code == 200
+    assert [a.annotator for a in read_acts(states["ana"].session.out)] == ["ana", "bob"]
+    assert progress_line({n: s.session for n, s in states.items()}).startswith("progress: ana 1/")
+
+
+def test_host_and_cross_origin_writes_change_nothing(tmp_path: Path) -> None:
+    client, states = make(tmp_path)
+    assert client.get("/p/ana/api/screen?token=tok-ana", headers={"host": "evil.example"}).status_code == 421
+    assert client.get("/p/ana/api/screen?token=tok-ana", headers={"host": "10.1.2.3:8000"}).status_code == 200
+    screen = client.get("/p/ana/api/screen?token=tok-ana").json()
+    form = client.post("/p/ana/api/act?token=tok-ana", content=json.dumps(on(screen)),
+                       headers={"content-type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 415
+    cross = client.post("/p/ana/api/act?token=tok-ana", json=on(screen), headers={"origin": "http://evil.example"})
+    assert cross.status_code == 403
+    assert read_acts(states["ana"].session.out) == []
+    ok = client.post("/p/ana/api/act?token=tok-ana", json=on(screen), headers={"origin": "http://10.1.2.3:8000"})
+    assert ok.status_code == 200
+
+
+def _label(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ragjury.cli", "label", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_team_options_that_do_not_fit_are_one_line(tmp_path: Path) -> None:
+    items = tmp_path / "plan.jsonl"
+    items.write_text(json.dumps({"id": "q1", "system": "A", "judge_label": True, "judge_probability": 0.9,
+                                 "question": "q", "answer": "a", "references": ["r"]}) + "\n")
+    out = str(tmp_path / "labels.jsonl")
+    for extra, words in ((["--annotators", "ana,ana"], "each person once"),
+                         (["--annotators", "a/b"], "a name is"),
+                         (["--annotators", "ana", "--annotator", "bob"], "leave out --annotator"),
+                         (["--host", "0.0.0.0"], "name the address")):
+        done = _label(str(items), "--out", out, "--no-browser", *extra)
+        assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
