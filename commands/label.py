@@ -155,8 +155,9 @@ def label(
     elif terminal:
         from ragjury.evals.labelling.terminal import LabelApp
 
-        LabelApp(session, question=question, graded=graded).run()
-        if live is not None:  # the terminal app has no hook yet: the status once, when it ends
+        LabelApp(session, question=question, graded=graded,
+                 live=None if live is None else (lambda: _status_words(live, out))).run()
+        if live is not None:  # and once more here, where it stays after the app's screen is gone
             _say_status(live, out)
     else:
         _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser,
@@ -225,6 +226,13 @@ def _listen_address(host: str | None, terminal: bool) -> str:
                  f"{host} and has a link can label (use SSH forwarding or a TLS proxy: docs/labelling.md)",
                  highlight=False, soft_wrap=True, markup=False)
     return host.strip()
+
+
+def _status_words(live, out: Path) -> str:  # type: ignore[no-untyped-def]
+    """The live status line for the terminal app (the same words the page shows)."""
+    from ragjury.evals.io.label_acts import read_acts
+
+    return live.status(read_acts(out)).words
 
 
 def _say_status(live, out: Path) -> dict:  # type: ignore[no-untyped-def, type-arg]

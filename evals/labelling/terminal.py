@@ -11,6 +11,7 @@ pane under the others, so 16 references never push it off the screen. Acts name 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -32,6 +33,7 @@ class LabelApp(App[None]):
     CSS = """
     #question { background: $boost; padding: 0 1; text-style: bold; }
     #status { color: $text-muted; padding: 0 1; }
+    #live { padding: 0 1; height: auto; }
     #item { padding: 0 1; }
     #scroll { height: 1fr; }
     #answer-pane { height: auto; max-height: 50%; border-top: solid $accent; }
@@ -53,8 +55,12 @@ class LabelApp(App[None]):
         Binding("c", "comment", "comment"), Binding("question_mark", "help", "help"), Binding("q", "quit_", "quit"),
     ]
 
-    def __init__(self, session: LabelSession, *, question: str, graded: bool = False) -> None:
+    def __init__(self, session: LabelSession, *, question: str, graded: bool = False,
+                 live: Callable[[], str] | None = None) -> None:
+        """``live`` (``label --until``): after every act, the live status line (an aggregate over the
+        labels so far, never an item's verdict), shown under the progress as in the page."""
         super().__init__()
+        self.live = live
         self.session = session
         self.question = question
         self.graded = graded
@@ -66,6 +72,7 @@ class LabelApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(printable(self.question)), id="question")
         yield Static("", id="status")
+        yield Static("", id="live")
         yield Static(Text(HELP), id="help")
         with VerticalScroll(id="scroll"):
             yield Static("", id="item")
@@ -127,6 +134,8 @@ class LabelApp(App[None]):
         except StaleAct as error:
             self.notice = f"not saved: {error}"
             screen = self.session.screen(shown.position) if act != "undo" else self.session.screen()
+        if self.live is not None:
+            self.query_one("#live", Static).update(Text(printable(self.live())))
         self.show(screen)
 
     def action_label_yes(self) -> None:

@@ -100,3 +100,28 @@ async def test_in_the_terminal_an_item_another_annotator_took_is_refused_and_sai
         assert "bob labelled this item first" in str(app.query_one("#status").render())
         assert app.current.item != shown  # type: ignore[union-attr]
     assert [(a.annotator, a.id) for a in read_acts(out)] == [("bob", shown.id)]  # type: ignore[union-attr]
+
+
+async def test_with_until_the_live_status_line_shows_after_every_label_at_80x24(tmp_path: Path) -> None:
+    """#57: --terminal --until shows the page's live status line after every act (it used to print only at quit)."""
+    from ragjury.evals.labelling.items import JudgeVerdict
+    from ragjury.evals.labelling.live_status import LiveStatus
+    from ragjury.evals.stats.sequential import parse_decision
+
+    out = tmp_path / "labels.jsonl"
+    judged = [LabelItem(f"i{k}", None, (("Question", f"question {k}"), ("Answer", f"answer {k}")),
+                        JudgeVerdict(k % 3 != 0, round(0.1 + 0.8 * k / 30, 4))) for k in range(30)]
+    live = LiveStatus.of(judged, parse_decision("rate >= 0.8"), max_labels=20)
+    app = LabelApp(LabelSession(judged, out, "ana", sequential=live.mark), question="Correct?",
+                   live=lambda: live.status(read_acts(out)).words)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert str(app.query_one("#live").render()) == ""
+        seen = []
+        for key in ("y", "n", "y"):
+            await pilot.press(key)
+            seen.append(str(app.query_one("#live").render()))
+            assert seen[-1] == live.status(read_acts(out)).words  # the same words the page shows
+            assert app.query_one("#live").region.height >= 1  # on screen at 80x24
+        assert "not settled" in seen[-1]
+        assert "P(" not in " ".join(seen)
+        await pilot.press("q")
