@@ -94,6 +94,9 @@ def label(
                                               "confidence sequence's level.")] = 0.95,
     max_labels: Annotated[int | None, typer.Option("--max-labels", min=1, help="With --until: the budget; "
                                                    "'budget reached: not settled' after N labels.", metavar="N")] = None,
+    guidelines: Annotated[Path | None, typer.Option("--guidelines", help="Your labelling guidelines (a text "
+                                                    "or Markdown file, shown as text beside every item).",
+                                                    metavar="FILE.md")] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Label items one per screen, by keys alone, blind to the judge; labels go to an append-only file.
@@ -134,6 +137,7 @@ def label(
     from ragjury.evals.labelling.session import LabelSession
 
     team = _team(annotators, annotator, terminal)
+    rules = None if guidelines is None else read_guidelines(guidelines)
     listen = _listen_address(host, terminal)
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
     _check_writable(out)
@@ -150,18 +154,18 @@ def label(
         if live is not None and live.decision.paired:
             for one in sessions.values():
                 one.order = live.paired_order(one.order)
-        _serve_team(sessions, question, graded=graded, reveal=reveal, port=port, listen=listen,
+        _serve_team(sessions, question, graded=graded, reveal=reveal, port=port, listen=listen, guidelines=rules,
                     on_act=None if live is None else (lambda: _say_status(live, out)))
     elif terminal:
         from ragjury.evals.labelling.terminal import LabelApp
 
-        LabelApp(session, question=question, graded=graded,
+        LabelApp(session, question=question, graded=graded, guidelines=rules,
                  live=None if live is None else (lambda: _status_words(live, out))).run()
         if live is not None:  # and once more here, where it stays after the app's screen is gone
             _say_status(live, out)
     else:
         _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser,
-               on_act=None if live is None else (lambda: _say_status(live, out)), listen=listen)
+               on_act=None if live is None else (lambda: _say_status(live, out)), listen=listen, guidelines=rules)
     _print_summary(items_file, out, items, json_output)
 
 
@@ -188,6 +192,28 @@ def _live_status(items_file: Path, items: list, until: str | None, level: float,
         return LiveStatus.of(items, decision, level=level, max_labels=max_labels)
     except ValueError as error:
         raise fail(f"--until: {items_file}: {error}") from None
+
+
+GUIDELINES_BYTES = 32 * 1024
+"""The most bytes of ``--guidelines`` (shown beside every item: a page of rules, not a book)."""
+
+
+def read_guidelines(path: Path) -> str:
+    """``--guidelines``: the user's file as text (untrusted: a regular file, at most
+    ``GUIDELINES_BYTES``, UTF-8); the page shows it with textContent, never as HTML."""
+    from ragjury.evals.io.people import check_regular_file
+
+    check_regular_file(path)
+    with path.open("rb") as handle:
+        raw = handle.read(GUIDELINES_BYTES + 1)
+    if len(raw) > GUIDELINES_BYTES:
+        raise fail(f"--guidelines {path}: over {GUIDELINES_BYTES // 1024} KB; keep the rules a labeller reads "
+                   "beside each item short")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise fail(f"--guidelines {path}: not UTF-8 text (byte {error.start})") from None
+    return "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
 
 
 NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"
@@ -293,7 +319,7 @@ def _bind(listen: str, port: int):  # type: ignore[no-untyped-def]
 
 
 def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, open_browser: bool,  # type: ignore[no-untyped-def]
-           on_act=None, listen: str = "127.0.0.1") -> None:  # type: ignore[no-untyped-def]
+           on_act=None, listen: str = "127.0.0.1", guidelines: str | None = None) -> None:  # type: ignore[no-untyped-def]
     """Serve the page on 127.0.0.1 (or ``--host``) until the labeller quits (q) or Ctrl-C."""
     import secrets
 
@@ -302,7 +328,7 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
     from ragjury.evals.labelling.page import PageState, build_app
 
     token = secrets.token_urlsafe(24)
-    state = PageState(session, token, question, graded=graded, reveal=reveal, on_act=on_act)
+    state = PageState(session, token, question, graded=graded, reveal=reveal, on_act=on_act, guidelines=guidelines)
     sock, _, state.hosts, base = _bind(listen, port)
     server = uvicorn.Server(uvicorn.Config(build_app(state), log_level="warning", access_log=False, lifespan="off"))
     state.on_quit = lambda: setattr(server, "should_exit", True)
@@ -335,7 +361,7 @@ def progress_line(sessions: dict) -> str:  # type: ignore[type-arg]
 
 
 def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, port: int, listen: str,  # type: ignore[no-untyped-def, type-arg]
-                on_act=None) -> None:  # type: ignore[no-untyped-def]
+                on_act=None, guidelines: str | None = None) -> None:  # type: ignore[no-untyped-def]
     """One page server for a team: a link per person (its own secret), a progress line here after
     every act; it ends when everyone has pressed q, or on Ctrl-C."""
     import secrets
@@ -354,7 +380,7 @@ def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, po
 
     for name, one in sessions.items():
         states[name] = PageState(one, secrets.token_urlsafe(24), question, graded=graded, reveal=reveal,
-                                 on_act=acted, hosts=hosts)
+                                 on_act=acted, hosts=hosts, guidelines=guidelines)
     server = uvicorn.Server(uvicorn.Config(build_team_app(states), log_level="warning", access_log=False,
                                            lifespan="off"))
 

@@ -37,7 +37,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ragjury.evals.labelling.items import LabelItem
-from ragjury.evals.labelling.session import ItemGone, LabelSession, Screen, StaleAct
+from ragjury.evals.labelling.session import LIST_FILTERS, ItemGone, LabelSession, Screen, StaleAct
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
@@ -79,6 +79,8 @@ class PageState:
     on_quit: Any = None
     on_act: Any = None
     """``label --until``: called after each saved act, returns the live status (an aggregate, never an item's verdict)."""
+    guidelines: str | None = None
+    """``--guidelines``: the user's text, shown beside every item as text (never HTML)."""
     prefix: str = ""
     """Where this person's page lives (``/p/NAME`` on a team server, ``label --annotators``; "" alone):
     the page's requests are relative to it and its cookie is scoped to it."""
@@ -120,6 +122,7 @@ def screen_payload(state: PageState, screen: Screen) -> dict[str, Any]:
         "graded": state.graded,
         "reveal": state.reveal,
         "annotator": state.session.annotator,
+        "guidelines": state.guidelines,
         "item": None if item is None else {
             "id": item.id,
             "system": item.system,
@@ -186,7 +189,7 @@ def _parse_act(state: PageState, raw: bytes) -> dict[str, Any]:
 
 
 def build_app(state: PageState) -> Starlette:
-    """The page's app: ``/`` (HTML), ``/static/*``, ``/api/screen``, ``/api/act``, ``/api/quit``."""
+    """The page's app: ``/`` (HTML), ``/static/*``, ``/api/screen``, ``/api/list``, ``/api/act``, ``/api/quit``."""
 
     def cookie_name(request: Request) -> str:
         port = request.url.port
@@ -242,6 +245,15 @@ def build_app(state: PageState) -> Starlette:
         position = None if raw is None else int(raw)
         return _json(screen_payload(state, state.session.screen(position)))
 
+    async def listing(request: Request) -> Response:
+        """The jump list: this person's items by position and short text, filtered; never a verdict."""
+        if (no := refused(request)) is not None:
+            return no
+        which = request.query_params.get("filter", "all")
+        if which not in LIST_FILTERS:
+            return _error(f"filter must be one of {', '.join(LIST_FILTERS)}")
+        return _json({"filter": which, "items": state.session.listing(which)})
+
     async def act(request: Request) -> Response:
         if (no := refused(request, write=True)) is not None:
             return no
@@ -294,6 +306,7 @@ def build_app(state: PageState) -> Starlette:
         Route("/", page),
         Route("/static/{name}", static),
         Route("/api/screen", screen),
+        Route("/api/list", listing),
         Route("/api/act", act, methods=["POST"]),
         Route("/api/quit", quit_, methods=["POST"]),
     ])

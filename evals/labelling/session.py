@@ -39,6 +39,10 @@ Key = tuple[str | None, str]
 NOBODY = PersonState()
 
 
+LIST_FILTERS = ("all", "unlabelled", "unsure", "skipped", "disagree")
+"""The jump list's filters: this person's own state of an item, or people who labelled it disagree."""
+
+
 class ItemGone(Exception):
     """The item named by an act is not in this person's queue (another annotator took it)."""
 
@@ -270,6 +274,29 @@ class LabelSession:
         queue = self.queue()
         return self.screen(after=queue.index(key) if key in queue else None)
 
+    def listing(self, which: str = "all") -> list[dict[str, object]]:
+        """This person's queue as a jump list, filtered (``LIST_FILTERS``): each entry's position, id,
+        system, a short text and this person's own state; never the judge's verdict (blind)."""
+        self.refresh()
+        mine = self.mine
+        rows: list[dict[str, object]] = []
+        for position, key in enumerate(self.queue()):
+            state = mine.get(key, NOBODY)
+            own = ("unsure" if state.unsure else "skipped" if state.skipped and state.label is None else
+                   "labelled" if state.label is not None else "unlabelled")
+            if which == "disagree":
+                given = {table[key].label for table in self._states.values()
+                         if key in table and table[key].label is not None}
+                if len(given) < 2:
+                    continue
+            elif which != "all" and own != which:
+                continue
+            item = self.by_key[key]
+            text = " ".join(item.fields[0][1].split()) if item.fields else ""
+            rows.append({"position": position, "id": item.id, "system": item.system,
+                         "text": text[:80] + ("…" if len(text) > 80 else ""), "state": own})
+        return rows
+
     def _live_mine(self) -> list[LabelAct]:
         live: list[LabelAct] = []
         for act in self._acts:
@@ -286,4 +313,4 @@ class LabelSession:
         return time.monotonic() - self.started
 
 
-__all__ = ["ItemGone", "LabelSession", "Screen", "StaleAct"]
+__all__ = ["LIST_FILTERS", "ItemGone", "LabelSession", "Screen", "StaleAct"]

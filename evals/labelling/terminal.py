@@ -56,11 +56,12 @@ class LabelApp(App[None]):
     ]
 
     def __init__(self, session: LabelSession, *, question: str, graded: bool = False,
-                 live: Callable[[], str] | None = None) -> None:
+                 live: Callable[[], str] | None = None, guidelines: str | None = None) -> None:
         """``live`` (``label --until``): after every act, the live status line (an aggregate over the
         labels so far, never an item's verdict), shown under the progress as in the page."""
         super().__init__()
         self.live = live
+        self.guidelines = guidelines
         self.session = session
         self.question = question
         self.graded = graded
@@ -73,7 +74,8 @@ class LabelApp(App[None]):
         yield Static(Text(printable(self.question)), id="question")
         yield Static("", id="status")
         yield Static("", id="live")
-        yield Static(Text(HELP), id="help")
+        yield Static(Text(HELP + (f"\n\nYOUR GUIDELINES\n{printable(self.guidelines)}" if self.guidelines else "")),
+                     id="help")
         with VerticalScroll(id="scroll"):
             yield Static("", id="item")
         with VerticalScroll(id="answer-pane"):

@@ -48,6 +48,10 @@
         main.appendChild(sec);
       }
     }
+    if (s.guidelines && !$("guidelines-text").textContent) {  // the user's file, as text (never HTML)
+      $("guidelines-text").textContent = s.guidelines;
+      $("guidelines").hidden = false;
+    }
     document.body.dataset.position = String(s.position);
     document.body.dataset.itemId = s.item ? s.item.id : "";
     document.body.dataset.system = s.item && s.item.system !== null ? s.item.system : "";
@@ -182,13 +186,41 @@
     if (open) { $("comment").value = pendingComment || ""; $("comment").focus(); }
   }
 
+  // the jump list: items by position and short text with your own state, never a verdict
+  async function showList(filter) {
+    const data = await call("GET", "api/list?filter=" + encodeURIComponent(filter));
+    const list = $("jump-list");
+    list.replaceChildren();
+    for (const it of data.items) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.className = "jump-item";
+      b.dataset.position = String(it.position);
+      b.dataset.itemId = it.id;
+      b.textContent = "#" + (it.position + 1) + " · " + it.state + " · " + it.text;
+      b.addEventListener("click", () => { $("jump").hidden = true; load(it.position).catch(() => {}); });
+      li.appendChild(b);
+      list.appendChild(li);
+    }
+    document.body.dataset.listFilter = filter;
+    document.body.dataset.listCount = String(data.items.length);
+  }
+  function toggleList() {
+    const box = $("jump");
+    box.hidden = !box.hidden;
+    if (!box.hidden) showList("all").catch((e) => notice("Cannot list: " + e.message));
+  }
+  for (const b of document.querySelectorAll("button[data-filter]")) {
+    b.addEventListener("click", () => showList(b.dataset.filter).catch((e) => notice("Cannot list: " + e.message)));
+  }
+
   const handlers = {
     yes: () => act("label", true), no: () => act("label", false),
     g0: () => act("label", 0), g1: () => act("label", 1), g2: () => act("label", 2), g3: () => act("label", 3),
     unsure: () => act("unsure"), skip: () => act("skip"), undo: () => act("undo"),
     prev: () => screen && !ended && load(Math.max(0, screen.position - 1)).catch(() => {}),
     next: () => screen && !ended && load(screen.position + 1).catch(() => {}),
-    comment: () => commentBox(true), help: () => { $("help").hidden = !$("help").hidden; }, quit,
+    comment: () => commentBox(true), list: toggleList, help: () => { $("help").hidden = !$("help").hidden; }, quit,
   };
 
   document.addEventListener("keydown", (e) => {
@@ -214,9 +246,10 @@
       case "ArrowLeft": name = "prev"; break;
       case "ArrowRight": name = "next"; break;
       case "c": name = "comment"; break;
+      case "l": name = "list"; break;
       case "?": name = "help"; break;
       case "q": name = "quit"; break;
-      case "Escape": $("help").hidden = true; break;
+      case "Escape": $("help").hidden = true; $("jump").hidden = true; break;
     }
     if (name) { e.preventDefault(); handlers[name](); }
   });

@@ -61,6 +61,9 @@ def test_blind_no_response_before_a_label_carries_the_judge(tmp_path: Path) -> N
     responses = [client.get(f"/api/screen?token={TOKEN}")]
     for position in range(4):
         responses.append(client.get(f"/api/screen?token={TOKEN}&position={position}"))
+    lists = ("all", "unlabelled", "unsure", "skipped", "disagree")  # #57 item 6: the jump list is blind too
+    responses += [client.get(f"/api/list?token={TOKEN}&filter={which}") for which in lists]
+    assert all(r.status_code == 200 for r in responses) and len(responses[5].json()["items"]) == 4
     screen = responses[0].json()
     while not screen["finished"]:
         answer = client.post(f"/api/act?token={TOKEN}", json=on(screen, label=True, seconds=1.0))
@@ -69,6 +72,7 @@ def test_blind_no_response_before_a_label_carries_the_judge(tmp_path: Path) -> N
         assert revealed is not None and revealed["id"] == screen["item"]["id"]
         labelled.add(revealed["id"])
         responses.append(answer)
+        responses += [client.get(f"/api/list?token={TOKEN}&filter={which}") for which in lists]
         screen = answer.json()
     for response in responses:
         assert not _carries_the_judge(response.text, labelled), response.text
@@ -199,3 +203,10 @@ def test_an_act_on_an_item_another_annotator_took_is_answered_409_with_the_next_
     assert answer.status_code == 409 and "bob labelled this item first" in answer.json()["error"]
     assert answer.json()["screen"]["item"]["id"] != screen["item"]["id"]
     assert [a.annotator for a in read_acts(state.session.out)] == ["bob"]
+
+
+def test_the_jump_list_needs_the_token_and_a_known_filter(tmp_path: Path) -> None:
+    client, _ = make(tmp_path)
+    assert client.get("/api/list").status_code == 403
+    bad = client.get(f"/api/list?token={TOKEN}&filter=judge-yes")
+    assert bad.status_code == 400 and "filter must be one of" in bad.json()["error"]

@@ -84,3 +84,24 @@ def test_team_options_that_do_not_fit_are_one_line(tmp_path: Path) -> None:
                          (["--host", "0.0.0.0"], "name the address")):
         done = _label(str(items), "--out", out, "--no-browser", *extra)
         assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_guidelines_are_untrusted_text_with_a_size_cap(tmp_path: Path) -> None:
+    """#57 item 6: --guidelines FILE.md: a FIFO, a directory, a huge or non-UTF-8 file end in one line."""
+    import os
+
+    from ragjury.commands.label import GUIDELINES_BYTES, read_guidelines
+
+    rules = tmp_path / "rules.md"
+    rules.write_text("<script>x</script>\x1b[2J ok\n")
+    assert read_guidelines(rules) == "<script>x</script>[2J ok\n"  # text, control characters dropped
+    items = tmp_path / "plan.jsonl"
+    items.write_text(json.dumps({"id": "q1", "system": "A", "judge_label": True, "judge_probability": 0.9,
+                                 "question": "q", "answer": "a", "references": ["r"]}) + "\n")
+    fifo, big, latin = tmp_path / "fifo.md", tmp_path / "big.md", tmp_path / "latin.md"
+    os.mkfifo(fifo)
+    big.write_text("x" * (GUIDELINES_BYTES + 1))
+    latin.write_bytes(b"caf\xe9\n")
+    for path, words in ((fifo, "FIFO"), (tmp_path, "directory"), (big, "over 32 KB"), (latin, "not UTF-8")):
+        done = _label(str(items), "--out", str(tmp_path / "labels.jsonl"), "--no-browser", "--guidelines", str(path))
+        assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
