@@ -19,6 +19,7 @@ from rich.console import Console
 
 from ragjury.commands._options import OptionSet
 from ragjury.rag_agent.core.input_files import InputError
+from ragjury.rag_agent.core.judge_spec import JudgeSpec, parse
 
 if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
@@ -423,8 +424,10 @@ CalibrationOption = Annotated[
 ]
 
 
-def calibration_options(path: Path | None, task: str, judge: str, model: str | None = None) -> dict[str, object]:
-    """Judge options of a calibration file, after checking it was fitted for this task and judge.
+def calibration_options(path: Path | None, task: str, judge: JudgeSpec | str,
+                        model: str | None = None) -> dict[str, object]:
+    """Judge options of a calibration file, after checking it was fitted for this task and judge
+    (the command's parsed ``--judge``; a string is parsed here).
 
     A calibration fitted on another model is applied, with a warning: cut-offs on one model's
     probabilities rarely transfer to another's, and the user should know to re-fit.
@@ -433,9 +436,10 @@ def calibration_options(path: Path | None, task: str, judge: str, model: str | N
         return {}
     from ragjury.evals.stats.calibration import CalibrationError, check_applies, load_calibration
 
+    spec = judge if isinstance(judge, JudgeSpec) else parse(judge)
     try:
         calibration = load_calibration(path)
-        check_applies(calibration, task, judge, path)
+        check_applies(calibration, task, spec.value, path)
     except CalibrationError as error:
         raise fail(str(error)) from None
     if model is not None and calibration.model is not None and calibration.model != model:
@@ -444,9 +448,9 @@ def calibration_options(path: Path | None, task: str, judge: str, model: str | N
             "its cut-offs may not transfer (re-fit with `ragjury calibrate` on this model)",
             markup=False,
         )
-    from ragjury.rag_agent.judges.catalogue import declared_model_free  # source text only: no judge imported
+    from ragjury.rag_agent.judges.catalogue import one_token_path  # source text only: no judge imported
 
-    return calibration.judge_options(model_free=declared_model_free(task, judge))
+    return calibration.judge_options(one_token_path=one_token_path(task, spec))
 
 
 def start_trace(trace: bool, settings: RagjurySettings) -> Any:

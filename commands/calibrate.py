@@ -102,7 +102,8 @@ def calibrate(
     """
     from ragjury.evals.runs.runner import run_judgments
     from ragjury.evals.stats.calibration import fit_calibration, logprob_options
-    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, declared_model_free
+    from ragjury.rag_agent.core.judge_spec import parse
+    from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, build_judge, one_token_path
 
     if task not in DEFAULT_JUDGES:
         raise fail(f"--task must be one of {', '.join(DEFAULT_JUDGES)}, got '{task}'")
@@ -124,9 +125,10 @@ def calibrate(
         raise fail(str(error)) from None
     if len(items) < 2 * folds:
         raise fail(f"{data}: {len(items)} labelled items, too few for {folds}-fold cross-validation")
-    judge_opts = logprob_options(judge_name, model_free=declared_model_free(task, judge_name))
+    judge_spec = parse(judge_name)  # the one parse of --judge in this run
+    judge_opts = logprob_options(one_token_path=one_token_path(task, judge_spec))
     try:
-        judge_obj = build_judge(task, judge_name, settings, **judge_opts)
+        judge_obj = build_judge(task, judge_spec, settings, **judge_opts)
     except UnknownJudgeError as error:
         raise fail(str(error)) from None
     except TypeError:
@@ -140,7 +142,7 @@ def calibrate(
         try:
             dry_run_batch(
                 command="calibrate",
-                build=lambda: build_judge(task, judge_name, settings, **judge_opts),
+                build=lambda: build_judge(task, judge_spec, settings, **judge_opts),
                 items=items,
                 cache=cache,
                 json_output=run.json_output,

@@ -32,7 +32,7 @@ from ragjury.commands._common import (
 )
 from ragjury.commands.evaluate_agent import agent_judges, evaluate_agent_run
 from ragjury.commands.evaluate_dataset import prepare_dataset_run
-from ragjury.rag_agent.core.judge_spec import AUTO
+from ragjury.rag_agent.core.judge_spec import AUTO, JudgeSpec
 from ragjury.rag_agent.core.sync import run_sync
 # read from the source text: no judge, no item class imported
 from ragjury.rag_agent.judges.catalogue import UnknownJudgeError, default_name, judge_names_help, resolve
@@ -355,7 +355,8 @@ def evaluate(
             criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
             junit=junit, inputs=[("--data", data), ("--calibration", calibration), ("--cache", run.cache_file(settings))])
     _check_agent_options(agent, junit=junit, calibration=calibration, labels=labels)
-    judge_options = calibration_options(calibration, task.value, judge_name, settings.judge_model) if task else {}
+    judge_spec = next((j for _, j in checks if isinstance(j, JudgeSpec) and j.value == judge_name), judge_name)
+    judge_options = calibration_options(calibration, task.value, judge_spec, settings.judge_model) if task else {}
     people = None  # people's labels, read once before judging (evals.io.people), joined to the rows with their weights
     if labels is not None and task is not None and not agent:
         from ragjury.evals.io.people import read_people
@@ -383,6 +384,7 @@ def evaluate(
                 junit=junit, labels=people, **common)
         return prepare_dataset_run(
             task=task.value, data=data, judge_name=judge_name, resolved=resolved[(task.value, judge_name)],
+            judge_spec=judge_spec if isinstance(judge_spec, JudgeSpec) else None,
             mapping=mapping or [], judge_options=judge_options, executor=executor, junit=junit, labels=people,
             repeats=repeats, **common)
 
@@ -418,26 +420,31 @@ def _check_executor(executor: str, agent: bool) -> None:
 
 
 def _dataset_judges(task: Task | None, judge: list[str] | None, rubric: Path | None, dry_run: bool,
-                    calibration: Path | None, executor: str) -> tuple[str, list[str] | None, list[tuple[str, str]]]:
+                    calibration: Path | None, executor: str
+                    ) -> tuple[str, list[str] | None, list[tuple[str, str | JudgeSpec]]]:
     """The judge name, the criteria of a several-judge run (None for one judge) and the (task, judge)
-    pairs to resolve, for a run over a dataset."""
+    pairs to resolve, for a run over a dataset: each ``--judge`` parsed here, once, and that
+    ``JudgeSpec`` handed to the catalogue."""
     if task is None:
         raise fail(f"give --task {_tasks_text(usage=True)} (or --agent with --corpus)")
     from ragjury.commands.evaluate_criteria import dataset_judges
 
     specs = dataset_judges(task.value, judge, rubric, default=DEFAULT_JUDGES.get(task.value), dry_run=dry_run,
                            calibration=calibration, executor=executor)
-    return specs[0], (specs if len(specs) > 1 else None), [(task.value, spec) for spec in specs]
+    names = [spec.value for spec in specs]
+    return names[0], (names if len(names) > 1 else None), [(task.value, spec) for spec in specs]
 
 
-def _resolved(checks: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
-    """Each (task, judge name) the run needs, resolved once (an unknown name is a user mistake)."""
+def _resolved(checks: list[tuple[str, str | JudgeSpec]]) -> dict[tuple[str, str], Any]:
+    """Each (task, judge) the run needs, resolved once (an unknown name is a user mistake), keyed by
+    the judge's words; a parsed ``JudgeSpec`` goes to the catalogue as it is."""
     out = {}
-    for check_task, name in checks:
+    for check_task, judge in checks:
+        name = judge.value if isinstance(judge, JudgeSpec) else judge
         if name == "none" and check_task != "score":
             continue
         try:
-            out[(check_task, name)] = resolve(check_task, name)
+            out[(check_task, name)] = resolve(check_task, judge)
         except UnknownJudgeError as error:
             raise fail(str(error)) from None
     return out

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ragjury.commands._common import EXIT_BELOW_THRESHOLD, EXIT_UNSCORED, fail, print_json, stderr, stdout
 from ragjury.evals.io.json_contract import paths
-from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX, parse
+from ragjury.rag_agent.core.judge_spec import RUBRIC_PREFIX, RUBRIC_TEXT_PREFIX, JudgeSpec, parse
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
@@ -30,27 +30,28 @@ if TYPE_CHECKING:
 RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def expand_judges(specs: Sequence[str]) -> list[str]:
-    """The ``--judge`` values with each ``rubric:FOLDER`` replaced by one ``rubric:FILE`` per
-    rubric file inside it (sorted); a folder with none is refused."""
-    out: list[str] = []
+def expand_judges(specs: Sequence[str]) -> list[JudgeSpec]:
+    """The ``--judge`` values, each parsed once (the ``JudgeSpec`` the run carries from here on),
+    with each ``rubric:FOLDER`` replaced by one ``rubric:FILE`` per rubric file inside it (sorted);
+    a folder with none is refused."""
+    out: list[JudgeSpec] = []
     for spec in specs:
         parsed = parse(spec)
         folder = Path(parsed.rest) if parsed.kind == "rubric" else None
         if folder is None or not folder.is_dir():
-            out.append(spec)
+            out.append(parsed)
             continue
         files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in RUBRIC_SUFFIXES)
         if not files:
             raise fail(f"--judge {spec}: the folder holds no rubric file (*.yaml, *.yml or *.json)")
-        out.extend(f"{RUBRIC_PREFIX}{file}" for file in files)
+        out.extend(parse(f"{RUBRIC_PREFIX}{file}") for file in files)
     return out
 
 
 def dataset_judges(
     task: str, judge: list[str] | None, rubric: str | None, *, default: str | None, dry_run: bool,
     calibration: Path | None, executor: str,
-) -> list[str]:
+) -> list[JudgeSpec]:
     """The judges of a dataset run (``--judge``, each ``rubric:FOLDER`` expanded, or ``--rubric``, or
     the task's ``default``): one, or several criteria, which refuse what takes one judge."""
     if rubric is not None:
@@ -61,12 +62,12 @@ def dataset_judges(
     if judge:
         specs = expand_judges(judge)
     elif default is not None:
-        specs = [default]
+        specs = [parse(default)]
     else:
         from ragjury.rag_agent.judges.catalogue import judge_names
 
         raise fail(f"task {task} has no default judge: give --judge ({', '.join(judge_names(task))})")
-    if len(specs) != len(set(specs)):
+    if len({spec.value for spec in specs}) != len(specs):
         raise fail("the same --judge is given twice: each criterion once")
     if len(specs) > 1:
         refused = [flag for flag, given in (("--dry-run", dry_run), ("--calibration", calibration is not None),

@@ -26,6 +26,7 @@ from ragjury.rag_agent.core.input_files import InputError
 
 if TYPE_CHECKING:
     from ragjury.commands._common import RunOptions
+    from ragjury.rag_agent.core.judge_spec import JudgeSpec
     from ragjury.evals.results.gates import Gates
     from ragjury.rag_agent.judges.catalogue import Resolved
 
@@ -36,6 +37,7 @@ def prepare_dataset_run(
     data: Path,
     judge_name: str,
     resolved: Resolved,
+    judge_spec: JudgeSpec | None = None,
     mapping: list[str],
     judge_options: dict[str, Any],
     out: Path | None,
@@ -51,7 +53,8 @@ def prepare_dataset_run(
     repeats: int = 1,
 ) -> tuple[Coroutine[Any, Any, Any], Callable[[Any], None]] | None:
     """Load the dataset and build the judge; the run to await and what to do with its result
-    (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack."""
+    (``None`` after a dry run). The caller awaits it, so no frame of this sits on the judge's stack.
+    ``judge_spec``: the ``--judge`` the command parsed, carried into the finished run."""
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
     dataset = load_for_run(task, data, mapping, limit, labels)
@@ -72,7 +75,8 @@ def prepare_dataset_run(
     if executor == "ray":
         judge, session = on_ray(judge, task=task, judge_name=judge_name, settings=settings, options=judge_options)
         inner = evaluate_dataset(
-            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress, judge_name=judge_name
+            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress,
+            judge_name=judge_spec or judge_name,
         )
 
         async def run_in_session() -> Any:
@@ -85,7 +89,8 @@ def prepare_dataset_run(
         judging = run_in_session()
     else:
         judging = evaluate_dataset(
-            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress, judge_name=judge_name
+            task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress,
+            judge_name=judge_spec or judge_name,
         )
 
     stable: dict[str, Any] = {}
@@ -230,7 +235,7 @@ def step_summary(result: Any, data: Path, failures: list[str], outputs: list[Pat
     from ragjury.evals.results.gates import run_step_summary
     from ragjury.evals.results.headline import headline, trust_note
 
-    note = trust_note(result.task, result.judge, result.labelled)  # a judge nobody measured here says so
+    note = trust_note(result.task, result.judge_spec or result.judge, result.labelled)  # a judge nobody measured here says so
     lines = headline(result) + ([note] if note else [])
     text = run_step_summary(f"evaluate gate ({result.task}, {data.name})", lines, failures)
     warning = append_step_summary(text, inputs=[data, *outputs])
@@ -270,7 +275,8 @@ def print_dataset_result(result: Any, data: Path, out: Path | None) -> None:
 
     sampled, read = result.sampled_share()
     lines = headline(result)  # the run's result first: people's rate where they labelled items
-    note = trust_note(result.task, result.judge, result.labelled, str(out) if out is not None else "PRED.jsonl")
+    note = trust_note(result.task, result.judge_spec or result.judge, result.labelled,
+                      str(out) if out is not None else "PRED.jsonl")
     stdout.print(escape(lines[0]), highlight=False, soft_wrap=True)
     if note is not None and len(lines) == 1:  # whose rate line 1 is, right under it
         stdout.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)

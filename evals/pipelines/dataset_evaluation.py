@@ -26,6 +26,7 @@ from ragjury.evals.results.finished_run import HEADLINE_FIGURES, FinishedRun, fl
 from ragjury.evals.report.run_outputs import DatasetFiles, html_report, run_payload, run_summary, write_outputs
 from ragjury.evals.runs.cache import JudgmentCache
 from ragjury.evals.runs.runner import run_judgments
+from ragjury.rag_agent.core.judge_spec import JudgeSpec
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.protocol import Judge
 from ragjury.rag_agent.core.results import Judgment
@@ -65,7 +66,7 @@ async def evaluate_dataset(
     cache: JudgmentCache | None = None,
     concurrency: int | None = None,
     progress: bool | Progress = True,
-    judge_name: str | None = None,
+    judge_name: JudgeSpec | str | None = None,
     limit: int | None = None,
 ) -> DatasetEvaluation:
     """Judge every row's item and compare with the rows' gold labels when they have them.
@@ -74,8 +75,10 @@ async def evaluate_dataset(
     a path, a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts (Ragas and DeepEval
     column names recognised). ``limit``: only the first N rows (as ``--limit``). ``judge_name``:
     the ``--judge`` name ``judge`` was built from; each verdict is shown under it (for ``auto``,
-    under the default judge's name or its fallback's).
+    under the default judge's name or its fallback's). A command gives the ``JudgeSpec`` it parsed,
+    which the finished run carries (its headline reads it, not the words).
     """
+    words = judge_name.value if isinstance(judge_name, JudgeSpec) else judge_name
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     task_spec(task)  # an unknown task fails here, before anything is judged
@@ -93,9 +96,9 @@ async def evaluate_dataset(
         cache=cache,
         concurrency=concurrency,
         progress=progress,
-        description=f"{task}: {judge_name or judge.identity.name}",
+        description=f"{task}: {words or judge.identity.name}",
     )
-    named = verdict_namer(task, judge_name, judgments)
+    named = verdict_namer(task, words, judgments)
     predictions = [
         Prediction(row.id, row.system, row.gold, judgment, label_of(judgment.value), task=task, item=row.item,
                    judge_name=named(judgment), inclusion_probability=getattr(row, "inclusion_probability", None))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
-from ragjury.rag_agent.core.judge_spec import parse
+from ragjury.rag_agent.core.judge_spec import JudgeSpec, parse
 from ragjury.evals.io.predictions import Prediction, PredictionRun, run_of_predictions
 from ragjury.evals.io.tasks import task_spec
 from ragjury.evals.results.breakdowns import Table, cost_table, labelled_probabilities, system_table
@@ -114,7 +114,7 @@ class RunFigures:
         intervals, estimates, card, per_system = run.intervals, run.estimates, run.card, run.per_system
         figures = run.figures()
         verdict_task, people, lines = run.verdict_task, people_rates(run), headline(run)  # what is made of them
-        trust = trust_note(run.task, run.judge, run.labelled, run.run.path)
+        trust = trust_note(run.task, run.judge_spec or run.judge, run.labelled, run.run.path)
         flagged = run.injection_flags
         notes = _notes(run.run, fallback, trust, flagged)
         return cls(
@@ -160,7 +160,7 @@ class FinishedRun:
         self,
         run: PredictionRun,
         *,
-        judge: str | None = None,
+        judge: JudgeSpec | str | None = None,
         stats: RunStats | None = None,
         identity: JudgeIdentity | None = None,
         predictions: Sequence[Prediction] | None = None,
@@ -168,7 +168,9 @@ class FinishedRun:
         seed: int = 0,
     ) -> None:
         self.run = run
-        self.judge = judge or ", ".join(self.sources.judges) or "?"
+        self.judge_spec = judge if isinstance(judge, JudgeSpec) else None
+        """The ``--judge`` its command parsed, carried as it is (None for a run read back)."""
+        self.judge = (judge.value if isinstance(judge, JudgeSpec) else judge) or ", ".join(self.sources.judges) or "?"
         self.stats = stats
         self.identity = identity
         self.predictions = list(predictions) if predictions is not None else None
@@ -183,7 +185,7 @@ class FinishedRun:
         task: str,
         predictions: Sequence[Prediction],
         *,
-        judge: str,
+        judge: JudgeSpec | str,
         stats: RunStats | None = None,
         identity: JudgeIdentity | None = None,
     ) -> FinishedRun:
@@ -229,6 +231,9 @@ class FinishedRun:
         where every verdict came from a rubric or a Python check (``judged to meet the criterion``):
         a check that answers are short does not judge them faithful."""
         judges = self.sources.judges or [self.judge]
+        spec = self.judge_spec
+        if spec is not None and list(judges) == [spec.value]:  # the judge its command parsed: not parsed again
+            return RUBRIC if spec.own_criterion else self.task
         # a rubric's or a Python check's yes: its own criterion's
         return RUBRIC if all(parse(str(name)).own_criterion for name in judges) else self.task
 

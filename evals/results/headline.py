@@ -27,6 +27,7 @@ from ragjury.rag_agent.core.judge_spec import (
     PLUGIN_PREFIX,
     RUBRIC_PREFIX,
     RUBRIC_TEXT_PREFIX,
+    JudgeSpec,
     parse,
 )
 
@@ -217,27 +218,33 @@ UNMEASURED_KINDS: dict[str, str] = {
 """Judges the team cannot have measured: the user's own criteria and heads."""
 
 
-def public_bias(task: str | None, judge: str | None) -> str | None:
+def public_bias(task: str | None, judge: JudgeSpec | str | None) -> str | None:
     """The team's public-data bias of ``judge`` on ``task``, or None where it was not measured."""
     if task is None or judge is None:
         return None
-    return PUBLIC_BIAS.get((task, judge))
+    return PUBLIC_BIAS.get((task, judge.value if isinstance(judge, JudgeSpec) else judge))
 
 
-def unmeasured_kind(judge: str | None) -> str | None:
+def unmeasured_kind(judge: JudgeSpec | str | None) -> str | None:
     """"a rubric", "a Python check", "a fitted head" for the user's own judges (every member of a
-    panel counts); None for a built-in judge."""
+    panel counts); None for a built-in judge. A run just judged gives the ``JudgeSpec`` its command
+    parsed; a run read back, the judge words of its rows (parsed here)."""
     if not judge:
         return None
-    for name in judge.split(","):  # a run's judges may be several names joined ("llm, contains")
-        spec = parse(name.strip())
+    if isinstance(judge, JudgeSpec):
+        specs: list[JudgeSpec] = [judge]
+    else:
+        whole = parse(judge.strip())  # a panel's own commas are no list of judges
+        specs = [whole] if whole.kind == "panel" or "," not in judge else [parse(name.strip()) for name in judge.split(",")]
+    for spec in specs:  # a run's judges may be several names joined ("llm, contains")
         for part in spec.members or (spec,):
             if part.prefix in UNMEASURED_KINDS:
                 return UNMEASURED_KINDS[part.prefix]
     return None
 
 
-def trust_note(task: str | None, judge: str | None, labelled: int, predictions: str = "PRED.jsonl") -> str | None:
+def trust_note(task: str | None, judge: JudgeSpec | str | None, labelled: int,
+               predictions: str = "PRED.jsonl") -> str | None:
     """The line a run without people's labels prints under its rate: whose rate it is, what the team
     measured of this judge on public data (or that nobody has measured it), and the commands that
     measure it here. None when the run has labels (its agreement says how far to trust it)."""
@@ -254,7 +261,7 @@ def trust_note(task: str | None, judge: str | None, labelled: int, predictions: 
     return f"this is the judge's rate, not yet measured against people on this data{measured}; {fix}"
 
 
-def trust_dict(task: str | None, judge: str | None, labelled: int) -> dict[str, object]:
+def trust_dict(task: str | None, judge: JudgeSpec | str | None, labelled: int) -> dict[str, object]:
     """The same in ``--json``: which rate line 1 is, and how far it is measured."""
     kind = unmeasured_kind(judge)
     return {
@@ -270,7 +277,8 @@ def trust_dict(task: str | None, judge: str | None, labelled: int) -> dict[str, 
 def trust_block(figures: Any) -> dict[str, object]:
     """The ``trust`` block of a run in ``--json`` (``evaluate`` and ``report`` alike): whose rate
     line 1 is, how far the judge is measured, and people's rates where they labelled items."""
-    return {**trust_dict(figures.task, figures.judge, figures.labelled), **headline_dict(figures)}
+    judge = getattr(figures, "judge_spec", None) or figures.judge  # the parsed --judge of a run just judged
+    return {**trust_dict(figures.task, judge, figures.labelled), **headline_dict(figures)}
 
 
 __all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines",

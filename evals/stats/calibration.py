@@ -245,19 +245,12 @@ class FitFigures(BaseModel):
                 "check the labels, the judge and the data before using this file")
 
 
-def logprob_options(judge: str, *, model_free: bool = False) -> dict[str, object]:
-    """Options that put a judge on the one-token path its calibration is fitted on.
-
-    A panel takes none: its members are built with their defaults (the LLM members read logprobs
-    where the server returns them), and only the cut-off on its mean probability is fitted. A
-    model-free judge (``support``: a score in [0, 1]) takes none either: the caller, which knows
-    the judges, says so (``model_free``).
+def logprob_options(*, one_token_path: bool) -> dict[str, object]:
+    """Options that put a judge on the one-token path its calibration is fitted on, when it has
+    one. Which judges have one (not a panel, a cross-encoder or a model-free judge) is the
+    catalogue's to say (``catalogue.one_token_path``): statistics read no judge-name words.
     """
-    from ragjury.rag_agent.core.judge_spec import parse
-
-    if model_free or parse(judge).kind in ("panel", "cross-encoder"):  # a local classifier: P(yes) as it is
-        return {}
-    return {"method": "logprobs"}
+    return {"method": "logprobs"} if one_token_path else {}
 
 
 def _check_monotone(xs: Sequence[float], ys: Sequence[float]) -> None:
@@ -312,10 +305,10 @@ class Calibration(BaseModel):
             _check_monotone(*self.isotonic)
         return self
 
-    def judge_options(self, *, model_free: bool = False) -> dict[str, object]:
-        """Constructor options that apply this calibration to the judge (``model_free``: the judge
-        calls no model, so it takes no one-token path)."""
-        method = logprob_options(self.judge, model_free=model_free)
+    def judge_options(self, *, one_token_path: bool = False) -> dict[str, object]:
+        """Constructor options that apply this calibration to the judge (``one_token_path``: the
+        caller, which knows the judges, says whether it reads one token's logprobs)."""
+        method = logprob_options(one_token_path=one_token_path)
         if self.cuts is not None:
             return {"cuts": tuple(self.cuts), **method}
         if self.threshold is not None:

@@ -161,6 +161,13 @@ def declared_model_free(task: str, name: str) -> bool:
     return found is not None and not found.uses_model
 
 
+def one_token_path(task: str, spec: JudgeSpec) -> bool:
+    """Whether a calibration of ``spec`` puts it on the one-token (logprobs) path it is fitted on:
+    not a panel (its members keep their defaults), a cross-encoder (P(yes) as it is) or a judge
+    that calls no model. Read from the source text: nothing imported."""
+    return spec.kind not in ("panel", "cross-encoder") and not declared_model_free(task, spec.value)
+
+
 def tasks() -> list[str]:
     """Every task some judge declares."""
     found = {task for task, _ in declared()} | {task for task, _ in declarations.ENTRIES}
@@ -428,10 +435,12 @@ def _check_task(task: str) -> None:
         raise UnknownJudgeError(f"unknown task '{task}'; valid tasks: {', '.join(tasks())}")
 
 
-def resolve(task: str, name: str) -> Resolved:
+def resolve(task: str, name: str | JudgeSpec) -> Resolved:
     """What ``--judge name`` means for ``task``: a declared judge, ``auto``, a panel or a plug-in;
-    an unknown name is an ``UnknownJudgeError`` listing the valid ones."""
-    spec = parse(name)
+    an unknown name is an ``UnknownJudgeError`` listing the valid ones. A command gives the
+    ``JudgeSpec`` it parsed once; a string (the Python door) is parsed here."""
+    spec = name if isinstance(name, JudgeSpec) else parse(name)
+    name = spec.value
     if spec.kind == "plugin":
         return Resolved(task, name, _plugin_factory(spec, task), "plug-in judge", "binary")
     _check_task(task)
@@ -463,7 +472,7 @@ def resolve(task: str, name: str) -> Resolved:
                     found.description, found.scale, found.uses_model)
 
 
-def build_judge(task: str, name: str, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
+def build_judge(task: str, name: str | JudgeSpec, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
     """The judge ``name`` for ``task``, built with ``settings`` (model, base URL, ...) and ``opts``."""
     return resolve(task, name).build(settings, **opts)
 
@@ -481,7 +490,7 @@ def _panel(task: str, parsed: JudgeSpec) -> Resolved:
     nested = [member.value for member in parsed.members if member.kind == "panel"]
     if nested:
         raise UnknownJudgeError(f"panel '{spec}': a panel cannot contain a panel ({nested[0]})")
-    parts = [resolve(task, member) for member in members]  # an unknown member fails here
+    parts = [resolve(task, member) for member in parsed.members]  # parsed with the panel; an unknown member fails here
     name = parsed.canonical
 
     def factory(settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
@@ -639,6 +648,7 @@ def _plugin_factory(parsed: JudgeSpec, task: str = "") -> JudgeFactory:
 
 
 __all__ = [
+    "one_token_path",
     "catalogue_name",
     "catalogue_names",
     "typed_names",

@@ -1,0 +1,56 @@
+"""#53 item 8: ``--judge`` is parsed once per run and carried parsed.
+
+Why: the judge words were parsed 4 times per run (14 for a two-member panel): by the command, the
+catalogue, each panel member again, and the headline from the joined name, which read
+``panel:a,b`` as two judges. Now the command parses once; the catalogue, the finished run, the
+headline and the ``--json`` trust block get that ``JudgeSpec``, never the words.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ragjury.cli import app
+from ragjury.rag_agent.core.judge_spec import JudgeSpec
+
+DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "config_a.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("judge", "expected"),
+    [
+        ("contains", {"contains": 1}),
+        ("panel:contains,token-overlap", {"panel:contains,token-overlap": 1, "contains": 1, "token-overlap": 1}),
+    ],
+)
+def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, int], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    built: Counter[str] = Counter()
+    init = JudgeSpec.__init__
+
+    def counting(self: JudgeSpec, value: str, *args: Any, **kwargs: Any) -> None:
+        built[value] += 1
+        init(self, value, *args, **kwargs)
+
+    monkeypatch.setattr(JudgeSpec, "__init__", counting)
+    result = CliRunner().invoke(app, [
+        "evaluate", "--task", "correctness", "--judge", judge, "--data", str(DATA), "--out", str(tmp_path / "p.jsonl"),
+        "--html", str(tmp_path / "p.html"), "--no-cache", "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    assert dict(built) == expected
+    assert json.loads(result.stdout)["trust"]["judge_kind"] == "built-in"
+
+
+def test_a_panel_of_built_in_judges_is_not_read_as_two_judges() -> None:
+    """The joined words of a run read back: a panel's own commas are no list of judges."""
+    from ragjury.evals.results.headline import unmeasured_kind
+
+    assert unmeasured_kind("panel:contains,token-overlap") is None
+    assert unmeasured_kind("panel:contains,rubric:x.yaml") == "a rubric"
+    assert unmeasured_kind("llm, rubric:x.yaml") == "a rubric"
