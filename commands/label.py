@@ -94,6 +94,9 @@ def label(
                                               "confidence sequence's level.")] = 0.95,
     max_labels: Annotated[int | None, typer.Option("--max-labels", min=1, help="With --until: the budget; "
                                                    "'budget reached: not settled' after N labels.", metavar="N")] = None,
+    review: Annotated[bool, typer.Option("--review", help="Walk the items people disagree on and settle each: "
+                                         "your label is an adjudication, which the several-annotator rule "
+                                         "then uses (tie or not).")] = False,
     guidelines: Annotated[Path | None, typer.Option("--guidelines", help="Your labelling guidelines (a text "
                                                     "or Markdown file, shown as text beside every item).",
                                                     metavar="FILE.md")] = None,
@@ -138,13 +141,21 @@ def label(
 
     team = _team(annotators, annotator, terminal)
     rules = None if guidelines is None else read_guidelines(guidelines)
+    if review and (team or terminal or until is not None):
+        raise fail("--review is one person settling disagreements in the page: leave out "
+                   + ("--annotators" if team else "--terminal" if terminal else "--until"))
     listen = _listen_address(host, terminal)
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
     _check_writable(out)
     who = annotator or _annotator()
     live = _live_status(items_file, items, until, confidence, max_labels, graded)
     session = LabelSession(items, out, who, seed=seed, overlap=overlap, recheck=recheck,
-                           sequential=None if live is None else live.mark)
+                           sequential=None if live is None else live.mark, review=review)
+    if review and not session.queue():
+        stderr.print(f"--review: people disagree on no item of {out} (nothing to settle)", highlight=False,
+                     soft_wrap=True, markup=False)
+        _print_summary(items_file, out, items, json_output)
+        return
     if live is not None and live.decision.paired:
         session.order = live.paired_order(session.order)  # a question's two answers one after the other
     question = question_for(found_task, graded, criterion)

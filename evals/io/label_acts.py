@@ -59,6 +59,9 @@ class LabelAct:
     sequential: str | None = None
     """The decision of a sequential session (``label --until "B - A"``): the labels were gathered
     until it was settled, so only a confidence sequence is valid for them (``estimate`` says so)."""
+    review: bool = False
+    """An adjudication (``label --review``): it settles the item where people disagree or tie, and is
+    never a vote (the rule: ``RULE``)."""
     line: int = field(default=0, compare=False)
 
     @property
@@ -73,6 +76,8 @@ class LabelAct:
             row.pop("fingerprint")
         if row["sequential"] is None:
             row.pop("sequential")
+        if not row["review"]:
+            row.pop("review")
         return row
 
 
@@ -159,7 +164,8 @@ def act_of_row(path: str, line: int, row: object) -> LabelAct:
         shown_judge=_bool(row.get("shown_judge")), recheck=_bool(row.get("recheck")),
         inclusion_probability=_probability(path, line, row.get("inclusion_probability")),
         fingerprint=row["fingerprint"] if isinstance(row.get("fingerprint"), str) else None,
-        sequential=row["sequential"] if isinstance(row.get("sequential"), str) else None, line=line,
+        sequential=row["sequential"] if isinstance(row.get("sequential"), str) else None,
+        review=_bool(row.get("review")), line=line,
     )
 
 
@@ -258,10 +264,13 @@ class PersonState:
         return self.label is not None or self.unsure or self.skipped
 
 
-def replay(acts: Iterable[LabelAct]) -> dict[str, dict[tuple[str | None, str], PersonState]]:
-    """annotator → (system, id) → state. ``undo`` takes back that annotator's last live act."""
+def replay(acts: Iterable[LabelAct], *, review: bool = False) -> dict[str, dict[tuple[str | None, str], PersonState]]:
+    """annotator → (system, id) → state. ``undo`` takes back that annotator's last live act.
+    People's acts by default; ``review=True``: the adjudications (``label --review``) alone."""
     live: dict[str, list[LabelAct]] = {}
     for act in acts:
+        if act.review != review:
+            continue
         mine = live.setdefault(act.annotator, [])
         if act.act == "undo":
             if mine:
@@ -289,6 +298,20 @@ def replay(acts: Iterable[LabelAct]) -> dict[str, dict[tuple[str | None, str], P
     return states
 
 
+def adjudications(acts: Iterable[LabelAct]) -> dict[tuple[str | None, str], LabelValue]:
+    """(system, id) → the adjudicated label (``label --review``): the last live review label of the
+    item, whoever gave it; an adjudication undone, or marked unsure or skipped, settles nothing."""
+    acts = list(acts)
+    states = replay(acts, review=True)
+    last: dict[tuple[str | None, str], str] = {}
+    for act in acts:
+        if act.review and act.act != "undo":
+            state = states.get(act.annotator, {}).get(act.key)
+            if state is not None and state.label is not None:
+                last[act.key] = act.annotator
+    return {key: states[who][key].label for key, who in last.items()}  # type: ignore[misc]
+
+
 @dataclass
 class PeopleLabels:
     """Each item's people label under the several-annotator rule, and what the rule left out."""
@@ -306,7 +329,8 @@ class PeopleLabels:
 
 RULE = (
     "each person's last label of an item counts (undone acts and rechecks do not); unsure and skipped "
-    "items are left out; an item's label is the majority of the people who labelled it; ties are left out"
+    "items are left out; an item's label is the majority of the people who labelled it; ties are left out; "
+    "an adjudication (label --review) settles the item it names, tie or not"
 )
 
 
@@ -343,8 +367,12 @@ def people_labels(
         )
     labels: dict[tuple[str | None, str], LabelValue] = {}
     ties: list[tuple[str | None, str]] = []
+    settled = adjudications(acts)
     for key, values in votes.items():
         ranked = Counter(values).most_common()
+        if key in settled:
+            labels[key] = settled[key]
+            continue
         if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
             ties.append(key)
             continue
@@ -354,6 +382,7 @@ def people_labels(
 
 __all__ = [
     "ACTS",
+    "adjudications",
     "RULE",
     "LabelAct",
     "PeopleLabels",

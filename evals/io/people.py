@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.label_acts import RULE, LabelAct, act_of_row, is_acts_row, replay
+from ragjury.evals.io.label_acts import RULE, LabelAct, act_of_row, adjudications, is_acts_row, replay
 from ragjury.rag_agent.core.input_files import InputError, check_regular, iter_jsonl, read_text
 
 Key = tuple[str | None, str]
@@ -278,12 +278,16 @@ def people_of_acts(acts: Sequence[LabelAct], kind: str, *, source: str = "labels
                          "anyway (every trust command takes it), or relabel those items without --reveal")
     labels: dict[Key, Label] = {}
     ties: list[Key] = []
+    settled = adjudications(acts)  # label --review: an adjudication settles its item, tie or not
     for key, given in votes.items():
         ranked = Counter(value for _, value, _ in given).most_common()
-        if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        if key in settled:
+            value = settled[key]
+        elif len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
             ties.append(key)
             continue
-        value = ranked[0][0]
+        else:
+            value = ranked[0][0]
         labels[key] = Label(key[1], key[0], value if isinstance(value, bool) else float(value), inclusion.get(key),
                             tuple((name, v) for name, v, _ in given), any(s for _, _, s in given), printed.get(key),
                             lines.get(key, 0))

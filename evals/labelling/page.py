@@ -128,6 +128,8 @@ def screen_payload(state: PageState, screen: Screen) -> dict[str, Any]:
             "system": item.system,
             "fields": [{"heading": heading, "text": _cut(text)} for heading, text in item.fields],
         },
+        "people": None if item is None or not state.session.review else [
+            {"annotator": name, "label": label} for name, label in state.session.people_on(item.key)],
         "yours": None if mine is None or not mine.done else {
             "label": mine.label, "unsure": mine.unsure, "skipped": mine.skipped,
         },

@@ -88,8 +88,12 @@ class LabelSession:
     recheck: int = 0
     sequential: str | None = None
     """``label --until``'s decision, written into every act (the labels were gathered sequentially)."""
+    review: bool = False
+    """``label --review``: the queue is the items people disagree on, and every act is an
+    adjudication (``review``), never a vote."""
     started: float = field(default_factory=time.monotonic)
     _states: dict[str, dict[Key, PersonState]] = field(default_factory=dict, init=False)
+    _reviews: dict[str, dict[Key, PersonState]] = field(default_factory=dict, init=False)
     _acts: list[LabelAct] = field(default_factory=list, init=False)
     _read: tuple[int, int] = field(default=(-1, -1), init=False)
     _offset: int = field(default=0, init=False)
@@ -104,6 +108,8 @@ class LabelSession:
         order = list(self.items)
         random.Random(f"{self.seed}:{self.annotator}").shuffle(order)
         self.order: list[Key] = [item.key for item in order]
+        if self.review:
+            self.recheck = 0
         self.shared = {key for key in self.order if _unit(self.seed, f"{key[0]}\x00{key[1]}") < self.overlap}
         self.refresh()
 
@@ -120,19 +126,29 @@ class LabelSession:
             return
         if mark[0] < self._offset:  # the file was replaced or cut: read it again from the start
             self._offset, self._lines, self._acts, self._versions = 0, 0, [], {}
+            self._reviews = {}
         new, self._offset, self._lines = read_acts_from(self.out, self._offset, self._lines)
         if new:
             self._acts.extend(new)
             for act in new:
-                if act.annotator == self.annotator:
+                if act.annotator == self.annotator and act.review == self.review:
                     self._versions[act.key] = self._versions.get(act.key, 0) + 1
             self._states = replay(self._acts)
+            self._reviews = replay(self._acts, review=True)
             self._cache = {}
         self._read = mark
 
     @property
     def mine(self) -> dict[Key, PersonState]:
-        return self._states.get(self.annotator, {})
+        return (self._reviews if self.review else self._states).get(self.annotator, {})
+
+    def people_on(self, key: Key) -> list[tuple[str, object]]:
+        """(annotator, label) of the people who labelled ``key`` (not the adjudications)."""
+        return [(name, table[key].label) for name, table in sorted(self._states.items())
+                if key in table and table[key].label is not None]
+
+    def _disagree(self, key: Key) -> bool:
+        return len({label for _, label in self.people_on(key)}) > 1
 
     def _taken_by_other(self, key: Key) -> bool:
         return key not in self.shared and any(
@@ -143,7 +159,10 @@ class LabelSession:
         """This annotator's items, in their order: shared ones and the others nobody else has done."""
         if "queue" not in self._cache:  # kept until the file changes
             mine = self.mine
-            self._cache["queue"] = [key for key in self.order if key in mine or not self._taken_by_other(key)]
+            if self.review:  # the items people disagree on (and those this person already settled)
+                self._cache["queue"] = [key for key in self.order if key in mine or self._disagree(key)]
+            else:
+                self._cache["queue"] = [key for key in self.order if key in mine or not self._taken_by_other(key)]
         return self._cache["queue"]
 
     def _recheck_keys(self) -> list[Key]:
@@ -233,7 +252,7 @@ class LabelSession:
             if last is None:
                 return self.screen()
             append_act(self.out, LabelAct(id=last.id, system=last.system, act="undo", annotator=self.annotator,
-                                          at=now_iso()))
+                                          at=now_iso(), review=self.review))
             self.refresh()
             queue = self.queue()
             if last.recheck and last.key in self._recheck_keys():
@@ -268,7 +287,7 @@ class LabelSession:
             label=label if act == "label" else None, at=now_iso(),
             seconds=None if seconds is None else round(float(seconds), 3), comment=comment or None,
             shown_judge=shown_judge, recheck=recheck, inclusion_probability=item.inclusion_probability,
-            fingerprint=item.fingerprint, sequential=self.sequential,
+            fingerprint=item.fingerprint, sequential=self.sequential, review=self.review,
         ))
         self.refresh()
         queue = self.queue()
@@ -285,9 +304,7 @@ class LabelSession:
             own = ("unsure" if state.unsure else "skipped" if state.skipped and state.label is None else
                    "labelled" if state.label is not None else "unlabelled")
             if which == "disagree":
-                given = {table[key].label for table in self._states.values()
-                         if key in table and table[key].label is not None}
-                if len(given) < 2:
+                if not self._disagree(key):
                     continue
             elif which != "all" and own != which:
                 continue
@@ -300,7 +317,7 @@ class LabelSession:
     def _live_mine(self) -> list[LabelAct]:
         live: list[LabelAct] = []
         for act in self._acts:
-            if act.annotator != self.annotator:
+            if act.annotator != self.annotator or act.review != self.review:
                 continue
             if act.act == "undo":
                 if live:

@@ -36,6 +36,14 @@
           (s.graded ? "grade " + s.yours.label : (s.yours.label ? "yes" : "no"))) + " (a new key replaces it)";
         main.appendChild(y);
       }
+      if (s.people) {  // label --review: what each person said (people's labels, never the judge's)
+        const p = document.createElement("div");
+        p.className = "people";
+        p.id = "people";
+        p.textContent = "Review: people said " + s.people.map((x) => x.annotator + " " +
+          (s.graded ? x.label : (x.label ? "yes" : "no"))).join(" · ") + ". Your key settles this item.";
+        main.appendChild(p);
+      }
       for (const f of s.item.fields) {
         const sec = document.createElement("section");
         sec.className = "field";

@@ -105,3 +105,18 @@ def test_guidelines_are_untrusted_text_with_a_size_cap(tmp_path: Path) -> None:
     for path, words in ((fifo, "FIFO"), (tmp_path, "directory"), (big, "over 32 KB"), (latin, "not UTF-8")):
         done = _label(str(items), "--out", str(tmp_path / "labels.jsonl"), "--no-browser", "--guidelines", str(path))
         assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_an_adjudication_settles_a_tie_and_is_never_a_vote() -> None:
+    """#57 item 6: label --review's act (review: true) settles the item, tie or not; undone, it settles nothing."""
+    from ragjury.evals.io.label_acts import LabelAct, adjudications, people_labels
+
+    tie = [LabelAct(id="a", act="label", annotator="ana", label=True),
+           LabelAct(id="a", act="label", annotator="bob", label=False)]
+    assert people_labels(tie).ties == [(None, "a")]
+    review = LabelAct(id="a", act="label", annotator="cy", label=False, review=True)
+    settled = people_labels([*tie, review])
+    assert settled.labels == {(None, "a"): False} and settled.ties == [] and "cy" not in settled.annotators
+    assert review.as_row()["review"] is True and "review" not in tie[0].as_row()
+    undone = [*tie, review, LabelAct(id="a", act="undo", annotator="cy", review=True)]
+    assert adjudications(undone) == {} and people_labels(undone).ties == [(None, "a")]
