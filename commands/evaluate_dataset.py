@@ -76,7 +76,7 @@ def prepare_dataset_run(
         judge, session = on_ray(judge, task=task, judge_name=judge_name, settings=settings, options=judge_options)
         inner = evaluate_dataset(
             task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress,
-            judge_name=judge_spec or judge_name,
+            judge_name=judge_spec or judge_name, verdict_names=resolved.verdict_names,
         )
 
         async def run_in_session() -> Any:
@@ -90,7 +90,7 @@ def prepare_dataset_run(
     else:
         judging = evaluate_dataset(
             task, dataset.rows, judge, cache=cache, concurrency=run.concurrency, progress=run.progress,
-            judge_name=judge_spec or judge_name,
+            judge_name=judge_spec or judge_name, verdict_names=resolved.verdict_names,
         )
 
     stable: dict[str, Any] = {}

@@ -68,6 +68,7 @@ async def evaluate_dataset(
     progress: bool | Progress = True,
     judge_name: JudgeSpec | str | None = None,
     limit: int | None = None,
+    verdict_names: tuple[str | None, str | None] | None = None,
 ) -> DatasetEvaluation:
     """Judge every row's item and compare with the rows' gold labels when they have them.
 
@@ -76,7 +77,8 @@ async def evaluate_dataset(
     column names recognised). ``limit``: only the first N rows (as ``--limit``). ``judge_name``:
     the ``--judge`` name ``judge`` was built from; each verdict is shown under it (for ``auto``,
     under the default judge's name or its fallback's). A command gives the ``JudgeSpec`` it parsed,
-    which the finished run carries (its headline reads it, not the words).
+    which the finished run carries (its headline reads it, not the words), and the verdict names
+    the catalogue gave when it resolved the judge (``Resolved.verdict_names``): not asked again.
     """
     words = judge_name.value if isinstance(judge_name, JudgeSpec) else judge_name
     if limit is not None and limit < 1:
@@ -98,7 +100,7 @@ async def evaluate_dataset(
         progress=progress,
         description=f"{task}: {words or judge.identity.name}",
     )
-    named = verdict_namer(task, words, judgments)
+    named = verdict_namer(task, words, judgments, verdict_names)
     predictions = [
         Prediction(row.id, row.system, row.gold, judgment, label_of(judgment.value), task=task, item=row.item,
                    judge_name=named(judgment), inclusion_probability=getattr(row, "inclusion_probability", None))
@@ -131,7 +133,8 @@ def evaluate_dataset_sync(
     )
 
 
-def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgment[Any]]) -> Any:
+def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgment[Any]],
+                  known: tuple[str | None, str | None] | None = None) -> Any:
     """Each judgment's ``--judge`` name: read forward from ``judge_name`` (``auto``: the default
     judge, or its fallback for the verdicts the fallback gave; None where the judgment's own name
     says it: a plug-in, a panel); a judge passed without its name (the Python API) has its
@@ -139,7 +142,7 @@ def verdict_namer(task: str, judge_name: str | None, judgments: Sequence[Judgmen
     from ragjury.rag_agent.judges import catalogue
 
     if judge_name is not None:
-        primary, fallback = catalogue.verdict_names(task, judge_name)
+        primary, fallback = known if known is not None else catalogue.verdict_names(task, judge_name)
         return lambda judgment: fallback if judgment.fallback_used else primary  # None: as stored
     names = catalogue.typed_names(task, (judgment.judge for judgment in judgments))
     return lambda judgment: names.get(judgment.judge, judgment.judge)

@@ -416,6 +416,10 @@ class Resolved:
     scale: str = "binary"
     """``binary`` (bool labels), ``graded`` (0-3 int labels) or ``score`` (float in [0, 1])."""
     uses_model: bool = False
+    verdict_names: tuple[str | None, str | None] = (None, None)
+    """What its verdicts are called (``verdict_names``), answered with the rest when resolved, so a
+    run asks the catalogue once: the name, and for ``auto`` its fallback's; None where the
+    judgments' own names say it (a panel, a plug-in, a fitted head)."""
 
     def build(self, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
         from ragjury.config.settings import get_settings
@@ -461,7 +465,8 @@ def resolve(task: str, name: str | JudgeSpec) -> Resolved:
             primary = entry(task, default)
             fallback = f", '{primary.fallback}' when the model fails" if primary.fallback else ""
             return Resolved(task, name, lambda settings, **opts: with_fallback(task, default, settings, **opts),
-                            f"{primary.description}{fallback}", primary.scale, primary.uses_model)
+                            f"{primary.description}{fallback}", primary.scale, primary.uses_model,
+                            verdict_names(task, name))
         found = entry(task, name)
     except KeyError:
         raise UnknownJudgeError(
@@ -469,7 +474,7 @@ def resolve(task: str, name: str | JudgeSpec) -> Resolved:
             f" (or {PLUGIN_PREFIX}module:Factory; {PANEL_HINT})"
         ) from None
     return Resolved(task, name, lambda settings, **opts: _build_declared(task, name, settings, **opts),
-                    found.description, found.scale, found.uses_model)
+                    found.description, found.scale, found.uses_model, verdict_names(task, name))
 
 
 def build_judge(task: str, name: str | JudgeSpec, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:

@@ -2,13 +2,15 @@
 
 Why: the judge words were parsed 4 times per run (14 for a two-member panel): by the command, the
 catalogue, each panel member again, and the headline from the joined name, which read
-``panel:a,b`` as two judges. Now the command parses once; the catalogue, the finished run, the
-headline and the ``--json`` trust block get that ``JudgeSpec``, never the words.
+``panel:a,b`` as two judges; and the catalogue was asked again after judging, for the verdicts'
+names. Now the command parses once; the catalogue, the finished run, the headline and the
+``--json`` trust block get that ``JudgeSpec``, never the words; the catalogue is asked once.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.rag_agent.core.judge_spec import JudgeSpec
+from ragjury.rag_agent.judges import catalogue
 
 DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "config_a.jsonl"
 
@@ -39,11 +42,23 @@ def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, in
         init(self, value, *args, **kwargs)
 
     monkeypatch.setattr(JudgeSpec, "__init__", counting)
-    result = CliRunner().invoke(app, [
-        "evaluate", "--task", "correctness", "--judge", judge, "--data", str(DATA), "--out", str(tmp_path / "p.jsonl"),
-        "--html", str(tmp_path / "p.html"), "--no-cache", "--no-progress", "--json"])
+    asked: Counter[str] = Counter()  # the catalogue's answers asked for from outside it
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if (event == "call" and frame.f_code in (catalogue.resolve.__code__, catalogue.verdict_names.__code__)
+                and frame.f_back.f_code.co_filename != catalogue.__file__):
+            asked[frame.f_code.co_name] += 1
+
+    sys.setprofile(profile)
+    try:
+        result = CliRunner().invoke(app, [
+            "evaluate", "--task", "correctness", "--judge", judge, "--data", str(DATA), "--out",
+            str(tmp_path / "p.jsonl"), "--html", str(tmp_path / "p.html"), "--no-cache", "--no-progress", "--json"])
+    finally:
+        sys.setprofile(None)
     assert result.exit_code == 0, result.output
     assert dict(built) == expected
+    assert dict(asked) == {"resolve": 1}  # resolved once; its verdict names travel with it
     assert json.loads(result.stdout)["trust"]["judge_kind"] == "built-in"
 
 
