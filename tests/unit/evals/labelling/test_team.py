@@ -120,3 +120,38 @@ def test_an_adjudication_settles_a_tie_and_is_never_a_vote() -> None:
     assert review.as_row()["review"] is True and "review" not in tie[0].as_row()
     undone = [*tie, review, LabelAct(id="a", act="undo", annotator="cy", review=True)]
     assert adjudications(undone) == {} and people_labels(undone).ties == [(None, "a")]
+
+
+def test_host_listens_there_with_a_warning_and_answers_only_its_host(tmp_path: Path) -> None:
+    """--host ADDR: a one-line warning, the link names ADDR:port, Host ADDR:port is answered and another refused."""
+    import os
+    import re
+    import time
+    import urllib.error
+    import urllib.request
+
+    items = tmp_path / "plan.jsonl"
+    items.write_text(json.dumps({"id": "q1", "system": "A", "judge_label": True, "judge_probability": 0.9,
+                                 "question": "q", "answer": "a", "references": ["r"]}) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ragjury.cli", "label", str(items), "--out",
+                             str(tmp_path / "labels.jsonl"), "--no-browser", "--host", "127.0.0.2",
+                             "--annotators", "ana,bob"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    try:
+        lines: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("bob:" in line for line in lines):
+            lines.append(proc.stderr.readline())  # type: ignore[union-attr]
+        assert lines[0].startswith("warning: --host 127.0.0.2: the page listens beyond this machine")
+        url = re.search(r"(http://127\.0\.0\.2:\d+/p/ana/\?token=\S+)", "".join(lines)).group(1)  # type: ignore[union-attr]
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200
+        wrong = urllib.request.Request(url, headers={"Host": "evil.example"})
+        try:
+            urllib.request.urlopen(wrong, timeout=10)
+            raise AssertionError("another Host was answered")
+        except urllib.error.HTTPError as error:
+            assert error.code == 421
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
