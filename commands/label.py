@@ -106,10 +106,11 @@ def label(
 
     The page (or --terminal) shows one item at a time, in a shuffled order, with the fields the
     task's judge reads and the question to answer. Keys: y/1 yes, n/0 no (0-3 with --graded),
-    u unsure, s skip, z undo, ←/→ move, c comment, ? help, q save and quit. Each label is written
+    u unsure, s skip, z undo, ←/→ move, l jump list, c comment, ? help, q save and quit. Each label is written
     and synced before the next item shows; re-running the same command resumes at your first item
     not passed, and unsure or skipped items come back after the others until labelled. The judge's verdict is never shown before you label an item (--reveal shows it
-    after). Several people can label one file at once (--annotator, --overlap).
+    after). Several people can label one file at once (--annotator, --overlap), or on one
+    server with a link each (--annotators ana,bob); --review settles the items they disagree on.
 
     When you quit, the summary prints: labels, seconds per label, people against people, and the
     judge against your labels, with the next command. Every trust command reads the labels file:
