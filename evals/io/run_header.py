@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ragjury.rag_agent.core.judge_spec import JudgeSpec
+
 SUFFIX = ".run.json"
 FORMAT = 1
 COMPARED = ("task", "judge", "name", "model", "prompt_version", "params")
@@ -43,15 +45,24 @@ def digest(path: str | Path | None) -> dict[str, Any] | None:
     return {"path": str(file), "sha256": sha.hexdigest()}
 
 
-def make_header(*, task: str | None, judge: str | None, identity: Any, stats: Mapping[str, Any] | None,
+def spec_of(judge: JudgeSpec | str | None) -> dict[str, Any] | None:
+    """The parsed ``--judge`` as the header keeps it: its kind, a panel's members and how it joins
+    them, a file judge's path (None where the run carries no parsed spec: a run read back)."""
+    if not isinstance(judge, JudgeSpec):
+        return None
+    return {"kind": judge.kind, "members": judge.member_names or None, "combine": judge.combine, "path": judge.path}
+
+
+def make_header(*, task: str | None, judge: JudgeSpec | str | None, identity: Any, stats: Mapping[str, Any] | None,
                 rows: int, data: str | Path | None = None, labels: str | Path | None = None,
                 version: str | None = None) -> dict[str, Any]:
-    """The header of a run: what was judged, by which judge (words and identity), from which data
-    and labels (digests), and the run's statistics."""
+    """The header of a run: what was judged, by which judge (words, the parsed spec the command
+    carried, and identity), from which data and labels (digests), and the run's statistics."""
     ident = {"name": getattr(identity, "name", None), "model": getattr(identity, "model", None),
              "prompt_version": getattr(identity, "prompt_version", None), "params": getattr(identity, "params", None)}
     return {"ragjury_run": FORMAT, "written_by": "ragjury evaluate", "ragjury_version": version, "task": task,
-            "judge": judge, "identity": ident, "data": digest(data), "labels": digest(labels), "rows": rows,
+            "judge": judge.value if isinstance(judge, JudgeSpec) else judge, "judge_spec": spec_of(judge),
+            "identity": ident, "data": digest(data), "labels": digest(labels), "rows": rows,
             "stats": dict(stats) if stats is not None else None}
 
 
@@ -95,5 +106,5 @@ def differences(first: Mapping[str, Any] | None, second: Mapping[str, Any] | Non
     return [f"{words[key]} {a[key] or '-'} vs {b[key] or '-'}" for key in COMPARED if a[key] != b[key]]
 
 
-__all__ = ["SUFFIX", "differences", "digest", "header_path", "judged_as", "make_header", "read_run_header",
+__all__ = ["SUFFIX", "differences", "digest", "header_path", "judged_as", "make_header", "read_run_header", "spec_of",
            "write_run_header"]

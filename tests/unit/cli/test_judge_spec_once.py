@@ -59,6 +59,9 @@ def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, in
     assert result.exit_code == 0, result.output
     assert dict(built) == expected
     assert dict(asked) == {"resolve": 1}  # resolved once; its verdict names travel with it
+    header = json.loads((tmp_path / "p.run.json").read_text(encoding="utf-8"))  # the run header keeps the spec
+    assert header["judge"] == judge and header["judge_spec"]["kind"] == ("panel" if "," in judge else "builtin")
+    assert header["judge_spec"]["members"] == (["contains", "token-overlap"] if "," in judge else None)
     assert json.loads(result.stdout)["trust"]["judge_kind"] == "built-in"
 
 
