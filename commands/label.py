@@ -294,17 +294,23 @@ def _check_writable(out: Path) -> None:
 def _open_privately(url: str) -> Path:
     """Open the page through a 0600 file that redirects to ``url``: the secret never reaches the
     browser's command line (``ps`` and /proc/PID/cmdline show that to every local user)."""
-    import html
     import tempfile
     import webbrowser
 
     folder = Path(tempfile.mkdtemp(prefix="ragjury-label-"))  # 0700
-    opener = folder / "open.html"
+    opener = _write_opener(folder / "open.html", url)
+    webbrowser.open(opener.as_uri())
+    return opener
+
+
+def _write_opener(opener: Path, url: str) -> Path:
+    """A 0600 HTML file that redirects to ``url`` (the secret stays off every command line)."""
+    import html
+
     fd = os.open(opener, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
                      f'<title>ragjury label</title><p>Opening the labelling page…</p>')
-    webbrowser.open(opener.as_uri())
     return opener
 
 
@@ -410,8 +416,14 @@ def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, po
     total = next(iter(sessions.values())).screen().total if sessions else 0
     stderr.print(f"labelling {total} items as a team of {len(states)}: one link per person (send each only "
                  "their own; the annotator comes from the link)", highlight=False, soft_wrap=True, markup=False)
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="ragjury-label-"))  # 0700: each person's 0600 opener
     for name, state in states.items():
-        stderr.print(f"  {name}: {base}/p/{name}/?token={state.token}", highlight=False, soft_wrap=True,
+        link = f"{base}/p/{name}/?token={state.token}"
+        opener = _write_opener(folder / f"{name}.html", link)
+        stderr.print(f"  {name}: {link} (on this machine: open {opener})", highlight=False, soft_wrap=True,
                      markup=False)
     stderr.print(progress_line(sessions), highlight=False, soft_wrap=True, markup=False)
     stderr.print("the server ends when everyone has pressed q (every label is already saved); Ctrl-C works too",
@@ -422,6 +434,7 @@ def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, po
         pass
     finally:
         sock.close()
+        shutil.rmtree(folder, ignore_errors=True)  # the secrets' files are of no use once the server ends
 
 
 def register(app: typer.Typer) -> None:

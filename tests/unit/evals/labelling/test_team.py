@@ -144,6 +144,8 @@ def test_host_listens_there_with_a_warning_and_answers_only_its_host(tmp_path: P
             lines.append(proc.stderr.readline())  # type: ignore[union-attr]
         assert lines[0].startswith("warning: --host 127.0.0.2: the page listens beyond this machine")
         url = re.search(r"(http://127\.0\.0\.2:\d+/p/ana/\?token=\S+)", "".join(lines)).group(1)  # type: ignore[union-attr]
+        opener = Path(re.search(r"ana: \S+ \(on this machine: open (\S+)\)", "".join(lines)).group(1))  # type: ignore[union-attr]
+        assert opener.stat().st_mode & 0o777 == 0o600 and url in opener.read_text()  # its own 0600 opener
         with urllib.request.urlopen(url, timeout=10) as page:
             assert page.status == 200
         wrong = urllib.request.Request(url, headers={"Host": "evil.example"})
