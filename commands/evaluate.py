@@ -343,6 +343,7 @@ def evaluate(
     else:
         judge_name, criteria, checks = _dataset_judges(task, judge, rubric, run.dry_run, calibration, executor)
     resolved = _resolved(checks)
+    criteria_specs = [j for _, j in checks if isinstance(j, JudgeSpec)] if criteria is not None else []
     _check_before_judging(
         gates, task=task, agent=agent, faithfulness_judge=faithfulness_judge, correctness_judge=correctness_judge,
         paths={"--out": out, "--html": html, "--junit": junit, "--data": data, "--labels": labels,
@@ -352,7 +353,7 @@ def evaluate(
         from ragjury.commands.evaluate_criteria import check_criterion_outputs
 
         check_criterion_outputs(
-            criteria, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
+            criteria_specs, {spec: resolved[(task.value, spec)] for spec in criteria}, settings, out=out, html=html,
             junit=junit, inputs=[("--data", data), ("--calibration", calibration), ("--cache", run.cache_file(settings))])
     _check_agent_options(agent, junit=junit, calibration=calibration, labels=labels)
     judge_spec = next((j for _, j in checks if isinstance(j, JudgeSpec) and j.value == judge_name), judge_name)
@@ -379,7 +380,7 @@ def evaluate(
             from ragjury.commands.evaluate_criteria import prepare_criteria_run
 
             return prepare_criteria_run(
-                planned=planned, task=task.value, data=data, judge_specs=criteria,
+                planned=planned, task=task.value, data=data, judge_specs=criteria_specs,
                 resolved={spec: resolved[(task.value, spec)] for spec in criteria}, mapping=mapping or [],
                 junit=junit, labels=people, **common)
         return prepare_dataset_run(

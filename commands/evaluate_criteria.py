@@ -89,7 +89,7 @@ def per_criterion(path: Path | None, name: str) -> Path | None:
 
 
 def check_criterion_outputs(
-    judge_specs: Sequence[str],
+    judge_specs: Sequence[JudgeSpec],
     resolved: dict[str, Resolved],
     settings: Any,
     *,
@@ -105,12 +105,11 @@ def check_criterion_outputs(
 
     outputs: list[tuple[str, Path | None]] = [("--junit", junit)]
     rubric_files: list[tuple[str, Path | None]] = []
-    for spec in judge_specs:
-        name = criterion_name(spec, resolved[spec].build(settings))
+    for spec in judge_specs:  # each parsed once, by the command
+        name = criterion_name(spec.value, resolved[spec.value].build(settings))
         outputs += [(f"--out ({name})", per_criterion(out, name)), (f"--html ({name})", per_criterion(html, name))]
-        parsed = parse(spec)
-        if parsed.kind == "rubric":
-            rubric_files.append((f"--judge {spec}", Path(parsed.rest)))
+        if spec.kind == "rubric":
+            rubric_files.append((f"--judge {spec.value}", Path(spec.rest)))
     check_output_paths(outputs, [*inputs, *rubric_files])
 
 
@@ -118,7 +117,7 @@ def prepare_criteria_run(
     *,
     task: str,
     data: Path,
-    judge_specs: Sequence[str],
+    judge_specs: Sequence[JudgeSpec],
     resolved: dict[str, Resolved],
     mapping: list[str],
     out: Path | None,
@@ -139,14 +138,14 @@ def prepare_criteria_run(
     from ragjury.commands.evaluate_dataset import load_for_run
     from ragjury.evals.pipelines.dataset_evaluation import evaluate_dataset
 
-    judges = {spec: resolved[spec].build(settings) for spec in judge_specs}
-    names = {spec: criterion_name(spec, judge) for spec, judge in judges.items()}
+    judges = {spec: resolved[spec.value].build(settings) for spec in judge_specs}
+    names = {spec: criterion_name(spec.value, judge) for spec, judge in judges.items()}
     seen: dict[str, str] = {}
     for spec, name in names.items():
         if name in seen:
-            raise fail(f"two criteria are named '{name}' ({seen[name]} and {spec}): each names its verdict column "
+            raise fail(f"two criteria are named '{name}' ({seen[name]} and {spec.value}): each names its verdict column "
                        "and its predictions file, so give each rubric its own name")
-        seen[name] = spec
+        seen[name] = spec.value
     dataset = load_for_run(task, data, mapping, limit, labels)
 
     planned.extend((names[spec], len(dataset.rows)) for spec in judge_specs)
@@ -155,7 +154,8 @@ def prepare_criteria_run(
         results = []
         for spec, judge in judges.items():
             result = await evaluate_dataset(task, dataset.rows, judge, cache=cache, concurrency=run.concurrency,
-                                            progress=run.progress, judge_name=spec)
+                                            progress=run.progress, judge_name=spec,
+                                            verdict_names=resolved[spec.value].verdict_names)
             results.append((names[spec], result))
         return results
 

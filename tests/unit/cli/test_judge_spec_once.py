@@ -30,6 +30,7 @@ DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "config_a.jso
     [
         ("contains", {"contains": 1}),
         ("panel:contains,token-overlap", {"panel:contains,token-overlap": 1, "contains": 1, "token-overlap": 1}),
+        ("contains --judge token-overlap", {"contains": 1, "token-overlap": 1}),  # two criteria in one run
     ],
 )
 def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, int], tmp_path: Path,
@@ -52,13 +53,16 @@ def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, in
     sys.setprofile(profile)
     try:
         result = CliRunner().invoke(app, [
-            "evaluate", "--task", "correctness", "--judge", judge, "--data", str(DATA), "--out",
+            "evaluate", "--task", "correctness", "--judge", *judge.split(" "), "--data", str(DATA), "--out",
             str(tmp_path / "p.jsonl"), "--html", str(tmp_path / "p.html"), "--no-cache", "--no-progress", "--json"])
     finally:
         sys.setprofile(None)
     assert result.exit_code == 0, result.output
     assert dict(built) == expected
-    assert dict(asked) == {"resolve": 1}  # resolved once; its verdict names travel with it
+    criteria = judge.split(" --judge ")
+    assert dict(asked) == {"resolve": len(criteria)}  # each resolved once; its verdict names travel with it
+    if len(criteria) > 1:
+        return
     header = json.loads((tmp_path / "p.run.json").read_text(encoding="utf-8"))  # the run header keeps the spec
     assert header["judge"] == judge and header["judge_spec"]["kind"] == ("panel" if "," in judge else "builtin")
     assert header["judge_spec"]["members"] == (["contains", "token-overlap"] if "," in judge else None)
