@@ -235,7 +235,8 @@ def step_summary(result: Any, data: Path, failures: list[str], outputs: list[Pat
     from ragjury.evals.results.gates import run_step_summary
     from ragjury.evals.results.headline import headline, trust_note
 
-    note = trust_note(result.task, result.judge_spec or result.judge, result.labelled)  # a judge nobody measured here says so
+    # a judge nobody measured here says so
+    note = trust_note(result.task, result.judge_spec or result.judge, result.labelled)
     lines = headline(result) + ([note] if note else [])
     text = run_step_summary(f"evaluate gate ({result.task}, {data.name})", lines, failures)
     warning = append_step_summary(text, inputs=[data, *outputs])

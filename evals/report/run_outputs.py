@@ -77,7 +77,8 @@ def write_header(run: FinishedRun, files: DatasetFiles) -> None:
     except PackageNotFoundError:
         made_by = None
     stats = run.stats.as_dict() if run.stats is not None else None
-    header = make_header(task=run.task, judge=run.judge_spec or run.judge, identity=run.identity, stats=stats, rows=len(run.records),
+    header = make_header(task=run.task, judge=run.judge_spec or run.judge, identity=run.identity, stats=stats,
+                         rows=len(run.records),
                          data=files.data, version=made_by)
     write_run_header(files.predictions, header)
 

@@ -235,7 +235,8 @@ def unmeasured_kind(judge: JudgeSpec | str | None) -> str | None:
         specs: list[JudgeSpec] = [judge]
     else:
         whole = parse(judge.strip())  # a panel's own commas are no list of judges
-        specs = [whole] if whole.kind == "panel" or "," not in judge else [parse(name.strip()) for name in judge.split(",")]
+        specs = ([whole] if whole.kind == "panel" or "," not in judge
+                 else [parse(name.strip()) for name in judge.split(",")])
     for spec in specs:  # a run's judges may be several names joined ("llm, contains")
         for part in spec.members or (spec,):
             if part.prefix in UNMEASURED_KINDS:

@@ -477,7 +477,8 @@ def resolve(task: str, name: str | JudgeSpec) -> Resolved:
                     found.description, found.scale, found.uses_model, verdict_names(task, name))
 
 
-def build_judge(task: str, name: str | JudgeSpec, settings: RagjurySettings | None = None, **opts: Any) -> Judge[Any, Any]:
+def build_judge(task: str, name: str | JudgeSpec, settings: RagjurySettings | None = None,
+                **opts: Any) -> Judge[Any, Any]:
     """The judge ``name`` for ``task``, built with ``settings`` (model, base URL, ...) and ``opts``."""
     return resolve(task, name).build(settings, **opts)
 
