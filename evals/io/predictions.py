@@ -90,6 +90,9 @@ class ItemRecord:
     inclusion_probability: float | None = None
     """The chance people's label (``gold``) had of being drawn, where a label plan gave it: the
     estimate weights the label by its inverse (``people.join_people`` sets both together)."""
+    judged_answer: str | None = None
+    """The short answer the verdict read where the judge reduced the answer first (``llm-guarded``);
+    None: the answer itself was judged."""
     pair: str | None = None
     """What pairs this item with another run's (set when two runs are joined on the question);
     None: its question text, else its id."""
@@ -377,6 +380,7 @@ def record_of(path: str, line: int, row: object, output_key: str) -> ItemRecord:
         requests=_int(usage, "requests"),  # type: ignore[arg-type]
         latency_s=float(latency) if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
         method=_optional_str(path, line, row, "method"),
+        judged_answer=_optional_str(path, line, row, "judged_answer"),
         cost_usd=_cost(row, usage),  # type: ignore[arg-type]
     )
 

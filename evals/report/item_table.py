@@ -108,6 +108,8 @@ def _verdict(record: ItemRecord, kind: Kind, table: ItemTable) -> dict[str, Any]
         out["r"] = reason
     if record.fallback_reason:
         out["fr"] = _clip(record.fallback_reason, table)
+    if record.judged_answer is not None:
+        out["ja"] = _clip(record.judged_answer, table)
     if statements:
         out["st"] = [[_clip(s.text, table), s.supported, _clip(s.reason, table) or ""] for s in statements]
     faithful_score = record.value.get("score")

@@ -221,6 +221,7 @@
       var d = el("dl");
       function put(name, value) { if (value === null || value === undefined || value === "") return; d.appendChild(el("dt", "", name)); d.appendChild(el("dd", "", value)); }
       put("answer", v.a);
+      put("short answer judged", v.ja);
       put(v.u ? "unscored because" : "reason", v.r);
       if (v.p !== undefined) put("P(yes)", v.p.toFixed(4));
       if (v.sc !== undefined) put("statement score", v.sc.toFixed(3));

@@ -32,9 +32,8 @@ ROW_KEYS = ("id", "system", "task", "label", "gold", "inclusion_probability", "v
             "judge_name", "item")
 """Every key of a predictions row, in the order the writer writes them (``score`` for ``label`` in
 a score task): a new field is added here, in the writer and in the reader."""
-UNREAD = {"attempts", "judged_answer"}
-"""Written, kept in the file, read by no view (judged_answer: the short answer llm-guarded judged,
-#54 item 25, for the person reading the file)."""
+UNREAD = {"attempts"}
+"""Written, kept in the file, read by no view."""
 NOT_FROM_THE_ROW = {"line", "pair"}
 """Record fields that are not a row's: its line in the file, and what pairs it with another run."""
 ROW_OF_FIELD = {"label": "label", "input_tokens": "usage", "output_tokens": "usage", "requests": "usage",
@@ -91,7 +90,7 @@ def test_a_prediction_and_its_row_read_back_are_the_same_record_over_every_field
         "judge": "answer_correctness", "judge_name": "llm", "model": "m", "prompt_version": "answer_correctness@2",
         "fallback_used": True, "fallback_reason": "timeout", "unscored": False, "unscored_reason": None,
         "input_tokens": 120, "output_tokens": 7, "requests": 2, "latency_s": 0.5, "method": "logprobs",
-        "cost_usd": None, "inclusion_probability": 0.5, "pair": None,
+        "cost_usd": None, "inclusion_probability": 0.5, "judged_answer": None, "pair": None,
     }
     assert (verdict.probability, verdict.reason, verdict.tokens) == (0.875, "the reference says Paris", 127)
     assert (verdict.question, verdict.answer, verdict.references) == (ITEM.question, "Paris", ["In Paris."])
