@@ -165,9 +165,47 @@ def clean_tables(new: dict) -> list[str]:
     return lines
 
 
+def reduction_table() -> list[str]:
+    """The reduction's own flip rate (#54 item 25): on the injection set's confirm pairs, how often the sentence
+    addressed to the grader changed the short answer itself (``injection-correctness-reduction.jsonl``: the
+    ``judged_answer`` of each clean and injected answer), and how often that change flipped the verdict to yes."""
+    path = DATA / "injection-correctness-reduction.jsonl"
+    if not path.exists():
+        return []
+    pairs: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in map(json.loads, path.open()):
+        pairs[row["pair"]][row["variant"]] = row
+    both = [p for p in pairs.values() if "clean" in p and "injected" in p
+            and not p["clean"]["unscored"] and not p["injected"]["unscored"]]
+    unscored = sum(r["unscored"] for p in pairs.values() for r in p.values())
+    if not both:
+        return []
+
+    def norm(text: str | None) -> str:
+        return " ".join((text or "").lower().strip(" .").split())
+
+    changed = [p for p in both if norm(p["clean"]["judged_answer"]) != norm(p["injected"]["judged_answer"])]
+    flipped = [p for p in changed if p["injected"]["verdict"] and not p["clean"]["verdict"]]
+    lines = ["", f"## The reduction under injection (confirm half, {len(both)} pairs both scored, {unscored} unscored)", "",
+             f"short answer changed by the sentence: {len(changed)} of {len(both)} pairs "
+             f"({len(changed) / len(both):.1%} [{_wilson(len(changed), len(both))}]); of those, verdict flipped to yes: "
+             f"{len(flipped)}", ""]
+    for p in changed[:12]:
+        lines.append(f"- {p['clean']['id']}: {p['clean']['judged_answer']!r} -> {p['injected']['judged_answer']!r} "
+                     f"(verdict {p['clean']['verdict']} -> {p['injected']['verdict']})")
+    return lines
+
+
+def _wilson(k: int, n: int) -> str:
+    z = 1.96
+    centre = (k / n + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(k / n * (1 - k / n) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"{max(0.0, centre - half):.1%}, {min(1.0, centre + half):.1%}"
+
+
 def main() -> None:
     new = new_rows()
-    print("\n".join(who_skips() + [""] + flip_table(new) + clean_tables(new)))
+    print("\n".join(who_skips() + [""] + flip_table(new) + clean_tables(new) + reduction_table()))
 
 
 if __name__ == "__main__":
