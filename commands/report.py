@@ -1,4 +1,5 @@
-"""``ragjury report``: rebuild a run's report from its predictions file, or compare two runs."""
+"""``ragjury report``: rebuild a run's report from its predictions file, compare two runs, or rank
+many configs."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def report(
     json_output: JsonOption = False,
     **options: Any,
 ) -> None:
-    """Rebuild the report of a run from its predictions file alone, or compare two runs.
+    """Rebuild the report of a run from its predictions file alone, compare two runs, or rank many configs.
 
     The predictions file written by 'ragjury evaluate --out' carries each item's text, the gold
     label and the judgment, so the report needs neither the dataset nor the cache. It shows the
