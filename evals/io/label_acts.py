@@ -187,6 +187,12 @@ def read_acts(path: str | Path) -> list[LabelAct]:
         return []
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(name, f"cannot read the labels file: {error}") from None
+    return acts_of_text(name, text)
+
+
+def acts_of_text(name: str, text: str) -> list[LabelAct]:
+    """Every act of an acts file's ``text`` (``name`` for errors). A last line cut by a crash (no
+    newline, not JSON) is skipped; any other bad line is an error naming it."""
     lines = text.split("\n")
     acts: list[LabelAct] = []
     for number, raw in enumerate(lines, start=1):
@@ -195,7 +201,7 @@ def read_acts(path: str | Path) -> list[LabelAct]:
         try:
             row = json.loads(raw)
         except json.JSONDecodeError as error:
-            last = number == len(lines) or all(not rest.strip() for rest in lines[number:])
+            last = all(not rest.strip() for rest in lines[number:])
             if last and not text.endswith("\n"):
                 continue  # a write cut by a crash: the page never acknowledged it
             raise InputError(name, f"not JSON: {error.msg}", line=number) from None
@@ -388,6 +394,7 @@ __all__ = [
     "PeopleLabels",
     "PersonState",
     "act_of_row",
+    "acts_of_text",
     "append_act",
     "is_acts_row",
     "is_labels_file",

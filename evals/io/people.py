@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.label_acts import RULE, LabelAct, act_of_row, adjudications, is_acts_row, replay
+from ragjury.evals.io.label_acts import RULE, LabelAct, acts_of_text, adjudications, is_acts_row, replay
 from ragjury.rag_agent.core.input_files import InputError, check_regular, iter_jsonl, read_text
 
 Key = tuple[str | None, str]
@@ -225,23 +225,6 @@ def _shown(value: bool | float) -> str:
     return str(value).lower() if isinstance(value, bool) else f"{value:g}"
 
 
-def _acts(source: str, text: str) -> list[LabelAct]:
-    """Every act of an acts file; a last line cut by a crash (never acknowledged) is skipped."""
-    lines = text.split("\n")
-    acts: list[LabelAct] = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as error:
-            if all(not rest.strip() for rest in lines[number:]) and not text.endswith("\n"):
-                continue
-            raise InputError(source, f"not JSON: {error.msg}", line=number) from None
-        acts.append(act_of_row(source, number, row))
-    return acts
-
-
 def people_of_acts(acts: Sequence[LabelAct], kind: str, *, source: str = "labels",
                    allow_shown_judge: bool = False) -> People:
     """The several-annotator rule (``label_acts.RULE``) over ``acts``: each person's last live label;
@@ -308,7 +291,7 @@ def read_people(path: str | Path, kind: str = "binary", *, allow_shown_judge: bo
     else:
         rows = list(iter_jsonl(path, text))
         if rows and isinstance(rows[0][1], dict) and is_acts_row(rows[0][1]):
-            people = people_of_acts(_acts(source, text), kind, source=source, allow_shown_judge=allow_shown_judge)
+            people = people_of_acts(acts_of_text(source, text), kind, source=source, allow_shown_judge=allow_shown_judge)
             if not people.labels:
                 raise InputError(source, "no labels yet (every item is unlabelled, unsure, skipped or tied): label "
                                  "some items first")
@@ -409,6 +392,22 @@ def join_records(records: Sequence[Any], people: People, *, kind: str, where: st
     return out
 
 
+def join_configs(runs: Sequence[Any], names: Sequence[str], people: People, *, kind: str) -> list[Any]:
+    """Several configs' runs, each with people's labels of its own answers: every record keyed
+    ``CONFIG/ID`` (``system`` the config's name) and joined once (``join_records``), then handed back
+    to its run with its label and inclusion probability."""
+    keyed = [replace(record, id=f"{name}{SEPARATOR}{record.id}", system=name)
+             for run, name in zip(runs, names, strict=True) for record in run.records]
+    joined = join_records(keyed, people, kind=kind, where=" + ".join(str(run.path) for run in runs), configs=names)
+    out, at = [], 0
+    for run in runs:
+        mine = joined[at:at + len(run.records)]
+        at += len(run.records)
+        out.append(replace(run, records=[replace(record, gold=new.gold, inclusion_probability=new.inclusion_probability)
+                                         for record, new in zip(run.records, mine, strict=True)]))
+    return out
+
+
 def _strip(ident: str, system: str | None) -> str:
     prefix = f"{system}{SEPARATOR}" if system else ""
     return ident[len(prefix):] if prefix and ident.startswith(prefix) else ident
@@ -477,6 +476,7 @@ __all__ = [
     "People",
     "check_regular_file",
     "fingerprint",
+    "join_configs",
     "join_people",
     "join_records",
     "label_rows",
