@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragjury.evals.io.people import MIN_INCLUSION, People, join_people, join_records, read_people
+from ragjury.evals.io.people import MIN_INCLUSION, People, join_configs, join_people, join_records, read_people
 from ragjury.evals.io.tasks import GoldKind
 
 
@@ -79,30 +79,17 @@ def with_config_labels(runs: Sequence[Any], names: Sequence[str], labels: str | 
     """Two configs' runs, each with people's labels of its own answers: a label keyed ``CONFIG/ID``
     (or with a ``system`` column) goes to that config only; a bare id to the run that has it,
     refused where both runs have it (whose answer was it?)."""
-    from dataclasses import replace
-
     from ragjury.rag_agent.core.input_files import InputError
 
     people = labels if isinstance(labels, People) else read_people(labels, runs[0].kind,
                                                                     allow_shown_judge=allow_shown_judge)
-    keyed = [replace(run, records=[replace(record, id=f"{name}/{record.id}", system=name) for record in run.records])
-             for run, name in zip(runs, names)]
-    joined = replace(keyed[0], records=[*keyed[0].records, *keyed[1].records], path=f"{runs[0].path} + {runs[1].path}")
     try:
-        records = join_records(joined.records, people, kind=runs[0].kind, where=joined.path, configs=names)
+        return join_configs(runs, names, people, kind=runs[0].kind)
     except InputError as error:
         if "no id in this file matches" in error.message:
             raise InputError(people.source, f"no label matches an item of {runs[0].path} or {runs[1].path} (ids are "
                              f"keyed {names[0]}/ID and {names[1]}/ID, or carry a 'system' column)") from None
         raise
-    out = []
-    at = 0
-    for run in runs:
-        mine = records[at:at + len(run.records)]
-        at += len(run.records)
-        out.append(replace(run, records=[replace(record, gold=new.gold, inclusion_probability=new.inclusion_probability)
-                                         for record, new in zip(run.records, mine, strict=True)]))
-    return out
 
 
 __all__ = ["HumanLabel", "MIN_INCLUSION", "as_human_labels", "load_human_labels", "relabelled", "system_key",

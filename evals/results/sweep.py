@@ -415,22 +415,11 @@ def with_sweep_labels(runs: Sequence[PredictionRun], labels: Any, *, allow_shown
     ``inclusion_probability``: a label keyed ``CONFIG/ID`` (CONFIG: the run's name) or with a
     ``system`` column goes to that config only (what ``label-plan A B`` writes, for N configs); a
     bare id that several runs have is refused (whose answer was it?)."""
-    from dataclasses import replace
-
-    from ragjury.evals.io.people import People, join_records, read_people
+    from ragjury.evals.io.people import People, join_configs, read_people
 
     people = labels if isinstance(labels, People) else read_people(labels, runs[0].kind,
                                                                     allow_shown_judge=allow_shown_judge)
-    names = [run.name for run in runs]
-    keyed = [replace(record, id=f"{run.name}/{record.id}", system=run.name) for run in runs for record in run.records]
-    joined = join_records(keyed, people, kind=runs[0].kind, where=" + ".join(run.path for run in runs), configs=names)
-    out, at = [], 0
-    for run in runs:
-        mine = joined[at:at + len(run.records)]
-        at += len(run.records)
-        out.append(replace(run, records=[replace(record, gold=new.gold, inclusion_probability=new.inclusion_probability)
-                                         for record, new in zip(run.records, mine, strict=True)]))
-    return out
+    return join_configs(runs, [run.name for run in runs], people, kind=runs[0].kind)
 
 
 MIN_LABELS = 10
