@@ -357,16 +357,22 @@ def _serve(session, question: str, *, graded: bool, reveal: bool, port: int, ope
     stderr.print("press q in the page to finish (every label is already saved); Ctrl-C here works too",
                  highlight=False, soft_wrap=True)
     opener = _open_privately(url) if open_browser else None
+    _run_until_done(server, sock, opener.parent if opener is not None else None)
+
+
+def _run_until_done(server, sock, secrets: Path | None) -> None:  # type: ignore[no-untyped-def]
+    """Run the page server until q or Ctrl-C, then close its socket and remove the folder of the
+    token's opener files (``secrets``): they are of no use once the session ends."""
+    import shutil
+
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
-        if opener is not None:  # the token's file is of no use once the session ends
-            import shutil
-
-            shutil.rmtree(opener.parent, ignore_errors=True)
+        if secrets is not None:
+            shutil.rmtree(secrets, ignore_errors=True)
 
 
 def progress_line(sessions: dict) -> str:  # type: ignore[type-arg]
@@ -416,7 +422,6 @@ def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, po
     total = next(iter(sessions.values())).screen().total if sessions else 0
     stderr.print(f"labelling {total} items as a team of {len(states)}: one link per person (send each only "
                  "their own; the annotator comes from the link)", highlight=False, soft_wrap=True, markup=False)
-    import shutil
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="ragjury-label-"))  # 0700: each person's 0600 opener
@@ -428,13 +433,7 @@ def _serve_team(sessions: dict, question: str, *, graded: bool, reveal: bool, po
     stderr.print(progress_line(sessions), highlight=False, soft_wrap=True, markup=False)
     stderr.print("the server ends when everyone has pressed q (every label is already saved); Ctrl-C works too",
                  highlight=False, soft_wrap=True)
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
-        shutil.rmtree(folder, ignore_errors=True)  # the secrets' files are of no use once the server ends
+    _run_until_done(server, sock, folder)
 
 
 def register(app: typer.Typer) -> None:
