@@ -102,12 +102,15 @@ def check_criterion_outputs(
     ``HTML.<criterion>.html``) is checked against every input (the data, the cache, each rubric
     file), ``--junit`` and every other output, as a single judge's outputs are."""
     from ragjury.evals.io.atomic_io import check_output_paths
+    from ragjury.evals.io.run_header import header_path
 
     outputs: list[tuple[str, Path | None]] = [("--junit", junit)]
     rubric_files: list[tuple[str, Path | None]] = []
     for spec in judge_specs:  # each parsed once, by the command
         name = criterion_name(spec.value, resolved[spec.value].build(settings))
         outputs += [(f"--out ({name})", per_criterion(out, name)), (f"--html ({name})", per_criterion(html, name))]
+        if out is not None:  # the run header written beside each criterion's predictions
+            outputs.append((f"--out ({name}, its run header)", header_path(per_criterion(out, name))))
         if spec.kind == "rubric":
             rubric_files.append((f"--judge {spec.value}", Path(spec.rest)))
     check_output_paths(outputs, [*inputs, *rubric_files])

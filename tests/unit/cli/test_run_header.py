@@ -55,3 +55,22 @@ def test_a_file_of_that_name_that_is_not_a_header_is_left_alone(tmp_path: Path) 
     a = _evaluate("config_a", tmp_path)
     (tmp_path / "config_a.run.json").write_text("my own notes", encoding="utf-8")
     assert load_predictions(a).header is None
+
+
+def test_the_header_never_overwrites_an_input(tmp_path: Path) -> None:
+    """The header's path is derived from --out (preds.jsonl -> preds.run.json): it is checked against
+    every input before judging, as --out itself is."""
+    data = tmp_path / "preds.run.json"
+    data.write_text((EXAMPLES / "config_a.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    before = data.read_bytes()
+    result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data", str(data),
+                                 "--out", str(tmp_path / "preds.jsonl"), "--no-progress"])
+    assert result.exit_code == 2 and "run header" in result.output and "never overwrites" in result.output
+    assert data.read_bytes() == before and not (tmp_path / "preds.jsonl").exists()
+    per_criterion = tmp_path / "preds.contains.run.json"  # several criteria: one header per criterion's file
+    per_criterion.write_bytes(before)
+    several = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--judge",
+                                  "token-overlap", "--data", str(per_criterion),
+                                  "--out", str(tmp_path / "preds.jsonl"), "--no-progress"])
+    assert several.exit_code == 2 and "run header" in several.output, several.output
+    assert per_criterion.read_bytes() == before
