@@ -87,7 +87,7 @@ def _check_before_judging(
     gates.check_names(known)
     outputs = [(name, paths.get(name)) for name in ("--out", "--html", "--junit")]
     if paths.get("--out") is not None:  # the run header written beside the predictions
-        from ragjury.evals.io.run_header import header_path
+        from ragjury.evals.io.predictions import header_path
 
         outputs.append(("--out (its run header)", header_path(paths["--out"])))
     inputs = [(name, paths.get(name)) for name in ("--data", "--labels", "--corpus", "--calibration", "--cache")]

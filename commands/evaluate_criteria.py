@@ -102,7 +102,7 @@ def check_criterion_outputs(
     ``HTML.<criterion>.html``) is checked against every input (the data, the cache, each rubric
     file), ``--junit`` and every other output, as a single judge's outputs are."""
     from ragjury.evals.io.atomic_io import check_output_paths
-    from ragjury.evals.io.run_header import header_path
+    from ragjury.evals.io.predictions import header_path
 
     outputs: list[tuple[str, Path | None]] = [("--junit", junit)]
     rubric_files: list[tuple[str, Path | None]] = []

@@ -10,7 +10,7 @@ from typing import Any
 from ragjury.evals.io.human_labels import HumanLabel, as_human_labels
 from ragjury.evals.io.joined_runs import joined_run, shared_questions
 from ragjury.evals.io.people import People, join_people, people_of_python, read_people, unmatched_note
-from ragjury.evals.io.predictions import PredictionRun, load_predictions, run_of_rows
+from ragjury.evals.io.predictions import PredictionRun, differences, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_card import run_card
 from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run
@@ -48,8 +48,6 @@ def estimate_predictions(
     if isinstance(predictions, list | tuple):  # config A's and config B's runs: joined on the question
         if len(predictions) != 2:
             raise ValueError(f"predictions: give one run, or a list of two (config A's and B's), not {len(predictions)}")
-        from ragjury.evals.io.run_header import differences
-
         sources = [run_in_memory(source) or load_predictions(source) for source in predictions]
         apart = differences(sources[0].header, sources[1].header)  # their run headers: judged alike?
         run, joined = joined_run(sources)

@@ -66,10 +66,10 @@ def write_outputs(run: FinishedRun, files: DatasetFiles, *, gate_failures: Seque
 
 
 def write_header(run: FinishedRun, files: DatasetFiles) -> None:
-    """The run header beside the predictions (``evals.io.run_header``): how this run was made."""
+    """The run header beside the predictions (``evals.io.predictions.make_header``): how this run was made."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from ragjury.evals.io.run_header import make_header, write_run_header
+    from ragjury.evals.io.predictions import make_header, write_run_header
 
     assert files.predictions is not None
     try:

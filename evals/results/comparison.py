@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ragjury.evals.io.joined_runs import nfc
-from ragjury.evals.io.predictions import ItemRecord, PredictionRun
+from ragjury.evals.io.predictions import ItemRecord, PredictionRun, differences
 from ragjury.evals.results.breakdowns import Table, cost_table, system_table
 from ragjury.evals.results.finished_run import FinishedRun
 from ragjury.evals.results.formatting import fmt
@@ -568,10 +568,8 @@ class Comparison:
 
     @property
     def judged_differently(self) -> list[str]:
-        """How the two runs' headers say they were judged differently (``evals.io.run_header``):
+        """How the two runs' headers say they were judged differently (``evals.io.predictions.differences``):
         model, prompt versions, options...; empty where they agree or a run has no header."""
-        from ragjury.evals.io.run_header import differences
-
         return differences(self.first.run.header, self.second.run.header)
 
     def headline(self) -> str:

@@ -51,7 +51,7 @@ class EstimatesResult:
     people: Any = None
     """The labels read (``evals.io.people.People``), where a labels file or Python labels were given."""
     judged_differently: list[str] = field(default_factory=list)
-    """Two configs: how their run headers say they were judged differently (``run_header.differences``)."""
+    """Two configs: how their run headers say they were judged differently (``predictions.differences``)."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
