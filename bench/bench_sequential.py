@@ -46,6 +46,7 @@ from splits import BENCHMARKS  # noqa: E402
 from stored_passes import dl19_pairs, evouna_correctness  # noqa: E402
 
 from ragjury.evals.stats.sequential import (  # noqa: E402
+    NO_DIFFERENCE,
     Decision,
     active_weights,
     confidence_sequence,
@@ -55,6 +56,7 @@ from ragjury.evals.stats.sequential import (  # noqa: E402
     verdicts_of,
     weighted_stream,
 )
+from ragjury.evals.stats.sequential_best import pairwise_sequences, settle_best  # noqa: E402
 
 OUT = HERE / "data" / "sequential-bench.json"
 LEVEL = 0.95
@@ -151,7 +153,8 @@ def right_verdicts(design: Design) -> dict[int, bool]:
     return {1: t > -c, -1: t <= -c, 2: False}
 
 
-def fixed_intervals(y: np.ndarray, h: np.ndarray, n_units: int, h_mean: float) -> tuple[np.ndarray, np.ndarray]:
+def fixed_intervals(y: np.ndarray, h: np.ndarray, n_units: int, h_mean: float | np.ndarray,
+                    level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """The fixed-n PPI++ interval after each step of each order (arrays (draws, T)): λ fitted on the
     n labels, t-quantile, finite-population correction and Wilson's term (as ``estimate``)."""
     from scipy import stats
@@ -167,9 +170,9 @@ def fixed_intervals(y: np.ndarray, h: np.ndarray, n_units: int, h_mean: float) -
         ss_r = (syy - 2 * lam * syh + lam**2 * shh) - n * mean_r**2
         var_r = np.maximum(ss_r, 0) / np.maximum(n - 1, 1)
         fpc = np.maximum(0.0, 1 - n / n_units)
-        z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
+        z = stats.norm.ppf(1 - (1 - level) / 2)
         se = np.sqrt(var_r / n * fpc + fpc * (z / (2 * n)) ** 2)
-        crit = stats.t.ppf(1 - (1 - LEVEL) / 2, np.maximum(n - 1, 1))
+        crit = stats.t.ppf(1 - (1 - level) / 2, np.maximum(n - 1, 1))
     value = lam * h_mean + mean_r
     return value - crit * se, value + crit * se
 
@@ -245,6 +248,137 @@ def run_design(design: Design, draws: int, seed: int) -> dict[str, object]:
     return result
 
 
+@dataclass
+class BestDesign:
+    """``--until best`` over N configs: people's value and the judge's per question and config."""
+
+    name: str
+    names: tuple[str, ...]
+    y: np.ndarray
+    """(units, N)"""
+    h: np.ndarray
+    budget: int
+    """In questions (each costs N labels)."""
+
+    @property
+    def truth(self) -> np.ndarray:
+        return self.y.mean(axis=0)
+
+
+def best_designs() -> list[BestDesign]:
+    """All five EVOUNA-NQ systems; the top three; and a true tie at the top (gpt4's labels under two
+    judges: one config twice, so naming either as best is wrong)."""
+    systems = evouna()
+    questions = sorted(set.intersection(*(set(v) for v in systems.values())))
+
+    def col(system: str, k: int) -> np.ndarray:
+        return np.array([systems[system][q][k] for q in questions])
+
+    def design(name: str, configs: list[tuple[str, int]], budget: int) -> BestDesign:
+        label = tuple(f"{s} ({'llm' if k == 1 else 'contains'})" for s, k in configs)
+        return BestDesign(name, label, np.stack([col(s, 0) for s, _ in configs], axis=1),
+                          np.stack([col(s, k) for s, k in configs], axis=1), budget)
+
+    five = [(s, 1) for s in ("fid", "gpt35", "chatgpt", "gpt4", "newbing")]
+    return [
+        design("evouna-nq, 5 systems, llm: best", five, 212),
+        design("evouna-nq fid, gpt35, newbing, llm: a clear best", [(s, 1) for s in ("fid", "gpt35", "newbing")], 212),
+        design("evouna-nq chatgpt, gpt4, newbing, llm: best", [(s, 1) for s in ("chatgpt", "gpt4", "newbing")], 212),
+        design("evouna-nq gpt4 twice (llm, contains) + chatgpt: a tie at the top, best", [("gpt4", 1), ("gpt4", 2),
+                                                                                          ("chatgpt", 1)], 212),
+    ]
+
+
+def best_right(design: BestDesign, code: np.ndarray, running: np.ndarray) -> np.ndarray:
+    """Whether each settled verdict is right for the design's true rates (False where not settled)."""
+    truth = design.truth
+    top = truth.max()
+    unique = (np.isclose(truth, top)).sum() == 1
+    out = np.zeros(code.shape, dtype=bool)
+    if unique:
+        out |= code == int(truth.argmax())
+    tied_best = np.isclose(truth, top)
+    close_ok = np.ones(code.shape, dtype=bool)
+    n = truth.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            both = running[..., i] & running[..., j]
+            close_ok &= ~both | (abs(truth[j] - truth[i]) < NO_DIFFERENCE)
+    has_best = (running & tied_best).any(axis=-1)
+    out |= (code == -2) & close_ok & has_best
+    return out
+
+
+def best_summary(design: BestDesign, low: np.ndarray, high: np.ndarray, pairs: list, offset: int = 0) -> dict[str, object]:
+    """Stop at the first settled step: joint coverage of every pair, wrong verdicts, labels (N per question)."""
+    n = len(design.names)
+    truth_pairs = np.array([design.truth[j] - design.truth[i] for i, j in pairs])
+    code, running = settle_best(low.transpose(0, 2, 1), high.transpose(0, 2, 1), pairs, n)  # (draws, T)
+    settled = code != -1
+    any_settled = settled.any(axis=1)
+    stop = np.where(any_settled, settled.argmax(axis=1), low.shape[2] - 1)
+    rows = np.arange(low.shape[0])
+    covers = (low <= truth_pairs[None, :, None] + 1e-9) & (high >= truth_pairs[None, :, None] - 1e-9)  # (d, K, T)
+    joint = covers.all(axis=1)  # (d, T)
+    at_stop = code[rows, stop]
+    right = best_right(design, at_stop, running[rows, stop])
+    wrong = (at_stop != -1) & ~right
+    labels = (stop + 1 + offset) * n
+    return {
+        "settled": round(float(any_settled.mean()), 4),
+        "settled_best": round(float((at_stop >= 0).mean()), 4),
+        "settled_no_difference": round(float((at_stop == -2).mean()), 4),
+        "joint_coverage_at_stop": round(float(joint[rows, stop].mean()), 4),
+        "joint_coverage_every_step": round(float(joint.all(axis=1).mean()), 4),
+        "wrong_settled": round(float(wrong.mean()), 4),
+        "labels_median": int(np.median(labels)),
+        "labels_p90": int(np.percentile(labels, 90)),
+    }
+
+
+def run_best_design(design: BestDesign, draws: int, seed: int) -> dict[str, object]:
+    units, n = design.y.shape
+    steps = min(design.budget, units)
+    rng = np.random.default_rng(seed)
+    order = draw_orders(np.ones(units), draws, steps, rng)
+    y, h = design.y[order], design.h[order]  # (draws, T, N)
+    seq, pairs = pairwise_sequences(y, h, design.h, level=LEVEL, budget=steps)
+    result: dict[str, object] = {
+        "design": design.name, "configs": list(design.names), "units": units, "budget_questions": steps,
+        "truth": {name: round(float(t), 4) for name, t in zip(design.names, design.truth)},
+        "pairs": len(pairs), "level_each_pair": round(1 - (1 - LEVEL) / len(pairs), 6),
+    }
+    result["sequence_uniform"] = best_summary(design, seq.low, seq.high, pairs)
+    each = 1 - (1 - LEVEL) / len(pairs)
+    f_low = np.empty((draws, len(pairs), steps))
+    f_high = np.empty_like(f_low)
+    for k, (i, j) in enumerate(pairs):
+        lo, hi = fixed_intervals(y[:, :, j] - y[:, :, i], h[:, :, j] - h[:, :, i], units,
+                                 float((design.h[:, j] - design.h[:, i]).mean()), level=each)
+        f_low[:, k], f_high[:, k] = lo, hi
+    result["fixed_n_peeking"] = best_summary(design, f_low[:, :, 1:], f_high[:, :, 1:], pairs, offset=1)
+    code, running = settle_best(f_low.transpose(0, 2, 1), f_high.transpose(0, 2, 1), pairs, n)
+    right_rate = np.stack([best_right(design, code[:, t], running[:, t]) for t in range(steps)], axis=1).mean(axis=0)
+    power90 = int(np.argmax(right_rate >= 0.9) + 1) if (right_rate >= 0.9).any() else None
+    result["fixed_plan_settles_90pct_labels"] = None if power90 is None else power90 * n
+    return result
+
+
+def best_table(results: list[dict]) -> str:
+    head = ("| design | true rates | joint cover at stop / every step | wrong settled | settled (best / no diff) "
+            "| labels median (p90) | fixed n, 90 % right (labels) | peeking fixed-n: joint cover at stop, wrong |")
+    lines = [head, "|" + "---|" * 8]
+    for r in results:
+        s, f = r["sequence_uniform"], r["fixed_n_peeking"]
+        truth = ", ".join(f"{name} {100 * v:.1f}" for name, v in r["truth"].items())
+        lines.append(
+            f"| {r['design']} | {truth} | {100 * s['joint_coverage_at_stop']:.1f} / {100 * s['joint_coverage_every_step']:.1f} % "
+            f"| {100 * s['wrong_settled']:.1f} % | {100 * s['settled']:.0f} % ({100 * s['settled_best']:.0f} / "
+            f"{100 * s['settled_no_difference']:.0f}) | {s['labels_median']} ({s['labels_p90']}) "
+            f"| {r['fixed_plan_settles_90pct_labels']} | {100 * f['joint_coverage_at_stop']:.1f} %, {100 * f['wrong_settled']:.1f} % |")
+    return "\n".join(lines)
+
+
 def table(results: list[dict]) -> str:
     head = ("| design | truth | covers at stop / every step | wrong settled (high / low / no-diff) | settled | labels median (p90) "
             "| fixed n, same width | fixed n, 90 % right | peeking fixed-n: covers at stop, wrong | active: labels median (p90), wrong |")
@@ -267,13 +401,24 @@ def main() -> int:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--only-best", action="store_true", help="only the --until best designs (kept results of "
+                        "the others are read from --out)")
     args = parser.parse_args()
     started = time.process_time()
+    best = []
+    for index, design in enumerate(best_designs()):
+        t0 = time.process_time()
+        best.append(run_best_design(design, args.draws, args.seed + 100 + index))
+        print(f"{design.name}: {time.process_time() - t0:.1f} s CPU", file=sys.stderr)
+    print(best_table(best))
     results = []
-    for index, design in enumerate(designs()):
+    kept = json.loads(args.out.read_text()) if args.only_best and args.out.exists() else None
+    for index, design in enumerate([] if args.only_best else designs()):
         t0 = time.process_time()
         results.append(run_design(design, args.draws, args.seed + index))
         print(f"{design.name}: {time.process_time() - t0:.1f} s CPU", file=sys.stderr)
+    if kept is not None:
+        results = kept["results"]
     print(table(results))
     payload = {
         "command": "python bench/bench_sequential.py " + " ".join(sys.argv[1:]),
@@ -283,6 +428,10 @@ def main() -> int:
         "people_only": "the same sequence with λ = 0 (no judge)",
         "fixed_n": "PPI++ t-interval, λ fitted on the n labels, FPC and Wilson's term, looked at after every label",
         "results": results,
+        "best": best,
+        "best_sequence": "one sequence per pair of configs (B − A per question, the judge's difference as control "
+                         "variate), each at 1 − α/K (K pairs): simultaneous by a union bound; a config is out once "
+                         "another is shown better; settled when one is left or those left are within ± 2 points",
     }
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)

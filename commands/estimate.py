@@ -131,18 +131,20 @@ def estimate(
     )
     if allow_shown_judge and labels is not None:
         result.notes.append(f"--allow-shown-judge: labels in {labels} given with the judge's verdict shown are counted")
-    sequence = _sequence(predictions, result.people)  # the acts already read (the labels file is opened once)
     if json_output:
         inputs = paths(predictions=predictions[0] if len(predictions) == 1 else predictions, labels=labels)
-        extra = {} if sequence is None else {"sequential": sequence}
-        print_json({**result.as_dict(), **extra, "inputs": inputs}, command="estimate")
+        print_json({**result.as_dict(), "inputs": inputs}, command="estimate")
         return
     print_estimates(result)
+    sequence = result.sequential  # labels gathered by label --until (the acts say so): the valid interval
     if sequence is not None:
-        stdout.print(f"labels gathered until settled (label --until \"{sequence['until']}\"): only the confidence "
-                     f"sequence is valid for them: {sequence['words']}", highlight=False, soft_wrap=True, markup=False)
+        stdout.print(f"labels gathered until settled (label --until \"{sequence.as_dict()['until']}\"): only the "
+                     f"confidence sequence is valid for them: {sequence.words}", highlight=False, soft_wrap=True,
+                     markup=False)
         stdout.print("the fixed-n intervals above assume the number of labels was fixed in advance; stopping at "
-                     "'settled' makes them cover less than they say", highlight=False, soft_wrap=True, markup=False)
+                     "'settled' makes them cover less than they say" + (" (B − A above is the sequence's)" if
+                     result.comparison is not None and result.comparison.p_value != result.comparison.p_value else ""),
+                     highlight=False, soft_wrap=True, markup=False)
 
 
 def _many_configs(predictions: list[Path], *, labels: Path | None, allow_shown_judge: bool, json_output: bool,
@@ -162,29 +164,6 @@ def _many_configs(predictions: list[Path], *, labels: Path | None, allow_shown_j
     sweep_report(predictions, baseline=None, fail_if_worse=None, allow_missing=False, html=None, title=None,
                  junit=None, json_output=json_output, unsupported={}, labels=labels,
                  allow_shown_judge=allow_shown_judge, command="estimate")
-
-
-def _sequence(predictions: list[Path], people: Any) -> dict[str, Any] | None:
-    """The confidence sequence of labels gathered by ``label --until`` (the acts say so), or None.
-    ``people``: the labels as ``estimate`` read them (``evals.io.people``), so the file is read once."""
-    if people is None or len(predictions) != 1 or people.form != "acts":
-        return None
-    acts = people.acts
-    labels = people.source
-    if not any(act.sequential for act in acts):
-        return None
-    from ragjury.evals.labelling.items import load_items
-    from ragjury.evals.labelling.live_status import sequence_of
-
-    try:
-        status = sequence_of(load_items(predictions[0])[1], acts)
-    except ValueError as error:
-        raise fail(f"--labels {labels}: gathered sequentially, but {error}") from None
-    if status is None:
-        return None
-    return {**status.as_dict(), "valid": "sequence", "fixed_n_valid": False,
-            "why": "the labels were gathered until the answer was settled: a fixed-n interval is valid only "
-                   "for a number of labels fixed in advance"}
 
 
 def register(app: typer.Typer) -> None:

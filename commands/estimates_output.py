@@ -62,10 +62,10 @@ def lead_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
     if comparison is not None:
         d = comparison.estimate
         verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
-        from ragjury.evals.stats.run_estimates import difference_text
+        from ragjury.evals.stats.run_estimates import difference_text, p_text
 
         lines.append(f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
-                     f"p = {comparison.p_value:.3g} ({comparison.method}; they {verdict})")
+                     f"{p_text(comparison.p_value)} ({comparison.method}; they {verdict})")
     rates = rates_of_estimates(result)
     if not rates:
         return lines

@@ -23,18 +23,21 @@ def _annotator() -> str:
         return os.environ.get("USER") or "annotator"
 
 
-def _print_summary(items_path: Path, labels_path: Path, items: list, json_output: bool) -> None:
+def _print_summary(items_paths: list[Path], labels_path: Path, items: list, json_output: bool) -> None:
     from ragjury.evals.io.label_acts import read_acts
     from ragjury.evals.labelling.summary import summarize, summary_lines
 
     summary = summarize(items, read_acts(labels_path), allow_shown_judge=False)
+    items_path = items_paths[0]
     if json_output:
-        print_json({**summary.as_dict(), "inputs": {"items": str(items_path)}, "outputs": {"labels": str(labels_path)}},
+        given = str(items_path) if len(items_paths) == 1 else [str(path) for path in items_paths]
+        print_json({**summary.as_dict(), "inputs": {"items": given}, "outputs": {"labels": str(labels_path)}},
                    command="label")
         return
     predictions = any(item.judge is not None for item in items) and not _is_plan(items_path)
-    for line in summary_lines(summary, items_path=str(items_path), labels_path=str(labels_path),
-                              predictions=predictions, sources=_plan_sources(items_path)):
+    sources = [str(path) for path in items_paths] if len(items_paths) > 1 else _plan_sources(items_path)
+    for line in summary_lines(summary, items_path=" + ".join(str(path) for path in items_paths),
+                              labels_path=str(labels_path), predictions=predictions, sources=sources):
         stdout.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
@@ -53,9 +56,10 @@ def _is_plan(path: Path) -> bool:
 
 @user_errors
 def label(
-    items_file: Annotated[
-        Path, typer.Argument(help="Items to label: a label plan ('label-plan --out'), a predictions file or a "
-                             "dataset (JSONL).", metavar="ITEMS.jsonl")
+    items_files: Annotated[
+        list[Path], typer.Argument(help="Items to label: a label plan ('label-plan --out'), a predictions file or a "
+                                   "dataset (JSONL); or several configs' predictions files (RUN_A RUN_B ..., "
+                                   "each from 'evaluate --out'), labelled side by side.", metavar="ITEMS.jsonl...")
     ],
     out: Annotated[Path, typer.Option("--out", help="The labels file: one JSON line per act, appended; re-open "
                                       "it to resume.", metavar="LABELS.jsonl")],
@@ -88,8 +92,10 @@ def label(
     summary_only: Annotated[bool, typer.Option("--summary", help="Print the summary of LABELS.jsonl and exit "
                                                "(no labelling).")] = False,
     until: Annotated[str | None, typer.Option("--until", help='Label until this is settled: "rate >= 0.8" (one '
-                                              'run), "B - A" or "B >= A - 0.02" (a predictions file of two '
-                                              'systems); prints the live answer after every label.')] = None,
+                                              'run), "B - A" or "B >= A - 0.02" (RUN_A RUN_B, or a predictions '
+                                              'file of two systems), "best" (RUN1 ... RUNn: the best config, or '
+                                              'no difference among those left); prints the live answer after '
+                                              'every label.')] = None,
     confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.999, help="With --until: the "
                                               "confidence sequence's level.")] = 0.95,
     max_labels: Annotated[int | None, typer.Option("--max-labels", min=1, help="With --until: the budget; "
@@ -120,22 +126,41 @@ def label(
       ragjury label plan.jsonl --out labels.jsonl
 
       ragjury estimate preds.jsonl --labels labels.jsonl
+
+    Label until you know (the answer shown after every label, with a confidence sequence that
+    stays valid whenever you stop; docs/labelling.md):
+
+      ragjury label A.jsonl B.jsonl --until "B - A" --out labels.jsonl
+
+      ragjury label v1.jsonl v2.jsonl v3.jsonl --until best --out labels.jsonl
     """
     from ragjury.evals.io.atomic_io import check_output_paths
-    from ragjury.evals.labelling.items import load_items, question_for
+    from ragjury.evals.labelling.items import items_of_runs, load_items, question_for
 
-    check_output_paths([("--out", out)], [("ITEMS.jsonl", items_file)])
+    check_output_paths([("--out", out)], [("ITEMS.jsonl", path) for path in items_files])
+    items_file = items_files[0]
     if task is not None and task not in TASKS:
         raise fail(f"--task {task!r}: not a task; choose one of {', '.join(TASKS)}")
     if terminal and reveal:
         raise fail("--reveal works in the page only (the terminal never shows the judge): leave out --terminal or --reveal")
-    found_task, items = load_items(items_file, task)
+    if len(items_files) > 1:
+        if len(set(map(str, items_files))) < len(items_files):
+            raise fail("the same file given twice: give each config's predictions file once")
+        if any(_is_plan(path) for path in items_files):
+            raise fail(f"{next(p for p in items_files if _is_plan(p))} is a label plan: give one plan (label-plan "
+                       "A B draws both configs into one), or several predictions files")
+        found_task, items = items_of_runs(items_files)
+        if task is not None and task != found_task:
+            raise fail(f"--task {task}: the files are {found_task} runs")
+    else:
+        found_task, items = load_items(items_file, task)
     if graded and found_task != "relevance":  # a grade given to a yes/no task would be read as yes/no (#54 item 20)
         raise fail(f"--graded: {found_task} is a yes/no task (grades 0-3 are for relevance): leave out --graded")
     if summary_only:
         if not out.exists():
-            raise fail(f"--out {out}: no labels file yet (run 'ragjury label {items_file} --out {out}' first)")
-        _print_summary(items_file, out, items, json_output)
+            files = " ".join(str(path) for path in items_files)
+            raise fail(f"--out {out}: no labels file yet (run 'ragjury label {files} --out {out}' first)")
+        _print_summary(items_files, out, items, json_output)
         return
     from ragjury.evals.io.label_acts import read_acts
     from ragjury.evals.labelling.session import LabelSession
@@ -149,21 +174,21 @@ def label(
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
     _check_writable(out)
     who = annotator or _annotator()
-    live = _live_status(items_file, items, until, confidence, max_labels, graded)
+    live = _live_status(items_files, items, until, confidence, max_labels, graded)
     session = LabelSession(items, out, who, seed=seed, overlap=overlap, recheck=recheck,
                            sequential=None if live is None else live.mark, review=review)
     if review and not session.queue():
         stderr.print(f"--review: people disagree on no item of {out} (nothing to settle)", highlight=False,
                      soft_wrap=True, markup=False)
-        _print_summary(items_file, out, items, json_output)
+        _print_summary(items_files, out, items, json_output)
         return
-    if live is not None and live.decision.paired:
+    if live is not None and live.decision.kind != "rate":
         session.order = live.paired_order(session.order)  # a question's two answers one after the other
     question = question_for(found_task, graded, criterion)
     if team:
         sessions = {name: LabelSession(items, out, name, seed=seed, overlap=overlap, recheck=recheck,
                                        sequential=None if live is None else live.mark) for name in team}
-        if live is not None and live.decision.paired:
+        if live is not None and live.decision.kind != "rate":
             for one in sessions.values():
                 one.order = live.paired_order(one.order)
         _serve_team(sessions, question, graded=graded, reveal=reveal, port=port, listen=listen, guidelines=rules,
@@ -178,17 +203,17 @@ def label(
     else:
         _serve(session, question, graded=graded, reveal=reveal, port=port, open_browser=not no_browser,
                on_act=None if live is None else (lambda: _say_status(live, out)), listen=listen, guidelines=rules)
-    _print_summary(items_file, out, items, json_output)
+    _print_summary(items_files, out, items, json_output)
 
 
-def _live_status(items_file: Path, items: list, until: str | None, level: float, max_labels: int | None,  # type: ignore[type-arg]
+def _live_status(items_files: list[Path], items: list, until: str | None, level: float, max_labels: int | None,  # type: ignore[type-arg]
                  graded: bool):  # type: ignore[no-untyped-def]
     """``--until``'s live status over the items, or None; a decision that does not fit ends in one line."""
     if until is None:
         if max_labels is not None:
             raise fail("--max-labels is the budget of --until: add --until")
         return None
-    from ragjury.evals.labelling.live_status import LiveStatus
+    from ragjury.evals.stats.live_status import LiveStatus
     from ragjury.evals.stats.sequential import parse_decision
 
     try:
@@ -197,7 +222,8 @@ def _live_status(items_file: Path, items: list, until: str | None, level: float,
         raise fail(f"--until {error}") from None
     if graded:
         raise fail("--until reads yes/no labels: leave out --graded")
-    if _is_plan(items_file):
+    items_file = " + ".join(str(path) for path in items_files)
+    if _is_plan(items_files[0]):
         raise fail(f"--until: {items_file} is a label plan (already a sample); give the predictions file "
                    "itself ('evaluate --out'): the sequence draws the order from all of its items")
     try:

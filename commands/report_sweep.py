@@ -44,14 +44,21 @@ def sweep_report(
     base = baseline_index(predictions, baseline)
     names = run_names(predictions)
     runs = [load_predictions(path, name=name) for path, name in zip(predictions, names, strict=True)]
+    people = None
     if labels is not None:  # people's labels of each config's answers: CONFIG/ID, or a system column
+        from ragjury.evals.io.people import read_people
         from ragjury.evals.results.sweep import with_sweep_labels
 
-        runs = with_sweep_labels(runs, labels, allow_shown_judge=allow_shown_judge)
+        people = read_people(labels, runs[0].kind, allow_shown_judge=allow_shown_judge)
+        runs = with_sweep_labels(runs, people)
     try:
         sweep = Sweep.of(runs, baseline=base, margin=fail_if_worse, people=labels is not None)
     except ValueError as error:
         raise fail(str(error)) from None
+    if people is not None:
+        from ragjury.evals.pipelines.sequential_estimates import sweep_sequence
+
+        sweep.sequential = sweep_sequence(runs, people)  # labels gathered by label --until best: the valid figure
     gate = sweep.gate(fail_if_worse, allow_missing=allow_missing) if fail_if_worse is not None else None
     if html is not None:
         from ragjury.evals.report.sweep_page import write_sweep_html

@@ -181,6 +181,40 @@ def load_items(path: str | Path, task: str | None = None) -> tuple[str, list[Lab
     return found_task or "correctness", items
 
 
+def items_of_runs(paths: list[Path]) -> tuple[str, list[LabelItem]]:
+    """The items of one file (``load_items``) or of several configs' predictions files, each keyed
+    ``NAME/ID`` under system NAME, the names ``label-plan``/``report``/``estimate`` give the same
+    files (two: ``config_names``; more: ``run_names``), so labels join to each run's own answers."""
+    if len(paths) == 1:
+        return load_items(paths[0])
+    from types import SimpleNamespace
+
+    from ragjury.evals.io.joined_runs import SEPARATOR, config_names
+    from ragjury.evals.io.predictions import run_names
+
+    loaded = [load_items(path) for path in paths]
+    tasks = {task for task, _ in loaded}
+    if len(tasks) > 1:
+        raise InputError(str(paths[1]), f"is a {loaded[1][0]} run but {paths[0]} is a {loaded[0][0]} run: label "
+                         "runs of one task together")
+    for path, (_, items) in zip(paths, loaded):
+        if any(item.judge is None for item in items):
+            raise InputError(str(path), "is not a predictions file ('ragjury evaluate --out'): several files are "
+                             "configs' runs, labelled side by side")
+        named = sorted({str(item.system) for item in items if item.system is not None})
+        if len(named) > 1:
+            raise InputError(str(path), f"holds {len(named)} systems ({', '.join(named[:4])}): give one config "
+                             "per file")
+    if len(paths) == 2:
+        names = config_names(paths, [SimpleNamespace(records=items) for _, items in loaded])  # type: ignore[misc]
+    else:
+        names = run_names(paths)
+    out = [LabelItem(f"{name}{SEPARATOR}{item.id}", name, item.fields, item.judge, item.inclusion_probability,
+                     item.fingerprint)
+           for name, (_, items) in zip(names, loaded) for item in items]
+    return loaded[0][0], out
+
+
 def question_for(task: str, graded: bool, criterion: str | None = None) -> str:
     """The question always on screen: the rubric's criterion where given, else the task's."""
     if criterion:
@@ -190,4 +224,4 @@ def question_for(task: str, graded: bool, criterion: str | None = None) -> str:
     return QUESTIONS.get(task, "Does the item meet the criterion?")
 
 
-__all__ = ["QUESTIONS", "JudgeVerdict", "LabelItem", "infer_task", "load_items", "question_for"]
+__all__ = ["QUESTIONS", "JudgeVerdict", "LabelItem", "infer_task", "items_of_runs", "load_items", "question_for"]

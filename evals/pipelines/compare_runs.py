@@ -40,11 +40,19 @@ def compare_runs(runs: Sequence[Any], *, baseline: Any = None, margin: float | N
     names = run_names(paths)
     read = [source if source is not None else load_predictions(run, name=name)
             for source, run, name in zip(sources, runs, names, strict=True)]
+    people = None
     if labels is not None:
+        from ragjury.evals.io.people import People, read_people
         from ragjury.evals.results.sweep import with_sweep_labels
 
-        read = with_sweep_labels(read, labels)
-    return Sweep.of(read, baseline=_index(runs, baseline), margin=margin, seed=seed, people=labels is not None)
+        people = labels if isinstance(labels, People) else read_people(labels, read[0].kind)
+        read = with_sweep_labels(read, people)
+    sweep = Sweep.of(read, baseline=_index(runs, baseline), margin=margin, seed=seed, people=labels is not None)
+    if people is not None:
+        from ragjury.evals.pipelines.sequential_estimates import sweep_sequence
+
+        sweep.sequential = sweep_sequence(read, people)  # labels gathered by label --until best: valid at any stop
+    return sweep
 
 
 def _index(runs: list[Any], baseline: Any) -> int:

@@ -208,6 +208,9 @@ class Sweep:
     its gate decide."""
     labelled: list[int] = field(default_factory=list)
     """Per config (in the order given), its labelled answers among the shared questions."""
+    sequential: Any = None
+    """Labels gathered by ``label RUN1 ... RUNn --until best``: the pairs' confidence sequences
+    (``stats.sequential_best.BestStatus``), valid at any stop; the fixed-n figures are not."""
 
     @classmethod
     def of(cls, runs: Sequence[PredictionRun], *, baseline: int = 0, margin: float | None = None,
@@ -308,6 +311,10 @@ class Sweep:
                    f"weighted by 1 / its inclusion probability); labelled answers: {labels}",
                    f"baseline: {base}; {self.stats.n:,} questions scored in {every}",
                    f"the judge's own ranking: {self.headline()}"]
+        if self.sequential is not None:  # labels gathered until settled: only the sequence is valid for them
+            out.insert(0, f"label --until {self.sequential.until}: {self.sequential.words}")
+            out.insert(1, "the labels were gathered until settled: people's intervals and gate below assume a number "
+                          "of labels fixed in advance and cover less than they say; the sequence above is valid")
         out.extend(self.left_out.lines())
         if self.runs and len({judge_of(run) for run in self.runs}) > 1:
             out.append("the runs were judged by different judges, so their differences mix the configs' with the "
@@ -387,7 +394,9 @@ class Sweep:
                                "weighted by 1 / its inclusion probability",
                                **{key: value for key, value in self.people.as_dict().items()
                                   if key in ("best", "clearly_best", "headline", "intervals", "ranking")}}}
-                   if self.people is not None else {})}
+                   if self.people is not None else {}),
+                **({"sequential": {**self.sequential.as_dict(), "valid": "sequence", "fixed_n_valid": False}}
+                   if self.sequential is not None else {})}
 
 
 def check_sweep(runs: Sequence[PredictionRun]) -> None:

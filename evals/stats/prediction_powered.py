@@ -57,7 +57,7 @@ class Estimate:
         out: dict[str, object] = {
             "estimate": round(self.value, 6),
             "interval": [round(self.low, 6), round(self.high, 6)],
-            "std_error": round(self.std_error, 6),
+            "std_error": None if self.std_error != self.std_error else round(self.std_error, 6),  # NaN: a sequence
             "n_labels": self.n_labels,
             "n_items": self.n_items,
         }

@@ -243,12 +243,12 @@ def draw_orders(a: Floats, draws: int, steps: int, rng: np.random.Generator) -> 
 
 # -- the decision a person labels for ------------------------------------------------------------
 
-Kind = Literal["rate", "difference", "noninferior"]
+Kind = Literal["rate", "difference", "noninferior", "best"]
 
 
 @dataclass(frozen=True)
 class Decision:
-    """``rate >= 0.8``, ``B - A`` or ``B >= A - 0.02``."""
+    """``rate >= 0.8``, ``B - A``, ``B >= A - 0.02`` or ``best`` (of N configs: ``evals/stats/sequential_best``)."""
 
     kind: Kind
     threshold: float
@@ -256,12 +256,14 @@ class Decision:
 
     @property
     def paired(self) -> bool:
-        return self.kind != "rate"
+        """Two configs, one unit a question answered by both."""
+        return self.kind in ("difference", "noninferior")
 
 
 _RATE = re.compile(r"^\s*rate\s*>=\s*(\d*\.?\d+)\s*(%?)\s*$")
 _DIFF = re.compile(r"^\s*B\s*-\s*A\s*$")
 _NONINF = re.compile(r"^\s*B\s*>=\s*A\s*-\s*(\d*\.?\d+)\s*$")
+_BEST = re.compile(r"^\s*best\s*$")
 
 
 def parse_decision(text: str) -> Decision:
@@ -276,7 +278,9 @@ def parse_decision(text: str) -> Decision:
         margin = float(match.group(1))
         if 0 <= margin < 1:
             return Decision("noninferior", margin, text.strip())
-    raise ValueError(f'{text!r}: expected "rate >= 0.8", "B - A" or "B >= A - 0.02"')
+    elif _BEST.match(text):
+        return Decision("best", NO_DIFFERENCE, "best")
+    raise ValueError(f'{text!r}: expected "rate >= 0.8", "B - A", "B >= A - 0.02" or "best"')
 
 
 Verdict = Literal["above", "below", "b_better", "a_better", "no_difference", "noninferior", "inferior"]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ragjury.cli import app
 from ragjury.evals.labelling.items import load_items
-from ragjury.evals.labelling.live_status import LiveStatus
+from ragjury.evals.stats.live_status import LiveStatus
 from ragjury.evals.labelling.session import LabelSession
 from ragjury.evals.stats.sequential import parse_decision
 
@@ -29,7 +29,7 @@ def predictions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("until", "says"), [
-    ("rate > 2", '--until \'rate > 2\': expected "rate >= 0.8", "B - A" or "B >= A - 0.02"'),
+    ("rate > 2", '--until \'rate > 2\': expected "rate >= 0.8", "B - A", "B >= A - 0.02" or "best"'),
     ("B - A", None),
 ])
 def test_a_decision_that_does_not_fit_is_one_line(predictions: Path, tmp_path: Path, until: str, says: str | None) -> None:

@@ -18,7 +18,7 @@ from label_page import available, body_data, browser, serving, wait_for  # noqa:
 
 from ragjury.evals.io.label_acts import read_acts
 from ragjury.evals.labelling.items import load_items
-from ragjury.evals.labelling.live_status import LiveStatus
+from ragjury.evals.stats.live_status import LiveStatus
 from ragjury.evals.stats.sequential import parse_decision
 
 pytestmark = pytest.mark.skipif(not available(), reason="no Chromium, chromedriver or Selenium here")

@@ -105,7 +105,7 @@ async def test_in_the_terminal_an_item_another_annotator_took_is_refused_and_sai
 async def test_with_until_the_live_status_line_shows_after_every_label_at_80x24(tmp_path: Path) -> None:
     """#57: --terminal --until shows the page's live status line after every act (it used to print only at quit)."""
     from ragjury.evals.labelling.items import JudgeVerdict
-    from ragjury.evals.labelling.live_status import LiveStatus
+    from ragjury.evals.stats.live_status import LiveStatus
     from ragjury.evals.stats.sequential import parse_decision
 
     out = tmp_path / "labels.jsonl"

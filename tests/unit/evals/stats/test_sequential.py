@@ -27,7 +27,7 @@ def test_decisions_parse_and_a_wrong_one_names_the_forms() -> None:
     assert parse_decision("rate >= 80%").threshold == 0.8
     assert parse_decision("B - A").kind == "difference"
     assert parse_decision("B >= A - 0.02").threshold == 0.02
-    with pytest.raises(ValueError, match='"rate >= 0.8", "B - A" or "B >= A - 0.02"'):
+    with pytest.raises(ValueError, match='"rate >= 0.8", "B - A", "B >= A - 0.02" or "best"'):
         parse_decision("rate > 2")
 
 

@@ -1,14 +1,16 @@
-"""The live answer of a sequential labelling session (``label --until``): acts so far in, an aggregate status out.
+"""The answer of a sequential labelling session (``label --until``): acts so far in, an aggregate status out.
 
-Why apart from the page: the page, the terminal that serves it and ``estimate --labels`` read the
-same acts and must say the same thing. What it returns is an aggregate (an estimate, a confidence
+Why here, below the page and the pipelines: the page, the terminal that serves it, and ``estimate``
+/ ``report`` / ``compare_predictions`` with the labels read the same acts and must say the same thing. What it returns is an aggregate (an estimate, a confidence
 sequence, a count, words): the judge's P of the items enters only as a mean over the items not yet
 labelled and through the items already labelled, so no unlabelled item's verdict can be read from it.
 
-Units: for ``rate >= c`` each item is one unit; for ``B - A`` / ``B >= A - m`` the file holds two
-systems (A the first in the file, B the second) and a unit is a question both answered, complete
-once both answers are labelled (B's label minus A's, the judge's P for B minus A's); the page then
-shows a question's two answers one after the other (``paired_order``). The page's order is a seeded
+Units: for ``rate >= c`` each item is one unit; for ``B - A`` / ``B >= A - m`` the items hold two
+systems (A the first, B the second) and a unit is a question both answered, complete once both
+answers are labelled (B's label minus A's, the judge's P for B minus A's); for ``best`` a unit is a
+question every config answered, complete once all N answers are labelled
+(``evals/stats/sequential_best``); the page then shows a question's answers one after the other
+(``paired_order``). The page's order is a seeded
 shuffle, independent of labels, so the order in which units complete is a uniform draw without
 replacement: the sequence of ``evals/stats/sequential`` applies.
 """
@@ -17,14 +19,72 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from ragjury.evals.io.label_acts import LabelAct, replay
-from ragjury.evals.labelling.items import LabelItem
-from ragjury.evals.stats.sequential import Decision, Status, status_of
+from ragjury.evals.stats.sequential import Decision, Status, parse_decision, status_of
+from ragjury.evals.stats.sequential_best import BestStatus, best_status
 
 Key = tuple[str | None, str]
+
+
+class Verdict(Protocol):
+    label: bool | int | float | None
+    probability: float | None
+
+
+class LabelItem(Protocol):
+    """What a unit needs of an item: its key, its question (the first field) and the judge's verdict
+    (``evals.labelling.items.LabelItem``, or ``items_of_records`` of a joined run)."""
+
+    @property
+    def key(self) -> Key: ...
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def system(self) -> str | None: ...
+
+    @property
+    def fields(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def judge(self) -> Verdict | None: ...
+
+
+@dataclass(frozen=True)
+class RecordItem:
+    """A predictions record as a unit's item: keyed as the acts of ``label`` on that file key it."""
+
+    id: str
+    system: str | None
+    fields: tuple[tuple[str, str], ...]
+    judge: Verdict | None
+
+    @property
+    def key(self) -> Key:
+        return (self.system, self.id)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    label: bool | int | float | None
+    probability: float | None
+
+
+def items_of_records(records: Iterable[Any]) -> list[RecordItem]:
+    """A run's records (``ItemRecord``) as items: grouped by what pairs them (``pair``), else the question."""
+    out = []
+    for record in records:
+        probability = (record.value or {}).get("probability")
+        question = record.pair or record.question or record.id
+        out.append(RecordItem(record.id, record.system, (("question", str(question)),),
+                              _Verdict(record.label, float(probability) if isinstance(probability, int | float)
+                                       and not isinstance(probability, bool) else None)))
+    return out
 
 
 def _judge_value(item: LabelItem) -> float:
@@ -51,41 +111,44 @@ class LiveStatus:
     def of(cls, items: list[LabelItem], decision: Decision, *, level: float = 0.95,
            max_labels: int | None = None) -> LiveStatus:
         """The units of ``items`` for ``decision``; ValueError in one line where they do not fit."""
-        if not decision.paired:
+        if decision.kind == "rate":
             return cls(decision, [(item.key,) for item in items], np.array([_judge_value(i) for i in items]),
                        level, max_labels, tuple(dict.fromkeys(i.system for i in items)))
         systems = tuple(dict.fromkeys(item.system for item in items))
-        if len(systems) != 2:
+        if decision.paired and len(systems) != 2:
             raise ValueError(f'--until "{decision.text}" compares two systems; the file holds {len(systems)}')
+        if not decision.paired and len(systems) < 2:
+            raise ValueError(f'--until best compares several configs; {len(systems)} found (give two or more '
+                             "predictions files, or one file whose rows name several systems)")
         by_question: dict[str, dict[str | None, LabelItem]] = {}
         for item in items:
             question = item.fields[0][1] if item.fields else item.id
             by_question.setdefault(question, {})[item.system] = item
-        pairs = [(q[systems[0]], q[systems[1]]) for q in by_question.values() if len(q) == 2]
-        if not pairs:
-            raise ValueError("no question was answered by both systems: nothing to compare")
-        judge = np.array([_judge_value(b) - _judge_value(a) for a, b in pairs])
-        return cls(decision, [(a.key, b.key) for a, b in pairs], judge, level, max_labels, systems)
+        groups = [tuple(q[s] for s in systems) for q in by_question.values() if len(q) == len(systems)]
+        if not groups:
+            raise ValueError("no question was answered by every system: nothing to compare")
+        if decision.paired:
+            judge = np.array([_judge_value(b) - _judge_value(a) for a, b in groups])
+        else:
+            judge = np.array([[_judge_value(item) for item in group] for group in groups])
+        return cls(decision, [tuple(item.key for item in group) for group in groups], judge, level, max_labels,
+                   systems)
 
     def paired_order(self, order: list[Key]) -> list[Key]:
-        """``order`` with each question's second answer moved right after its first: a pair then
-        completes after 2 labels, not after ~√(2N) as in a plain shuffle, and the questions still
+        """``order`` with each question's other answers moved right after its first: a unit then
+        completes after its N labels, not after many in a plain shuffle, and the questions still
         come in a uniform random order (that of their first answer), whatever the labels."""
-        partner = {}
-        for unit in self.units:
-            if len(unit) == 2:
-                partner[unit[0]], partner[unit[1]] = unit[1], unit[0]
+        group_of = {key: unit for unit in self.units if len(unit) > 1 for key in unit}
         placed: set[Key] = set()
         out: list[Key] = []
+        present = set(order)
         for key in order:
             if key in placed:
                 continue
-            out.append(key)
-            placed.add(key)
-            other = partner.get(key)
-            if other is not None and other not in placed and other in order:
-                out.append(other)
-                placed.add(other)
+            for member in (key, *group_of.get(key, ())):
+                if member not in placed and member in present:
+                    out.append(member)
+                    placed.add(member)
         return out
 
     @property
@@ -93,7 +156,7 @@ class LiveStatus:
         """What each act of the session records (``sequential``)."""
         return session_mark(self.decision, self.level, self.max_labels)
 
-    def status(self, acts: Iterable[LabelAct]) -> Status:
+    def status(self, acts: Iterable[LabelAct]) -> Status | BestStatus:
         """The status after ``acts``: people's label of an item is the mean of its annotators'
         standing labels; a unit enters when its last item got its first standing label."""
         acts = list(acts)
@@ -111,11 +174,17 @@ class LiveStatus:
         for index, unit in enumerate(self.units):
             if all(key in first for key in unit):
                 people = [float(np.mean(value[key])) for key in unit]
-                y = people[-1] - people[0] if len(unit) == 2 else people[0]
+                y = people if self.decision.kind == "best" else people[-1] - people[0] if len(unit) == 2 else people[0]
                 entered.append((max(first[key] for key in unit), y, self.judge[index]))
         entered.sort(key=lambda row: row[0])
-        per_unit = 2 if self.decision.paired else 1
+        per_unit = len(self.units[0]) if self.units else 1
         budget = None if self.max_labels is None else max(1, self.max_labels // per_unit)
+        if self.decision.kind == "best":
+            names = tuple(str(s) for s in self.systems)
+            width = len(names)
+            return best_status(names, np.array([e[1] for e in entered]).reshape(-1, width),
+                               np.array([e[2] for e in entered]).reshape(-1, width), self.judge, level=self.level,
+                               max_units=budget)
         status = status_of(self.decision, np.array([e[1] for e in entered]), np.array([e[2] for e in entered]),
                            self.judge, level=self.level, max_labels=budget)
         return status.with_labels_per_unit(per_unit)
@@ -129,8 +198,6 @@ def session_mark(decision: Decision, level: float, max_labels: int | None) -> st
 
 def parse_mark(mark: str) -> tuple[Decision, float, int | None]:
     """The decision, confidence and budget of a ``session_mark``; ValueError where it is not one."""
-    from ragjury.evals.stats.sequential import parse_decision
-
     text, *options = (part.strip() for part in mark.split(";"))
     values = dict(option.split("=", 1) for option in options if "=" in option)
     level = float(values.get("confidence", 0.95))
@@ -138,7 +205,7 @@ def parse_mark(mark: str) -> tuple[Decision, float, int | None]:
     return parse_decision(text), level, budget
 
 
-def sequence_of(items: list[LabelItem], acts: list[LabelAct]) -> Status | None:
+def sequence_of(items: list[LabelItem], acts: list[LabelAct]) -> Status | BestStatus | None:
     """The confidence sequence of labels gathered by ``label --until`` (None where no act says so)."""
     marks = [act.sequential for act in acts if act.sequential]
     if not marks:
@@ -147,4 +214,4 @@ def sequence_of(items: list[LabelItem], acts: list[LabelAct]) -> Status | None:
     return LiveStatus.of(items, decision, level=level, max_labels=budget).status(acts)
 
 
-__all__ = ["LiveStatus", "parse_mark", "sequence_of", "session_mark"]
+__all__ = ["LiveStatus", "RecordItem", "items_of_records", "parse_mark", "sequence_of", "session_mark"]

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from ragjury.evals.io.label_acts import LabelAct, read_acts
 from ragjury.evals.labelling.items import JudgeVerdict, LabelItem
-from ragjury.evals.labelling.live_status import LiveStatus, session_mark
+from ragjury.evals.stats.live_status import LiveStatus, session_mark
 from ragjury.evals.labelling.page import PageState, build_app
 from ragjury.evals.labelling.session import LabelSession
 from ragjury.evals.stats.sequential import parse_decision
@@ -86,7 +86,7 @@ def test_the_page_answers_each_act_with_the_status_and_no_item_s_verdict(tmp_pat
 
 
 def test_estimate_rebuilds_the_session_s_sequence_from_the_acts() -> None:
-    from ragjury.evals.labelling.live_status import parse_mark, sequence_of
+    from ragjury.evals.stats.live_status import parse_mark, sequence_of
 
     items = _pair_items(20)
     live = LiveStatus.of(items, parse_decision("B >= A - 0.02"), level=0.9, max_labels=30)
