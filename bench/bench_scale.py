@@ -166,39 +166,174 @@ def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
         process.wait(timeout=10)
 
 
-def raw_floor(args: argparse.Namespace) -> None:
-    """The same chat request sent by httpx alone (one client, the same requests in flight, JSON in
-    and out, no pydantic-ai, no OpenAI SDK, no ragjury): the CPU a judgment costs when only HTTP is
-    paid, i.e. how far a direct request path could take the client."""
+RAW_BODY = {"model": "phi3:mini", "temperature": 0, "max_tokens": 64, "messages": [
+    {"role": "system", "content": "Judge whether the answer is correct. Reply in JSON."},
+    {"role": "user", "content": "Question: q\nReference: r\nAnswer: a"}]}
+"""The chat request every raw client sends (with ``user`` set per request, so no two are alike)."""
+
+
+def _raw_request(i: int) -> bytes:
     import json
 
-    import httpx
+    return json.dumps({**RAW_BODY, "user": str(i)}).encode()
 
+
+def _raw_read(content: bytes) -> None:
+    """What a judge does with the answer at the least: parse it and the JSON in its content."""
+    import json
+
+    json.loads(json.loads(content)["choices"][0]["message"]["content"])
+
+
+async def _gated(count: int, slots: int, one: object) -> None:
+    gate = asyncio.Semaphore(slots)
+
+    async def gated(i: int) -> None:
+        async with gate:
+            await one(i)  # type: ignore[operator]
+
+    await asyncio.gather(*(gated(i) for i in range(count)))
+
+
+async def _raw_httpx(module_name: str, url: str, count: int, slots: int) -> None:
+    """httpx (or httpx2, the fork the OpenAI SDK runs on here): HTTP/1.1, a pool of ``slots``
+    kept-alive connections, one client. (``TCP_NODELAY`` on its sockets changed nothing: measured
+    2026-11-29, 391 vs 434/s for httpx, 540 vs 1,012/s for httpx2, at load 4-5.)"""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    limits = module.Limits(max_connections=slots, max_keepalive_connections=slots)
+    transport = module.AsyncHTTPTransport(limits=limits)
+    headers = {"content-type": "application/json"}
+    async with module.AsyncClient(base_url=url, transport=transport, timeout=30) as client:
+        async def one(i: int) -> None:
+            answer = await client.post("/chat/completions", content=_raw_request(i), headers=headers)
+            _raw_read(answer.content)
+
+        await _gated(count, slots, one)
+
+
+async def _raw_aiohttp(url: str, count: int, slots: int) -> None:
+    """aiohttp's client (C-accelerated HTTP parser): one session, ``slots`` connections."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=slots)
+    headers = {"content-type": "application/json"}
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
+        async def one(i: int) -> None:
+            async with session.post(url + "/chat/completions", data=_raw_request(i), headers=headers) as answer:
+                _raw_read(await answer.read())
+
+        await _gated(count, slots, one)
+
+
+async def _raw_streams(url: str, count: int, slots: int) -> None:
+    """HTTP/1.1 written by hand over asyncio streams (no library: not a product candidate, the
+    floor of the event loop itself): ``slots`` kept-alive connections."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host, port, path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path + "/chat/completions"
+    pool: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+    for _ in range(slots):
+        pool.put_nowait(await asyncio.open_connection(host, port))
+
+    async def one(i: int) -> None:
+        reader, writer = await pool.get()
+        body = _raw_request(i)
+        writer.write(f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        _raw_read(await reader.readexactly(length))
+        pool.put_nowait((reader, writer))
+
+    await _gated(count, slots, one)
+    while not pool.empty():
+        pool.get_nowait()[1].close()
+
+
+RAW_CLIENTS = {
+    "httpx": lambda url, count, slots: _raw_httpx("httpx", url, count, slots),
+    "httpx2": lambda url, count, slots: _raw_httpx("httpx2", url, count, slots),
+    "aiohttp": _raw_aiohttp,
+    "asyncio-streams": _raw_streams,
+}
+
+
+def _available(kind: str) -> bool:
+    import importlib.util
+
+    module = {"httpx": "httpx", "httpx2": "httpx2", "aiohttp": "aiohttp"}.get(kind.split(" ")[0])
+    return module is None or importlib.util.find_spec(module) is not None
+
+
+def _new_loop(uvloop: bool) -> asyncio.AbstractEventLoop:
+    if uvloop:
+        import uvloop as fast  # noqa: PLC0415 - measured only where installed (--uvloop-path)
+
+        return fast.new_event_loop()
+    return asyncio.new_event_loop()
+
+
+def raw_rate(kind: str, url: str, count: int, slots: int, *, uvloop: bool = False) -> tuple[float, float]:
+    """Requests/s and client CPU ms per request of ``count`` requests by ``kind``, ``slots`` in
+    flight, after 200 requests of warm-up (each run on a fresh loop and client)."""
+    for n in (200, count):
+        loop = _new_loop(uvloop)
+        try:
+            cpu, wall = time.process_time(), time.perf_counter()
+            loop.run_until_complete(RAW_CLIENTS[kind](url, n, slots))
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            loop.close()
+    return count / wall, cpu / count * 1000
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def raw_floor(args: argparse.Namespace) -> None:
+    """The same chat request sent by each candidate transport alone (one client, the same requests in
+    flight, JSON in and out, no pydantic-ai, no OpenAI SDK, no ragjury): requests/s and CPU per
+    request when only HTTP is paid, i.e. how far a direct request path could take the client; the
+    fake server's own CPU per request beside it; then the server alone as the bottleneck: one and
+    two client processes of the fastest library at once (if two do not add up, the server is the
+    ceiling, not the client)."""
     process, urls = start_servers(1, 0.0, args.ceiling_slots)
+    url, slots, count = urls[0], args.ceiling_slots, args.ceiling_items
     try:
-        body = {"model": "phi3:mini", "temperature": 0, "max_tokens": 64, "messages": [
-            {"role": "system", "content": "Judge whether the answer is correct. Reply in JSON."},
-            {"role": "user", "content": "Question: q\nReference: r\nAnswer: a"}]}
-
-        async def run(count: int) -> None:
-            limits = httpx.Limits(max_connections=args.ceiling_slots, max_keepalive_connections=args.ceiling_slots)
-            async with httpx.AsyncClient(base_url=urls[0], limits=limits, timeout=30) as client:
-                gate = asyncio.Semaphore(args.ceiling_slots)
-
-                async def one(i: int) -> None:
-                    async with gate:
-                        answer = await client.post("/chat/completions", content=json.dumps({**body, "user": str(i)}),
-                                                   headers={"content-type": "application/json"})
-                        json.loads(json.loads(answer.content)["choices"][0]["message"]["content"])
-
-                await asyncio.gather(*(one(i) for i in range(count)))
-
-        asyncio.run(run(200))
-        cpu, wall = time.process_time(), time.perf_counter()
-        asyncio.run(run(args.ceiling_items))
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        print(f"  httpx alone (the floor of a direct request path): {args.ceiling_items / wall:.0f} requests/s, "
-              f"{cpu / args.ceiling_items * 1000:.2f} ms CPU per request", flush=True)
+        kinds = [kind for kind in RAW_CLIENTS if _available(kind)]
+        runs = [(kind, False) for kind in kinds]
+        if args.uvloop_path:
+            sys.path.insert(0, args.uvloop_path)
+            runs += [(kind, True) for kind in kinds if kind in ("aiohttp", "asyncio-streams")]
+        rates: dict[str, float] = {}
+        for kind, fast in runs:
+            server = process_cpu_s(process.pid)
+            rate, cpu = raw_rate(kind, url, count, slots, uvloop=fast)
+            server_ms = (process_cpu_s(process.pid) - server) / (count + 200) * 1000
+            name = kind + (" + uvloop" if fast else "")
+            rates[name] = rate
+            print(f"  raw {name:26} {rate:6.0f} requests/s, client CPU {cpu:.2f} ms per request "
+                  f"(server CPU {server_ms:.2f} ms per request; {count} requests, {slots} in flight)", flush=True)
+        fastest = max((kind for kind in kinds if kind != "asyncio-streams"), key=lambda kind: rates[kind])
+        for processes in (1, 2):
+            server = process_cpu_s(process.pid)
+            children = [subprocess.Popen(
+                [sys.executable, __file__, "--raw-client", fastest, "--url", url,
+                 "--ceiling-items", str(count), "--ceiling-slots", str(slots)],
+                stdout=subprocess.PIPE, text=True) for _ in range(processes)]
+            outs = [child.communicate(timeout=300)[0].split() for child in children]
+            total = sum(float(out[0]) for out in outs)
+            server_ms = (process_cpu_s(process.pid) - server) / ((count + 200) * processes) * 1000
+            print(f"  the fake server, {processes} {fastest} client process(es) at once: {total:6.0f} requests/s in all "
+                  f"({', '.join(f'{float(out[0]):.0f}' for out in outs)}), server CPU {server_ms:.2f} ms per request",
+                  flush=True)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -232,12 +367,23 @@ def main() -> None:
     parser.add_argument("--ceiling-slots", type=int, default=16)
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--only-ceiling", action="store_true")
-    parser.add_argument("--raw-floor", action="store_true", help="also the same requests through httpx alone")
+    parser.add_argument("--raw-floor", action="store_true",
+                        help="also the same requests through each candidate transport alone (httpx, httpx2, aiohttp, "
+                             "asyncio streams), and the fake server's own ceiling")
+    parser.add_argument("--only-raw", action="store_true", help="only the raw transports (--raw-floor), no judge")
+    parser.add_argument("--uvloop-path", default=None,
+                        help="a folder uvloop is installed in (pip install --target DIR uvloop): also measure it")
+    parser.add_argument("--raw-client", default=None, help=argparse.SUPPRESS)  # one raw client process (--raw-floor)
+    parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.raw_client:
+        rate, cpu = raw_rate(args.raw_client, args.url, args.ceiling_items, args.ceiling_slots)
+        print(rate, cpu)
+        return
     print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        if not args.only_ceiling:
+        if not args.only_ceiling and not args.only_raw:
             process, urls = start_servers(max(COUNTS), args.latency, args.slots)
             try:
                 print(f"servers: {args.latency * 1000:.0f} ms latency, {args.slots} slots each")
@@ -256,8 +402,9 @@ def main() -> None:
             finally:
                 process.terminate()
                 process.wait(timeout=10)
-        client_ceiling(args, workdir)
-        if args.raw_floor:
+        if not args.only_raw:
+            client_ceiling(args, workdir)
+        if args.raw_floor or args.only_raw:
             raw_floor(args)
     print(f"load average after: {load()}")
 
