@@ -38,7 +38,7 @@ from splits import BENCHMARKS, half_of  # noqa: E402
 
 from ragjury.evals.io.predictions import load_predictions  # noqa: E402
 from ragjury.evals.stats.judge_card import CardItem, length_slope, paired_difference  # noqa: E402
-from ragjury.evals.stats.run_card import judged_text  # noqa: E402
+from ragjury.evals.stats.run_estimates import judged_text  # noqa: E402
 from ragjury.evals.stats.run_estimates import judge_score  # noqa: E402
 
 

@@ -196,7 +196,7 @@ def report_dataset_run(
     if json_output:
         payload = result.payload(files, input_mapping=dataset.input_mapping.as_dict(), gate_failures=failures)
         if people is not None:  # what the labels file gave and left out, and people against people
-            from ragjury.evals.stats.people_agreement import people_block
+            from ragjury.evals.stats.judge_card import people_block
 
             payload["people_labels"] = people_block(people)
         if stability is not None:  # --repeats: the judge's stability, also on its card

@@ -280,7 +280,7 @@ def _views(
         if people is not None:
             payload["people_estimate"] = people.as_dict()
         if labels is not None:  # what the labels file gave, and people against people
-            from ragjury.evals.stats.people_agreement import people_block
+            from ragjury.evals.stats.judge_card import people_block
 
             payload["people_labels"] = people_block(labels)
         print_json(payload, command="report")
@@ -355,7 +355,7 @@ def people_lines(people: Any) -> list[str]:
 def _people_lines(people: Any) -> None:
     """What the labels file left out, and people against people on the items two annotators both
     labelled (a labels file of several annotators): the ceiling the judge's agreement is read against."""
-    from ragjury.evals.stats.people_agreement import pair_agreements
+    from ragjury.evals.stats.judge_card import pair_agreements
 
     for note in people.notes():
         stdout.print(f"note: {note}", style="yellow", highlight=False, markup=False, soft_wrap=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ragjury.evals.io.label_acts import RULE, LabelAct, people_labels, replay
 from ragjury.evals.labelling.items import LabelItem
 from ragjury.evals.stats.intervals import Interval
-from ragjury.evals.stats.people_agreement import PairAgreement, kappa_with_interval, pair_agreements
+from ragjury.evals.stats.judge_card import PairAgreement, kappa_with_interval, pair_agreements
 
 Key = tuple[str | None, str]
 

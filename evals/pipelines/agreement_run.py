@@ -348,7 +348,7 @@ def labels_agreement_run(gold_path: Path, judged_path: Path, *, allow_shown_judg
     )
     missing = sum(1 for key in keys if key not in predicted)
     without_gold = sum(1 for key in predicted if key not in gold)
-    from ragjury.evals.stats.people_agreement import people_block
+    from ragjury.evals.stats.judge_card import people_block
 
     fields: dict[str, object] = {
         "mode": "jsonl",

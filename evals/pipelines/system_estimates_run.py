@@ -12,8 +12,7 @@ from ragjury.evals.io.joined_runs import joined_run, shared_questions
 from ragjury.evals.io.people import People, join_people, people_of_python, read_people, unmatched_note
 from ragjury.evals.io.predictions import PredictionRun, differences, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
-from ragjury.evals.stats.run_card import run_card
-from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run
+from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run, run_card
 from ragjury.rag_agent.core.input_files import InputError
 
 

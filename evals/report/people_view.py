@@ -19,7 +19,7 @@ SHOWN = 20
 
 def people_vs_people_html(people: Any) -> str:
     """The section for a labels file with several annotators, or "" (one annotator, no acts)."""
-    from ragjury.evals.stats.people_agreement import pair_agreements
+    from ragjury.evals.stats.judge_card import pair_agreements
 
     pairs = pair_agreements(people.acts) if getattr(people, "acts", None) else []
     if not pairs:

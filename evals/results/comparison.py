@@ -56,10 +56,9 @@ from ragjury.evals.results.formatting import fmt
 from ragjury.evals.results.headline import unmeasured_kind
 from ragjury.evals.stats.agreement import label_agreement
 from ragjury.evals.stats.intervals import RESAMPLES, bootstrap_paired_difference
-from ragjury.evals.stats.label_coverage import WARN_BELOW
 from ragjury.evals.stats.paired_runs import PairedDifference, paired_difference
 from ragjury.evals.stats.run_result import MIN_BOOTSTRAP_N, RunResult
-from ragjury.evals.stats.system_estimates import RARE_CLASS
+from ragjury.evals.stats.system_estimates import RARE_CLASS, WARN_BELOW
 
 
 # -- which rows pair, and what kind of comparison it is ----------------------------------------------------
@@ -421,7 +420,7 @@ def people_gate(difference: Any, margin: float, *, rule: str = "worse", judge_ga
 def measured_gap(letter: str, run: FinishedRun) -> str | None:
     """What run ``letter``'s judge lacks to count as measured against people (``--require-measured``),
     or None: a built-in judge (measured on public data), or one with the labels ``estimate`` asks for
-    (``label_coverage.WARN_BELOW`` people labels on scored items, ``RARE_CLASS`` of each class for
+    (``system_estimates.WARN_BELOW`` people labels on scored items, ``RARE_CLASS`` of each class for
     yes/no verdicts). One gold label of 16 rows measures nothing."""
     kind = unmeasured_kind(run.judge)
     if kind is None:

@@ -27,8 +27,7 @@ from ragjury.evals.results.breakdowns import Table, cost_table, labelled_probabi
 from ragjury.evals.results.headline import PeopleRate, headline, people_rates, trust_block, trust_note
 from ragjury.evals.results.sources import VerdictSources, fallback_note
 from ragjury.evals.stats.intervals import RESAMPLES, Interval, bootstrap_agreement, bootstrap_system_tau
-from ragjury.evals.stats.run_card import run_card
-from ragjury.evals.stats.run_estimates import partial_labels_estimates
+from ragjury.evals.stats.run_estimates import partial_labels_estimates, run_card
 from ragjury.evals.stats.run_result import RUBRIC, RunResult, run_result
 from ragjury.evals.stats.system_statistics import (
     SystemRanking,
@@ -287,7 +286,7 @@ class FinishedRun:
 
     @cached_property
     def card(self) -> Any:
-        """The judge card of the labelled items of a binary task (``evals.stats.run_card``), else None."""
+        """The judge card of the labelled items of a binary task (``run_estimates.run_card``), else None."""
         return run_card(self.run) if self.labelled else None
 
     @cached_property

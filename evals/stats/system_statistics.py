@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ragjury.evals.stats.agreement import label_agreement, ranking_correlation
+from ragjury.evals.stats.agreement import label_agreement, pearson, ranking_correlation, spearman
 
 Records = Sequence[Any]
 """One system's ``ItemRecord``s (id, label, gold, unscored, ...)."""
@@ -218,8 +218,6 @@ def score_correlation(predictions: Sequence[Labelled]) -> dict[str, Any]:
     pairs = [(float(p.gold), float(p.label)) for p in labelled if p.label is not None]  # type: ignore[arg-type]
     figures: dict[str, Any] = {"n_total": len(labelled), "n_scored": len(pairs)}
     if len(pairs) >= 2:
-        from ragjury.evals.stats.rank_correlation import pearson, spearman
-
         xs, ys = zip(*pairs, strict=True)
         if len(set(xs)) > 1 and len(set(ys)) > 1:
             figures["pearson"] = pearson(xs, ys)[0]

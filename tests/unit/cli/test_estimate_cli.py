@@ -151,7 +151,7 @@ def test_the_help_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_help_names_the_label_count_below_which_estimate_warns() -> None:
-    from ragjury.evals.stats.label_coverage import WARN_BELOW
+    from ragjury.evals.stats.system_estimates import WARN_BELOW
 
     result = runner.invoke(app, ["estimate", "--help"], env={"COLUMNS": "200"})
     text = " ".join(result.output.replace("│", " ").split())

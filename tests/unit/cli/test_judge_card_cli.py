@@ -55,7 +55,7 @@ def test_evaluate_json_has_the_card_when_the_data_has_labels(tmp_path: Path) -> 
 
 def test_score_tasks_have_no_card(tmp_path: Path) -> None:
     from ragjury.evals.io.predictions import run_of_rows
-    from ragjury.evals.stats.run_card import run_card
+    from ragjury.evals.stats.run_estimates import run_card
 
     rows = [{"id": f"s{k}", "task": "score", "score": 0.5, "gold": 0.7, "judge": "llm", "item": {"answer": "a b"}} for k in range(30)]
     assert run_card(run_of_rows(list(enumerate(rows, start=1)), path="<rows>")) is None

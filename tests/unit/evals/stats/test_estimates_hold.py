@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragjury.evals.stats.label_coverage import WARN_BELOW
+from ragjury.evals.stats.system_estimates import WARN_BELOW
 from ragjury.evals.stats.prediction_powered import finite_population_lambda, finite_population_mean
 from ragjury.evals.stats.system_estimates import EstimateItem, compare_systems, estimate_system
 

@@ -9,7 +9,7 @@ import random
 import pytest
 from scipy import stats
 
-from ragjury.evals.stats.rank_correlation import average_ranks, kendall_tau_b, pearson, spearman
+from ragjury.evals.stats.agreement import average_ranks, kendall_tau_b, pearson, spearman
 
 
 def cases() -> list[tuple[list[float], list[float]]]:
