@@ -100,14 +100,18 @@ def rates_of_estimates(estimates: Any) -> list[PeopleRate]:
 def people_difference_lines(people: Any) -> list[str]:
     """B - A as people would judge it and each config's rate (an ``estimate A B --labels`` result),
     in points: what ``report A B --labels`` and ``print()`` of a labelled comparison say first."""
-    from ragjury.evals.stats.run_estimates import difference_text
+    from ragjury.evals.stats.run_estimates import difference_text, p_text
 
     out = judged_differently_lines(people)
     if people.comparison is not None:
         d = people.comparison
         verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
-        out.append(f"{difference_text(d)} as people would judge it (95 % interval, p = {d.p_value:.3g}; {verdict}; "
+        out.append(f"{difference_text(d)} as people would judge it (95 % interval, {p_text(d.p_value)}; {verdict}; "
                    f"{d.method})")
+    sequence = getattr(people, "sequential", None)
+    if sequence is not None:  # labels gathered until settled: say which figure is valid
+        out.append(f"labels gathered until settled (label --until \"{sequence.as_dict()['until']}\"): {sequence.words}; "
+                   "the per-config intervals below assume a number of labels fixed in advance")
     for rate in rates_of_estimates(people):
         said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
         out.append(f"  {rate.system}: {rate.text()} as people would judge it ({rate.n_labels:,} labels{said})")
@@ -139,13 +143,13 @@ def people_difference_cards(people: Any, task: str | None) -> dict[str, str]:
     config's rate as people would judge it; {} without people (the judges' cards lead then)."""
     if people is None:
         return {}
-    from ragjury.evals.stats.run_estimates import difference_text
+    from ragjury.evals.stats.run_estimates import difference_text, p_text
 
     cards: dict[str, str] = {}
     if people.comparison is not None:
         d = people.comparison
         verdict = "B differs from A" if d.estimate.low > 0 or d.estimate.high < 0 else "A and B cannot be told apart"
-        cards["B − A as people would judge it (95 %)"] = f"{difference_text(d)} · p = {d.p_value:.3g} ({verdict})"
+        cards["B − A as people would judge it (95 %)"] = f"{difference_text(d)} · {p_text(d.p_value)} ({verdict})"
     for rate in rates_of_estimates(people):
         said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
         cards[f"{rate.system}: {people_lead(task)} (95 %)"] = f"{rate.text()} ({rate.n_labels:,} labels{said})"

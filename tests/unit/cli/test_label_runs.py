@@ -97,6 +97,9 @@ def test_a_b_labels_gathered_until_settled_give_the_sequence_in_estimate_report_
     assert report.exit_code == 0, report.output
     people = json.loads(report.stdout)["people_estimate"]["comparison"]
     assert people["difference"] == diff and people["method"] == estimate["comparison"]["method"]
+    text = runner.invoke(app, ["report", str(a), str(b), "--labels", str(labels)]).stdout
+    assert f"labels gathered until settled (label --until \"B - A\"): {status.words}" in text
+    assert "no fixed-n p (a confidence sequence)" in text and "nan" not in text
     gated = runner.invoke(app, ["report", str(a), str(b), "--labels", str(labels), "--fail-unless-within", "0.02",
                                 "--json"])
     reason = json.loads(gated.stdout)["gate"]["reason"]
