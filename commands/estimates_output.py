@@ -53,34 +53,10 @@ def estimates_table(result) -> Table:  # type: ignore[no-untyped-def]
 
 
 def lead_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
-    """The answer first, as ``report`` and ``evaluate`` give it: B - A as people would judge it where
-    two systems are compared, then each system's rate as people would judge it, the judge's beside it."""
-    from ragjury.evals.results.headline import judged_differently_lines, people_lead, rates_of_estimates
+    """The answer first, as ``report`` and ``evaluate`` give it (``headline.estimates_lead``)."""
+    from ragjury.evals.results.headline import estimates_lead
 
-    lines = judged_differently_lines(result)  # the run headers differ: said before the difference
-    comparison = result.comparison
-    if comparison is not None:
-        d = comparison.estimate
-        verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
-        from ragjury.evals.stats.run_estimates import difference_text, p_text
-
-        lines.append(f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
-                     f"{p_text(comparison.p_value)} ({comparison.method}; they {verdict})")
-    rates = rates_of_estimates(result)
-    if not rates:
-        return lines
-    lead = people_lead(result.task)
-    how = (f"the judge on {result.n_items - result.n_unscored:,} items corrected by {result.n_labels:,} people's "
-           f"labels; {result.level * 100:g} % interval")
-    if len(rates) == 1:
-        rate = rates[0]
-        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
-        return [*lines, f"{lead}: {rate.text()} ({how}{said})"]
-    lines.append(f"{lead} ({how}):")
-    for rate in rates:
-        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
-        lines.append(f"  {rate.system}: {rate.text()} ({rate.n_labels:,} labels{said})")
-    return lines
+    return estimates_lead(result)
 
 
 def print_estimates(result, *, lead: bool = True) -> None:  # type: ignore[no-untyped-def]
@@ -114,8 +90,10 @@ def print_card(card) -> None:  # type: ignore[no-untyped-def]
     from ragjury.evals.report.card_view import card_table, length_lines
 
     stdout.print(card_table(card))
-    for line in [*length_lines(card), *(f"note: {note}" for note in card.notes)]:
+    for line in length_lines(card):
         stdout.print(line, markup=False, highlight=False, soft_wrap=True)
+    for note in card.notes:
+        stdout.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     summary = card.summary_line()
     if summary is not None:
         stdout.print(summary, style="yellow", markup=False, highlight=False, soft_wrap=True)

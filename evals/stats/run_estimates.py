@@ -49,6 +49,9 @@ class EstimatesResult:
     """The labels read (``evals.io.people.People``), where a labels file or Python labels were given."""
     judged_differently: list[str] = field(default_factory=list)
     """Two configs: how their run headers say they were judged differently (``predictions.differences``)."""
+    sequential: Any = None
+    """The confidence sequence (``stats.live_status``) where the labels were gathered by ``label
+    --until``: then it, not the fixed-n interval, is valid (``pipelines.sequential_estimates``)."""
 
     def __repr__(self) -> str:
         lines = [f"EstimatesResult({self.task or 'task?'}, judge {self.judge}, {self.n_labels} labels on {self.n_items} items)"]
@@ -58,7 +61,9 @@ class EstimatesResult:
                 lines.append(f"  {system.system}: {best.value:.3f} [{best.low:.3f}, {best.high:.3f}] (judge {system.judge.value:.3f})")
         if self.comparison is not None:
             diff = self.comparison
-            lines.append(f"  {difference_text(diff)}, p = {diff.p_value:.3g} ({diff.method})")
+            lines.append(f"  {difference_text(diff)}, {p_text(diff.p_value)} ({diff.method})")
+        if self.sequential is not None:
+            lines.append(f"  label --until: {self.sequential.words}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, object]:
@@ -77,7 +82,20 @@ class EstimatesResult:
             "notes": self.notes,
             **({"judge_card": self.card.as_dict()} if self.card is not None else {}),
             **({"people_labels": people_block(self.people)} if self.people is not None else {}),
+            **({"sequential": sequential_block(self.sequential)} if self.sequential is not None else {}),
         }
+
+
+def sequential_block(status: Any) -> dict[str, object]:
+    """The sequence of labels gathered until settled, saying it is the valid one."""
+    return {**status.as_dict(), "valid": "sequence", "fixed_n_valid": False,
+            "why": "the labels were gathered until the answer was settled: a fixed-n interval is valid only for a "
+                   "number of labels fixed in advance"}
+
+
+def p_text(p: float) -> str:
+    """``p = 0.012``; a sequence's difference has no fixed-n p-value (NaN): said so."""
+    return "no fixed-n p (a confidence sequence)" if p != p else f"p = {p:.3g}"
 
 
 def difference_text(diff: Difference) -> str:

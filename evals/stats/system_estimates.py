@@ -144,7 +144,7 @@ class Difference:
             "b": self.b,
             "difference": self.estimate.as_dict(),
             "independent_std_error": round(self.independent_std_error, 6) if self.independent_std_error else None,
-            "p_value": round(self.p_value, 6),
+            "p_value": None if self.p_value != self.p_value else round(self.p_value, 6),  # NaN: a sequence
             "paired": self.paired,
             "method": self.method,
             "notes": list(self.notes),
