@@ -107,4 +107,13 @@ def shared_questions(run: PredictionRun, names: Sequence[str]) -> tuple[set[str]
     return {key for key in both if key is not None}, alone
 
 
-__all__ = ["SEPARATOR", "config_names", "joined_run", "nfc", "question_key", "shared_questions"]
+def joined_notes(run: PredictionRun, names: Sequence[str]) -> list[str]:
+    """How the two configs were joined: on how many questions, and the rows with no partner."""
+    both, alone = shared_questions(run, names)
+    shown = [name if name == letter else f"{name} ({letter})" for name, letter in zip(names, "AB")]
+    note = f"{shown[0]} and {shown[1]} joined on the question: {len(both):,} questions answered by both"
+    extra = [f"{count:,} of {name} only" for name, count in alone.items() if count]
+    return [note + (f"; {', '.join(extra)} (estimated, not paired)" if extra else "")]
+
+
+__all__ = ["SEPARATOR", "config_names", "joined_notes", "joined_run", "nfc", "question_key", "shared_questions"]

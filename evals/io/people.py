@@ -468,12 +468,23 @@ def unmatched_note(people: People, run: Any) -> list[str]:
     return [f"{left:,} of {len(people.labels):,} labels in {people.source} match no prediction's id: left out"] if left > 0 else []
 
 
+def certain_note(run: Any, source: str) -> list[str]:
+    """Inclusion probabilities of 1 on every labelled row (picked for certain) while people did not
+    label every item: the interval then counts no sampling error, which is then wrong; say it."""
+    labelled = [record for record in run.records if record.gold is not None]
+    if labelled and all(record.inclusion_probability == 1 for record in labelled) and len(labelled) < len(run.records):
+        return [f"every labelled row in {source} has inclusion_probability 1 (picked for certain): the interval counts "
+                "no sampling error, which holds only if people labelled every item; give the chances the rows had"]
+    return []
+
+
 __all__ = [
     "Key",
     "LABEL_COLUMNS",
     "Label",
     "MIN_INCLUSION",
     "People",
+    "certain_note",
     "check_regular_file",
     "fingerprint",
     "join_configs",

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.human_labels import HumanLabel, as_human_labels
-from ragjury.evals.io.joined_runs import joined_run, shared_questions
-from ragjury.evals.io.people import People, join_people, people_of_python, read_people, unmatched_note
+from ragjury.evals.io.joined_runs import joined_notes, joined_run
+from ragjury.evals.io.people import People, certain_note, join_people, people_of_python, read_people, unmatched_note
 from ragjury.evals.io.predictions import PredictionRun, differences, load_predictions, run_of_rows
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run, run_card
@@ -137,23 +137,4 @@ def as_labels(labels: object) -> dict[str, HumanLabel]:
     return as_human_labels(people_of_python(labels), by_system=True)
 
 
-def joined_notes(run: PredictionRun, names: Sequence[str]) -> list[str]:
-    """How the two configs were joined: on how many questions, and the rows with no partner."""
-    both, alone = shared_questions(run, names)
-    shown = [name if name == letter else f"{name} ({letter})" for name, letter in zip(names, "AB")]
-    note = f"{shown[0]} and {shown[1]} joined on the question: {len(both):,} questions answered by both"
-    extra = [f"{count:,} of {name} only" for name, count in alone.items() if count]
-    return [note + (f"; {', '.join(extra)} (estimated, not paired)" if extra else "")]
-
-
-def certain_note(run: PredictionRun, source: str) -> list[str]:
-    """Inclusion probabilities of 1 on every labelled row (picked for certain) while people did not
-    label every item: the interval then counts no sampling error, which is then wrong; say it."""
-    labelled = [record for record in run.records if record.gold is not None]
-    if labelled and all(record.inclusion_probability == 1 for record in labelled) and len(labelled) < len(run.records):
-        return [f"every labelled row in {source} has inclusion_probability 1 (picked for certain): the interval counts "
-                "no sampling error, which holds only if people labelled every item; give the chances the rows had"]
-    return []
-
-
-__all__ = ["certain_note", "estimate_predictions", "run_in_memory"]
+__all__ = ["estimate_predictions", "run_in_memory"]

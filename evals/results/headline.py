@@ -97,6 +97,37 @@ def rates_of_estimates(estimates: Any) -> list[PeopleRate]:
     return out
 
 
+def estimates_lead(result: Any) -> list[str]:
+    """Line 1 of ``estimate`` (an ``EstimatesResult``), as ``report`` and ``evaluate`` give it: B − A as
+    people would judge it where two systems are compared (after the line saying the runs' headers
+    differ, where they do), then each system's rate as people would judge it, the judge's beside it.
+    The rates are worded first, then B − A (``run_estimates.difference_text``), then put in reading order."""
+    rates = [(rate, rate.text()) for rate in rates_of_estimates(result)]
+    lead = people_lead(result.task) if rates else ""
+    lines = judged_differently_lines(result)  # the run headers differ: said before the difference
+    comparison = result.comparison
+    if comparison is not None:
+        from ragjury.evals.stats.run_estimates import difference_text, p_text
+
+        d = comparison.estimate
+        verdict = "differ" if d.low > 0 or d.high < 0 else "cannot be told apart at this level"
+        lines.append(f"{difference_text(comparison)} as people would judge it ({result.level * 100:g} % interval), "
+                     f"{p_text(comparison.p_value)} ({comparison.method}; they {verdict})")
+    if not rates:
+        return lines
+    how = (f"the judge on {result.n_items - result.n_unscored:,} items corrected by {result.n_labels:,} people's "
+           f"labels; {result.level * 100:g} % interval")
+    if len(rates) == 1:
+        rate, text = rates[0]
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        return [*lines, f"{lead}: {text} ({how}{said})"]
+    lines.append(f"{lead} ({how}):")
+    for rate, text in rates:
+        said = "" if rate.judge is None else f"; the judge said {rate.judge * 100:.1f} %"
+        lines.append(f"  {rate.system}: {text} ({rate.n_labels:,} labels{said})")
+    return lines
+
+
 def people_difference_lines(people: Any) -> list[str]:
     """B - A as people would judge it and each config's rate (an ``estimate A B --labels`` result),
     in points: what ``report A B --labels`` and ``print()`` of a labelled comparison say first."""
@@ -286,7 +317,7 @@ def trust_block(figures: Any) -> dict[str, object]:
     return {**trust_dict(figures.task, judge, figures.labelled), **headline_dict(figures)}
 
 
-__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "headline", "headline_dict", "judged_differently_lines",
-           "people_difference_cards", "people_lead", "people_step_summary",
+__all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "estimates_lead", "headline", "headline_dict",
+           "judged_differently_lines", "people_difference_cards", "people_lead", "people_step_summary",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]
