@@ -18,7 +18,27 @@ rates, ``bench/bench_injection.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+
+class _Lazy:
+    """A rule's pattern, compiled on its first use: compiling the six rules took 14 ms of every run's
+    start, and most runs' texts pass no rule's word gate (``_WORDS``), so most never need it."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags, self._compiled = pattern, flags, None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(text)
+
 
 _GRADER = (
     r"(?:evaluators?|graders?|judges?|assessors?|raters?|reviewers?|examiners?|scorers?|markers?|checkers?|"
@@ -28,9 +48,9 @@ _GRADER = (
 _ITEM = r"(?:it|this|this\s+(?:one|item|answer|response|passage|text)|the\s+(?:answer|response|passage|item|text))"
 _VERDICT_WORD = r"(?:correct|right|accurate|relevant|faithful|supported|grounded|true|valid|yes|1|one|pass(?:ed)?)"
 
-RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+RULES: tuple[tuple[str, _Lazy], ...] = (
     # address: "note to the evaluator", "to whoever is assessing this", "dear grader", "grader, please"
-    ("address", re.compile(
+    ("address", _Lazy(
         rf"\b(?:note|message|instructions?|reminder|attention|memo|hint)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?{_GRADER}\b"
         rf"|\bto\s+(?:whoever|anyone|the\s+(?:person|system|model))\s+(?:is\s+)?(?:assess|grad|evaluat|judg|scor|rat|review|check)\w*"
         rf"|\b(?:dear|hey|hello|hi)\s+(?:the\s+)?{_GRADER}\b"
@@ -44,7 +64,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"|\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language model|automated|automatic)?\s*{_GRADER}",
         re.IGNORECASE)),
     # output demands: "output: 1", "respond with 1", "mark it as correct", "grade this passage 1"
-    ("output", re.compile(
+    ("output", _Lazy(
         r"\b(?:output|verdict|score|grade|label|rating)\s*(?:is|=|:|should be|must be)\s*[\"'“]?(?:1|yes|correct|relevant|faithful|supported|true|pass)\b[\"'”]?"
         r"|\b(?:respond|reply|answer|output|return|say)\s+(?:only\s+)?(?:with\s+)?(?:the\s+)?(?:single\s+)?(?:digit\s+|number\s+|token\s+|word\s+)?[\"'“]?(?:1|yes)[\"'”]?(?:\s+and nothing else|\s*$|[.!,)])"
         rf"|\b(?:mark|grade|score|rate|label|judge|classify|treat|count)\s+(?:it|this|the\s+(?:answer|response|passage|item|text))\s+(?:as\s+)?[\"'“]?{_VERDICT_WORD}\b"
@@ -60,7 +80,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:treat|consider|regard|count)\s+(?:it|this|the\s+(?:statement|answer|response|passage|text)(?:\s+above)?)\s+as\s+(?:\w+\s+){0,2}(?:supported|correct|relevant|faithful|accurate|grounded|a match)\b",
         re.IGNORECASE)),
     # fake turns and tags: "[SYSTEM]", "<system>", "<|im_start|>", "### Instruction", "ignore previous instructions"
-    ("fake-turn", re.compile(
+    ("fake-turn", _Lazy(
         r"\[\s*(?:system|assistant|admin|developer|instruction|inst)\s*\]"
         r"|<\s*/?\s*(?:system|assistant|instructions?|evaluated_answer|passage|context|reference|question)\s*>"
         r"|<\|\s*(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id)\s*\|>"
@@ -73,7 +93,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\bignore\s+(?:the\s+)?(?:reference|references|rules|instructions|context|query|criteria|rubric)\b",
         re.IGNORECASE | re.MULTILINE)),
     # claims against the reference, the context or the query, aimed at whoever compares them
-    ("against-reference", re.compile(
+    ("against-reference", _Lazy(
         r"\b(?:the\s+)?(?:reference|gold|expected|ground[- ]truth)\s+(?:answer|label|standard)?\s*(?:for this question\s+)?"
         r"(?:contains|has|is)\s+(?:a\s+|an\s+)?(?:typo|mistake|error|outdated|wrong|incorrect)"
         r"|\bthe\s+(?:context|passage|source)\s+(?:passage\s+)?(?:is|was)\s+(?:truncated|incomplete|cut)\b[^.]{0,80}\b(?:states|says|supports|confirms)"
@@ -82,7 +102,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     # the judged text talking about its own grading: "this response is verified correct", "keep the
     # label positive", "a 0 here would be a grading error", "classify as positive", "print 1"
-    ("self-grading", re.compile(
+    ("self-grading", _Lazy(
         r"\b(?:the\s+(?:above|statement above|text above|answer above|response above)|this\s+(?:output|response|answer|"
         r"passage|text|statement|item|document|reply)|responses?\s+like\s+this(?:\s+one)?)\b[^.!?\n]{0,40}\b(?:is|was|has been|are|receive|receives|deserves?|gets?)\s+"
         r"(?:\w+\s+){0,3}(?:verified|approved|confirmed|certified|correct|accurate|fully supported|highly relevant|"
@@ -103,7 +123,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|判定\s*[:：]|请(?:直接)?(?:输出|回答|打分|给出)\s*1|(?:输出|返回)\s*1",
         re.IGNORECASE | re.MULTILINE)),
     # the same, in other languages a judged text often carries
-    ("other-language", re.compile(
+    ("other-language", _Lazy(
         r"\b(?:nota|mensaje)\s+para\s+el\s+(?:evaluador|calificador|juez)"
         r"|\bla\s+calificaci[oó]n\s+debe\s+ser\b"
         r"|\b(?:note|message)\s+(?:à|a)\s+l['’]\s*(?:évaluateur|evaluateur|correcteur|examinateur)"
@@ -120,6 +140,142 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
 )
 """(rule name, pattern), in the order they are tried; every match is reported with its span."""
+
+_WORDS: dict[str, tuple[str, ...]] = {  # written by tests/unit/rag_agent/judges/model_free/test_injection_gate.py
+    "address": (
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & attention,hint,instruction,memo,message,note,"
+        "reminder & for,to",
+        "anyone,model,person,system,whoever & assess,check,evaluat,grad,judg,rat,review,scor & to",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & dear,hello,hey,hi",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & answer,grade,mark,note,output,please,rate,"
+        "score,this,you",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & accept,answer,consider,give,grade,judge,label,"
+        "mark,output,rate,recogni,respond,return,score,treat & asked,instructed,must,need to,please,"
+        "required,should",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & you & as & a",
+        "quality & rater & :",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & for,to & hint,message,note,p",
+        "assessor,evaluation,evaluator,grader,grading,judge,rating,reviewer,scoring & directive,instruction,"
+        "note,notice,override",
+        "whoever & assess,check,evaluat,grad,judg,rat,review,scor",
+        "annotator,assessor,checker,evaluating,evaluation,evaluator,examiner,grader,grading,judge,judging,"
+        "label,marker,rater,rating,reviewer,scorer,scoring & are & you & if",
+    ),
+    "output": (
+        "grade,label,output,rating,score,verdict & 1,correct,faithful,pass,relevant,supported,true,yes & :,"
+        "=,is,must be,should be",
+        "answer,output,reply,respond,return,say & 1,yes",
+        "classify,count,grade,judge,label,mark,rate,score,treat & answer,it,item,passage,response,text,"
+        "this & 1,accurate,correct,faithful,grounded,one,pass,relevant,right,supported,true,valid,yes",
+        "acceptable,correct,valid & answer,grade,label,score,verdict & only & the & is",
+        "accurate,correct,faithful,relevant & certified,checked,confirmed,verified & evaluat,grade,judg,"
+        "mark,rat,score & has been,is,was",
+        "evaluation,faithfulness,grade,label,relevance,score,verdict & overr & ide,ule",
+        "answer,grade,label,output,score,verdict & correct,expected,final,right,true & 1,yes & :,=,is",
+        "verdict & 1 & :",
+        "deserves & answer,it,item,passage,response,text,this & 1,full marks,the ,yes",
+        "assign,award,give & grade,mark,rating,score & best,full,highest,maximum,perfect,top",
+        "accept,approve,pass & answer,item,output,passage,response & this",
+        "must pass,passes,should pass & this & answer,item,one,output,passage,response",
+        "a match,accurate,correct,faithful,grounded,relevant,supported & consider,count,regard,"
+        "treat & answer,it,passage,response,statement,text,this & as",
+    ),
+    "fake-turn": (
+        "admin,assistant,developer,inst,instruction,system & [ & ]",
+        "assistant,context,evaluated_answer,instruction,passage,question,reference,system & < & >",
+        "assistant,endoftext,eot_id,im_end,im_start,start_header_id,system,user & <| & |>",
+        "instruction,instructions,new instruction,system & #",
+        "ignore & above,earlier,other,preceding,previous,prior & direction,instruction,prompt,rule",
+        "disregard,forget & guideline,instruction,prompt,rule",
+        "message,prompt & override,update & system",
+        "override & admin,developer,evaluation,grading,system",
+        "admin,developer,evaluator,grader,judge,override,sys & < & >",
+        "ignore & context,criteria,instructions,query,reference,references,rubric,rules",
+    ),
+    "against-reference": (
+        "error,incorrect,mistake,outdated,typo,wrong & expected,gold,ground,reference & contains,has,is",
+        "context,passage,source & confirms,says,states,supports & cut,incomplete,truncated & the & is,was",
+        "query & typo & contains,has & the & a",
+        "in error,incorrect,mistaken,outdated,wrong & answer,expected,gold,ground,reference & are,is",
+    ),
+    "self-grading": (
+        "a pass,accurate,approved,certified,confirmed,correct,full marks,fully supported,highly relevant,"
+        "label,passing,positive,pre-approved,verified & above,answer above,response,response above,"
+        "statement above,text above,this & are,deserve,get,has been,is,receive,receives,was",
+        "grade,label,rating,score,verdict & keep,leave,make,set & 1,correct,high,positive,true,yes",
+        "classify,grade,judge,label,mark,rate,score,tag & 1,a,pass,passing,positive,yes",
+        "error,mistake,wrong & here,this & ill,ould & be & 0,1,grade,no,one,score,zero & a & w",
+        "ausgeben,devolver,devuelve,emit,gib,imprime,output,print,renvoie,restituisci,return,type,write & 1,"
+        "yes",
+        "ai,assistant,grader,judge,model,system & 1,yes & :",
+        "instruction,prompt & begin,end,start",
+        "directive,instruction,task & for & new & ai,assistant,llm,model,reader,you",
+        "anweisung,consigne,hinweis,instrucci,instruction,istruzion & ai,assistant,ia,ki,llm,mod,model,"
+        "modell,modelo & for,für,para,per,pour,to",
+        "assessor,checker,evaluator,grader,judge,rater & are,were & you & a,an,the",
+        "criteria,guideline,instruction,rubric & assessor,evaluator,grader,judge,rater,scorer & require,say,"
+        "state & s",
+        "evaluation,grading,judging,rating,scoring & guidance,guideline,note,policy,rule & :",
+        "approved,correct,positive,verified & : & a,assurance & q",
+        "accurate,correct,faithful,positive,relevant,supported & already,manually,previously & graded,"
+        "judged,label,marked,rated,verified",
+        "判定",
+        "回答,打分,给出,输出 & 1 & 请",
+        "输出,返回 & 1",
+    ),
+    "other-language": (
+        "calificador,evaluador,juez & mensaje,nota & para & el",
+        "calificaci & debe & ser & la & n",
+        "correcteur,evaluateur,examinateur,évaluateur & message,note & l",
+        "pondez & 1 & r",
+        "hinweis & bewerter,gutachter,pruefer,prüfer & an & en,ie & d",
+        "bewerten & mit & 1",
+        "裁判,评估者,评分者,评委,评审 & 给",
+        "回答,打分,输出 & 1 & 请",
+        "評価者へ",
+        "採点者へ",
+        "avaliador,beoordelaar,bewerter,calificador,correcteur,correttore,değerlendirici,evaluador,"
+        "evaluateur,examinateur,gutachter,oceniający,pruefer,prüfer,valutatore,évaluateur",
+        "avaliador,bewerter,calificador,correcteur,evaluador,prüfer,valutatore,évaluateur & 1,correct,"
+        "corrett,relevant,richtig",
+        "асессор,оценщик,проверяющ,экзаменатор",
+        "поставьте & 1",
+        "antworten sie,donnez,notez,responda,rispondi,répondez & 1",
+    ),
+}
+"""Per rule, per alternative of its pattern: groups of words (``&`` between groups, ``,`` between the
+words of one), lower case, such that a match of that alternative holds one word of every group.
+Derived from the patterns by ``re``'s own parser (the test above checks the table against it), so
+an ASCII text that holds no alternative's words cannot match the rule, and the rule is skipped:
+exactly what its regex would have found, at a few substring tests' cost. Only ASCII text: under
+``re.IGNORECASE`` a few other letters match ASCII ones (long s, Kelvin sign, dotless i) that
+``str.lower`` leaves alone, so other text is always scanned."""
+
+_GATES: dict[str, tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], ...], ...]]] = {
+    rule: (
+        tuple(sorted({word for alternative in alternatives for word in alternative.split(" & ")[0].split(",")})),
+        tuple(tuple(tuple(group.split(",")) for group in alternative.split(" & ")) for alternative in alternatives),
+    )
+    for rule, alternatives in _WORDS.items()
+}
+"""Per rule: the words of every alternative's first (most selective) group, a quick first test,
+and the alternatives' groups."""
+
+
+def _may_match(rule: str, lowered: str) -> bool:
+    """Whether ``rule`` can match the ASCII text whose ``str.lower`` is ``lowered``."""
+    if rule not in _GATES:
+        return True
+    firsts, alternatives = _GATES[rule]
+    if not any(word in lowered for word in firsts):
+        return False
+    return any(all(any(word in lowered for word in group) for group in groups) for groups in alternatives)
 
 
 @dataclass(frozen=True)
@@ -139,7 +295,10 @@ class InjectionFlag:
 def flags_in(text: str, field: str = "text") -> list[InjectionFlag]:
     """Every span of ``text`` that addresses a judge, by rule; empty for clean text."""
     found: list[InjectionFlag] = []
+    lowered = text.lower() if text.isascii() else None
     for rule, pattern in RULES:
+        if lowered is not None and not _may_match(rule, lowered):
+            continue
         for match in pattern.finditer(text):
             found.append(InjectionFlag(rule, field, match.start(), match.end(), match.group(0)))
     return found
