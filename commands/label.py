@@ -100,6 +100,11 @@ def label(
                                               "confidence sequence's level.")] = 0.95,
     max_labels: Annotated[int | None, typer.Option("--max-labels", min=1, help="With --until: the budget; "
                                                    "'budget reached: not settled' after N labels.", metavar="N")] = None,
+    active: Annotated[bool, typer.Option("--active", help='With --until "rate >= c": show next, more often, the '
+                                         "items the judge is unsure of (each label weighted by its chance, so the "
+                                         "answer stays unbiased). Measured: fewer labels on DL19 relevance, about "
+                                         "as many on EVOUNA-NQ; not for B - A or best (it cost labels "
+                                         "there).")] = False,
     review: Annotated[bool, typer.Option("--review", help="Walk the items people disagree on and settle each: "
                                          "your label is an adjudication, which the several-annotator rule "
                                          "then uses (tie or not).")] = False,
@@ -174,7 +179,7 @@ def label(
     read_acts(out)  # a labels file that does not parse stops here, before anything is shown
     _check_writable(out)
     who = annotator or _annotator()
-    live = _live_status(items_files, items, until, confidence, max_labels, graded)
+    live = _live_status(items_files, items, until, confidence, max_labels, graded, active)
     session = LabelSession(items, out, who, seed=seed, overlap=overlap, recheck=recheck,
                            sequential=None if live is None else live.mark, review=review)
     if review and not session.queue():
@@ -184,6 +189,8 @@ def label(
         return
     if live is not None and live.decision.kind != "rate":
         session.order = live.paired_order(session.order)  # a question's two answers one after the other
+    if live is not None and live.chances is not None:
+        session.order = live.active_order(f"{seed}:{who}")  # drawn once, never from the labels
     question = question_for(found_task, graded, criterion)
     if team:
         sessions = {name: LabelSession(items, out, name, seed=seed, overlap=overlap, recheck=recheck,
@@ -191,6 +198,9 @@ def label(
         if live is not None and live.decision.kind != "rate":
             for one in sessions.values():
                 one.order = live.paired_order(one.order)
+        if live is not None and live.chances is not None:
+            for name, one in sessions.items():
+                one.order = live.active_order(f"{seed}:{name}")
         _serve_team(sessions, question, graded=graded, reveal=reveal, port=port, listen=listen, guidelines=rules,
                     on_act=None if live is None else (lambda: _say_status(live, out)))
     elif terminal:
@@ -207,11 +217,12 @@ def label(
 
 
 def _live_status(items_files: list[Path], items: list, until: str | None, level: float, max_labels: int | None,  # type: ignore[type-arg]
-                 graded: bool):  # type: ignore[no-untyped-def]
+                 graded: bool, active: bool = False):  # type: ignore[no-untyped-def]
     """``--until``'s live status over the items, or None; a decision that does not fit ends in one line."""
     if until is None:
-        if max_labels is not None:
-            raise fail("--max-labels is the budget of --until: add --until")
+        if max_labels is not None or active:
+            raise fail(f"{'--max-labels is the budget' if max_labels is not None else '--active is the order'} of "
+                       "--until: add --until")
         return None
     from ragjury.evals.stats.live_status import LiveStatus
     from ragjury.evals.stats.sequential import parse_decision
@@ -227,7 +238,7 @@ def _live_status(items_files: list[Path], items: list, until: str | None, level:
         raise fail(f"--until: {items_file} is a label plan (already a sample); give the predictions file "
                    "itself ('evaluate --out'): the sequence draws the order from all of its items")
     try:
-        return LiveStatus.of(items, decision, level=level, max_labels=max_labels)
+        return LiveStatus.of(items, decision, level=level, max_labels=max_labels, active=active)
     except ValueError as error:
         raise fail(f"--until: {items_file}: {error}") from None
 

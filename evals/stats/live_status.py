@@ -17,6 +17,7 @@ replacement: the sequence of ``evals/stats/sequential`` applies.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,10 +25,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from ragjury.evals.io.label_acts import LabelAct, replay
-from ragjury.evals.stats.sequential import Decision, Status, parse_decision, status_of
+from ragjury.evals.stats.sequential import Decision, Status, active_weights, draw_orders, parse_decision, status_of
 from ragjury.evals.stats.sequential_best import BestStatus, best_status
 
 Key = tuple[str | None, str]
+
+ACTIVE = "active"
+"""What a ``--active`` session adds to its mark: the order favoured the judge's unsure items."""
+
+ACTIVE_RATES_ONLY = ("--active works with \"rate >= c\" only: on B − A it cost labels (EVOUNA-NQ chatgpt − gpt35: "
+                     "median 98 → 111 questions; bench/bench_sequential.py), so pairs keep the uniform order")
 
 
 class Verdict(Protocol):
@@ -106,14 +113,21 @@ class LiveStatus:
     level: float = 0.95
     max_labels: int | None = None
     systems: tuple[str | None, ...] = ()
+    chances: np.ndarray | None = None
+    """``--active``: each unit's chance weight (the judge's spread, ``active_weights``); None: uniform."""
 
     @classmethod
     def of(cls, items: list[LabelItem], decision: Decision, *, level: float = 0.95,
-           max_labels: int | None = None) -> LiveStatus:
-        """The units of ``items`` for ``decision``; ValueError in one line where they do not fit."""
+           max_labels: int | None = None, active: bool = False) -> LiveStatus:
+        """The units of ``items`` for ``decision``; ValueError in one line where they do not fit.
+        ``active`` (rates only): the order favours the items the judge is unsure of."""
+        if active and decision.kind != "rate":
+            raise ValueError(ACTIVE_RATES_ONLY)
         if decision.kind == "rate":
-            return cls(decision, [(item.key,) for item in items], np.array([_judge_value(i) for i in items]),
-                       level, max_labels, tuple(dict.fromkeys(i.system for i in items)))
+            judge = np.array([_judge_value(i) for i in items])
+            chances = active_weights(np.sqrt(judge * (1 - judge))) if active else None
+            return cls(decision, [(item.key,) for item in items], judge, level, max_labels,
+                       tuple(dict.fromkeys(i.system for i in items)), chances)
         systems = tuple(dict.fromkeys(item.system for item in items))
         if decision.paired and len(systems) != 2:
             raise ValueError(f'--until "{decision.text}" compares two systems; the file holds {len(systems)}')
@@ -154,7 +168,17 @@ class LiveStatus:
     @property
     def mark(self) -> str:
         """What each act of the session records (``sequential``)."""
-        return session_mark(self.decision, self.level, self.max_labels)
+        mark = session_mark(self.decision, self.level, self.max_labels)
+        return mark if self.chances is None else f"{mark}; {ACTIVE}"
+
+    def active_order(self, seed: str) -> list[Key]:
+        """``--active``: the units in an order drawn once, without replacement, each next with a
+        chance ∝ its weight among those left (successive sampling: exponential keys over the
+        weights, seeded by ``seed``), so the order never depends on the labels."""
+        assert self.chances is not None
+        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
+        order = draw_orders(self.chances, 1, len(self.units), rng)[0]
+        return [self.units[i][0] for i in order]
 
     def status(self, acts: Iterable[LabelAct]) -> Status | BestStatus:
         """The status after ``acts``: people's label of an item is the mean of its annotators'
@@ -175,8 +199,9 @@ class LiveStatus:
             if all(key in first for key in unit):
                 people = [float(np.mean(value[key])) for key in unit]
                 y = people if self.decision.kind == "best" else people[-1] - people[0] if len(unit) == 2 else people[0]
-                entered.append((max(first[key] for key in unit), y, self.judge[index]))
+                entered.append((max(first[key] for key in unit), y, self.judge[index], index))
         entered.sort(key=lambda row: row[0])
+        where = [row[3] for row in entered]
         per_unit = len(self.units[0]) if self.units else 1
         budget = None if self.max_labels is None else max(1, self.max_labels // per_unit)
         if self.decision.kind == "best":
@@ -186,7 +211,8 @@ class LiveStatus:
                                np.array([e[2] for e in entered]).reshape(-1, width), self.judge, level=self.level,
                                max_units=budget)
         status = status_of(self.decision, np.array([e[1] for e in entered]), np.array([e[2] for e in entered]),
-                           self.judge, level=self.level, max_labels=budget)
+                           self.judge, level=self.level, max_labels=budget, chances=self.chances,
+                           entered=np.array(where, dtype=np.int64))
         return status.with_labels_per_unit(per_unit)
 
 
@@ -210,8 +236,10 @@ def sequence_of(items: list[LabelItem], acts: list[LabelAct]) -> Status | BestSt
     marks = [act.sequential for act in acts if act.sequential]
     if not marks:
         return None
-    decision, level, budget = parse_mark(max(set(marks), key=marks.count))
-    return LiveStatus.of(items, decision, level=level, max_labels=budget).status(acts)
+    mark = max(set(marks), key=marks.count)
+    decision, level, budget = parse_mark(mark)
+    active = ACTIVE in (part.strip() for part in mark.split(";"))
+    return LiveStatus.of(items, decision, level=level, max_labels=budget, active=active).status(acts)
 
 
 __all__ = ["LiveStatus", "RecordItem", "items_of_records", "parse_mark", "sequence_of", "session_mark"]

@@ -403,9 +403,14 @@ def status_of(
     level: float = 0.95,
     max_labels: int | None = None,
     lam: float | None = None,
+    chances: Floats | None = None,
+    entered: npt.NDArray[np.int64] | None = None,
 ) -> Status:
-    """The status after ``labels`` (people's values, in the order they were given, for a uniform
-    order over the ``judge_all`` units), with ``judged_labelled`` the judge on those units.
+    """The status after ``labels`` (people's values, in the order they were given), with
+    ``judged_labelled`` the judge on those units. The order is uniform over the ``judge_all``
+    units, or (``chances``, one per unit, and ``entered``, the labelled units' indices in label
+    order) drawn without replacement with chances ∝ ``chances`` among the units left (``--active``):
+    each label then weighs 1/(|R|·q), as ``weighted_stream``.
 
     For ``B - A`` each unit is a question: label = y_B − y_A, judge = h_B − h_A."""
     y = np.asarray(labels, dtype=np.float64).reshape(1, -1)
@@ -420,7 +425,13 @@ def status_of(
     left = big_n - np.arange(n, dtype=np.float64)
     before = np.concatenate([[0.0], np.cumsum(h[0])[:-1]])
     ones = np.ones((1, n))
-    stream = Stream(y, h, ones, ones, ones, ((h_all.sum() - before) / left)[None, :])
+    w, w_low, w_high = ones, ones, ones
+    if chances is not None and entered is not None:
+        a = np.asarray(chances, dtype=np.float64)
+        taken = a[np.asarray(entered)]
+        mean_a = ((a.sum() - np.concatenate([[0.0], np.cumsum(taken)[:-1]])) / left)[None, :]
+        w, w_low, w_high = mean_a / taken[None, :], mean_a / a.max(), mean_a / a.min()
+    stream = Stream(y, h, w, w_low, w_high, ((h_all.sum() - before) / left)[None, :])
     horizons = horizons_for(min(max_labels or big_n, big_n))
     seq = confidence_sequence(stream, big_n, y_range=span, h_range=span, level=level, lam=lam, horizons=horizons)
     est, low, high = float(seq.estimate[0, -1]), float(seq.low[0, -1]), float(seq.high[0, -1])

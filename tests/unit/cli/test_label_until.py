@@ -74,3 +74,12 @@ def test_a_budget_without_a_decision_is_one_line(predictions: Path, tmp_path: Pa
     done = runner.invoke(app, ["label", str(predictions), "--out", str(tmp_path / "l.jsonl"), "--max-labels", "40",
                                "--no-browser"])
     assert done.exit_code == 2 and "--max-labels is the budget of --until: add --until" in done.output
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--active"], "--active is the order of --until: add --until"),
+    (["--active", "--until", "B - A"], '--active works with "rate >= c" only'),
+])
+def test_active_is_for_rates_under_until(predictions: Path, tmp_path: Path, args: list[str], says: str) -> None:
+    done = runner.invoke(app, ["label", str(predictions), "--out", str(tmp_path / "l.jsonl"), "--no-browser", *args])
+    assert done.exit_code == 2 and says in done.output and "Traceback" not in done.output
