@@ -415,7 +415,7 @@ def _tokenizer(spec: FolderSpec) -> Any:
 
 FEEDS = ("input_ids", "attention_mask", "token_type_ids")
 ONNX_THREADS = 8
-"""At most this many threads run one forward pass (a MiniLM-sized model gains little past it)."""
+"""At most this many forward passes at once, one a core, each on one thread (``CrossEncoder.workers``)."""
 
 
 class _Onnx:
@@ -429,12 +429,15 @@ class _Onnx:
                                     "pip install 'ragjury[embeddings-onnx]'") from None
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
-        # one pool of the machine's cores (at most ONNX_THREADS) that sleeps between batches: a
-        # spinning pool (onnxruntime's default) halved pairs/s on a 2-core machine shared with other
-        # processes (bench/bench_cross_encoder.py)
-        options.intra_op_num_threads = max(1, min(os.cpu_count() or 1, ONNX_THREADS))
+        # one thread a forward pass, the batches spread over the cores by the caller (``workers``):
+        # on MiniLM-L6, 2 cores, 68-71 pairs per CPU-second against 55 for one pass on a pool of two
+        # threads (a spinning pool, onnxruntime's default, 43); graph level ALL ran no slower than
+        # EXTENDED or BASIC; the sequential execution mode (bench/bench_cross_encoder.py --variants)
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         try:
             self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # noqa: BLE001 - any load failure is "this file does not load"
@@ -518,7 +521,9 @@ class CrossEncoder:
         self.digest = _digest(spec)
         self.tokenizer = _tokenizer(spec)
         self.runner: _Onnx | _Torch = _Onnx(spec.weights) if spec.backend == "onnx" else _Torch(spec)
-        self._lock = threading.Lock()  # one session, one batch at a time (tokenizer state is shared)
+        self._lock = threading.Lock()  # the tokenizer's state is shared: one batch encoded at a time
+        self.workers = max(1, min(os.cpu_count() or 1, ONNX_THREADS)) if spec.backend == "onnx" else 1
+        """Batches run at once (onnx: one a core, each pass on one thread; torch threads its own pass)."""
         logits = self._logits([("ragjury", "check")])  # the output's shape is checked now, not per item
         if logits.ndim != 2 or logits.shape[1] != len(spec.labels):
             raise CrossEncoderError(f"{spec.weights}: gives logits of shape {list(logits.shape)} for one pair; "
@@ -541,16 +546,31 @@ class CrossEncoder:
             raise CrossEncoderError(f"{self.spec.weights}: running it failed ({_first_line(error)})") from None
 
     def probabilities(self, pairs: Sequence[tuple[str, str]], batch_size: int = DEFAULT_BATCH) -> np.ndarray:
-        """P(yes) of each pair (NaN where a logit is not finite), in batches of similar length."""
+        """P(yes) of each pair, in the order given (NaN where a logit is not finite): the pairs
+        sorted by length so a batch pads little, the batches spread over ``workers`` (fewer pairs
+        than ``workers`` full batches: smaller batches, so every core has one). A pair's P does not
+        depend on its batch (padding is masked: test_cross_encoder_batches.py)."""
         out = np.full(len(pairs), np.nan, dtype=np.float64)
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for start in range(0, len(order), max(1, batch_size)):
-            chunk = order[start : start + max(1, batch_size)]
+        size = max(1, min(batch_size, -(-len(order) // self.workers)))
+        chunks = [order[start : start + size] for start in range(0, len(order), size)]
+
+        def run(chunk: list[int]) -> None:
             logits = self._logits([pairs[i] for i in chunk])
             if logits.shape != (len(chunk), len(self.spec.labels)):
                 raise CrossEncoderError(f"{self.spec.weights}: gave logits of shape {list(logits.shape)} for "
                                         f"{len(chunk)} pairs; expected {[len(chunk), len(self.spec.labels)]}")
             out[chunk] = probabilities_of(logits, self.spec.positive)
+
+        if self.workers == 1 or len(chunks) <= 1:
+            for chunk in chunks:
+                run(chunk)
+            return out
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(self.workers, len(chunks)), thread_name_prefix="cross-encoder") as pool:
+            for _ in pool.map(run, chunks):  # re-raises a batch's error here
+                pass
         return out
 
 
