@@ -299,10 +299,12 @@ def _views(
     # the answer first: which kind of comparison, each rate, B - A; or people's rate where they labelled items
     first_lines = list(comparison.first_lines) if comparison is not None else all_figures[0].measured.headline
     if people is not None:  # the answer first: B - A as people would judge it
-        first_lines = people_lines(people) + ["the judges' own rates:"] + first_lines
+        from ragjury.evals.results.headline import judges_under_people
+
+        first_lines = people_lines(people) + ["the judges' own rates:"] + judges_under_people(first_lines, people)
     for line in first_lines:
         stdout.print(escape(line), highlight=False, soft_wrap=True)
-    shown = {as_note(line) for line in first_lines}
+    shown = {as_note(line) for line in [*first_lines, *(comparison.first_lines if comparison is not None else ())]}
     stdout.print(_figures_table(all_figures))
     if comparison is not None:
         from ragjury.evals.report.terminal import metrics_table

@@ -158,6 +158,17 @@ def judged_differently_lines(people: Any) -> list[str]:
             "corrected by people's labels of its own config, but the judges' own rates do not compare"]
 
 
+def judges_under_people(lines: list[str], people: Any) -> list[str]:
+    """The judges' own comparison as ``report A B --labels`` shows it under people's B − A: where the
+    run headers differ, people's first line has said so (``judged_differently_lines``), so the judges'
+    first line says only what it adds (their B − A mixes the answers' difference with the judges'),
+    not the headers' differences a second time."""
+    if not lines or not judged_differently_lines(people) or "judged DIFFERENTLY" not in lines[0]:
+        return list(lines)
+    return ["run comparison: the run headers differ (said above), so the judges' B - A mixes the answers' "
+            "difference with the judges'", *lines[1:]]
+
+
 def people_step_summary(text: str, people: Any) -> str:
     """A gate's step summary (Markdown) led by people's B − A and rates under its title, the
     judges' own table after them; ``text`` as it was without people."""
@@ -318,6 +329,6 @@ def trust_block(figures: Any) -> dict[str, object]:
 
 
 __all__ = ["PUBLIC_BIAS", "UNMEASURED_KINDS", "PeopleRate", "estimates_lead", "headline", "headline_dict",
-           "judged_differently_lines", "people_difference_cards", "people_lead", "people_step_summary",
+           "judged_differently_lines", "judges_under_people", "people_difference_cards", "people_lead", "people_step_summary",
            "people_rates", "public_bias", "rates_of_estimates", "trust_block", "trust_dict", "trust_note",
            "unmeasured_kind", "verdict_word"]
