@@ -82,26 +82,15 @@ def _nonempty_lines(path: str | Path) -> Iterator[tuple[int, str]]:
 
 
 def load_qrels(path: str | Path) -> Qrels:
-    """TREC qrels ``qid iter docid grade`` as ``{qid: {docid: grade}}``.
-
-    A repeated (qid, docid) pair is an error rather than a silent last-wins: two different
-    grades for one pair means the file is not what the user thinks it is.
+    """TREC qrels ``qid iter docid grade`` as ``{qid: {docid: grade}}``: a judge's (``agreement
+    --judged``), or pairs to judge (``relevance --pairs``). People's grades given as labels are read
+    by ``evals.io.people.read_people`` (the labels type), through the same rows (``qrels_rows``).
     """
+    from ragjury.evals.io.people import qrels_rows
+
     qrels: Qrels = {}
-    for number, raw in _nonempty_lines(path):
-        qid, _iteration, docid, grade_text = _fields(path, number, raw, 4, "qid iter docid grade")
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise InputError(
-                path, f"grade must be an integer, got {grade_text!r}", line=number, field="grade"
-            ) from None
-        judged = qrels.setdefault(qid, {})
-        if docid in judged:
-            raise InputError(
-                path, f"duplicate judgment for query {qid} document {docid}", line=number, field="docid"
-            )
-        judged[docid] = grade
+    for _number, qid, docid, grade in qrels_rows(path, read_text(path)):
+        qrels.setdefault(qid, {})[docid] = grade
     return qrels
 
 

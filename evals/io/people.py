@@ -17,15 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ragjury.evals.io.label_acts import RULE, LabelAct, acts_of_text, adjudications, is_acts_row, replay
-from ragjury.rag_agent.core.input_files import InputError, check_regular, iter_jsonl, read_text
+from ragjury.rag_agent.core.input_files import InputError, check_regular, iter_jsonl, read_text, split_lines
 
 Key = tuple[str | None, str]
 """(system, id): a file may hold several systems whose ids repeat."""
@@ -88,7 +89,7 @@ class People:
     """``binary`` (yes/no) or ``score`` (a grade): the task's, checked on every label."""
     labels: dict[Key, Label]
     form: str = "rows"
-    """``acts`` (``ragjury label``), ``rows`` (JSONL), ``csv`` or ``python``."""
+    """``acts`` (``ragjury label``), ``rows`` (JSONL), ``csv``, ``qrels`` (TREC) or ``python``."""
     annotators: list[str] = field(default_factory=list)
     ties: list[Key] = field(default_factory=list)
     unsure: int = 0
@@ -107,6 +108,15 @@ class People:
             "shown_judge": self.shown_judge, "unlabelled_rows": self.unlabelled_rows,
             **({"rule": RULE} if self.form == "acts" else {}),
         }
+
+    def qrels(self) -> dict[str, dict[str, int]]:
+        """People's grades of a TREC qrels file as ``{qid: {docid: grade}}`` (``form == "qrels"``: each
+        label's id is ``QID DOCID``), what the relevance commands join on."""
+        out: dict[str, dict[str, int]] = {}
+        for label in self.labels.values():
+            qid, docid = label.id.split(QRELS_SEPARATOR, 1)
+            out.setdefault(qid, {})[docid] = int(label.value)
+        return out
 
     def notes(self) -> list[str]:
         """What the reader left out, in words (every trust command says it)."""
@@ -278,16 +288,92 @@ def people_of_acts(acts: Sequence[LabelAct], kind: str, *, source: str = "labels
                   unsure=unsure, skipped=skipped, shown_judge=shown, acts=list(acts))
 
 
+TREC_COLUMNS = re.compile(r"[ \t\r\f\v]+")
+"""TREC columns are separated by ASCII white space, as trec_eval reads them (``loaders._COLUMN_SEPARATOR``)."""
+
+
+def qrels_rows(path: str | Path, text: str) -> Iterator[tuple[int, str, str, int]]:
+    """(line, qid, docid, grade) of each row of TREC qrels ``text`` (``path`` names it in errors).
+
+    A repeated (qid, docid) pair is an error rather than a silent last-wins: two different
+    grades for one pair means the file is not what the user thinks it is.
+    """
+    if not text.strip():
+        raise InputError(path, "file is empty")
+    seen: set[tuple[str, str]] = set()
+    for number, raw in enumerate(split_lines(text), start=1):
+        if not raw.strip():
+            continue
+        columns = [part for part in TREC_COLUMNS.split(raw) if part]
+        if len(columns) != 4:
+            raise InputError(path, f"expected 4 columns (qid iter docid grade), found {len(columns)}", line=number)
+        qid, _iteration, docid, grade_text = columns
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(
+                path, f"grade must be an integer, got {grade_text!r}", line=number, field="grade"
+            ) from None
+        if (qid, docid) in seen:
+            raise InputError(
+                path, f"duplicate judgment for query {qid} document {docid}", line=number, field="docid"
+            )
+        seen.add((qid, docid))
+        yield number, qid, docid, grade
+
+
+QRELS_GRADES = range(0, 4)
+"""The grades of TREC relevance qrels as people's labels (TREC/UMBRELA 0-3)."""
+
+QRELS_SEPARATOR = " "
+"""Between a qrels row's query and document ids in its label's id (TREC ids hold no white space)."""
+
+
+def is_qrels(path: str | Path, text: str) -> bool:
+    """A TREC qrels file (``qid iter docid grade``): neither CSV nor JSON, four columns on its first row."""
+    if Path(path).suffix.lower() in (".csv", ".jsonl", ".json"):
+        return False
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return bool(first) and first[0] not in "{[" and len(first.split()) == 4
+
+
+def people_of_qrels(source: str, text: str, kind: str) -> People:
+    """People's grades of a TREC qrels file, each a label of id ``QID DOCID``: a 0-3 grade, so a yes/no
+    task refuses them as it refuses an acts file's grade; a grade outside 0-3 (a -1 "unjudged", a 4)
+    is refused (file, line, field) rather than read as relevance."""
+    labels: dict[Key, Label] = {}
+    try:
+        rows = list(qrels_rows(source, text))
+    except InputError as error:  # a row of too few or too many columns: its line, and the columns as the field
+        if error.field is not None or error.line is None:
+            raise
+        raise InputError(source, error.message, line=error.line, field="columns") from None
+    for number, qid, docid, grade in rows:
+        if kind == "binary":
+            raise InputError(source, f"TREC qrels hold relevance grades (0-3), given to a yes/no task: give them to a "
+                             "relevance command (agreement, calibrate, fit or train --task relevance)", line=number,
+                             field="grade")
+        if grade not in QRELS_GRADES:
+            raise InputError(source, f"grade must be 0, 1, 2 or 3 (TREC relevance), got {grade}", line=number,
+                             field="grade")
+        ident = f"{qid}{QRELS_SEPARATOR}{docid}"
+        labels[(None, ident)] = Label(ident, None, float(grade), line=number)
+    return People(source, kind, labels, form="qrels", rows=len(labels))
+
+
 def read_people(path: str | Path, kind: str = "binary", *, allow_shown_judge: bool = False) -> People:
     """Every label of a labels file, in any form, read once (the file is opened once).
 
     ``kind``: the task's (``binary`` or ``score``); a label of the other kind is refused naming its
-    file, line and field. A file with no label at all is an error (label some items first)."""
+    file, line and field. A file with no label at all is an error (label some items first). TREC qrels
+    (``qid iter docid grade``) are people's relevance grades (``people_of_qrels``)."""
     source = str(path)
     check_regular_file(path)
     text = read_text(path)
     if Path(path).suffix.lower() == ".csv":
         people = _from_rows(source, _csv_rows(source, text), kind, "csv")
+    elif is_qrels(path, text):  # TREC qrels: people's relevance grades
+        people = people_of_qrels(source, text, kind)
     else:
         rows = list(iter_jsonl(path, text))
         if rows and isinstance(rows[0][1], dict) and is_acts_row(rows[0][1]):
@@ -484,9 +570,11 @@ __all__ = [
     "Label",
     "MIN_INCLUSION",
     "People",
+    "QRELS_GRADES",
     "certain_note",
     "check_regular_file",
     "fingerprint",
+    "is_qrels",
     "join_configs",
     "join_people",
     "join_records",
@@ -494,6 +582,8 @@ __all__ = [
     "read_people_any",
     "people_of_acts",
     "people_of_python",
+    "people_of_qrels",
+    "qrels_rows",
     "read_people",
     "unmatched_note",
 ]

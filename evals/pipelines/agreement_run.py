@@ -263,7 +263,10 @@ def qrels_agreement_run(
     label) and the correlation of the two system rankings."""
     from ragjury.evals.stats.metrics import evaluate_runs
 
-    gold, judged = load_qrels(gold_path), load_qrels(judged_path)
+    from ragjury.evals.io.people import read_people
+
+    # people's grades through the labels type (0-3, file/line/field); the judge's qrels as a TREC file
+    gold, judged = read_people(gold_path, "score").qrels(), load_qrels(judged_path)
     judged_rel, cut_note = judged_cut(judged, rel, judged_rel)
     agreement = qrels_agreement(gold, judged, rel=rel, judged_rel=judged_rel)
     figures = agreement.figures()

@@ -31,24 +31,6 @@ def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], l
     return sorted(sample)
 
 
-GRADES = range(0, 4)
-"""The relevance grades a head or a calibration is fitted on (TREC/UMBRELA 0-3)."""
-
-
-def check_grades(path: Path, qrels: dict[str, dict[str, int]]) -> None:
-    """``InputError`` (file, line, field) for a grade outside 0-3: a -1 ("unjudged") or a 4 read
-    as relevance would fit a cut-off on labels that are no grade of it (#54 item 30)."""
-    if all(grade in GRADES for docs in qrels.values() for grade in docs.values()):
-        return
-    from ragjury.rag_agent.core.input_files import InputError, read_text, split_lines
-
-    for number, raw in enumerate(split_lines(read_text(path)), start=1):
-        fields = raw.split()
-        if len(fields) == 4 and fields[3].lstrip("-").isdigit() and int(fields[3]) not in GRADES:
-            raise InputError(path, f"grade must be 0, 1, 2 or 3 (TREC relevance), got {fields[3]}", line=number,
-                             field="grade")
-
-
 def calibration_items(
     task: str,
     data: Path,
@@ -71,13 +53,14 @@ def calibration_items(
     if task == "relevance":
         if labels is not None:  # the qrels in --data are people's grades: a second labels file would be ignored
             raise ValueError("--labels: relevance reads people's grades from the qrels in --data; give them there")
-        from ragjury.evals.io.loaders import load_passages, load_qrels, load_topics
+        from ragjury.evals.io.loaders import load_passages, load_topics
+        from ragjury.evals.io.people import read_people
         from ragjury.rag_agent.core.items import RelevanceItem
 
         if topics is None or passages is None:
             raise ValueError("--task relevance needs --topics and --passages beside the gold qrels in --data")
-        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), load_qrels(data)
-        check_grades(data, qrels)
+        # people's grades, read by the labels type (0-3 each, or file, line, field)
+        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), read_people(data, "score").qrels()
         have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
         if left_out is not None:  # a pair whose query or passage has no text: counted, never dropped unsaid
             left_out.extend(f"{q} {d}" for q, docs in sorted(qrels.items()) for d in sorted(docs) if (q, d) not in have)
