@@ -44,11 +44,14 @@ from ragjury.rag_agent.judges.catalogue import build_judge  # noqa: E402
 COUNTS = (1, 2, 4, 8)
 
 
-def start_servers(count: int, latency: float, slots: int) -> tuple[subprocess.Popen[str], list[str]]:
-    """Fake endpoints in their own process (their threads must not share the client's GIL)."""
+def start_servers(
+    count: int, latency: float, slots: int, *, logprobs: bool = False
+) -> tuple[subprocess.Popen[str], list[str]]:
+    """Fake endpoints in their own process (their threads must not share the client's GIL);
+    ``logprobs``: they answer one-token requests with their logprobs, as llama-server does."""
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "fake_endpoints.py"), "--count", str(count),
-         "--latency", str(latency), "--slots", str(slots)],
+         "--latency", str(latency), "--slots", str(slots), *(["--logprobs"] if logprobs else [])],
         stdout=subprocess.PIPE, text=True,
     )
     assert process.stdout is not None
@@ -136,34 +139,54 @@ def scaling(
     return rates, steady
 
 
+CEILING_PATHS = ("one-token", "one-token-sdk", "structured")
+"""The verdict paths of ``correctness llm``: P("1") read from one token's logprobs (a server that
+gives them: llama-server, Ollama, OpenAI), sent straight over aiohttp (``rag_agent.model.direct``)
+or, as before #55 item 4, through pydantic-ai and the OpenAI SDK (``-sdk``); and the JSON verdict
+(a server that gives none), through pydantic-ai."""
+
+
 def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
-    process, urls = start_servers(1, 0.0, args.ceiling_slots)
-    try:
-        settings = settings_for(urls, args.ceiling_slots)
-        judge = build_judge("correctness", "llm", settings)
-        asyncio.run(timed_run(judge, items(200, "warm-up"), workdir / "warm.sqlite"))
-        batch = items(args.ceiling_items, "ceiling")
-        wall, cpu, _ = asyncio.run(timed_run(judge, batch, workdir / "ceiling.sqlite"))
-        print(f"  client ceiling: {len(batch)} judgments in {wall:.2f}s = {len(batch) / wall:.0f}/s per process, "
-              f"client CPU {cpu / len(batch) * 1000:.2f} ms per judgment ({args.ceiling_slots} in flight)", flush=True)
-        profiler = cProfile.Profile(time.process_time)  # CPU time: a busy machine does not inflate it
-        profiled = items(args.ceiling_items // 2, "profiled")
-        profiler.enable()
-        asyncio.run(timed_run(judge, profiled, workdir / "profiled.sqlite"))
-        profiler.disable()
-        out = io.StringIO()
-        stats = pstats.Stats(profiler, stream=out)
-        stats.sort_stats("tottime").print_stats(18)
-        print("  where the client CPU goes, by library (cProfile own time):")
-        for share, name in by_library(stats):
-            print(f"    {share * 100:5.1f} %  {name}")
-        print("  where the client CPU goes (cProfile, top functions by own time):")
-        for line in out.getvalue().splitlines():
-            if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
-                print("   ", line[:150])
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    """Judgments/s of one process and its CPU per judgment against a server that answers at once,
+    for each verdict path, then where that CPU goes (cProfile)."""
+    for path in args.ceiling_paths.split(","):
+        process, urls = start_servers(1, 0.0, args.ceiling_slots, logprobs=path.startswith("one-token"))
+        try:
+            ceiling_of(path, urls, args, workdir)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def ceiling_of(path: str, urls: list[str], args: argparse.Namespace, workdir: Path) -> None:
+    settings = settings_for(urls, args.ceiling_slots)
+    judge = build_judge("correctness", "llm", settings)
+    if path == "one-token-sdk":
+        judge.logprob_caller.direct = None  # type: ignore[attr-defined]
+    elif path == "one-token":
+        assert judge.logprob_caller.direct is not None  # type: ignore[attr-defined]
+    asyncio.run(timed_run(judge, items(200, f"{path} warm-up"), workdir / f"{path}-warm.sqlite"))
+    batch = items(args.ceiling_items, f"{path} ceiling")
+    wall, cpu, unscored = asyncio.run(timed_run(judge, batch, workdir / f"{path}-ceiling.sqlite"))
+    assert unscored == 0, unscored
+    print(f"  client ceiling, {path} verdict: {len(batch)} judgments in {wall:.2f}s = {len(batch) / wall:.0f}/s "
+          f"per process, client CPU {cpu / len(batch) * 1000:.2f} ms per judgment ({args.ceiling_slots} in flight)",
+          flush=True)
+    profiler = cProfile.Profile(time.process_time)  # CPU time: a busy machine does not inflate it
+    profiled = items(args.ceiling_items // 2, f"{path} profiled")
+    profiler.enable()
+    asyncio.run(timed_run(judge, profiled, workdir / f"{path}-profiled.sqlite"))
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(18)
+    print(f"  where the client CPU goes, {path} verdict, by library (cProfile own time):")
+    for share, name in by_library(stats):
+        print(f"    {share * 100:5.1f} %  {name}")
+    print(f"  where the client CPU goes, {path} verdict (cProfile, top functions by own time):")
+    for line in out.getvalue().splitlines():
+        if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
+            print("   ", line[:150])
 
 
 RAW_BODY = {"model": "phi3:mini", "temperature": 0, "max_tokens": 64, "messages": [
@@ -365,6 +388,8 @@ def main() -> None:
     parser.add_argument("--per-server", type=int, default=100, help="judgments per server in each run")
     parser.add_argument("--ceiling-items", type=int, default=3000)
     parser.add_argument("--ceiling-slots", type=int, default=16)
+    parser.add_argument("--ceiling-paths", default=",".join(CEILING_PATHS),
+                        help=f"the verdict paths measured against the instant server ({', '.join(CEILING_PATHS)})")
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--only-ceiling", action="store_true")
     parser.add_argument("--raw-floor", action="store_true",

@@ -41,6 +41,9 @@ class FakeEndpoint:
     garbage: str | None = None
     """Answer every chat request HTTP 200 with this body instead of a completion (``"html"``: an HTML
     page, as a proxy's error page; ``"json"``: JSON that is no chat completion)."""
+    logprobs: bool = False
+    """Answer a chat request that asks for ``logprobs`` (a one-token verdict) with the first token's
+    ``top_logprobs``: "1" at P = 0.8, "0" at 0.2, as llama-server gives them."""
     port: int = 0
     received: int = 0
     """Chat requests received."""
@@ -156,6 +159,8 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 return self._drop()
             with server._lock:
                 server.answered += 1
+            if server.logprobs and body.get("logprobs"):
+                return self._send(one_token_answer(body))
             self._send(
                 {
                     "id": "chatcmpl-fake",
@@ -171,6 +176,17 @@ def _handler(server: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             )
 
     return Handler
+
+
+def one_token_answer(body: dict[str, Any]) -> dict[str, Any]:
+    """A one-token completion with its logprobs: "1" at P = 0.8, "0" at 0.2."""
+    top = [{"token": "1", "logprob": -0.2231435513142097}, {"token": "0", "logprob": -1.6094379124341003}]
+    return {
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": body.get("model", "m"),
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "1"},
+                     "logprobs": {"content": [{"token": "1", "logprob": top[0]["logprob"], "top_logprobs": top}]}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+    }
 
 
 def reduction_answer(body: dict[str, Any]) -> str | None:
@@ -222,8 +238,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1)
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--slots", type=int, default=4)
+    parser.add_argument("--logprobs", action="store_true", help="answer one-token requests with their logprobs")
     args = parser.parse_args()
-    with fake_endpoints(args.count, latency_s=args.latency, slots=args.slots) as servers:
+    with fake_endpoints(args.count, latency_s=args.latency, slots=args.slots, logprobs=args.logprobs) as servers:
         for server in servers:
             print(server.base_url, flush=True)
         threading.Event().wait()

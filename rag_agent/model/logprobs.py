@@ -7,7 +7,8 @@ token, gives the whole distribution over grades: an expected grade and P(verdict
 items and can be calibrated on labelled data, and it costs one output token instead of a JSON
 object.
 
-How: the request goes through pydantic-ai's ``model_request`` (no second HTTP client) with
+How: the request goes through pydantic-ai's ``model_request`` (or, to a plain OpenAI-compatible
+server, the same request straight over aiohttp: ``rag_agent.model.direct``) with
 ``max_tokens=1``, temperature 0 and the OpenAI-compatible settings ``openai_logprobs`` /
 ``openai_top_logprobs``; pydantic-ai puts the server's per-token logprobs in
 ``ModelResponse.provider_details["logprobs"]`` (llama-server, Ollama and OpenAI all return them in
@@ -38,6 +39,7 @@ from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.results import Usage
 from ragjury.rag_agent.model.breaker import CircuitBreaker
 from ragjury.rag_agent.model.client import breaker_for, guarded_by_model
+from ragjury.rag_agent.model.direct import direct_chat, traced
 from ragjury.rag_agent.model.failures import configuration_error, describe_failure
 from ragjury.rag_agent.model.server_model import model_settings
 from ragjury.rag_agent.model.transport import counting_requests
@@ -163,6 +165,10 @@ class LogprobCaller:
         self.breaker = breaker or breaker_for(model, settings)
         self._guarded = guarded_by_model(model, self.breaker)
         self._settings = logprob_settings(settings)
+        self.direct = direct_chat(model, settings, self._settings)
+        """The request sent straight over aiohttp where the server is a plain OpenAI-compatible one
+        (``rag_agent.model.direct``: the same body, answer and failures at a tenth of the CPU); None:
+        pydantic-ai's ``model_request``."""
 
     async def distribution(self, instructions: str, prompt: str, choices: Sequence[str]) -> DistributionOutcome:
         """One request; failures become ``DistributionOutcome.error``, never exceptions.
@@ -183,7 +189,10 @@ class LogprobCaller:
         try:
             with counting_requests() as sent:  # HTTP attempts, retries included
                 try:
-                    response = await model_request(self.model, [request], model_settings=self._settings)
+                    if self.direct is not None and not traced():
+                        response = await self.direct.request(instructions, prompt)
+                    else:
+                        response = await model_request(self.model, [request], model_settings=self._settings)
                 except Exception as failure:  # noqa: BLE001 - mapped to an honest unscored reason
                     refused = await configuration_error(failure, breaker)  # 401/403/404: the run stops
                     if not recorded:

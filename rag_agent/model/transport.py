@@ -51,6 +51,15 @@ def counting_requests() -> Iterator[RequestCount]:
         _CURRENT.reset(token)
 
 
+def note_attempt() -> None:
+    """Count one HTTP attempt: into the call in progress and the process-wide total (the
+    transport's, and the direct one-token path's, ``rag_agent.model.direct``)."""
+    CountingTransport.total += 1
+    count = _CURRENT.get()
+    if count is not None:
+        count.requests += 1
+
+
 def _environment_proxy(url: str) -> str | None:
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
@@ -84,10 +93,7 @@ class CountingTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.attempts += 1
-        CountingTransport.total += 1
-        count = _CURRENT.get()
-        if count is not None:
-            count.requests += 1
+        note_attempt()
         return await self._pool().handle_async_request(request)
 
     async def aclose(self) -> None:
@@ -96,4 +102,4 @@ class CountingTransport(httpx2.AsyncBaseTransport):
             await pool.aclose()
 
 
-__all__ = ["CountingTransport", "RequestCount", "counting_requests"]
+__all__ = ["CountingTransport", "RequestCount", "counting_requests", "note_attempt"]

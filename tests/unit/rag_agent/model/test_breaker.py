@@ -10,6 +10,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import aiohttp
 import httpx
 import httpx2
 import pytest
@@ -47,10 +48,15 @@ def items(n: int = N) -> list[CorrectnessItem]:
 @pytest.fixture
 def attempts(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Counts every HTTP attempt that reaches a real transport: ``model`` (httpx2, the OpenAI
-    SDK's client, retries included) and ``preflight`` (httpx)."""
+    SDK's client, retries included; aiohttp, the direct one-token path's) and ``preflight`` (httpx)."""
     counts: Counter[str] = Counter()
     model_send = httpx2.AsyncHTTPTransport.handle_async_request
+    direct_send = aiohttp.ClientSession._request
     preflight_send = httpx.AsyncHTTPTransport.handle_async_request
+
+    async def counted_direct(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        counts["model"] += 1
+        return await direct_send(self, *args, **kwargs)
 
     async def counted_model(self, request):  # type: ignore[no-untyped-def]
         counts["model"] += 1
@@ -61,6 +67,7 @@ def attempts(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         return await preflight_send(self, request)
 
     monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", counted_model)
+    monkeypatch.setattr(aiohttp.ClientSession, "_request", counted_direct)
     monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", counted_preflight)
     return counts
 

@@ -19,6 +19,7 @@ from recording_server import recording_server
 
 import ragjury
 from ragjury.config.settings import RagjurySettings
+from ragjury.rag_agent.model import direct
 from ragjury.rag_agent.model.transport import CountingTransport
 
 SOURCE = Path(ragjury.__file__).resolve().parent
@@ -40,15 +41,22 @@ def ragjury_frames(stack: list[traceback.FrameSummary]) -> list[str]:
 @pytest.fixture
 def stacks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """The ragjury frames of every request sent, recorded inside ``handle_async_request`` as it
-    takes its connection pool (only chat-completion requests go through the transport)."""
+    takes its connection pool (only chat-completion requests go through the transport), or inside
+    the direct one-token path's ``request`` as it counts its attempt (``rag_agent.model.direct``)."""
     seen: list[list[str]] = []
     original = CountingTransport._pool
+    noted = direct.note_attempt
 
     def recording(self: CountingTransport) -> object:
         seen.append(ragjury_frames(traceback.extract_stack()))
         return original(self)
 
+    def recording_direct() -> None:
+        seen.append(ragjury_frames(traceback.extract_stack()))
+        noted()
+
     monkeypatch.setattr(CountingTransport, "_pool", recording)
+    monkeypatch.setattr(direct, "note_attempt", recording_direct)
     yield seen
 
 
@@ -70,7 +78,7 @@ def test_correctness_request_is_four_ragjury_frames_below_ajudge(stacks: list[li
     probe = from_ajudge(stacks[0])
     print("ajudge to the socket:", " > ".join(probe))
     assert len(probe) <= 4, probe
-    assert probe[-1].endswith("transport.py:handle_async_request")
+    assert probe[-1].endswith("direct.py:request")  # a plain OpenAI-compatible server: sent straight (#55 item 4)
     for frames in stacks[1:]:  # the structured call runs in its own task: count all its frames
         assert len(frames) <= 4, frames
 
