@@ -124,13 +124,22 @@ class DirectChat:
         for old in [other for other in self._sessions if other.is_closed()]:
             del self._sessions[old]
         session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=1000),
+            connector=aiohttp.TCPConnector(limit=1000, ssl=self._ssl_context()),
             timeout=aiohttp.ClientTimeout(total=None, connect=self.timeout_s, sock_read=self.timeout_s),
         )
         closer = _closed_with_the_loop(session)
         await closer.__anext__()  # the loop now finalises it at shutdown_asyncgens (asyncio.run's end)
         self._sessions[loop] = (session, closer)
         return session
+
+    def _ssl_context(self) -> Any:
+        """For HTTPS, the certificates the SDK's client trusts (httpx2's context: ``SSL_CERT_FILE``,
+        the system's store); for HTTP, aiohttp's default (unused)."""
+        if not self.url.startswith("https:"):
+            return True
+        import httpx2
+
+        return httpx2.create_ssl_context()
 
     async def request(self, instructions: str, prompt: str) -> ModelResponse:
         """One request, retried as the SDK would, within the request's deadline; raises what

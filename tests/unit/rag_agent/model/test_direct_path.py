@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 from typing import Any
 
 import pytest
 from fake_endpoints import fake_endpoint
+from pydantic_ai import Agent
 from recording_server import closed_port, recording_server
 
 from ragjury.config.settings import RagjurySettings
 from ragjury.rag_agent.core.items import CorrectnessItem, RelevanceItem
 from ragjury.rag_agent.judges.catalogue import build_judge
-from ragjury.rag_agent.model.direct import DirectChat, direct_chat
+from ragjury.rag_agent.model import direct
+from ragjury.rag_agent.model.direct import DirectChat, direct_chat, traced
 from ragjury.rag_agent.model.logprobs import logprob_settings
 from ragjury.rag_agent.model.server_model import build_model, build_guarded_model
 
@@ -155,3 +158,25 @@ def test_the_connection_pool_is_closed_when_its_event_loop_ends() -> None:
         asyncio.run(once())  # a second loop gets a pool of its own
     assert len(sessions) == 2 and sessions[0] is not sessions[1]
     assert all(session.closed for session in sessions)
+
+
+def test_https_trusts_the_certificates_the_sdk_client_trusts() -> None:
+    settings = settings_for("https://models.example.org/v1")
+    chat = direct_chat(build_model(settings), settings, logprob_settings(settings))
+    assert chat is not None
+    context = chat._ssl_context()
+    assert isinstance(context, ssl.SSLContext) and context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+
+
+def test_a_traced_run_keeps_pydantic_ais_path_for_its_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--trace`` instruments every pydantic-ai request (``Agent.instrument_all``): the direct path
+    would send without a span, so it steps aside while tracing is on."""
+    assert not traced()
+    monkeypatch.setattr(Agent, "_instrument_default", True)
+    assert traced()
+    with recording_server("logprobs") as server:
+        judge = build_judge("correctness", "llm", settings_for(server.base_url))
+        sent: list[str] = []
+        monkeypatch.setattr(direct, "note_attempt", lambda: sent.append("direct"))
+        judgment = judge.judge_sync(ITEMS["correctness"])
+    assert judgment.method == "logprobs" and sent == [] and len(server.chat_requests) == 1
