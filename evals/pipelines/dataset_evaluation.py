@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.progress import Progress
-
 from ragjury.evals.io.predictions import Prediction
 from ragjury.evals.io.tasks import DataSource, TaskRow, as_task_rows, task_spec
 from ragjury.evals.results.finished_run import HEADLINE_FIGURES, FinishedRun, flat_row
@@ -33,6 +31,8 @@ from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.sync import run_sync
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from ragjury.evals.report.page import HtmlReport
 
 class DatasetEvaluation(FinishedRun):

@@ -38,21 +38,21 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, NamedTuple
-
-from rich.progress import Progress
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import ragjury.rag_agent.tracing as tracing
 from ragjury.evals.runs.cache import CacheMemo, JudgmentCache, judgment_key
 from ragjury.rag_agent.core.call_memo import sharing
 from ragjury.evals.runs.cache_leases import LEASE_TTL_S, new_lease_owner
-from ragjury.evals.runs.progress import RateColumn, make_progress
 from ragjury.rag_agent.core.protocol import BaseJudge, Judge
 from ragjury.rag_agent.core.results import Judgment, Usage
 from ragjury.rag_agent.core.needs import needs_of
 from ragjury.rag_agent.model.breaker import breakers_of, config_error_of
 from ragjury.rag_agent.model.preflight import preflight as preflight_servers
 from ragjury.rag_agent.model.unreachable import is_not_attempted
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @dataclass
@@ -273,6 +273,8 @@ async def run_judgments(
             raise
 
     own_progress = progress is True
+    if own_progress:  # here, not at the top: a run without a bar (--no-progress, --json) never loads rich.progress
+        from ragjury.evals.runs.progress import make_progress
     bar: Progress | None = make_progress() if own_progress else (progress or None)  # type: ignore[assignment]
     task_id = None
     if bar is not None:
@@ -586,6 +588,15 @@ def interrupted_message(cache: JudgmentCache | None, saved: int | None = None) -
         f"interrupted: {count} saved in {cache.path}; run the same command again to resume "
         "(cached items are not judged again)."
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``RateColumn`` and ``make_progress``, still importable from here (``evals.runs.progress``)."""
+    if name in ("RateColumn", "make_progress"):
+        from ragjury.evals.runs import progress
+
+        return getattr(progress, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["RateColumn", "JudgedBatch", "RunStats", "interrupted_message", "make_progress", "recording_runs",
