@@ -201,13 +201,15 @@ def ask(
     judgments: AnswerJudgments | None = None
     if judge and response.answer is not None:
         from ragjury.evals.pipelines.answer_judgments import judge_answer
+        from ragjury.rag_agent.core.judge_spec import parse
 
+        spec = parse(judge_mode.value)  # --judge-mode parsed once; the catalogue gets the JudgeSpec
         if json_output:
-            judgments = run_sync(judge_answer(response, settings, judge_mode.value))
+            judgments = run_sync(judge_answer(response, settings, spec))
         else:
             _print_answer(response)
             with stderr.status("judging the answer..."):
-                judgments = run_sync(judge_answer(response, settings, judge_mode.value))
+                judgments = run_sync(judge_answer(response, settings, spec))
         payload["judgments"] = {
             "score": judgment_payload(judgments.score),
             "faithfulness": faithfulness_payload(judgments.faithfulness, judgments.skipped),

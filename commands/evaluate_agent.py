@@ -74,15 +74,17 @@ def evaluate_agent_run(
     from ragjury.evals.io.tasks import load_questions
     from ragjury.evals.pipelines.agent_evaluation import AgentFiles, evaluate_agent
     from ragjury.rag_agent.agent.reference_agent import RAGAgent
+    from ragjury.rag_agent.core.judge_spec import parse
     from ragjury.rag_agent.judges.catalogue import build_judge
 
     questions = load_questions(data, limit=limit)
     agent = RAGAgent(corpus, model=agent_model, settings=settings, retrieval=retrieval, top_k=top_k)  # type: ignore[arg-type]
-    scorer = build_judge("score", judge_name, settings)
+    # each stage's --judge words parsed once here; the catalogue gets the JudgeSpec
+    scorer = build_judge("score", parse(judge_name), settings)
     faithful = (
-        None if faithfulness_judge == "none" else build_judge("faithfulness", faithfulness_judge, settings)
+        None if faithfulness_judge == "none" else build_judge("faithfulness", parse(faithfulness_judge), settings)
     )
-    correct = None if correctness_judge == "none" else build_judge("correctness", correctness_judge, settings)
+    correct = None if correctness_judge == "none" else build_judge("correctness", parse(correctness_judge), settings)
     evaluation = run_sync(
         evaluate_agent(
             questions,

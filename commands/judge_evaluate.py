@@ -132,9 +132,10 @@ def judge_evaluate(
     sources = load_sources(str(sources_file)) if sources_file else []
     settings = settings_for(**connection)
     item = ScoreItem(question=question, answer=rag_answer.answer, sources=sources, sources_used=rag_answer.sources_used)
+    from ragjury.rag_agent.core.judge_spec import parse
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
-    scorer = catalogue.build_judge("score", judge.value, settings)
+    scorer = catalogue.build_judge("score", parse(judge.value), settings)  # --judge parsed once, carried parsed
     judgment = judge_one(scorer, item)  # a refused key or an unknown model: one line, exit 2
     from ragjury.evals.pipelines.single_judgment import score_gate_failures
 

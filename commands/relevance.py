@@ -103,15 +103,18 @@ def relevance(
         raise fail("give --runs RUN.trec (repeatable) and/or --pairs qrels.txt: the pairs to judge")
     settings = settings_for(**MODEL_CONNECTION.pick(options))
     run = RunOptions.gather(options)
+    from ragjury.rag_agent.core.judge_spec import parse
+
+    spec = parse(judge)  # --judge parsed once: the catalogue and the calibration get the JudgeSpec
     try:
-        entry = resolve("relevance", judge)
+        entry = resolve("relevance", spec)
         plan = plan_relevance(
             topics, passages, runs=runs or [], pairs=pairs, depth=depth, limit=limit, out=out
         )
     except (UnknownJudgeError, NothingToJudge) as error:
         raise fail(str(error)) from None
     _warn_unfit(judge)
-    judge_options = calibration_options(calibration, "relevance", judge, settings.judge_model)
+    judge_options = calibration_options(calibration, "relevance", spec, settings.judge_model)
     try:
         judge_obj = entry.build(settings, **judge_options)
     except UnknownJudgeError as error:

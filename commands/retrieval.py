@@ -76,12 +76,13 @@ def retrieval(
     from ragjury.evals.io.retrieval_results import load_retrieval_results
     from ragjury.evals.pipelines.evret import evaluate_retrieval_results
     from ragjury.rag_agent.core.labels import GRADE_CUT
+    from ragjury.rag_agent.core.judge_spec import parse
     from ragjury.rag_agent.judges.catalogue import resolve
 
     cutoffs = _cutoffs(ks)
     check_output_paths([("--out", out)], [("--data", data)])
     rows = load_retrieval_results(data)
-    resolved = resolve("relevance", judge)
+    resolved = resolve("relevance", parse(judge))  # --judge parsed once; the catalogue gets the JudgeSpec
     if min_grade is not None and resolved.scale != "graded":
         raise fail(f"--min-grade: --judge {judge} gives yes/no verdicts, not grades")
     cut = (min_grade or GRADE_CUT) if resolved.scale == "graded" else None

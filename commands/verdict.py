@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # annotations only: pydantic and the items load when a comman
     from pydantic import BaseModel
 
     from ragjury.config.settings import RagjurySettings
+    from ragjury.rag_agent.core.judge_spec import JudgeSpec
     from ragjury.rag_agent.core.items import TraceMessage
     from ragjury.rag_agent.core.protocol import BaseJudge
     from ragjury.rag_agent.core.results import Judgment
@@ -121,13 +122,13 @@ so ``--judge llm`` here means "the model only", as ``auto`` means "the model, th
 
 def build_verdict_judge(
     kind: VerdictKind,
-    choice: str,
+    choice: str | JudgeSpec,
     settings: RagjurySettings,
     *,
     samples: int = 1,
     threshold: float | None = None,
 ) -> BaseJudge[Any, Any]:
-    """The subcommand's judge for a ``--judge`` choice, resolved by the catalogue."""
+    """The subcommand's judge for a ``--judge`` choice (parsed once by the command), resolved by the catalogue."""
     from ragjury.rag_agent.judges import catalogue
 
     task, name = CATALOGUE_NAMES[kind]
@@ -328,7 +329,10 @@ def _judge_and_finish(
     if samples % 2 == 0:
         raise fail(f"--samples must be odd for a majority vote (got {samples}); use {samples - 1} or {samples + 1}")
     settings = settings_for(**MODEL_CONNECTION.pick(connection))
-    verdict_judge = build_verdict_judge(kind, judge, settings, samples=samples, threshold=threshold)
+    from ragjury.rag_agent.core.judge_spec import parse
+
+    # --judge parsed once here; the catalogue gets the JudgeSpec, never the words
+    verdict_judge = build_verdict_judge(kind, parse(judge), settings, samples=samples, threshold=threshold)
     judgment = judge_one(verdict_judge, item)  # a refused key or an unknown model: one line, exit 2
     finish(kind, judgment, json_output=json_output, fail_on_negative=fail_on_negative, grade_threshold=grade_threshold)
 

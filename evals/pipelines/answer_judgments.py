@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragjury.rag_agent.core.items import FaithfulnessItem, ScoreItem
+from ragjury.rag_agent.core.judge_spec import JudgeSpec, parse
 from ragjury.rag_agent.core.results import Judgment
 from ragjury.rag_agent.core.schemas import JudgeScore
 
@@ -41,11 +42,12 @@ class AnswerJudgments:
 
 
 async def judge_answer(
-    response: AgentResponse, settings: RagjurySettings, mode: str = "auto"
+    response: AgentResponse, settings: RagjurySettings, mode: str | JudgeSpec = "auto"
 ) -> AnswerJudgments:
     """Score ``response``'s answer (the ``score`` judge named ``mode``: auto, llm, heuristic)
     against the sources it retrieved and, unless ``mode`` uses no model, check its faithfulness
-    to those passages; both concurrently. ``ValueError`` when the agent gave no answer."""
+    to those passages; both concurrently. ``ValueError`` when the agent gave no answer. ``mode``: the command's
+    ``--judge-mode`` parsed once there (a ``JudgeSpec``), or its words (parsed here, once)."""
     if response.answer is None:
         raise ValueError(f"nothing to judge: the agent gave no answer ({response.error})")
     item = ScoreItem(
@@ -56,8 +58,9 @@ async def judge_answer(
     )
     from ragjury.rag_agent.judges import catalogue  # judges (and pydantic-ai) load only when built
 
-    scorer = catalogue.build_judge("score", mode, settings)
-    if catalogue.current_name("score", mode) == NO_MODEL:
+    spec = mode if isinstance(mode, JudgeSpec) else parse(mode)
+    scorer = catalogue.build_judge("score", spec, settings)
+    if catalogue.current_name("score", spec.value) == NO_MODEL:
         return AnswerJudgments(await scorer.ajudge(item), None, f"--judge-mode {NO_MODEL} uses no model")
     from ragjury.rag_agent.judges.llm.faithfulness import FaithfulnessJudge
 

@@ -374,20 +374,27 @@ RETIRED_CHOICE = "deterministic"
 still accepted, no longer listed; that judge's own name (``contains``, ``heuristic``) says it."""
 
 
-def build_choice(task: str, name: str, choice: str, settings: RagjurySettings, **opts: Any) -> Judge[Any, Any]:
+def build_choice(task: str, name: str, choice: str | JudgeSpec, settings: RagjurySettings,
+                 **opts: Any) -> Judge[Any, Any]:
     """``name`` as a one-item door offers it: ``llm`` the judge itself, ``auto`` the judge with its
     declared model-free fallback, and any other judge name of the task (``support``,
     ``contains``, a panel, a plug-in) as ``evaluate`` builds it -- seen through ``name``'s value
-    type where ``name`` offers a view (its fallback alone included), so it prints alike."""
+    type where ``name`` offers a view (its fallback alone included), so it prints alike. ``choice``:
+    the command's ``--judge`` parsed once (a ``JudgeSpec``), or its words (parsed here, once)."""
+    spec = choice if isinstance(choice, JudgeSpec) else parse(choice)
+    choice = spec.value
     if choice == RETIRED_CHOICE and current_name(task, choice) == choice:
         choice = entry(task, name).fallback or ""
         if not choice:
             raise UnknownJudgeError(f"no model-free judge exists for {task}; use --judge llm or auto")
-    choice = current_name(task, choice)
+        spec = parse(choice)  # the fallback's own name, not the words given
+    if current_name(task, choice) != choice:  # a retired name: today's
+        choice = current_name(task, choice)
+        spec = parse(choice)
     if choice not in ("llm", AUTO):
-        if parse(choice).kind == "plugin":
-            return build_judge(task, choice, settings)
-        chosen = resolve(task, choice)
+        if spec.kind == "plugin":
+            return build_judge(task, spec, settings)
+        chosen = resolve(task, spec)
         other = chosen.build(settings, **_model_opts(task, choice, opts))
         if choice == entry(task, name).fallback:  # the fallback alone: as ``auto`` shows it
             view = getattr(entry(task, name).target, "view_fallback", None)

@@ -76,3 +76,67 @@ def test_a_panel_of_built_in_judges_is_not_read_as_two_judges() -> None:
     assert unmeasured_kind("panel:contains,token-overlap") is None
     assert unmeasured_kind("panel:contains,rubric:x.yaml") == "a rubric"
     assert unmeasured_kind("llm, rubric:x.yaml") == "a rubric"
+
+
+EXAMPLES = DATA.parent
+
+
+def _one_item_commands(tmp_path: Path) -> dict[str, list[str]]:
+    trec = EXAMPLES / "trec"
+    return {
+        "verdict": ["verdict", "correctness", "--judge", "contains", "-q", "capital of france?", "-a", "Paris", "-r",
+                    "Paris", "--json"],
+        "judge-evaluate": ["judge-evaluate", "--judge", "heuristic", "-q", "capital of france?", "-a",
+                           "Paris is the capital.", "--json"],
+        "relevance": ["relevance", "--judge", "token-overlap", "--pairs", str(trec / "qrels.txt"), "--topics",
+                      str(trec / "topics.jsonl"), "--passages", str(trec / "passages.jsonl"), "--out",
+                      str(tmp_path / "judged.qrels"), "--no-cache", "--no-progress"],
+        "retrieval": ["retrieval", "--data", str(EXAMPLES / "retrieval.jsonl"), "--judge", "token-overlap", "--json"],
+        "ask": ["ask", "what is the capital of france", "-c", str(trec / "passages.jsonl"), "--judge", "--judge-mode",
+                "heuristic", "--retrieval", "pre", "--model", "phi3:mini", "--judge-model", "phi3:mini", "--json"],
+    }
+
+
+@pytest.mark.parametrize("command", ["verdict", "judge-evaluate", "relevance", "retrieval", "ask"])
+def test_the_other_commands_parse_the_judge_once_and_carry_it_parsed(command: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verdict`` parsed ``--judge`` twice (``build_choice`` read its kind, then ``resolve`` parsed it
+    again); ``judge-evaluate``, ``relevance``, ``retrieval`` and ``ask`` handed the catalogue the words.
+    Now each parses once and the catalogue gets that ``JudgeSpec``. (``fit`` takes no ``--judge``: its
+    base judges are built by class.)"""
+    argv = _one_item_commands(tmp_path)[command]
+    words = argv[argv.index("--judge-mode" if command == "ask" else "--judge") + 1]
+    built: Counter[str] = Counter()
+    init = JudgeSpec.__init__
+
+    def counting(self: JudgeSpec, value: str, *args: Any, **kwargs: Any) -> None:
+        built[value] += 1
+        init(self, value, *args, **kwargs)
+
+    monkeypatch.setattr(JudgeSpec, "__init__", counting)
+    doors = {catalogue.resolve.__code__: "name", catalogue.build_judge.__code__: "name",
+             catalogue.build_choice.__code__: "choice"}
+    given: list[type] = []  # what the catalogue was handed from outside it
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if (event == "call" and frame.f_code in doors
+                and frame.f_back.f_code.co_filename != catalogue.__file__):
+            given.append(type(frame.f_locals[doors[frame.f_code]]))
+
+    if command == "ask":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from fake_endpoints import fake_endpoint
+
+        answer = json.dumps({"answer": "Paris is the capital of France.", "sources_used": ["d1"]})
+        server = fake_endpoint(content=answer)
+        argv += ["--base-url", server.__enter__().base_url]
+    sys.setprofile(profile)
+    try:
+        result = CliRunner().invoke(app, argv)
+    finally:
+        sys.setprofile(None)
+        if command == "ask":
+            server.__exit__(None, None, None)
+    assert result.exit_code == 0, result.output
+    assert dict(built) == {words: 1}
+    assert given and all(kind is JudgeSpec for kind in given), given
