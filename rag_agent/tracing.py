@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace as otel_trace
-from opentelemetry.trace import Span, Status, StatusCode, Tracer
+if TYPE_CHECKING:  # opentelemetry is imported where a span is made: an untraced run never loads it (5 ms)
+    from opentelemetry.trace import Span, Tracer
 
-if TYPE_CHECKING:
     from ragjury.config.settings import RagjurySettings
     from ragjury.rag_agent.core.results import Judgment
 
@@ -79,6 +77,7 @@ def traced(tracer_provider: Any | None = None, *, include_content: bool = True) 
     pydantic-ai's spans (they hold the data being judged). Restores the previous state on exit.
     """
     global _tracer
+    from opentelemetry import trace as otel_trace
     from pydantic_ai import Agent
     from pydantic_ai.models.instrumented import InstrumentationSettings
 
@@ -131,6 +130,8 @@ def outcome_attributes(judgment: Judgment[Any], *, cost: bool = True) -> dict[st
 
 
 def _finish(span: Span, judgment: Judgment[Any], *, cost: bool = True) -> None:
+    from opentelemetry.trace import Status, StatusCode
+
     span.set_attributes(outcome_attributes(judgment, cost=cost))
     if judgment.unscored:
         span.set_status(Status(StatusCode.ERROR, judgment.unscored_reason or "unscored"))
@@ -190,6 +191,9 @@ def start_batch(identity: JudgeIdentity, description: str, items: int) -> RunTra
             "ragjury.items": items,
         },
     )
+    from opentelemetry import context as otel_context
+    from opentelemetry import trace as otel_trace
+
     run = RunTrace(span, identity)
     run._tokens = (otel_context.attach(otel_trace.set_span_in_context(span)), _RUN.set(run))
     return run
@@ -219,6 +223,8 @@ def _instant(run: RunTrace, judgment: Judgment[Any], cache: str) -> None:
     attributes: dict[str, Any] = {**identity_attributes(identity), CACHE: cache}
     if judgment.judge and judgment.judge != identity.name:
         attributes["ragjury.answered_by"] = judgment.judge
+    from opentelemetry import trace as otel_trace
+
     context = otel_trace.set_span_in_context(run.span)
     span = _tracer.start_span(span_name(identity), context=context, attributes=attributes, start_time=start)
     _finish(span, judgment, cost=not hit)
@@ -233,6 +239,9 @@ def end_batch(run: RunTrace | None, stats: Mapping[str, Any]) -> None:
                  "output_tokens", "requests", "interrupted"):
         if name in stats:
             run.span.set_attribute(f"ragjury.{name}", stats[name])
+    from opentelemetry import context as otel_context
+    from opentelemetry.trace import Status, StatusCode
+
     if stats.get("interrupted"):
         run.span.set_status(Status(StatusCode.ERROR, "interrupted"))
     context_token, run_token = run._tokens
