@@ -42,11 +42,17 @@ TOKENIZER = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
 SPECIAL_TOKENS = "special_tokens_map.json"
 ONNX_FILE = "model.onnx"
+INT8_FILES: tuple[str, ...] = ("model_int8.onnx", "model_quantized.onnx")
+"""An int8 copy of the model, as ``cross_encoder_int8`` and optimum's quantizer name it: read only
+where ``ragjury.json`` says ``"weights": "int8"`` (it changes the scores a little; docs/benchmarks.md)."""
+WEIGHTS = ("float32", "int8")
 WEIGHT_FILES: tuple[str, ...] = (
     "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json",
 )
 """The weights torch + transformers read, in the order they are looked for."""
 
+INT8_COMMAND = "python -m ragjury.rag_agent.judges.model_free.cross_encoder_int8"
+"""What makes an int8 copy of a folder (``cross_encoder_int8``), named in the error that misses one."""
 MAX_LENGTH_CAP = 512
 """Tokens per pair when the sidecar names no ``max_length``: the tokenizer's own, at most this."""
 MAX_JSON_BYTES = 8 * 1024 * 1024
@@ -189,6 +195,8 @@ class Sidecar:
     fields: tuple[str, str] | None = None
     positive_label: str | None = None
     max_length: int | None = None
+    weights: str | None = None
+    """``int8``: judge with the folder's int8 file (``INT8_FILES``), the user's explicit choice."""
 
 
 def read_sidecar(folder: Path) -> Sidecar:
@@ -212,7 +220,10 @@ def read_sidecar(folder: Path) -> Sidecar:
     max_length = data.get("max_length")
     if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8):
         raise CrossEncoderError(f"{path}: field 'max_length': must be a whole number of tokens, at least 8")
-    return Sidecar(task, fields, None if positive is None else str(positive), max_length)
+    weights = data.get("weights")
+    if weights is not None and weights not in WEIGHTS:
+        raise CrossEncoderError(f"{path}: field 'weights': {weights!r} is not one of {', '.join(WEIGHTS)}")
+    return Sidecar(task, fields, None if positive is None else str(positive), max_length, weights)
 
 
 def positive_index(id2label: dict[int, str], declared: str | None, config: Path, sidecar: Path) -> int | None:
@@ -287,6 +298,8 @@ class FolderSpec:
     pad_id: int | None
     token_types: bool
     """Whether the model reads token type ids (``type_vocab_size`` > 1); zeros are fed otherwise."""
+    int8: bool = False
+    """Judged with the int8 file (``weights`` names it): the sidecar asked for it."""
 
     @property
     def reading(self) -> str:
@@ -333,7 +346,16 @@ def read_folder(folder: str | Path, *, backend: Backend = "auto") -> FolderSpec:
     onnx = root / ONNX_FILE
     weights = next((root / name for name in WEIGHT_FILES if (root / name).exists()), None)
     chosen: Literal["onnx", "torch"]
-    if backend == "onnx" or (backend == "auto" and onnx.exists() and (weights is None or not _module_missing("onnxruntime"))):
+    int8 = sidecar.weights == "int8"
+    if int8:
+        if backend == "torch":
+            raise CrossEncoderError(f"{root / SIDECAR}: field 'weights': int8 runs on onnxruntime, not torch")
+        onnx = next((root / name for name in INT8_FILES if (root / name).exists()), root / INT8_FILES[0])
+        if not onnx.exists():
+            raise CrossEncoderError(f"{root / SIDECAR}: field 'weights': int8, but the folder holds no "
+                                    f"{' or '.join(INT8_FILES)} (make one: {INT8_COMMAND} {root})")
+        weights = None
+    if backend == "onnx" or int8 or (backend == "auto" and onnx.exists() and (weights is None or not _module_missing("onnxruntime"))):
         if not onnx.exists():
             raise CrossEncoderError(f"{onnx}: missing (backend onnx runs model.onnx)")
         chosen, weight_file = "onnx", onnx
@@ -342,7 +364,10 @@ def read_folder(folder: str | Path, *, backend: Backend = "auto") -> FolderSpec:
     elif backend == "torch":
         raise CrossEncoderError(f"{root}: no {' or '.join(WEIGHT_FILES[::2])} (backend torch reads them)")
     else:
-        raise CrossEncoderError(f"{root}: no weights ({ONNX_FILE}, or {' / '.join(WEIGHT_FILES[::2])} for torch)")
+        found = next((name for name in INT8_FILES if (root / name).exists()), None)
+        hint = (f"; it holds {found} (int8): to judge with it, add \"weights\": \"int8\" to {SIDECAR}"
+                if found else "")
+        raise CrossEncoderError(f"{root}: no weights ({ONNX_FILE}, or {' / '.join(WEIGHT_FILES[::2])} for torch){hint}")
     if not _regular(weight_file):
         raise CrossEncoderError(f"{weight_file}: not a regular file")
 
@@ -366,7 +391,8 @@ def read_folder(folder: str | Path, *, backend: Backend = "auto") -> FolderSpec:
     pad_id = config.get("pad_token_id") if isinstance(config.get("pad_token_id"), int) else None
     types = config.get("type_vocab_size", 2)
     token_types = isinstance(types, int) and not isinstance(types, bool) and types > 1
-    return FolderSpec(root, chosen, weight_file, labels, positive, sidecar, max_length, pad_token, pad_id, token_types)
+    return FolderSpec(root, chosen, weight_file, labels, positive, sidecar, max_length, pad_token, pad_id, token_types,
+                      int8)
 
 
 def _digest(spec: FolderSpec) -> str:
@@ -531,7 +557,8 @@ class CrossEncoder:
 
     @property
     def description(self) -> str:
-        return f"a cross-encoder at {self.spec.folder} ({self.spec.backend}), {self.spec.reading}"
+        weights = f", int8 weights {self.spec.weights.name}" if self.spec.int8 else ""
+        return f"a cross-encoder at {self.spec.folder} ({self.spec.backend}{weights}), {self.spec.reading}"
 
     def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         with self._lock:
@@ -549,8 +576,11 @@ class CrossEncoder:
         """P(yes) of each pair, in the order given (NaN where a logit is not finite): the pairs
         sorted by length so a batch pads little, the batches spread over ``workers`` (fewer pairs
         than ``workers`` full batches: smaller batches, so every core has one). A pair's P does not
-        depend on its batch (padding is masked: test_cross_encoder_batches.py)."""
+        depend on its batch (padding is masked: test_cross_encoder_batches.py). int8 weights run each
+        pair alone: their activations are quantized with one range per batch, so a pair's P would
+        move with its neighbours (by up to 0.004 on MiniLM); alone, it costs ~5 % of pairs per CPU-second."""
         out = np.full(len(pairs), np.nan, dtype=np.float64)
+        batch_size = 1 if self.spec.int8 else batch_size
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         size = max(1, min(batch_size, -(-len(order) // self.workers)))
         chunks = [order[start : start + size] for start in range(0, len(order), size)]
@@ -670,10 +700,13 @@ class CrossEncoderJudge(BaseJudge[Any, CrossEncoderScore]):
     @property
     def identity(self) -> JudgeIdentity:
         spec = self.model.spec
+        # int8 weights are named in the version (page, verdict, run header) and the params; float32 as
+        # before, so its cached verdicts are kept. No model: that names an LLM's (calibrate, panels)
+        int8 = f",weights=int8:{spec.weights.name}" if spec.int8 else ""
         return JudgeIdentity(
             name=self.name,
-            prompt_version=f"{spec.folder.name}@{self.model.digest[:12]}",
-            params=f"backend={spec.backend},pairs={PAIR_VERSION},threshold={self.threshold:g}",
+            prompt_version=f"{spec.folder.name}@{self.model.digest[:12]}{':int8' if spec.int8 else ''}",
+            params=f"backend={spec.backend},pairs={PAIR_VERSION},threshold={self.threshold:g}{int8}",
         )
 
     def __repr__(self) -> str:
