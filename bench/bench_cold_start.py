@@ -13,6 +13,7 @@ installed ragjury costs, not a compile of every module on each start; ``--no-byt
 as the environment is.
 
     python bench/bench_cold_start.py                  # 15 rounds
+    python bench/bench_cold_start.py --imports 7      # what the contains run imports that --help does not
     python bench/bench_cold_start.py --runs 31 --all-commands --json cold-start.json
     git archive REV | tar -x -C /tmp/before/ragjury; python bench/bench_cold_start.py --before /tmp/before
 """
@@ -77,6 +78,39 @@ def command_names(base: list[str], env: dict[str, str]) -> list[str]:
     return names
 
 
+def import_times(argv: list[str], env: dict[str, str], work: Path, runs: int) -> dict[str, int]:
+    """Each module's own import time in microseconds (``-X importtime``'s self column), the least of
+    ``runs`` fresh starts: the least is the one least disturbed by the machine's other work."""
+    least: dict[str, int] = {}
+    for run in range(runs):
+        cwd = work / f"imports-{len(list(work.iterdir()))}-{run}"
+        cwd.mkdir()
+        done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], capture_output=True, text=True, env=env, cwd=cwd)
+        for line in done.stderr.splitlines():
+            if line.startswith("import time:") and "self [us]" not in line:
+                own, _, name = line.split("|")
+                least[name.strip()] = min(least.get(name.strip(), 10**9), int(own.split(":")[1]))
+    return least
+
+
+def print_imports(help_argv: list[str], run_argv: list[str], env: dict[str, str], work: Path, runs: int) -> None:
+    """What the ``contains`` run imports that ``--help`` does not, by package (ragjury's by sub-package),
+    own import times summed: the import side of the run's cost over ``--help``."""
+    help_ = import_times(help_argv, env, work, runs)
+    run = import_times(run_argv, env, work, runs)
+    extra = {name: us for name, us in run.items() if name not in help_}
+    groups: dict[str, int] = {}
+    for name, us in extra.items():
+        parts = name.split(".")
+        key = ".".join(parts[:3]) if parts[0] == "ragjury" else parts[0]
+        groups[key] = groups.get(key, 0) + us
+    print(f"imports of the contains run that --help does not make (least of {runs} starts, own times): "
+          f"{len(extra)} modules, {sum(extra.values()) / 1000:.1f} ms; --help's own: {sum(help_.values()) / 1000:.1f} ms")
+    for key, us in sorted(groups.items(), key=lambda kv: -kv[1]):
+        if us >= 500:
+            print(f"  {us / 1000:6.1f} ms  {key}")
+
+
 def wall(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
     subprocess.run(argv, capture_output=True, check=True, env=env, cwd=cwd)
@@ -89,6 +123,9 @@ def main() -> None:
     parser.add_argument("--all-commands", action="store_true", help="also every COMMAND --help")
     parser.add_argument("--no-bytecode", action="store_true", help="leave PYTHONDONTWRITEBYTECODE as it is")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--imports", type=int, metavar="N", default=0,
+                        help="instead of timing: the modules the contains run imports that --help does not "
+                             "(-X importtime, least of N starts each), by package")
     parser.add_argument(
         "--ragjury",
         help="the command that runs ragjury, e.g. 'python -m ragjury.cli' with PYTHONPATH set to compare an"
@@ -125,6 +162,12 @@ def main() -> None:
     if args.all_commands:
         for name in command_names(base, env):
             cases.setdefault(f"ragjury {name} --help", [*base, name, "--help"])
+    if args.imports:
+        if base[0] != sys.executable:  # the console script: run its module under this interpreter
+            base = [sys.executable, "-m", "ragjury.cli"]
+        print_imports([*base, "--help"], [*base, *cases[CONTAINS][len(cases[HELP]) - 1:]], env, work, args.imports)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     names = list(cases)
     load_before = os.getloadavg()
     times: dict[str, list[float]] = {name: [] for name in names}
