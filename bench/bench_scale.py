@@ -98,11 +98,17 @@ async def timed_run(judge: object, batch: list[CorrectnessItem], cache_path: Pat
     cache = JudgmentCache(cache_path)
     FIRST.clear()
     cpu, wall = time.process_time(), time.perf_counter()
-    _, stats = await run_judgments(judge, batch, cache=cache, progress=False)  # type: ignore[arg-type]
+    judgments, stats = await run_judgments(judge, batch, cache=cache, progress=False)  # type: ignore[arg-type]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     cache.close()
     assert stats.judged == len(batch), stats
+    USAGE[:] = [sum(getattr(j.usage, field) for j in judgments) / len(batch)
+                for field in ("requests", "input_tokens", "output_tokens")]
     return wall, cpu, stats.unscored
+
+
+USAGE: list[float] = []
+"""Requests, input and output tokens per judgment of the last ``timed_run``."""
 
 
 def load() -> str:
@@ -150,7 +156,7 @@ def client_ceiling(args: argparse.Namespace, workdir: Path) -> None:
     """Judgments/s of one process and its CPU per judgment against a server that answers at once,
     for each verdict path, then where that CPU goes (cProfile)."""
     for path in args.ceiling_paths.split(","):
-        process, urls = start_servers(1, 0.0, args.ceiling_slots, logprobs=path.startswith("one-token"))
+        process, urls = start_servers(1, args.ceiling_latency, args.ceiling_slots, logprobs=path.startswith("one-token"))
         try:
             ceiling_of(path, urls, args, workdir)
         finally:
@@ -165,13 +171,16 @@ def ceiling_of(path: str, urls: list[str], args: argparse.Namespace, workdir: Pa
         judge.logprob_caller.direct = None  # type: ignore[attr-defined]
     elif path == "one-token":
         assert judge.logprob_caller.direct is not None  # type: ignore[attr-defined]
-    asyncio.run(timed_run(judge, items(200, f"{path} warm-up"), workdir / f"{path}-warm.sqlite"))
+    warm_up = items(min(200, max(20, args.ceiling_items // 10)), f"{path} warm-up")
+    asyncio.run(timed_run(judge, warm_up, workdir / f"{path}-warm.sqlite"))
     batch = items(args.ceiling_items, f"{path} ceiling")
     wall, cpu, unscored = asyncio.run(timed_run(judge, batch, workdir / f"{path}-ceiling.sqlite"))
     assert unscored == 0, unscored
     print(f"  client ceiling, {path} verdict: {len(batch)} judgments in {wall:.2f}s = {len(batch) / wall:.0f}/s "
-          f"per process, client CPU {cpu / len(batch) * 1000:.2f} ms per judgment ({args.ceiling_slots} in flight)",
-          flush=True)
+          f"per process, client CPU {cpu / len(batch) * 1000:.2f} ms per judgment ({args.ceiling_slots} in flight; "
+          f"per judgment {USAGE[0]:.2f} requests, {USAGE[1]:.1f} + {USAGE[2]:.1f} tokens)", flush=True)
+    if args.no_profile:
+        return
     profiler = cProfile.Profile(time.process_time)  # CPU time: a busy machine does not inflate it
     profiled = items(args.ceiling_items // 2, f"{path} profiled")
     profiler.enable()
@@ -388,6 +397,9 @@ def main() -> None:
     parser.add_argument("--per-server", type=int, default=100, help="judgments per server in each run")
     parser.add_argument("--ceiling-items", type=int, default=3000)
     parser.add_argument("--ceiling-slots", type=int, default=16)
+    parser.add_argument("--ceiling-latency", type=float, default=0.0,
+                        help="the server's latency in the ceiling runs (0.2 with --ceiling-slots 4: a local model)")
+    parser.add_argument("--no-profile", action="store_true", help="no cProfile run after each ceiling")
     parser.add_argument("--ceiling-paths", default=",".join(CEILING_PATHS),
                         help=f"the verdict paths measured against the instant server ({', '.join(CEILING_PATHS)})")
     parser.add_argument("--no-ray", action="store_true")
