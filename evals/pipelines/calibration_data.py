@@ -31,6 +31,33 @@ def sample_pairs(qrels: dict[str, dict[str, int]], have: set[tuple[str, str]], l
     return sorted(sample)
 
 
+def qrels_labels(qrels: dict[str, dict[str, int]], labels: Path | Any, data: Path) -> dict[str, dict[str, int]]:
+    """``--labels`` of a relevance task: people's grades as TREC qrels, read by the labels type
+    (``people.people_of_qrels``: 0-3, file/line/field), in place of ``data``'s grades; a pair of
+    ``data`` they do not grade is left out, as a dataset row without a label is. Labels of another
+    form are refused: relevance's labels are grades of (query, passage) pairs."""
+    from ragjury.evals.io.people import People, check_regular_file, is_qrels, people_of_qrels
+    from ragjury.rag_agent.core.input_files import InputError, read_text
+
+    if isinstance(labels, People):
+        people = labels
+    else:
+        check_regular_file(labels)
+        text = read_text(labels)  # the labels file opened once
+        if not is_qrels(labels, text):
+            raise ValueError(f"--labels {labels}: relevance reads people's grades from the qrels in --data, or "
+                             "from TREC qrels (qid iter docid grade) given as --labels; not from labels rows")
+        people = people_of_qrels(str(labels), text, "score")
+    if people.form != "qrels":
+        raise ValueError(f"--labels {people.source}: relevance reads people's grades from TREC qrels")
+    given = people.qrels()
+    out = {qid: {docid: given[qid][docid] for docid in docs if docid in given.get(qid, {})} for qid, docs in qrels.items()}
+    out = {qid: docs for qid, docs in out.items() if docs}
+    if not out:
+        raise InputError(people.source, f"no (query, passage) pair in this file is one of {data}'s")
+    return out
+
+
 def calibration_items(
     task: str,
     data: Path,
@@ -47,12 +74,11 @@ def calibration_items(
     whose topic and passage texts are known (0-3 grades); otherwise the labelled rows of a
     ``task`` dataset (bool labels). With ``limit``, a seeded sample (per grade for qrels).
     ``labels``: people's labels apart from the dataset (a labels file of ``ragjury label``, or
-    ``{"id", "label"}`` rows), read and joined once (``evals.io.people``); they replace the dataset's own;
+    ``{"id", "label"}`` rows; for relevance, TREC qrels: ``qrels_labels``), read and joined once
+    (``evals.io.people``); they replace the dataset's own;
     labels given with the judge shown are refused unless ``allow_shown_judge``.
     ``ValueError`` (``InputError`` for a file) when the inputs cannot give labelled items."""
     if task == "relevance":
-        if labels is not None:  # the qrels in --data are people's grades: a second labels file would be ignored
-            raise ValueError("--labels: relevance reads people's grades from the qrels in --data; give them there")
         from ragjury.evals.io.loaders import load_passages, load_topics
         from ragjury.evals.io.people import read_people
         from ragjury.rag_agent.core.items import RelevanceItem
@@ -60,7 +86,10 @@ def calibration_items(
         if topics is None or passages is None:
             raise ValueError("--task relevance needs --topics and --passages beside the gold qrels in --data")
         # people's grades, read by the labels type (0-3 each, or file, line, field)
-        topic_texts, passage_texts, qrels = load_topics(topics), load_passages(passages), read_people(data, "score").qrels()
+        topic_texts, passage_texts = load_topics(topics), load_passages(passages)
+        qrels = read_people(data, "score").qrels()
+        if labels is not None:  # people's grades apart from --data: TREC qrels, in place of --data's
+            qrels = qrels_labels(qrels, labels, data)
         have = {(q, d) for q, docs in qrels.items() for d in docs if q in topic_texts and d in passage_texts}
         if left_out is not None:  # a pair whose query or passage has no text: counted, never dropped unsaid
             left_out.extend(f"{q} {d}" for q, docs in sorted(qrels.items()) for d in sorted(docs) if (q, d) not in have)
@@ -80,4 +109,4 @@ def calibration_items(
     return [row.item for row in labelled], [bool(row.gold) for row in labelled]
 
 
-__all__ = ["calibration_items", "sample_pairs"]
+__all__ = ["calibration_items", "qrels_labels", "sample_pairs"]

@@ -86,3 +86,30 @@ def test_agreement_reads_the_gold_qrels_through_the_labels_type(tmp_path: Path, 
     bad = runner.invoke(app, ["agreement", "--labels", str(gold), "--judged", str(judged)], env={"COLUMNS": "250"})
     assert bad.exit_code == 2, bad.output
     assert f"{gold}:2: field 'grade': grade must be 0, 1, 2 or 3" in bad.output and "Traceback" not in bad.output
+
+
+def test_relevance_labels_are_qrels_read_by_the_labels_type(tmp_path: Path) -> None:
+    """``calibrate``/``fit``/``train --task relevance --labels QRELS``: people's grades in place of
+    --data's, for the pairs they grade (as a dataset row without a label is left out); labels rows
+    (not qrels) are refused in one line; a bad grade names its file, line and field."""
+    from ragjury.evals.pipelines.calibration_data import calibration_items
+
+    topics, passages = tmp_path / "topics.jsonl", tmp_path / "passages.jsonl"
+    topics.write_text('{"qid": "q1", "query": "capital of france"}\n{"qid": "q2", "query": "who wrote hamlet"}\n',
+                      encoding="utf-8")
+    passages.write_text('{"docid": "d1", "text": "Paris is the capital."}\n{"docid": "d2", "text": "Lyon."}\n'
+                        '{"docid": "d3", "text": "Shakespeare wrote Hamlet."}\n', encoding="utf-8")
+    data, labels = tmp_path / "data.qrels", tmp_path / "people.qrels"
+    data.write_text("q1 0 d1 0\nq1 0 d2 0\nq2 0 d3 0\n", encoding="utf-8")
+    labels.write_text("q1 0 d1 3\nq2 0 d3 2\nq9 0 d9 1\n", encoding="utf-8")
+    items, grades = calibration_items("relevance", data, topics=topics, passages=passages, labels=labels)
+    assert sorted(zip((item.retrieved_text for item in items), grades)) == [
+        ("Paris is the capital.", 3), ("Shakespeare wrote Hamlet.", 2)]
+    rows = tmp_path / "labels.jsonl"
+    rows.write_text('{"id": "q1", "label": true}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="relevance reads people's grades"):
+        calibration_items("relevance", data, topics=topics, passages=passages, labels=rows)
+    labels.write_text("q1 0 d1 3\nq2 0 d3 7\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        calibration_items("relevance", data, topics=topics, passages=passages, labels=labels)
+    assert (caught.value.source, caught.value.line, caught.value.field) == (str(labels), 2, "grade")
