@@ -444,6 +444,14 @@ ONNX_THREADS = 8
 """At most this many forward passes at once, one a core, each on one thread (``CrossEncoder.workers``)."""
 
 
+def _cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class _Onnx:
     """``model.onnx`` in an onnxruntime session: fed only the inputs its graph declares."""
 
@@ -548,7 +556,7 @@ class CrossEncoder:
         self.tokenizer = _tokenizer(spec)
         self.runner: _Onnx | _Torch = _Onnx(spec.weights) if spec.backend == "onnx" else _Torch(spec)
         self._lock = threading.Lock()  # the tokenizer's state is shared: one batch encoded at a time
-        self.workers = max(1, min(os.cpu_count() or 1, ONNX_THREADS)) if spec.backend == "onnx" else 1
+        self.workers = max(1, min(_cores(), ONNX_THREADS)) if spec.backend == "onnx" else 1
         """Batches run at once (onnx: one a core, each pass on one thread; torch threads its own pass)."""
         logits = self._logits([("ragjury", "check")])  # the output's shape is checked now, not per item
         if logits.ndim != 2 or logits.shape[1] != len(spec.labels):
