@@ -252,10 +252,15 @@ _WORDS: dict[str, tuple[str, ...]] = {  # written by tests/unit/rag_agent/judges
 """Per rule, per alternative of its pattern: groups of words (``&`` between groups, ``,`` between the
 words of one), lower case, such that a match of that alternative holds one word of every group.
 Derived from the patterns by ``re``'s own parser (the test above checks the table against it), so
-an ASCII text that holds no alternative's words cannot match the rule, and the rule is skipped:
-exactly what its regex would have found, at a few substring tests' cost. Only ASCII text: under
-``re.IGNORECASE`` a few other letters match ASCII ones (long s, Kelvin sign, dotless i) that
-``str.lower`` leaves alone, so other text is always scanned."""
+a text that holds no alternative's words cannot match the rule, and the rule is skipped: exactly
+what its regex would have found, at a few substring tests' cost (text with a letter of ``_FOLDS`` is
+always scanned)."""
+
+_FOLDS = frozenset("\u0130\u0131\u017f\u03a3\u1c80\u1c82\u1c83\u1c84\u1c85")
+"""Letters that ``re.IGNORECASE`` matches to a letter of the rules other than by ``str.lower`` (dotless
+i and long s to i and s, the Cyrillic small letters' old forms; dotted capital I and capital sigma,
+which ``str.lower`` turns into other letters than ``re`` does): text holding one is scanned by
+every rule (derived from ``re._casefix`` in the test)."""
 
 _GATES: dict[str, tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], ...], ...]]] = {
     rule: (
@@ -269,7 +274,7 @@ and the alternatives' groups."""
 
 
 def _may_match(rule: str, lowered: str) -> bool:
-    """Whether ``rule`` can match the ASCII text whose ``str.lower`` is ``lowered``."""
+    """Whether ``rule`` can match the text (no letter of ``_FOLDS``) whose ``str.lower`` is ``lowered``."""
     if rule not in _GATES:
         return True
     firsts, alternatives = _GATES[rule]
@@ -295,7 +300,7 @@ class InjectionFlag:
 def flags_in(text: str, field: str = "text") -> list[InjectionFlag]:
     """Every span of ``text`` that addresses a judge, by rule; empty for clean text."""
     found: list[InjectionFlag] = []
-    lowered = text.lower() if text.isascii() else None
+    lowered = text.lower() if text.isascii() or _FOLDS.isdisjoint(text) else None
     for rule, pattern in RULES:
         if lowered is not None and not _may_match(rule, lowered):
             continue
