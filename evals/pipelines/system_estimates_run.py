@@ -11,6 +11,7 @@ from ragjury.evals.io.human_labels import HumanLabel, as_human_labels
 from ragjury.evals.io.joined_runs import joined_notes, joined_run
 from ragjury.evals.io.people import People, certain_note, join_people, people_of_python, read_people, unmatched_note
 from ragjury.evals.io.predictions import PredictionRun, differences, load_predictions, run_of_rows
+from ragjury.evals.pipelines.sequential_estimates import with_sequence
 from ragjury.evals.stats.prediction_powered import DEFAULT_FINITE_INTERVAL, FiniteIntervalKind
 from ragjury.evals.stats.run_estimates import EstimatesResult, estimate_run, run_card
 from ragjury.rag_agent.core.input_files import InputError
@@ -108,7 +109,7 @@ def estimate_predictions(
     result.card = run_card(run, None, by_system=by_system)
     result.people = people
     result.judged_differently = apart
-    return result
+    return with_sequence(result, run, people)  # labels gathered until settled: the sequence is the valid interval
 
 
 def run_in_memory(predictions: object) -> PredictionRun | None:

@@ -75,3 +75,47 @@ def test_a_short_answer_costs_one_call_and_a_sentence_two_with_the_reduction_cap
         references=references))
     assert not long.unscored and [kind for kind, _ in seen] == ["reduce", "verdict"]
     assert seen[0][1] == SHORT_ANSWER_TOKENS and seen[1][1] == 256
+
+
+def test_a_batch_asks_every_reduction_first_then_every_verdict_with_the_same_judgments() -> None:
+    """#55 item 1: the server's prompt cache keeps the instruction it last read; reduction, verdict,
+    reduction, ... made it read both again for every answer. Same calls, same judgments, usage and
+    latency still counting both calls of each answer."""
+    import asyncio
+
+    references = ["Wilhelm Conrad Röntgen"]
+    items = [CorrectnessItem(question=f"q{i}", answer=f"It went to Röntgen, in year {i}. Or so.", references=references)
+             for i in range(4)] + [CorrectnessItem(question="q short", answer="Röntgen", references=references)]
+    seen: list[tuple[str, object]] = []
+    judge = _judge(seen)
+    batch = asyncio.run(judge.ajudge_batch(items))
+    kinds = [kind for kind, _ in seen]
+    assert kinds == ["reduce"] * 4 + ["verdict"] * 5, kinds
+    seen.clear()
+    one_by_one = [_judge(seen).judge_sync(item) for item in items]
+    assert [kind for kind, _ in seen] == ["reduce", "verdict"] * 4 + ["verdict"]
+    assert [j.value for j in batch] == [j.value for j in one_by_one]
+    assert [j.usage.requests for j in batch] == [j.usage.requests for j in one_by_one] == [2, 2, 2, 2, 1]
+    assert [j.judged_answer for j in batch] == [j.judged_answer for j in one_by_one]
+    assert all(j.latency_s > 0 for j in batch)
+
+
+def test_a_reduction_that_raises_in_the_batch_leaves_that_answer_unscored_only() -> None:
+    import asyncio
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = " ".join(str(getattr(part, "content", "")) for message in messages for part in message.parts)
+        if str(info.instructions).startswith(SHORT_ANSWER.text[:60]):
+            if "boom" in prompt:
+                raise RuntimeError("the server went away")
+            return ModelResponse(parts=[TextPart(json.dumps({"answer": "Röntgen"}))])
+        return ModelResponse(parts=[TextPart(json.dumps({"reason": "matches", "verdict": "1"}))])
+
+    judge = GuardedCorrectnessJudge(FunctionModel(reply), method="structured", settings=RagjurySettings())
+    items = [CorrectnessItem(question="q", answer=f"It was Röntgen. He won it in 1901, {word} so.", references=["Röntgen"])
+             for word in ("surely", "boom", "truly")]
+    out = asyncio.run(judge.ajudge_batch(items))
+    one = judge.judge_sync(items[1])  # the same answer alone: what the batch must give it
+    assert [j.unscored for j in out] == [False, True, False]
+    assert (out[1].unscored, out[1].unscored_reason) == (one.unscored, one.unscored_reason)
+    assert out[1].value is None and "the server went away" in (out[1].unscored_reason or "")
