@@ -162,8 +162,9 @@ class DirectChat:
                         continue
                     if 200 <= status < 300:
                         return self._response(headers, content)
-                    retried = status in RETRIED_STATUSES or status >= 500
-                    if last or not retried or self._should_retry(headers) is False:
+                    told = self._should_retry(headers)  # the server's word first, as the SDK takes it
+                    retried = told if told is not None else status in RETRIED_STATUSES or status >= 500
+                    if last or not retried:
                         raise self._status_error(status, headers, content)
                     await asyncio.sleep(self._backoff(attempt, headers))
         except TimeoutError:  # the deadline over every attempt (an attempt's own is a ModelTimeoutError)
