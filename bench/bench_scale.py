@@ -10,7 +10,10 @@ server over the rate with one server (target >= 0.9 from 1 to 8 servers in one p
 Client ceiling: one server with no latency and many slots; judgments/s of one process and its CPU
 milliseconds per judgment (``time.process_time``), then a cProfile summary of where that CPU goes
 (target >= 1,000 judgments/s per process). The judge is ``correctness llm`` through the runner with
-a SQLite cache, as ``ragjury evaluate`` runs it.
+a SQLite cache, as ``ragjury evaluate`` runs it, on each verdict path (``--ceiling-paths``): the
+one-token verdict sent straight (``rag_agent.model.direct``) and through the OpenAI SDK, and the
+structured verdict. ``--raw-floor``: the same request by each candidate HTTP library alone, and the
+fake server's own ceiling (one and two client processes at once).
 
 The load average is printed before and after: on a shared machine compare only runs made at a
 similar load.
