@@ -42,7 +42,8 @@ def test_the_bits_of_np_percentile() -> None:
             continue
         ordered = sorted(values)
         for q in QS:
-            want = float(np.percentile(np.array(values, dtype=np.float64), q))
+            with np.errstate(invalid="ignore"):  # inf - inf in numpy's interpolation: nan, as in the copy
+                want = float(np.percentile(np.array(values, dtype=np.float64), q))
             got = percentile(ordered, q)
             assert bits(got) == bits(want) or (math.isnan(got) and math.isnan(want)), (values[:5], q, got, want)
 
@@ -52,7 +53,8 @@ def test_every_interval_as_numpy_drew_it() -> None:
         values = [*values, None, float("nan")]
         defined = np.array([v for v in values if v is not None and not math.isnan(v)], dtype=np.float64)
         tail = (1.0 - 0.95) / 2.0 * 100.0  # as percentile_interval has it: 2.500000000000002
-        low, high = np.percentile(defined, [tail, 100.0 - tail])
+        with np.errstate(invalid="ignore"):
+            low, high = np.percentile(defined, [tail, 100.0 - tail])
         interval = percentile_interval(values)
         assert interval is not None and interval.draws == defined.size
         assert (bits(interval.low), bits(interval.high)) == (bits(float(low)), bits(float(high))), values[:5]
