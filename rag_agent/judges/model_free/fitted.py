@@ -285,8 +285,11 @@ class FittedJudge(BaseJudge[CorrectnessItem | FaithfulnessItem, FittedScore]):
 
     @property
     def identity(self) -> JudgeIdentity:
+        # a head reading an int8 cross-encoder says so (run header, page); others as before
+        int8 = self.cross_encoder is not None and self.cross_encoder.model.spec.int8
         return JudgeIdentity(
-            name=self.name, prompt_version=f"head@{self.digest}", params=f"threshold={self.threshold:g}"
+            name=self.name, prompt_version=f"head@{self.digest}",
+            params=f"threshold={self.threshold:g}{',cross_encoder=int8' if int8 else ''}",
         )
 
     def __repr__(self) -> str:

@@ -102,3 +102,19 @@ def test_evaluate_with_the_int8_copy_writes_int8_in_the_run_header(int8_folder: 
     header = json.loads(preds.with_name("preds.run.json").read_text())
     assert "weights=int8:model_int8.onnx" in header["identity"]["params"]
     assert header["identity"]["prompt_version"].endswith(":int8")
+
+
+def test_a_head_fitted_on_the_int8_copy_reads_it_and_says_so(int8_folder: Path, tiny_cross_encoder_folder: Path,
+                                                             tmp_path: Path, offline_cli: Path) -> None:
+    from ragjury.rag_agent.judges.model_free.fitted import FittedJudge
+
+    heads = {}
+    for name, folder in (("int8", int8_folder), ("float32", tiny_cross_encoder_folder)):
+        heads[name] = tmp_path / f"{name}.json"
+        fitted = CliRunner().invoke(app, ["fit", "--task", "correctness", "--data", str(DATA), "--cross-encoder",
+                                          str(folder), "--out", str(heads[name]), "--json"])
+        assert fitted.exit_code == 0, fitted.output
+    judge = FittedJudge(heads["int8"], task="correctness")
+    assert judge.cross_encoder.model.spec.int8 and judge.identity.params.endswith(",cross_encoder=int8")
+    plain = FittedJudge(heads["float32"], task="correctness")
+    assert plain.identity.params == f"threshold={plain.threshold:g}"  # a float32 head's identity as before
