@@ -225,7 +225,9 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "points): {minuend (B), subtrahend (A), a and b (the same two, kept one release as aliases: a is the minuend), "
         "difference {estimate, interval, ...}, independent_std_error, p_value, paired, method, notes, judged_differently "
         "(two files: how their run headers say they were judged differently, e.g. \"model a vs b\"; [] where alike or "
-        "a header is missing)}; null otherwise",
+        "a header is missing)}; null otherwise. Where the labels were gathered by `label --until \"B - A\"` (or "
+        "\"B >= A - m\"), the difference is the confidence sequence (method says so, p_value null, the fixed-n "
+        "interval in notes)",
         "sequential": "only where the labels were gathered by `label --until` (the acts say so): that session's "
         "confidence sequence, {until, state (settled, not settled, budget reached), verdict, estimate, sequence "
         "[low, high], level, n_labels, n_units_labelled, n_units, words, interval_kind, valid: \"sequence\", "
@@ -282,7 +284,10 @@ COMMAND_KEYS: dict[str, dict[str, str]] = {
         "baseline, rate, interval, to_baseline, to_baseline_interval, to_best, to_best_interval, verdict, "
         "differs_from_best, regressed: {count, ids}}] highest rate first, people (with --labels: {labelled, method, best, "
         "clearly_best, headline, intervals, ranking}, each config's rate as people would judge it, which decides the "
-        "gate)}; every interval simultaneous",
+        "gate), sequential (only where the labels came from `label RUN1 ... RUNn --until best`: {until, state, "
+        "verdict (best, no_difference or null), best, in_running, pairs: [{a, b, estimate_b_minus_a, sequence}], "
+        "level, level_each_pair, n_labels, n_units_labelled, n_units, words, interval_kind, valid: \"sequence\", "
+        "fixed_n_valid: false})}; every interval simultaneous",
     },
 }
 """Keys of one command only; ``verdict`` and ``judge-evaluate`` print one judgment (shared keys)."""
