@@ -6,8 +6,9 @@ reranker) -- reads each item as a text pair and gives P(yes). A ``model.onnx`` i
 on onnxruntime + tokenizers alone (no torch); a folder with only ``model.safetensors`` (or
 ``pytorch_model.bin``) needs torch and transformers (extra ``ragjury[train]``). An optional
 ``ragjury.json`` sidecar names the task, the item fields read as the pair, the positive label and
-the maximum length. A folder whose files do not load is refused in one line naming the file
-(``CrossEncoderError``); a non-finite logit leaves that item unscored, never 0.
+the maximum length, and may choose the folder's int8 weights (``"weights": "int8"``; never read
+unasked, ``cross_encoder_int8`` makes them). A folder whose files do not load is refused in one line
+naming the file (``CrossEncoderError``); a non-finite logit leaves that item unscored, never 0.
 
 Heavy imports (onnxruntime, tokenizers, torch, transformers) happen inside functions, on first use.
 """
@@ -63,7 +64,8 @@ DEFAULT_BATCH = 8
 load 1.9-2.1, pairs/s at batch 1 / 4 / 8 / 16 / 32 / 64): onnx 56 / 79 / 106 / 108 / 85 / 58 on
 correctness pairs (~53 tokens) and 48 / 49 / 47 / 36 / 28 / 17 on faithfulness pairs (~130 tokens);
 torch 74 / 112 / 115 / 109 / 88 / 60 and 34 / 45 / 51 / 40 / 35 / 23. 8 is at or near the best of
-each; past 16 the padding and the activations outgrowing the cache cost more than the pass saves."""
+each; past 16 the padding and the activations outgrowing the cache cost more than the pass saves.
+Measured with one pass at a time on two threads; kept when the passes went one a core (``workers``)."""
 PAIR_VERSION = "1"
 """How items become text pairs (``PAIR_FIELDS``, ``pair_texts``): in the judge's identity, so a
 change to it never reuses cached verdicts read from other pairs."""
