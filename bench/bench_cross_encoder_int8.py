@@ -7,9 +7,12 @@ model server). The model: all-MiniLM-L6-v2 (its wheel) fine-tuned as a correctne
 ``bench_trained.BASE``: one epoch, cut to 160 tokens), written with ``model.onnx`` as ``ragjury train``
 writes it, then quantized by ``cross_encoder_int8.make_int8``. Both folders judge every labelled
 *confirm* answer (the float32 one in batches of ``DEFAULT_BATCH``, the int8 one a pair at a time, as
-ragjury runs them); printed: |P difference| (max, mean, 99th percentile), verdicts flipped at 0.5,
-Cohen's kappa against people with its interval for each, the paired kappa difference with a
-bootstrap interval (1,000 draws of answers), and pairs/s and pairs per CPU-second of each pass.
+ragjury runs them); printed: |P difference| (max, mean, 99th percentile), verdicts flipped, and
+against people for each: AUC, and Cohen's kappa at 0.5 and at the cut-off where float32's yes rate
+is people's (one cut-off for both: a briefly trained head can sit on one side of 0.5), each with
+the paired int8 - float32 difference and its bootstrap interval (1,000 draws of answers); and
+pairs/s and pairs per CPU-second of each pass. The P of both passes are kept beside the model
+(``confirm-p.npz``), so a re-run only re-prints.
 
 Run:  .venv/bin/python bench/bench_cross_encoder_int8.py [--tune-items 1500] [--confirm-items 0 (all)]
 """
@@ -33,7 +36,7 @@ from bench_fitted import kappa_text  # noqa: E402
 from bench_trained import BASE  # noqa: E402
 from bench_trained_tasks import CACHE, Items  # noqa: E402
 
-from ragjury.evals.stats.logistic import kappa_of  # noqa: E402
+from ragjury.evals.stats.logistic import auc, kappa_of  # noqa: E402
 from ragjury.rag_agent.judges.model_free.cross_encoder import DEFAULT_BATCH, CrossEncoder, read_folder  # noqa: E402
 
 
@@ -82,28 +85,38 @@ def main() -> None:
     if not (int8 / "model_int8.onnx").exists():
         shutil.rmtree(int8, ignore_errors=True)
         make_int8(folder, int8)
-    p32, rate32, cpu32 = judged(folder, pairs)
-    load_mid = os.getloadavg()[0]
-    p8, rate8, cpu8 = judged(int8, pairs)
+    kept = folder / "confirm-p.npz"
+    if kept.exists() and len(np.load(kept)["p32"]) == n:
+        stored = np.load(kept)
+        p32, p8, speed = stored["p32"], stored["p8"], str(stored["speed"])
+    else:
+        p32, rate32, cpu32 = judged(folder, pairs)
+        load_mid = os.getloadavg()[0]
+        p8, rate8, cpu8 = judged(int8, pairs)
+        speed = (f"float32 (batch {DEFAULT_BATCH}) {rate32:.0f} pairs/s, {cpu32:.0f} per CPU-s (load {load_mid:.2f} "
+                 f"after); int8 (a pair at a time) {rate8:.0f} pairs/s, {cpu8:.0f} per CPU-s (load "
+                 f"{os.getloadavg()[0]:.2f} after)")
+        np.savez(kept, p32=p32, p8=p8, speed=speed)
     diff = np.abs(p8 - p32)
-    v32, v8 = p32 >= 0.5, p8 >= 0.5
-    rng = np.random.default_rng(0)
-    deltas = []
-    for _ in range(1000):
-        draw = rng.integers(0, n, n)
-        k8, k32 = kappa_of(gold[draw], v8[draw]), kappa_of(gold[draw], v32[draw])
-        if k8 is not None and k32 is not None:
-            deltas.append(k8 - k32)
-    low, high = np.percentile(deltas, [2.5, 97.5])
-    delta = (kappa_of(gold, v8) or 0.0) - (kappa_of(gold, v32) or 0.0)
-    print(f"model: {folder}\nn = {n} labelled EVOUNA-NQ confirm answers (people's labels)")
+    cut = float(np.quantile(p32, 1 - gold.mean()))
+    print(f"model: {folder}\nn = {n} labelled EVOUNA-NQ confirm answers (people's labels, {gold.mean():.3f} yes); "
+          f"float32 P from {p32.min():.3f} to {p32.max():.3f}")
     print(f"|P int8 - P float32|: max {diff.max():.4f}, mean {diff.mean():.5f}, 99th percentile "
-          f"{np.percentile(diff, 99):.4f}; verdicts at 0.5 flipped {int((v8 != v32).sum())} of {n}")
-    print(f"kappa against people: float32 {kappa_text(gold, v32)}, int8 {kappa_text(gold, v8)}; "
-          f"int8 - float32 {delta:+.4f} [{low:+.4f}, {high:+.4f}] (1,000 bootstrap draws of answers)")
-    print(f"speed on these pairs: float32 (batch {DEFAULT_BATCH}) {rate32:.0f} pairs/s, {cpu32:.0f} per CPU-s "
-          f"(load {load_mid:.2f} after); int8 (a pair at a time) {rate8:.0f} pairs/s, {cpu8:.0f} per CPU-s "
-          f"(load {os.getloadavg()[0]:.2f} after)")
+          f"{np.percentile(diff, 99):.4f}; verdicts flipped at 0.5: {int(((p8 >= 0.5) != (p32 >= 0.5)).sum())}, "
+          f"at {cut:.3f}: {int(((p8 >= cut) != (p32 >= cut)).sum())} of {n}")
+    figures = {"AUC": lambda g, p: auc(p, g), "kappa at 0.5": lambda g, p: kappa_of(g, p >= 0.5),
+               f"kappa at {cut:.3f}": lambda g, p: kappa_of(g, p >= cut)}
+    rng = np.random.default_rng(0)
+    draws = [rng.integers(0, n, n) for _ in range(1000)]
+    for name, figure in figures.items():
+        a32, a8 = figure(gold, p32), figure(gold, p8)
+        deltas = [d for d in ((figure(gold[i], p8[i]) or 0.0) - (figure(gold[i], p32[i]) or 0.0) for i in draws)]
+        low, high = np.percentile(deltas, [2.5, 97.5])
+        extra = (f" (float32 {kappa_text(gold, p32 >= cut)}, int8 {kappa_text(gold, p8 >= cut)})"
+                 if name.startswith("kappa at 0.") and name != "kappa at 0.5" else "")
+        print(f"{name} against people: float32 {a32 or 0.0:.4f}, int8 {a8 or 0.0:.4f}; int8 - float32 "
+              f"{(a8 or 0.0) - (a32 or 0.0):+.4f} [{low:+.4f}, {high:+.4f}]{extra}")
+    print(f"speed on these pairs: {speed}")
 
 
 if __name__ == "__main__":
