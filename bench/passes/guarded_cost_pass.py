@@ -3,13 +3,19 @@
 A seeded sample of the 710 EVOUNA-NQ confirm answers of ``evouna-nq-correctness-llm-guarded.jsonl``, in blocks of
 ``--block`` answers: each arm judges the block's answers one after another, then the next arm the same answers
 (the arms' order: seeded per block): ``llm``; ``llm-guarded`` one answer at a time; ``llm-guarded-batch``, the
-block through ``ajudge_batch``, every reduction then every verdict, as a run now asks them; one request at a time, no run cache: seconds (the judge's own
+block through ``ajudge_batch`` (the arm measured a change, since withdrawn, that asked every reduction of a batch
+first, then every verdict; without it, this arm asks as a run does: reduction and verdict per answer, ``concurrency``
+at a time); one request at a time, no run cache: seconds (the judge's own
 latency), requests and tokens of each, with the load average at that moment. Blocks, not one answer each: a run
 judges answer after answer with one judge, so the server's prompt cache keeps that judge's instruction; alternating
 judges per answer would empty it every call (measured: 3× the seconds for the same tokens). Both judges of a block
 see about the same load, so the ratio holds whatever else runs. Resumable (a block is redone whole).
 
-    python bench/passes/guarded_cost_pass.py --base http://127.0.0.1:8091/v1 --server-flags "-np 1 -c 8192 --no-repack"
+    python bench/passes/guarded_cost_pass.py --base http://127.0.0.1:8091/v1 --server-flags "-np 1 -c 8192 --no-repack --metrics"
+
+The server must run with ``--metrics``: per block and arm, ``*-server.jsonl`` keeps the prompt tokens the server
+had to process and those it took from its cache (its counters' differences) — what the order of calls changes,
+whatever the load — beside the seconds.
 """
 import argparse
 import asyncio
@@ -29,7 +35,7 @@ DATA = HERE.parent / "data"
 ap = argparse.ArgumentParser()
 ap.add_argument("--base", default="http://127.0.0.1:8091/v1")
 ap.add_argument("--model", default="qwen2.5-coder:1.5b")
-ap.add_argument("--server-flags", default="-np 1 -c 8192 --no-repack")
+ap.add_argument("--server-flags", default="-np 1 -c 8192 --no-repack --metrics")
 ap.add_argument("--answers", type=int, default=96)
 ap.add_argument("--seed", type=int, default=0)
 ap.add_argument("--block", type=int, default=8)
@@ -56,6 +62,17 @@ ARMS = ("llm", "llm-guarded", "llm-guarded-batch")
 print(f"{len(sample)} answers, {len(done)} judgments already stored", file=sys.stderr)
 t0 = time.time()
 blocks = [sample[k:k + a.block] for k in range(0, len(sample), a.block)]
+SERVER = Path(str(out).replace(".jsonl", "-server.jsonl"))
+METRICS = a.base.rsplit("/v1", 1)[0] + "/metrics"
+
+
+def metrics() -> dict[str, float]:
+    """llama-server's counters (``--metrics``): prompt tokens it processed and took from its cache, seconds."""
+    import urllib.request
+
+    text = urllib.request.urlopen(METRICS, timeout=10).read().decode()
+    return {line.split()[0].split(":", 1)[1]: float(line.split()[1]) for line in text.splitlines()
+            if line.startswith("llamacpp:") and len(line.split()) == 2}
 
 
 def row(ident: str, name: str, b: int, position: int, j, wall: float) -> str:  # type: ignore[no-untyped-def]
@@ -80,6 +97,7 @@ with open(out, "a") as f:
         items = [CorrectnessItem(question=by_id[i]["question"], answer=by_id[i]["answer"] or " ",
                                  references=by_id[i]["references"]) for i in block]
         for position, name in enumerate(order):
+            before = metrics()
             if name == "llm-guarded-batch":  # the whole block at once: wall time shared out evenly
                 started = time.perf_counter()
                 out_batch = asyncio.run(judges["llm-guarded"].ajudge_batch(items))
@@ -92,5 +110,13 @@ with open(out, "a") as f:
                     j = judges[name].judge_sync(item)
                     f.write(row(ident, name, b, position, j, time.perf_counter() - started))
             f.flush()
+            after = metrics()
+            with SERVER.open("a") as g:  # what the server did for this arm's block: independent of the load
+                g.write(json.dumps({"block": b, "judge": name, "position": position, "answers": len(block),
+                                    "load1": round(os.getloadavg()[0], 2),
+                                    **{key: round(after[key] - before.get(key, 0.0), 3) for key in (
+                                        "prompt_tokens_total", "prompt_tokens_cached_total", "prompt_seconds_total",
+                                        "tokens_predicted_total", "tokens_predicted_seconds_total")
+                                       if key in after}}) + "\n")
         print(f"block {b}/{len(blocks)} {(time.time() - t0) / b:.1f} s/block", file=sys.stderr)
 print(f"done in {time.time() - t0:.0f} s", file=sys.stderr)

@@ -19,9 +19,7 @@ construction, so use self-consistency with a temperature above 0.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
-from contextvars import ContextVar
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -32,7 +30,6 @@ from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
 from ragjury.config.instructions import Instruction
-from ragjury.rag_agent.core.call_memo import shared_with
 from ragjury.rag_agent.core.labels import label_of
 from ragjury.rag_agent.core.prompting import budgeted, tagged
 from ragjury.rag_agent.core.protocol import ItemT, JudgeIdentity, JudgmentUnscored, ValueT
@@ -41,7 +38,6 @@ from ragjury.rag_agent.judges.llm.model_judge import LLMOptions, ModelJudge
 from ragjury.rag_agent.model.client import CallOutcome
 from ragjury.rag_agent.model.logprobs import DistributionOutcome, LogprobCaller
 from ragjury.rag_agent.core.value_tags import value_tag
-import ragjury.rag_agent.tracing as tracing
 
 BinaryVerdict = Literal["0", "1"]
 """The only two strings a verdict field accepts: anything else fails validation and is retried."""
@@ -60,28 +56,6 @@ Method = Literal["auto", "logprobs", "structured"]
 """How a verdict is read: ``logprobs`` from one token's distribution, ``structured`` from a typed
 JSON answer, ``auto`` the first where the server returns logprobs and the second where it does not."""
 METHODS: tuple[str, ...] = ("auto", "logprobs", "structured")
-
-
-@dataclass(frozen=True)
-class _Reduced:
-    """A reduction ``ajudge_batch`` asked before the verdicts: what it gave, or the error it raised."""
-
-    item: Any
-    usage: Usage | None
-    failure: str | None
-    seconds: float
-    error: BaseException | None = None
-
-
-_PREFETCHED: ContextVar[dict[int, _Reduced] | None] = ContextVar("ragjury_prefetched_reductions", default=None)
-"""The current batch's reductions, by ``id`` of the item (the batch holds the items alive)."""
-
-
-def _with_before(judgment: Judgment[Any], before: float, started: float) -> Judgment[Any]:
-    """A judgment whose reduction was asked earlier in the batch: its latency counts both calls."""
-    if not before:
-        return judgment
-    return judgment.replicate(latency_s=before + time.perf_counter() - started)
 
 
 class VerdictOutput(BaseModel):
@@ -385,39 +359,6 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         failed reduction leaves the item unscored, never judged on the unreduced text)."""
         raise NotImplementedError(f"{type(self).__name__} declares a reduction but no reduce()")
 
-    async def ajudge_batch(
-        self, items: Sequence[ItemT], *, on_result: Callable[[int, Judgment[Any]], None] | None = None
-    ) -> list[Judgment[ValueT]]:
-        """A judge with a reduction asks every item's reduction first, then every verdict: a server
-        keeps the prompt it last read (llama.cpp's slot cache), so calls of one instruction in a row
-        reuse it, where reduction, verdict, reduction, ... made it read both instructions again for
-        every answer (``bench/bench_guarded_cost.py``). The same calls, the same judgments; each
-        judgment's usage and latency still include its reduction's. Tracing keeps one item at a
-        time (each judgment the parent span of both of its calls)."""
-        if self.reduction is None or len(items) < 2 or tracing.active():
-            return await super().ajudge_batch(items, on_result=on_result)
-        semaphore = asyncio.Semaphore(max(1, self.concurrency))
-
-        async def reduce_one(item: ItemT) -> _Reduced:
-            async with semaphore:
-                started = time.perf_counter()
-                try:
-                    reduced, spent, failure = await self.reduce(item)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:  # noqa: BLE001 - raised again where the item is judged
-                    return _Reduced(None, None, None, time.perf_counter() - started, error)
-                return _Reduced(reduced, spent, failure, time.perf_counter() - started)
-
-        memo = shared_with(self.identity)  # a nested judge whose judgment the run holds asks nothing (call_memo)
-        todo = [item for item in items if memo is None or memo.recall(self.identity, item) is None]
-        done = await asyncio.gather(*(reduce_one(item) for item in todo))
-        token = _PREFETCHED.set({id(item): kept for item, kept in zip(todo, done, strict=True)})
-        try:
-            return await super().ajudge_batch(items, on_result=on_result)
-        finally:
-            _PREFETCHED.reset(token)
-
     async def _judge(self, item: ItemT) -> Judgment[ValueT]:
         """The reduction first where the judge has one (its usage counted in the judgment's), then
         the logprob probe where it is wanted (``read_probe``), else (or where the server has no
@@ -428,18 +369,10 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         if problem:
             return self.failed(problem)
         spent = None
-        before, started = 0.0, time.perf_counter()  # a reduction ``ajudge_batch`` asked before: its seconds
         if self.reduction is not None:
-            kept = (_PREFETCHED.get() or {}).get(id(item))
-            if kept is None:
-                reduced, spent, failure = await self.reduce(item)
-            elif kept.error is not None:
-                raise kept.error
-            else:
-                reduced, spent, failure, before = kept.item, kept.usage, kept.failure, kept.seconds
+            reduced, spent, failure = await self.reduce(item)
             if reduced is None:
-                return _with_before(self.failed(f"{self.reduction.name}: {failure or 'no output'}", usage=spent),
-                                    before, started)
+                return self.failed(f"{self.reduction.name}: {failure or 'no output'}", usage=spent)
             item = reduced
         prompt = self.user_prompt(item)
         probe = None
@@ -450,7 +383,7 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
             if judgment is not None:
                 if spent is not None:
                     judgment = judgment.replicate(usage=judgment.usage + spent, judged_answer=self.judged_text(item))
-                return _with_before(judgment, before, started)
+                return judgment
         if self.verdict_instruction is None:
             raise NotImplementedError(f"{type(self).__name__} writes its own _judge")
         ballot = await self.ballot(
@@ -465,8 +398,7 @@ class ModelVerdictJudge(ModelJudge[ItemT, ValueT]):
         else:
             judgment = self.sampled(self.ballot_value(ballot), usage=ballot.usage, agreement=ballot.agreement,
                                     votes=ballot.votes, method=read)
-        judgment = judgment if spent is None else judgment.replicate(judged_answer=self.judged_text(item))
-        return _with_before(judgment, before, started)
+        return judgment if spent is None else judgment.replicate(judged_answer=self.judged_text(item))
 
     def judged_text(self, item: ItemT) -> str | None:
         """The text of a reduced item the verdict read (each judgment's ``judged_answer``); None
