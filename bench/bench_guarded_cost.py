@@ -79,7 +79,7 @@ def server_table() -> None:
     answers = sum(b["llm"]["answers"] for b in whole)
     print(f"\nthe server's own counters (llama-server --metrics), {len(whole)} blocks, {answers} answers; ratio to `llm` "
           "over blocks (95 % bootstrap):\n")
-    print("| per answer | `llm` | `llm-guarded` one at a time | `llm-guarded` batch (now) |")
+    print("| per answer | `llm` | `llm-guarded` one at a time | `llm-guarded` batch (reductions first: withdrawn) |")
     print("|---|---|---|---|")
     for key, said in (("prompt_tokens_total", "prompt tokens the server processed"),
                       ("prompt_tokens_cached_total", "prompt tokens its cache served"),
@@ -133,7 +133,7 @@ def main() -> int:
     if SERVER.exists():
         server_table()
     for arm, said in (("llm-guarded", "one answer at a time (reduction, verdict, reduction, ...)"),
-                      ("llm-guarded-batch", "a batch: every reduction, then every verdict (what a run does now)")):
+                      ("llm-guarded-batch", "a batch: every reduction, then every verdict (measured, withdrawn)")):
         head = [f"| per answer | n | `llm` median / mean | `{arm}` median / mean | ratio of medians | ratio of means |",
                 "|---|---|---|---|---|---|"]
         for title, keep in (("all answers", lambda p: True),
