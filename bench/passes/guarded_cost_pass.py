@@ -7,9 +7,10 @@ block through ``ajudge_batch`` (the arm measured a change, since withdrawn, that
 first, then every verdict; without it, this arm asks as a run does: reduction and verdict per answer, ``concurrency``
 at a time); one request at a time, no run cache: seconds (the judge's own
 latency), requests and tokens of each, with the load average at that moment. Blocks, not one answer each: a run
-judges answer after answer with one judge, so the server's prompt cache keeps that judge's instruction; alternating
-judges per answer would empty it every call (measured: 3× the seconds for the same tokens). Both judges of a block
-see about the same load, so the ratio holds whatever else runs. Resumable (a block is redone whole).
+judges answer after answer with one judge; judges alternating answer by answer is not what a run does (a first
+attempt that did so read 3× the seconds for the same tokens, at a load that made seconds unreadable; the server's
+counters, stored since, show its prompt cache keeping both of the guarded judge's instructions anyway). Both judges
+of a block see about the same load. Resumable (a block is redone whole).
 
     python bench/passes/guarded_cost_pass.py --base http://127.0.0.1:8091/v1 --server-flags "-np 1 -c 8192 --no-repack --metrics"
 
