@@ -59,7 +59,7 @@ def label(
     items_files: Annotated[
         list[Path], typer.Argument(help="Items to label: a label plan ('label-plan --out'), a predictions file or a "
                                    "dataset (JSONL); or several configs' predictions files (RUN_A RUN_B ..., "
-                                   "each from 'evaluate --out'), labelled side by side.", metavar="ITEMS.jsonl...")
+                                   "each from 'evaluate --out'), labelled side by side.", metavar="ITEMS.jsonl")
     ],
     out: Annotated[Path, typer.Option("--out", help="The labels file: one JSON line per act, appended; re-open "
                                       "it to resume.", metavar="LABELS.jsonl")],
