@@ -9,44 +9,19 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from labelled_configs import judge_b_differently, labelled_configs
+
 from ragjury.cli import app
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "data"
 runner = CliRunner()
 
 
-def _runs(tmp_path: Path) -> tuple[Path, Path, Path]:
-    out = []
-    for config in ("config_a", "config_b"):
-        preds = tmp_path / f"{config}.jsonl"
-        result = runner.invoke(app, ["evaluate", "--task", "correctness", "--judge", "contains", "--data",
-                                     str(EXAMPLES / f"{config}.jsonl"), "--out", str(preds), "--no-progress"])
-        assert result.exit_code == 0, result.output
-        out.append(preds)
-    plan = tmp_path / "plan.jsonl"
-    result = runner.invoke(app, ["label-plan", str(out[0]), str(out[1]), "--budget", "60", "--out", str(plan)])
-    assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in plan.read_text(encoding="utf-8").splitlines()]
-    for number, row in enumerate(rows):  # people mostly agree with the judge, not always
-        row["label"] = bool(row["judge_label"]) if number % 7 else not row["judge_label"]
-    plan.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return out[0], out[1], plan
-
-
-def _judge_b_differently(tmp_path: Path) -> None:
-    header_b = tmp_path / "config_b.run.json"
-    changed = json.loads(header_b.read_text(encoding="utf-8"))
-    changed["identity"]["prompt_version"] = "contains@0.9"
-    changed["identity"]["model"] = "qwen3:8b"
-    header_b.write_text(json.dumps(changed), encoding="utf-8")
-
-
 def test_estimate_a_b_says_the_runs_were_judged_differently_before_the_difference(tmp_path: Path) -> None:
-    a, b, plan = _runs(tmp_path)
+    a, b, plan = labelled_configs(tmp_path)
     alike = runner.invoke(app, ["estimate", str(a), str(b), "--labels", str(plan), "--json"])
     assert alike.exit_code == 0, alike.output
     assert json.loads(alike.stdout)["comparison"]["judged_differently"] == []
-    _judge_b_differently(tmp_path)
+    judge_b_differently(tmp_path)
     text = runner.invoke(app, ["estimate", str(a), str(b), "--labels", str(plan)], env={"COLUMNS": "250"})
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
@@ -61,9 +36,9 @@ def test_estimate_a_b_says_the_runs_were_judged_differently_before_the_differenc
 def test_compare_predictions_says_it_first(tmp_path: Path) -> None:
     from ragjury.evals.pipelines.compare_predictions import compare_predictions
 
-    a, b, plan = _runs(tmp_path)
+    a, b, plan = labelled_configs(tmp_path)
     assert compare_predictions(a, b).judged_differently == []
-    _judge_b_differently(tmp_path)
+    judge_b_differently(tmp_path)
     plain = compare_predictions(a, b)
     assert plain.as_dict()["judged_differently"] == ["model - vs qwen3:8b", "prompt versions contains@1.0 vs contains@0.9"]
     assert "judged DIFFERENTLY" in str(plain).splitlines()[0]
