@@ -25,6 +25,19 @@ from ragjury.rag_agent.judges import catalogue
 DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "config_a.jsonl"
 
 
+def _count_specs(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many ``JudgeSpec`` each judge's words built, from here on in the test."""
+    built: Counter[str] = Counter()
+    init = JudgeSpec.__init__
+
+    def counting(self: JudgeSpec, value: str, *args: Any, **kwargs: Any) -> None:
+        built[value] += 1
+        init(self, value, *args, **kwargs)
+
+    monkeypatch.setattr(JudgeSpec, "__init__", counting)
+    return built
+
+
 @pytest.mark.parametrize(
     ("judge", "expected"),
     [
@@ -35,14 +48,7 @@ DATA = Path(__file__).resolve().parents[3] / "examples" / "data" / "config_a.jso
 )
 def test_the_judge_spec_is_built_once_per_run(judge: str, expected: dict[str, int], tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    built: Counter[str] = Counter()
-    init = JudgeSpec.__init__
-
-    def counting(self: JudgeSpec, value: str, *args: Any, **kwargs: Any) -> None:
-        built[value] += 1
-        init(self, value, *args, **kwargs)
-
-    monkeypatch.setattr(JudgeSpec, "__init__", counting)
+    built = _count_specs(monkeypatch)
     asked: Counter[str] = Counter()  # the catalogue's answers asked for from outside it
 
     def profile(frame: Any, event: str, _arg: Any) -> None:
@@ -106,14 +112,7 @@ def test_the_other_commands_parse_the_judge_once_and_carry_it_parsed(command: st
     base judges are built by class.)"""
     argv = _one_item_commands(tmp_path)[command]
     words = argv[argv.index("--judge-mode" if command == "ask" else "--judge") + 1]
-    built: Counter[str] = Counter()
-    init = JudgeSpec.__init__
-
-    def counting(self: JudgeSpec, value: str, *args: Any, **kwargs: Any) -> None:
-        built[value] += 1
-        init(self, value, *args, **kwargs)
-
-    monkeypatch.setattr(JudgeSpec, "__init__", counting)
+    built = _count_specs(monkeypatch)
     doors = {catalogue.resolve.__code__: "name", catalogue.build_judge.__code__: "name",
              catalogue.build_choice.__code__: "choice"}
     given: list[type] = []  # what the catalogue was handed from outside it
