@@ -133,17 +133,18 @@ class BestStatus:
     def in_running(self) -> list[str]:
         return [name for name, keep in zip(self.names, self.running) if keep]
 
-    def _pair(self, a: int, b: int) -> str:
-        """``b − a`` with its sequence, whichever order the pair is stored in."""
+    def _oriented(self, a: int, b: int) -> tuple[float, float, float]:
+        """``b − a``'s estimate and sequence, whichever order the pair is stored in."""
         for k, (i, j) in enumerate(self.pairs):
             if (i, j) == (a, b):
-                est, low, high = self.estimates[k], self.lows[k], self.highs[k]
-                break
+                return self.estimates[k], self.lows[k], self.highs[k]
             if (i, j) == (b, a):
-                est, low, high = -self.estimates[k], -self.highs[k], -self.lows[k]
-                break
-        else:
-            raise KeyError((a, b))
+                return -self.estimates[k], -self.highs[k], -self.lows[k]
+        raise KeyError((a, b))
+
+    def _pair(self, a: int, b: int) -> str:
+        """``b − a`` with its sequence, in words."""
+        est, low, high = self._oriented(a, b)
         return f"{self.names[b]} − {self.names[a]} {_pts(est)} points, sequence [{_pts(low)}, {_pts(high)}]"
 
     def _leader(self) -> int:
@@ -158,16 +159,8 @@ class BestStatus:
     def _closest(self, leader: int) -> str:
         """The leader against its nearest rival (the pair whose sequence's low end is lowest)."""
         rivals = [k for k in range(len(self.names)) if k != leader]
-        worst = min(rivals, key=lambda r: self._low_of(r, leader))
+        worst = min(rivals, key=lambda r: self._oriented(r, leader)[1])
         return self._pair(worst, leader)
-
-    def _low_of(self, a: int, b: int) -> float:
-        for k, (i, j) in enumerate(self.pairs):
-            if (i, j) == (a, b):
-                return self.lows[k]
-            if (i, j) == (b, a):
-                return -self.highs[k]
-        raise KeyError((a, b))
 
     @property
     def words(self) -> str:
