@@ -8,7 +8,10 @@ shared out evenly), requests and tokens per answer, the ratios to ``llm`` with 9
 answers, and the same for answers that are already a short answer (one call) and the rest (two). The issue's goal:
 ≤ 1.3× the one-call ``llm``.
 
-    python bench/bench_guarded_cost.py
+    python bench/bench_guarded_cost.py [PASS.jsonl]
+
+PASS defaults to the first pass (reduction ``short_answer_extraction@1.1``, a JSON object); the pass of 2.0 (one
+plain line) is ``bench/data/guarded-cost-interleaved-2.0.jsonl``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "guarded-cost-interleaved.jsonl"
-SERVER = DATA.with_name("guarded-cost-interleaved-server.jsonl")
+if len(sys.argv) > 1:  # another pass of the same script, e.g. bench/data/guarded-cost-interleaved-2.0.jsonl
+    DATA = Path(sys.argv[1]).resolve()
+SERVER = DATA.with_name(DATA.name.replace(".jsonl", "-server.jsonl"))
 RESAMPLES = 2000
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ragjury.rag_agent.judges.llm.correctness import SHORT_ANSWER
+
 
 @dataclass
 class FakeEndpoint:
@@ -190,16 +192,15 @@ def one_token_answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def reduction_answer(body: dict[str, Any]) -> str | None:
-    """The answer a fake gives a judge's reduction call (``short_answer_extraction``: a JSON schema
-    asking for an ``answer``, no ``verdict``): the evaluated answer's text, copied. None for any other request."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    properties = schema.get("properties") or {}
-    if "answer" not in properties or "verdict" in properties:
+    """The answer a fake gives a judge's reduction call (``short_answer_extraction``: its instructions, a plain
+    line asked for): the evaluated answer's text, copied, on one line. None for any other request."""
+    system = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
+    if not system.startswith(SHORT_ANSWER.text[:60]):
         return None
     text = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
     start, end = text.find("<evaluated_answer>"), text.find("</evaluated_answer>")
     answer = text[start + len("<evaluated_answer>"):end].strip() if 0 <= start < end else "the answer"
-    return json.dumps({"answer": answer[:100] or "no answer"})
+    return " ".join(answer.split())[:100] or "no answer"
 
 
 class _Server(ThreadingHTTPServer):

@@ -19,7 +19,6 @@ from ragjury.rag_agent.judges.llm.correctness import (
     CORRECTNESS_QUESTION,
     SHORT_ANSWER,
     CorrectnessJudge,
-    ShortAnswer,
 )
 from ragjury.rag_agent.judges.llm.relevance import RELEVANCE_VERDICT_TOKEN, RelevanceVerdictJudge
 
@@ -42,7 +41,7 @@ BASES = {
     "faithfulness": (AttributionJudge, FAITHFULNESS_TOKEN),
     "relevance": (RelevanceVerdictJudge, RELEVANCE_VERDICT_TOKEN),
 }
-VARIANTS = ("v0", "v1", "v2", "v3", "shipped", "claims", "graded")
+VARIANTS = ("v0", "v1", "v2", "v3", "shipped", "claims", "graded", "plain")
 
 
 def _harden(token: Instruction, rule: str, version: str) -> Instruction:
@@ -71,8 +70,16 @@ from pydantic import BaseModel, Field  # noqa: E402
 
 from ragjury.rag_agent.core.items import CorrectnessItem  # noqa: E402
 
-EXTRACT = replace(SHORT_ANSWER, version="1.0-injv3")
-"""The guarded judge's extraction prompt, under the version the v3 passes recorded."""
+EXTRACT = replace(SHORT_ANSWER, version="1.0-injv3", text=SHORT_ANSWER.text.replace(
+    "Write the short answer alone, on one line, nothing else.", 'Answer with the JSON object only: {"answer": "..."}'))
+"""The guarded judge's extraction prompt as it was until 1.1 (a JSON object), under the version the v3 passes
+recorded."""
+
+
+class ShortAnswer(BaseModel):
+    """What the 1.x reduction returned: the answer the text gives, as a short phrase."""
+
+    answer: str = Field(max_length=120, description="the short answer the text gives")
 
 
 def _v3() -> type:
@@ -186,3 +193,16 @@ def judge_class(task: str, variant: str) -> type:  # noqa: F811
             return GuardedCorrectnessJudge
         return BASES[task][0]
     return _judge_class(task, variant)
+
+
+
+_judge_class_v3 = judge_class
+
+
+def judge_class(task: str, variant: str) -> type:  # noqa: F811
+    """As above, with ``plain`` (correctness only): the tune-half trial of ``short_answer_extraction@2.0`` (the
+    reduction as one plain line), stored as ``2.0-plain``; the same text and reading shipped as 2.0 (the trial's
+    parse did not yet strip curly quotes), so the variant is now the shipped judge."""
+    if variant == "plain" and task == "correctness":
+        return _judge_class_v3(task, "shipped")
+    return _judge_class_v3(task, variant)

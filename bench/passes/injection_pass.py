@@ -55,7 +55,8 @@ with open(out, "a") as f:
             "probability": None if v is None else v.get("probability", v.get("p_relevant", v.get("score"))), "unscored": j.unscored,
             "unscored_reason": j.unscored_reason, "prompt_version": j.prompt_version, "model": j.model,
             "server_flags": a.server_flags, "latency_s": round(j.latency_s or 0, 3),
-            "usage": j.usage.model_dump() if j.usage else None}) + "\n")
+            "usage": j.usage.model_dump() if j.usage else None,
+            "judged_answer": getattr(j, "judged_answer", None)}) + "\n")
         f.flush()
         if i % 25 == 0:
             print(f"{i}/{len(todo)} {(time.time() - t0) / i:.2f} s/item", file=sys.stderr)

@@ -32,7 +32,10 @@ OutputT = TypeVar("OutputT")
 
 
 def output_spec(output_type: type[OutputT], mode: OutputMode) -> object:
-    """Wrap ``output_type`` in the pydantic-ai output mode the settings ask for."""
+    """Wrap ``output_type`` in the pydantic-ai output mode the settings ask for; ``str`` is plain text
+    (no schema, no JSON around it: a reduction's few words cost a few tokens)."""
+    if output_type is str:
+        return str
     if mode == "native":
         return NativeOutput(output_type)
     if mode == "tool":

@@ -126,7 +126,7 @@ def test_the_other_commands_parse_the_judge_once_and_carry_it_parsed(command: st
         sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
         from fake_endpoints import fake_endpoint
 
-        answer = json.dumps({"answer": "Paris is the capital of France.", "sources_used": ["d1"]})
+        answer = json.dumps({"answer": "Paris is the capital of France.", "sources_used": []})  # nothing retrieved
         server = fake_endpoint(content=answer)
         argv += ["--base-url", server.__enter__().base_url]
     sys.setprofile(profile)

@@ -53,7 +53,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
         elif instructions.startswith(GOAL_INFERENCE.text[:60]):
             body = {"user_goal": "Book a table.", "end_state": "A table is booked."}
         elif instructions.startswith(SHORT_ANSWER.text[:60]):  # the default correctness judge reduces first
-            body = {"answer": "Röntgen"}
+            return ModelResponse(parts=[TextPart("Röntgen")])  # one plain line
         elif "grade" in instructions and "UMBRELA" in instructions:
             body = {"grade": 2}
         elif "numbered statements" in instructions:

@@ -21,8 +21,8 @@ ITEM = CorrectnessItem(question="first nobel prize in physics", references=["Wil
 def _judge(short: str) -> GuardedCorrectnessJudge:
     def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         reducing = str(info.instructions).startswith(SHORT_ANSWER.text[:60])
-        body = {"answer": short} if reducing else {"reason": "matches", "verdict": "1"}
-        return ModelResponse(parts=[TextPart(json.dumps(body))])
+        text = short if reducing else json.dumps({"reason": "matches", "verdict": "1"})  # the reduction: one plain line
+        return ModelResponse(parts=[TextPart(text)])
 
     return GuardedCorrectnessJudge(FunctionModel(reply), method="structured", settings=RagjurySettings())
 
