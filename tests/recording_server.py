@@ -195,7 +195,9 @@ def recording_server(mode: str = "ok", content: str = '{"label": true}') -> Iter
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # a 20 ms poll: serve_forever checks for shutdown every poll_interval (0.5 s by default), which every
+    # test that stops a server waited out
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield state
