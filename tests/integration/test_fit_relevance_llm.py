@@ -1,5 +1,5 @@
 """``ragjury fit --task relevance`` against a real llama-server over HTTP: P("1") read from one
-token of the real server, a head written, a second fit served from the cache, and the head
+token of the real server, a head written, and the head
 applied by ``relevance --judge fitted:HEAD`` to a run's pairs. SmolLM2-135M judges near chance:
 these tests prove the path, not the quality (bench/bench_fitted_relevance.py measures that)."""
 
@@ -37,10 +37,9 @@ def test_fit_relevance_on_the_real_server_then_judge_a_run_with_the_head(llm_ser
     assert payload["n"] + payload["skipped"] == 86 and payload["judging"]["unscored"] == payload["skipped"]
     head = json.loads((tmp_path / "head.json").read_text())
     assert head["model"] == MODEL_ALIAS and head["prompt_version"].startswith("relevance_verdict")
-    again = ragjury(*fit, cwd=tmp_path, server=llm_server)
-    second = json.loads(again.stdout)["judging"]
-    # every scored P comes from the cache; only the unscored pairs are tried again
-    assert again.returncode == 0 and second["cached"] == payload["n"] and second["judged"] == payload["skipped"]
+    # A second fit reading every P from the cache is held by tests/unit/cli/test_fit_relevance.py, and
+    # unscored pairs asked again on a resume by tests/unit/cli/test_relevance_cli.py: asked here too,
+    # it re-sent SmolLM2's many unscored pairs (20 s of this test's 54)
 
     qrels = tmp_path / "fitted.qrels"
     judged = ragjury("relevance", "--judge", f"fitted:{tmp_path / 'head.json'}", "--topics", str(TREC / "topics.jsonl"),
