@@ -195,14 +195,14 @@ def judge_class(task: str, variant: str) -> type:  # noqa: F811
     return _judge_class(task, variant)
 
 
-
 _judge_class_v3 = judge_class
 
 
 def judge_class(task: str, variant: str) -> type:  # noqa: F811
     """As above, with ``plain`` (correctness only): the tune-half trial of ``short_answer_extraction@2.0`` (the
-    reduction as one plain line), stored as ``2.0-plain``; the same text and reading shipped as 2.0 (the trial's
-    parse did not yet strip curly quotes), so the variant is now the shipped judge."""
+    reduction as one plain line), stored as ``2.0-plain``. The same text shipped as 2.0; the trial's reading differed
+    in two points (a line over 120 characters was unscored where 2.0 cuts it at a word, and curly quotes were kept),
+    so re-running ``plain`` now runs the shipped judge."""
     if variant == "plain" and task == "correctness":
         return _judge_class_v3(task, "shipped")
     return _judge_class_v3(task, variant)
