@@ -124,6 +124,7 @@ def main() -> int:
             blocks[r["block"]][r["judge"]] += float(r["wall_s"])
     whole = [b for b in blocks.values() if len(b) == 3]
     if whole:
+        answers = sum(1 for r in rows if r["judge"] == "llm" and len(blocks.get(r["block"], {})) == 3)
         rng = np.random.default_rng(0)
         print(f"\nper block of answers, the run's seconds against llm's (ratio of totals, 95 % bootstrap over "
               f"{len(whole)} blocks; the fairest figure: a batch's time cannot be split by answer):")
@@ -133,8 +134,7 @@ def main() -> int:
             draws = rng.integers(0, len(whole), size=(RESAMPLES, len(whole)))
             boot = g[draws].sum(axis=1) / a[draws].sum(axis=1)
             print(f"  {arm}: {g.sum() / a.sum():.2f}× [{np.percentile(boot, 2.5):.2f}, {np.percentile(boot, 97.5):.2f}] "
-                  f"({g.sum() / sum(len([1 for r in rows if r['block'] == k and r['judge'] == 'llm']) for k in blocks if len(blocks[k]) == 3):.2f} s "
-                  f"an answer against {a.sum() / sum(len([1 for r in rows if r['block'] == k and r['judge'] == 'llm']) for k in blocks if len(blocks[k]) == 3):.2f})")
+                  f"({g.sum() / answers:.2f} s an answer against {a.sum() / answers:.2f})")
     if SERVER.exists():
         server_table()
     for arm, said in (("llm-guarded", "one answer at a time (reduction, verdict, reduction, ...)"),

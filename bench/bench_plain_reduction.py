@@ -26,16 +26,11 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_short_answers import kappa  # noqa: E402  (the same kappa as the figures this file sets beside)
 from splits import BENCHMARKS  # noqa: E402
 
 DATA = HERE / "data"
 RESAMPLES = 2000
-
-
-def kappa(y: np.ndarray, p: np.ndarray) -> float:
-    po = float(np.mean(y == p))
-    pe = float(np.mean(y) * np.mean(p) + (1 - np.mean(y)) * (1 - np.mean(p)))
-    return float("nan") if pe >= 1 else (po - pe) / (1 - pe)
 
 
 def rows(name: str) -> list[dict]:

@@ -148,7 +148,7 @@ def short_answer_of(text: str) -> tuple[str | None, str | None]:
     cut to ``SHORT_ANSWER_CHARS`` at a word (a list the text gives has no short answer: 1.1's schema
     cut it there too); or why there is none (an empty reply)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    short = lines[0].strip().strip('"\'“”').strip() if lines else ""
+    short = lines[0].strip('"\'“”').strip() if lines else ""
     if not short:  # judged as "no answer" it scored 10/10 blank reductions P 0.091, with no reason
         return None, ("the short answer came back empty: nothing to judge (an empty reduction is unscored, "
                       "never judged as 'no answer')")
